@@ -1,0 +1,48 @@
+"""Configuration, read from the environment and validated once, in one place.
+
+Every component calls :func:`get_settings`; nothing else reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Deployment settings. Names are the environment variables, upper-cased."""
+
+    model_config = SettingsConfigDict(frozen=True, extra="ignore")
+
+    aws_region: str = Field(default="us-east-1", alias="AWS_REGION")
+    local_mode: bool = Field(default=False, alias="GATEWAY_LOCAL_MODE")
+
+    tenants_table: str = Field(default="gateway-tenants", alias="TENANTS_TABLE")
+    users_table: str = Field(default="gateway-users", alias="USERS_TABLE")
+    tokens_table: str = Field(default="gateway-tokens", alias="TOKENS_TABLE")
+    unique_keys_table: str = Field(default="gateway-unique-keys", alias="UNIQUE_KEYS_TABLE")
+    devices_table: str = Field(default="gateway-devices", alias="DEVICES_TABLE")
+    webhooks_table: str = Field(default="gateway-webhooks", alias="WEBHOOKS_TABLE")
+    deliveries_table: str = Field(default="gateway-deliveries", alias="DELIVERIES_TABLE")
+    leases_table: str = Field(default="gateway-leases", alias="LEASES_TABLE")
+    idempotency_table: str = Field(default="gateway-idempotency", alias="IDEMPOTENCY_TABLE")
+
+    command_queue_url: str = Field(default="", alias="COMMAND_QUEUE_URL")
+    events_queue_url: str = Field(default="", alias="EVENTS_QUEUE_URL")
+
+    master_token: SecretStr | None = Field(default=None, alias="MASTER_TOKEN")
+    master_token_secret_arn: str | None = Field(default=None, alias="MASTER_TOKEN_SECRET_ARN")
+    super_admin_enabled: bool = Field(default=True, alias="SUPER_ADMIN_ENABLED")
+
+    allow_http_webhooks: bool = Field(default=False, alias="ALLOW_HTTP_WEBHOOKS")
+    max_body_bytes: int = Field(default=24 * 1024 * 1024, alias="MAX_BODY_BYTES", gt=0)
+    network_adapter: Literal["simulated", "neonize"] = Field(default="simulated", alias="NETWORK_ADAPTER")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, validated on first use."""
+    return Settings()
