@@ -1,0 +1,141 @@
+"""The messaging network port: the only way the session host talks to a network.
+
+Two adapters implement it: ``simulated`` (an in-process model of the network, the local
+default and the test backbone) and ``neonize`` (the real network). The session host owns
+one :class:`DeviceSession` per device and never touches a network client directly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol
+
+
+class SessionState(StrEnum):
+    """Connection state of one device session, as stored in the device record."""
+
+    NOT_READY = "not_ready"
+    PAIRING = "pairing"
+    CONNECTED = "connected"
+    DISCONNECTED = "disconnected"
+    LOGGED_OUT = "logged_out"
+
+
+class ChatPresence(StrEnum):
+    """Chat presence the device shows in a chat."""
+
+    COMPOSING = "composing"
+    PAUSED = "paused"
+
+
+@dataclass(frozen=True)
+class NetworkEvent:
+    """One event of the network, already named from the event catalog.
+
+    ``data`` is the event's ``data`` payload exactly as documented in ``docs/events.md``;
+    the session host wraps it into the delivery envelope (``id``, ``timestamp``, ``device_id``).
+    """
+
+    name: str
+    data: Mapping[str, Any]
+    occurred_at: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """What the network answered for a message the device sent."""
+
+    message_id: str
+    chat_jid: str
+    timestamp: float
+
+
+EventSink = Callable[[NetworkEvent], Awaitable[None]]
+"""Coroutine the adapter awaits for every event, on the session host's event loop."""
+
+
+class NetworkErrorKind(StrEnum):
+    """Why a network operation failed; the session host maps these to API errors."""
+
+    NETWORK = "network"  # the network call failed (502 upstream / SEND_FAILED)
+    TIMEOUT = "timeout"  # no answer in time
+    RATE_LIMITED = "rate_limited"  # the network throttled the operation
+    NOT_CONNECTED = "not_connected"  # the session is not connected or not logged in
+    ALREADY_LOGGED_IN = "already_logged_in"  # pairing asked of a paired session
+    INVALID = "invalid"  # the network refused the input (bad phone, bad JID)
+    NOT_FOUND = "not_found"  # the target does not exist on the network
+    UNSUPPORTED = "unsupported"  # the adapter cannot do this (documented per adapter)
+
+
+class NetworkError(Exception):
+    """A network operation failed. ``kind`` is stable; ``str(error)`` is for humans."""
+
+    def __init__(self, kind: NetworkErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class DeviceSession(Protocol):
+    """One device's session on the network.
+
+    Lifecycle: ``connect`` starts the session. An unpaired session emits ``qr.generated``
+    (and rotates the code) until a phone scans it or a pair code is entered, then
+    ``pair.success`` and ``device.connected``. A paired session resumes from its stored
+    credentials and emits ``device.connected``. A connection lost by the network emits
+    ``device.disconnected`` and the adapter reconnects by itself, as the real client does.
+    """
+
+    @property
+    def device_id(self) -> str: ...
+
+    @property
+    def state(self) -> SessionState: ...
+
+    @property
+    def jid(self) -> str | None:
+        """The account JID once paired (``<digits>@s.whatsapp.net``), else None."""
+
+    @property
+    def current_qr(self) -> tuple[str, float] | None:
+        """The QR code being shown and its expiry (epoch seconds), while pairing."""
+
+    async def connect(self) -> None:
+        """Start (or resume) the session; returns once the attempt is under way."""
+
+    async def pair_phone(self, phone: str) -> str:
+        """Ask the network for a pair code for ``phone`` (digits); returns the code."""
+
+    async def disconnect(self) -> None:
+        """Close the connection and keep the login; no automatic reconnect."""
+
+    async def logout(self) -> None:
+        """Unlink the device from the account and delete its stored credentials."""
+
+    async def close(self) -> None:
+        """Stop the session without logging out (host shutdown or lease lost)."""
+
+    async def send_text(self, to: str, text: str) -> SentMessage:
+        """Send a text to a user or group JID."""
+
+    async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
+        """Show typing (composing) or stop showing it in a chat."""
+
+    async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
+        """Send read receipts for messages received in a chat."""
+
+
+class NetworkPort(Protocol):
+    """Factory of device sessions for one network."""
+
+    name: str
+
+    def open_session(self, device_id: str, *, data_dir: Path, sink: EventSink) -> DeviceSession:
+        """A session object for the device; credentials are kept under ``data_dir``.
+
+        Nothing connects until :meth:`DeviceSession.connect`. Whether the device is paired
+        is read from what the adapter stored under ``data_dir`` for this device.
+        """
