@@ -1,0 +1,10 @@
+"""PynamoDB models, one table each, named by the configuration.
+
+The endpoint is not configured here: boto's standard ``AWS_ENDPOINT_URL`` variable points
+the models at a local moto server, so the same code runs locally and on AWS.
+"""
+
+from gateway.models.accounts import TenantModel, TokenModel, UniqueKeyModel, UserModel
+from gateway.models.devices import DeviceModel
+
+__all__ = ["DeviceModel", "TenantModel", "TokenModel", "UniqueKeyModel", "UserModel"]

@@ -1,0 +1,8 @@
+"""Lambda entry point of the devices function."""
+
+from gateway.web import create_app, make_lambda_handler
+
+from devices_api.routes import router
+
+app = create_app(router)
+handler = make_lambda_handler(app)

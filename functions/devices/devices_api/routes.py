@@ -1,0 +1,6 @@
+"""Routes of the devices area. They arrive with the devices capability; the router exists so the
+function, its deployment and the local app are wired from the start."""
+
+from fastapi import APIRouter
+
+router = APIRouter(tags=["devices"])

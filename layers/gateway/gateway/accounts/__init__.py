@@ -1,0 +1,1 @@
+"""Tenants, users, roles and credentials: the business rules behind the platform and user routes."""

@@ -1,0 +1,100 @@
+"""Platform operations on tenants: registration, listing, deletion."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from gateway.accounts import store
+from gateway.accounts.credentials import hash_password, new_token, token_digest
+from gateway.accounts.roles import Role
+from gateway.accounts.views import tenant_view, user_view
+from gateway.errors import conflict, not_found
+from gateway.models import TenantModel, TokenModel, UserModel
+from gateway.models.base import utc_now_iso
+from gateway.observability import logger
+
+
+def register(tenant_name: str, email: str, password: str, webhook_url: str | None) -> dict[str, Any]:
+    """Create a tenant and its first user, always an admin; answer with the only copy of the token."""
+    now = utc_now_iso()
+    tenant = TenantModel(str(uuid.uuid4()), name=tenant_name.strip(), created_at=now, updated_at=now)
+    token = new_token()
+    admin = UserModel(
+        tenant.tenant_id,
+        str(uuid.uuid4()),
+        email=email.lower(),
+        role=Role.ADMIN.value,
+        active=True,
+        password_hash=hash_password(password),
+        token_hash=token_digest(token),
+        pending_webhook_url=webhook_url,
+        created_at=now,
+        updated_at=now,
+    )
+    token_record = TokenModel(
+        admin.token_hash, tenant_id=tenant.tenant_id, user_id=admin.user_id, role=admin.role
+    )
+    try:
+        store.create_tenant_with_admin(tenant, admin, token_record)
+    except store.UniqueValueTaken:
+        raise conflict(
+            "TENANT_EXISTS", "tenant already exists; contact the administrator to be added to it"
+        ) from None
+    logger.info("tenant registered", extra={"tenant_id": tenant.tenant_id})
+    return {
+        "user": user_view(admin),
+        "tenant": tenant_view(tenant),
+        "token": token,
+        "webhook_configured": webhook_url is not None,
+        "webhook_url": webhook_url,
+        "note": _registration_note(webhook_url),
+    }
+
+
+def _registration_note(webhook_url: str | None) -> str:
+    note = "Keep the token safe: it is the admin's permanent credential and is not shown again."
+    if webhook_url:
+        note += " The webhook URL is applied, subscribed to every event, when the first device connects."
+    return note
+
+
+def _with_counts(tenant: TenantModel) -> dict[str, Any]:
+    return {
+        **tenant_view(tenant),
+        "users_count": store.count_users(tenant.tenant_id),
+        "devices_count": store.count_devices(tenant.tenant_id),
+    }
+
+
+def list_tenants() -> list[dict[str, Any]]:
+    tenants = sorted(store.scan_tenants(), key=lambda tenant: tenant.created_at)
+    return [_with_counts(tenant) for tenant in tenants]
+
+
+def get_tenant(tenant_id: str) -> dict[str, Any]:
+    return _with_counts(_existing(tenant_id))
+
+
+def _existing(tenant_id: str) -> TenantModel:
+    tenant = store.get_tenant(tenant_id)
+    if tenant is None:
+        raise not_found("TENANT_NOT_FOUND", "tenant not found")
+    return tenant
+
+
+def delete_tenant(tenant_id: str) -> dict[str, int]:
+    """Delete a tenant and everything it owns. Users' access ends first, the tenant record last,
+    so a deletion interrupted half-way can simply be repeated."""
+    tenant = _existing(tenant_id)
+    users = store.list_users(tenant_id)
+    for user in users:
+        store.delete_user_records(user)
+    devices = store.list_devices(tenant_id)
+    for device in devices:
+        device.delete()
+    store.delete_tenant_record(tenant)
+    logger.info(
+        "tenant deleted", extra={"tenant_id": tenant_id, "users": len(users), "devices": len(devices)}
+    )
+    return {"users": len(users), "devices": len(devices), "webhooks": 0}

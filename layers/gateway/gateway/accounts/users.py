@@ -1,0 +1,89 @@
+"""User management inside one tenant."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from gateway.accounts import store
+from gateway.accounts.credentials import hash_password, new_token, token_digest
+from gateway.accounts.roles import Principal, Role, check_user_update
+from gateway.accounts.views import device_summary, tenant_view, user_view
+from gateway.errors import conflict, insufficient_permissions, invalid_token, not_found
+from gateway.models import TokenModel, UserModel
+from gateway.models.base import utc_now_iso
+
+
+def create_user(
+    caller: Principal, email: str, password: str, role: Role, webhook_url: str | None
+) -> dict[str, Any]:
+    """A new user in the caller's tenant; the response is the only place its token appears."""
+    now = utc_now_iso()
+    token = new_token()
+    user = UserModel(
+        caller.tenant_id,
+        str(uuid.uuid4()),
+        email=email.lower(),
+        role=role.value,
+        active=True,
+        password_hash=hash_password(password),
+        token_hash=token_digest(token),
+        pending_webhook_url=webhook_url,
+        created_at=now,
+        updated_at=now,
+    )
+    token_record = TokenModel(user.token_hash, tenant_id=user.tenant_id, user_id=user.user_id, role=user.role)
+    try:
+        store.create_user(user, token_record)
+    except store.UniqueValueTaken:
+        raise conflict("USER_EXISTS", "a user with this email exists in the tenant") from None
+    return {**user_view(user), "token": token}
+
+
+def list_users(caller: Principal) -> list[dict[str, Any]]:
+    users = sorted(store.list_users(caller.tenant_id), key=lambda user: user.created_at)
+    return [user_view(user) for user in users]
+
+
+def get_user(caller: Principal, user_id: str) -> dict[str, Any]:
+    if caller.role is Role.USER and user_id != caller.user_id:
+        raise insufficient_permissions()
+    return user_view(_existing(caller.tenant_id, user_id))
+
+
+def update_user(caller: Principal, user_id: str, active: bool | None, role: Role | None) -> dict[str, Any]:
+    if caller.role is Role.USER:
+        raise insufficient_permissions()
+    user = _existing(caller.tenant_id, user_id)
+    check_user_update(caller, user_id, Role(user.role), active, role)
+    new_active = user.active if active is None else active
+    new_role = user.role if role is None else role.value
+    if (new_active, new_role) != (user.active, user.role):
+        now = utc_now_iso()
+        store.update_user_access(user, active=new_active, role=new_role, updated_at=now)
+        user.active, user.role, user.updated_at = new_active, new_role, now
+    return user_view(user)
+
+
+def status(caller: Principal) -> dict[str, Any]:
+    """GET /status: who the caller is, its tenant, and the devices it can see."""
+    user = _existing(caller.tenant_id, caller.user_id)
+    tenant = store.get_tenant(caller.tenant_id)
+    if tenant is None:  # deleted between the token read and now
+        raise invalid_token()
+    devices = store.list_devices(caller.tenant_id)
+    if caller.role is Role.USER:
+        devices = [device for device in devices if device.owner_user_id == caller.user_id]
+    view = user_view(user)
+    return {
+        "user": {key: view[key] for key in ("id", "email", "role", "tenant_id", "active")},
+        "tenant": {key: tenant_view(tenant)[key] for key in ("id", "name")},
+        "devices": [device_summary(device) for device in devices],
+    }
+
+
+def _existing(tenant_id: str, user_id: str) -> UserModel:
+    user = store.get_user(tenant_id, user_id)
+    if user is None:
+        raise not_found("USER_NOT_FOUND", "user not found")
+    return user

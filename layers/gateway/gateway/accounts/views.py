@@ -1,0 +1,39 @@
+"""Public shapes of tenants and users. No view ever carries a token or password hash."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.models import DeviceModel, TenantModel, UserModel
+
+
+def tenant_view(tenant: TenantModel) -> dict[str, Any]:
+    return {
+        "id": tenant.tenant_id,
+        "name": tenant.name,
+        "created_at": tenant.created_at,
+        "updated_at": tenant.updated_at,
+    }
+
+
+def user_view(user: UserModel) -> dict[str, Any]:
+    return {
+        "id": user.user_id,
+        "tenant_id": user.tenant_id,
+        "email": user.email,
+        "role": user.role,
+        "active": user.active,
+        "created_at": user.created_at,
+        "updated_at": user.updated_at,
+    }
+
+
+def device_summary(device: DeviceModel) -> dict[str, Any]:
+    return {
+        "id": device.device_id,
+        "name": device.name,
+        "status": device.status,
+        "is_connected": device.is_connected,
+        "is_logged_in": device.is_logged_in,
+        "messaging_jid": device.messaging_jid,
+    }

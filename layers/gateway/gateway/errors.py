@@ -1,0 +1,116 @@
+"""Every error body the gateway sends, produced in one place.
+
+Three shapes exist, as the specification requires:
+
+* the standard envelope ``{success, error, error_code, timestamp, validation?}``;
+* the group and status-privacy envelope ``{success, error: {code, message}}`` with lowercase codes;
+* the short authentication bodies (``{error: "Invalid token"}`` and the master-token bodies).
+
+Handlers raise :class:`ApiError` subclasses; the app turns them into responses.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi.responses import JSONResponse
+
+
+def utc_timestamp() -> str:
+    """RFC 3339 UTC timestamp with millisecond precision."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class ApiError(Exception):
+    """An error answered with the standard envelope."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        validation: list[dict[str, Any]] | None = None,
+        extra: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.validation = validation
+        self.extra = extra or {}
+        self.headers = headers
+
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "success": False,
+            "error": self.message,
+            "error_code": self.code,
+            "timestamp": utc_timestamp(),
+        }
+        if self.validation is not None:
+            body["validation"] = self.validation
+        body.update(self.extra)
+        return body
+
+    def response(self) -> JSONResponse:
+        return JSONResponse(self.body(), status_code=self.status, headers=self.headers)
+
+
+class OperationError(ApiError):
+    """An error of the group and status-privacy operations: ``error`` is ``{code, message}``."""
+
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"success": False, "error": {"code": self.code, "message": self.message}}
+        body.update(self.extra)
+        return body
+
+
+class ShortBodyError(ApiError):
+    """Authentication errors, whose bodies the specification fixes exactly."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        super().__init__(status, "AUTH", str(body.get("error")))
+        self._body = body
+
+    def body(self) -> dict[str, Any]:
+        return dict(self._body)
+
+
+def invalid_token() -> ShortBodyError:
+    return ShortBodyError(401, {"error": "Invalid token"})
+
+
+def insufficient_permissions() -> ShortBodyError:
+    return ShortBodyError(403, {"error": "Insufficient permissions"})
+
+
+def master_token_required() -> ShortBodyError:
+    return ShortBodyError(401, {"success": False, "error": "master token required"})
+
+
+def invalid_master_token() -> ShortBodyError:
+    return ShortBodyError(401, {"success": False, "error": "invalid master token"})
+
+
+def super_admin_disabled() -> ShortBodyError:
+    return ShortBodyError(403, {"success": False, "error": "super admin access is disabled"})
+
+
+def not_found(code: str, message: str) -> ApiError:
+    return ApiError(404, code, message)
+
+
+def conflict(code: str, message: str) -> ApiError:
+    return ApiError(409, code, message)
+
+
+def validation_error(field: str, message: str, value: Any = None) -> ApiError:
+    return ApiError(
+        400,
+        "VALIDATION_ERROR",
+        f"{field}: {message}",
+        validation=[{"field": field, "message": message, "value": value}],
+    )

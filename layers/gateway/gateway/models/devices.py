@@ -1,0 +1,22 @@
+"""Devices: one messaging session each, owned by a user of a tenant."""
+
+from __future__ import annotations
+
+from pynamodb.attributes import BooleanAttribute, UnicodeAttribute
+
+from gateway.models.base import GatewayModel, table_meta
+
+
+class DeviceModel(GatewayModel):
+    Meta = table_meta("devices_table")
+
+    tenant_id = UnicodeAttribute(hash_key=True)
+    device_id = UnicodeAttribute(range_key=True)
+    owner_user_id = UnicodeAttribute()
+    name = UnicodeAttribute()
+    status = UnicodeAttribute(default="not_ready")
+    is_connected = BooleanAttribute(default=False)
+    is_logged_in = BooleanAttribute(default=False)
+    messaging_jid = UnicodeAttribute(null=True)
+    created_at = UnicodeAttribute()
+    updated_at = UnicodeAttribute()

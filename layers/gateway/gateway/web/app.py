@@ -1,0 +1,66 @@
+"""App factory shared by every API function, and the Lambda handler around it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from mangum import Mangum
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from gateway import __version__
+from gateway.config import get_settings
+from gateway.errors import ApiError
+from gateway.observability import logger, metrics, tracer
+from gateway.web.middleware import GatewayMiddleware
+from gateway.web.validation import standard_validation_error
+
+_HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
+
+
+async def _api_error(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, ApiError)
+    return error.response()
+
+
+async def _validation_error(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    return standard_validation_error(error.errors()).response()
+
+
+async def _http_error(_: Request, error: Exception) -> JSONResponse:
+    """Replaces Starlette's own 404/405 pages with the standard envelope."""
+    assert isinstance(error, StarletteHTTPException)
+    code = _HTTP_CODES.get(error.status_code, "BAD_REQUEST" if error.status_code < 500 else "INTERNAL_ERROR")
+    message = "route not found" if error.status_code == 404 else str(error.detail)
+    return ApiError(error.status_code, code, message, headers=error.headers).response()
+
+
+def create_app(*routers: APIRouter, title: str = "Messaging Gateway") -> FastAPI:
+    """A FastAPI app serving ``routers`` with the gateway's errors, headers and limits."""
+    app = FastAPI(
+        title=title, version=__version__, docs_url=None, redoc_url=None, openapi_url="/openapi.json"
+    )
+    for router in routers:
+        app.include_router(router)
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_middleware(GatewayMiddleware, max_body_bytes=get_settings().max_body_bytes)
+    return app
+
+
+def make_lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    """The Lambda entry point for an API function: Mangum plus Powertools context."""
+    asgi_handler = Mangum(app, lifespan="off", api_gateway_base_path="/")
+
+    @logger.inject_lambda_context(clear_state=True)
+    @tracer.capture_lambda_handler(capture_response=False)
+    @metrics.log_metrics
+    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return asgi_handler(event, context)
+
+    return handler

@@ -1,0 +1,35 @@
+"""Every route of every API function, so the catch-all can tell 405 from 404.
+
+Behind API Gateway each function sees only its own routes; unmatched requests reach the
+platform function's catch-all (``$default``), which uses this table to answer 405 with
+``Allow`` for a known path and 404 otherwise. A test keeps it equal to the routers.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+ROUTES: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("POST", "/register"),
+        ("GET", "/tenants"),
+        ("GET", "/global/tenants/{tenant_id}"),
+        ("DELETE", "/global/tenants/{tenant_id}"),
+        ("POST", "/users"),
+        ("GET", "/users"),
+        ("GET", "/users/{user_id}"),
+        ("PUT", "/users/{user_id}"),
+        ("GET", "/status"),
+    }
+)
+
+
+@cache
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    return [(method, re.compile("^" + re.sub(r"\{[^/]+\}", "[^/]+", path) + "$")) for method, path in ROUTES]
+
+
+def allowed_methods(path: str) -> list[str]:
+    """Methods served on ``path``; empty when no route has this path."""
+    return sorted({method for method, pattern in _patterns() if pattern.match(path)})

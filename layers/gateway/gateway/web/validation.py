@@ -1,0 +1,48 @@
+"""Translation of request validation failures into the documented error codes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from gateway.errors import ApiError
+
+_SECRET_FIELDS = frozenset({"password", "secret", "token"})
+_SHAPE_ERRORS = frozenset({"model_attributes_type", "dict_type", "model_type"})
+
+
+def _field_name(loc: Sequence[Any]) -> str:
+    parts = (
+        [str(part) for part in loc[1:]]
+        if loc and loc[0] in ("body", "query", "path", "header")
+        else [str(part) for part in loc]
+    )
+    return ".".join(parts) or "body"
+
+
+def _shown_value(field: str, error: dict[str, Any]) -> Any:
+    """The offending value, never echoing secrets and never a whole body."""
+    if field.rsplit(".", 1)[-1] in _SECRET_FIELDS or error.get("type") == "missing":
+        return None
+    value = error.get("input")
+    return value if isinstance(value, str | int | float | bool) or value is None else None
+
+
+def standard_validation_error(errors: Sequence[dict[str, Any]]) -> ApiError:
+    """A standard envelope: INVALID_JSON, INVALID_REQUEST_FORMAT or VALIDATION_ERROR."""
+    if any(error.get("type") == "json_invalid" for error in errors):
+        return ApiError(400, "INVALID_JSON", "request body is not valid JSON")
+    for error in errors:
+        if tuple(error.get("loc", ())) == ("body",):
+            if error.get("type") == "missing":
+                return ApiError(400, "INVALID_JSON", "a JSON request body is required")
+            if error.get("type") in _SHAPE_ERRORS:
+                return ApiError(400, "INVALID_REQUEST_FORMAT", "request body must be a JSON object")
+    items = []
+    for error in errors:
+        field = _field_name(error.get("loc", ()))
+        items.append(
+            {"field": field, "message": error.get("msg", "invalid"), "value": _shown_value(field, error)}
+        )
+    summary = "; ".join(f"{item['field']}: {item['message']}" for item in items)
+    return ApiError(400, "VALIDATION_ERROR", f"validation failed: {summary}", validation=items)

@@ -1,0 +1,104 @@
+"""An in-process moto server holding the template's tables and queues."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+from moto.server import ThreadedMotoServer
+
+from local_stack.template import LocalResources
+
+REGION = "us-east-1"
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_SESSION_TOKEN": "local"}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class LocalAws:
+    """The moto server and the names it gave to the template's resources."""
+
+    server: ThreadedMotoServer
+    endpoint: str
+    names: dict[str, str]  # logical id -> table name or queue URL
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+def start_moto(port: int | None = None) -> tuple[ThreadedMotoServer, str]:
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access line per AWS call is noise
+    port = port or free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    return server, f"http://127.0.0.1:{port}"
+
+
+def _client(service: str, endpoint: str) -> Any:
+    return boto3.client(
+        service,
+        endpoint_url=endpoint,
+        region_name=REGION,
+        aws_access_key_id=CREDENTIALS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+    )
+
+
+def create_resources(endpoint: str, resources: LocalResources, prefix: str) -> dict[str, str]:
+    """Create every declared table and queue (DLQs first, so redrive policies resolve)."""
+    names: dict[str, str] = {}
+    dynamodb = _client("dynamodb", endpoint)
+    for logical_id, props in resources.tables.items():
+        name = f"{prefix}-{logical_id}"
+        definition: dict[str, Any] = {
+            "TableName": name,
+            "KeySchema": props["KeySchema"],
+            "AttributeDefinitions": props["AttributeDefinitions"],
+            "BillingMode": "PAY_PER_REQUEST",
+        }
+        if props.get("GlobalSecondaryIndexes"):
+            definition["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+        dynamodb.create_table(**definition)
+        ttl = props.get("TimeToLiveSpecification")
+        if ttl:
+            dynamodb.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
+        names[logical_id] = name
+    sqs = _client("sqs", endpoint)
+    for logical_id, props in sorted(resources.queues.items(), key=lambda item: "RedrivePolicy" in item[1]):
+        attributes: dict[str, str] = {}
+        if "VisibilityTimeout" in props:
+            attributes["VisibilityTimeout"] = str(props["VisibilityTimeout"])
+        redrive = props.get("RedrivePolicy")
+        if redrive:
+            dlq = redrive["deadLetterTargetArn"]["Fn::GetAtt"][0]
+            dlq_arn = sqs.get_queue_attributes(QueueUrl=names[dlq], AttributeNames=["QueueArn"])["Attributes"]
+            attributes["RedrivePolicy"] = json.dumps(
+                {
+                    "deadLetterTargetArn": dlq_arn["QueueArn"],
+                    "maxReceiveCount": int(redrive["maxReceiveCount"]),
+                }
+            )
+        names[logical_id] = sqs.create_queue(QueueName=f"{prefix}-{logical_id}", Attributes=attributes)[
+            "QueueUrl"
+        ]
+    return names
+
+
+def environment_for(endpoint: str, resources: LocalResources, names: dict[str, str]) -> dict[str, str]:
+    """The variables a function or the session host gets, pointing at the local resources."""
+    return {
+        **CREDENTIALS,
+        "AWS_REGION": REGION,
+        "AWS_DEFAULT_REGION": REGION,
+        "AWS_ENDPOINT_URL": endpoint,
+        **{variable: names[logical_id] for variable, logical_id in resources.environment.items()},
+    }

@@ -1,0 +1,124 @@
+"""One uvicorn server for every API function's routes, with the specification's server limits.
+
+Read timeout 60 s, read-header timeout 60 s, write timeout 120 s, idle timeout 65 s, and
+1 MB of request headers. uvicorn has the idle timeout and the header size; the header
+timeout is added to its h11 protocol, and the read/write deadlines by an ASGI wrapper.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import uvicorn
+from fastapi import APIRouter, FastAPI
+from gateway.errors import ApiError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+READ_TIMEOUT = 60.0
+READ_HEADER_TIMEOUT = 60.0
+WRITE_TIMEOUT = 120.0
+IDLE_TIMEOUT = 65
+MAX_HEADER_BYTES = 1024 * 1024
+
+
+class HeaderTimeoutH11Protocol(H11Protocol):
+    """Closes a connection whose request headers do not arrive within the read-header timeout."""
+
+    header_timeout = READ_HEADER_TIMEOUT
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_header_timer()
+
+    def data_received(self, data: bytes) -> None:
+        if self._header_timer is None and self._waiting_for_request():
+            self._arm_header_timer()
+        super().data_received(data)
+        if not self._waiting_for_request():
+            self._cancel_header_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_header_timer()
+        super().connection_lost(exc)
+
+    def _waiting_for_request(self) -> bool:
+        return self.cycle is None or self.cycle.response_complete
+
+    def _arm_header_timer(self) -> None:
+        self._header_timer = self.loop.call_later(self.header_timeout, self._header_timed_out)
+
+    def _cancel_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _header_timed_out(self) -> None:
+        self._header_timer = None
+        if self._waiting_for_request() and not self.transport.is_closing():
+            self.transport.close()
+
+
+class DeadlinesMiddleware:
+    """Read deadline for the request body, write deadline for the whole response."""
+
+    def __init__(
+        self, app: ASGIApp, *, read_timeout: float = READ_TIMEOUT, write_timeout: float = WRITE_TIMEOUT
+    ):
+        self.app = app
+        self.read_timeout = read_timeout
+        self.write_timeout = write_timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        loop = asyncio.get_running_loop()
+        read_deadline = loop.time() + self.read_timeout
+        started = False
+
+        async def timed_receive() -> Message:
+            remaining = max(read_deadline - loop.time(), 0.0)
+            try:
+                return await asyncio.wait_for(receive(), remaining)
+            except TimeoutError:
+                raise ApiError(408, "REQUEST_TIMEOUT", "request body not received in time") from None
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await asyncio.wait_for(self.app(scope, timed_receive, tracking_send), self.write_timeout)
+        except TimeoutError:
+            if not started:
+                error = ApiError(
+                    504, "GATEWAY_TIMEOUT", "the response was not ready within the write timeout"
+                )
+                await error.response()(scope, receive, send)
+
+
+def build_app(routers: list[APIRouter], extra: list[APIRouter] | None = None) -> FastAPI:
+    """Every function's routers in one app; the catch-all fallback router must come last."""
+    from gateway.web import create_app
+
+    return create_app(*routers, *(extra or []))
+
+
+def make_server(app: Any, port: int) -> uvicorn.Server:
+    config = uvicorn.Config(
+        DeadlinesMiddleware(app),
+        host="127.0.0.1",
+        port=port,
+        http=HeaderTimeoutH11Protocol,
+        timeout_keep_alive=IDLE_TIMEOUT,
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        server_header=False,
+    )
+    return uvicorn.Server(config)

@@ -1,0 +1,63 @@
+"""Reads ``template.yaml`` so local tables, queues and environment come from the one source of truth."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE_PATH = REPO_ROOT / "template.yaml"
+
+
+class _CloudFormationLoader(yaml.SafeLoader):
+    """SafeLoader that keeps CloudFormation short tags as ``{"Fn::X": value}`` / ``{"Ref": x}``."""
+
+
+def _intrinsic(loader: yaml.SafeLoader, tag_suffix: str, node: yaml.Node) -> dict[str, Any]:
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    if tag_suffix == "Ref":
+        return {"Ref": value}
+    if tag_suffix == "GetAtt" and isinstance(value, str):
+        value = value.split(".", 1)
+    return {f"Fn::{tag_suffix}": value}
+
+
+_CloudFormationLoader.add_multi_constructor("!", _intrinsic)
+
+
+def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
+    return yaml.load(path.read_text(), Loader=_CloudFormationLoader)  # noqa: S506 - SafeLoader subclass
+
+
+@dataclass(frozen=True)
+class LocalResources:
+    """What the local stack must create, named after the template's logical ids."""
+
+    tables: dict[str, dict[str, Any]]  # logical id -> table properties
+    queues: dict[str, dict[str, Any]]  # logical id -> queue properties
+    environment: dict[str, str]  # variable -> logical id it references
+
+
+def local_resources(template: dict[str, Any]) -> LocalResources:
+    resources = template["Resources"]
+    tables = {
+        name: r.get("Properties", {}) for name, r in resources.items() if r["Type"] == "AWS::DynamoDB::Table"
+    }
+    queues = {
+        name: r.get("Properties", {}) for name, r in resources.items() if r["Type"] == "AWS::SQS::Queue"
+    }
+    variables = template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
+    environment = {
+        key: value["Ref"]
+        for key, value in variables.items()
+        if isinstance(value, dict) and value.get("Ref") in tables.keys() | queues.keys()
+    }
+    return LocalResources(tables=tables, queues=queues, environment=environment)
