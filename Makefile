@@ -22,7 +22,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
-	$(PY) -m cfnlint template.yaml
+	$(VENV)/bin/cfn-lint template.yaml
 
 format: $(STAMP)
 	$(PY) -m ruff format .

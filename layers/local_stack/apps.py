@@ -21,4 +21,4 @@ def local_app() -> FastAPI:
     """Unlike behind API Gateway, no catch-all is needed: the app itself answers 404 and 405."""
     from gateway.web import create_app
 
-    return create_app(*function_routers())
+    return create_app(*function_routers(), openapi_url="/openapi.json")

@@ -53,6 +53,16 @@ def _client(service: str, endpoint: str) -> Any:
     )
 
 
+ACCOUNT_ID = "123456789012"  # moto's default account
+
+
+def planned_names(endpoint: str, resources: LocalResources, prefix: str) -> dict[str, str]:
+    """Table names and queue URLs, known before anything starts so settings never go stale."""
+    names = {logical_id: f"{prefix}-{logical_id}" for logical_id in resources.tables}
+    names.update({q: f"{endpoint}/{ACCOUNT_ID}/{prefix}-{q}" for q in resources.queues})
+    return names
+
+
 def create_resources(endpoint: str, resources: LocalResources, prefix: str) -> dict[str, str]:
     """Create every declared table and queue (DLQs first, so redrive policies resolve)."""
     names: dict[str, str] = {}

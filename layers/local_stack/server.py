@@ -12,9 +12,10 @@ from typing import Any
 
 import uvicorn
 from fastapi import APIRouter, FastAPI
-from gateway.errors import ApiError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from gateway.errors import ApiError
 
 READ_TIMEOUT = 60.0
 READ_HEADER_TIMEOUT = 60.0

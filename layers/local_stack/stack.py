@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from local_stack.aws import create_resources, environment_for, free_port, start_moto
+from local_stack.aws import create_resources, environment_for, free_port, planned_names, start_moto
 from local_stack.template import REPO_ROOT, load_template, local_resources
 
 STATE_DIR = REPO_ROOT / ".local"
@@ -34,26 +34,34 @@ class LocalStack:
     port: int = 0
     master_token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     prefix: str = "gateway-local"
+    moto_port: int = field(default_factory=free_port)
     extra_environment: dict[str, str] = field(default_factory=dict)
 
-    def start(self) -> LocalStack:
-        self._moto, endpoint = start_moto()
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.moto_port}"
+
+    def environment(self) -> dict[str, str]:
+        """The environment every component reads; set it before any gateway module is imported."""
         resources = local_resources(load_template())
-        names = create_resources(endpoint, resources, self.prefix)
-        os.environ.update(environment_for(endpoint, resources, names))
-        os.environ.update(
-            {
-                "GATEWAY_LOCAL_MODE": "true",
-                "MASTER_TOKEN": self.master_token,
-                "ALLOW_HTTP_WEBHOOKS": "true",
-                "POWERTOOLS_TRACE_DISABLED": "true",
-                "POWERTOOLS_METRICS_DISABLED": "true",
-                "POWERTOOLS_SERVICE_NAME": "gateway",
-                **self.extra_environment,
-            }
-        )
-        self.endpoint = endpoint
-        self.names = names
+        return {
+            **environment_for(self.endpoint, resources, planned_names(self.endpoint, resources, self.prefix)),
+            "GATEWAY_LOCAL_MODE": "true",
+            "MASTER_TOKEN": self.master_token,
+            "ALLOW_HTTP_WEBHOOKS": "true",
+            "POWERTOOLS_TRACE_DISABLED": "true",
+            "POWERTOOLS_METRICS_DISABLED": "true",
+            "POWERTOOLS_SERVICE_NAME": "gateway",
+            **self.extra_environment,
+        }
+
+    def start(self) -> LocalStack:
+        os.environ.update(self.environment())
+        self._moto, _ = start_moto(self.moto_port)
+        resources = local_resources(load_template())
+        self.names = create_resources(self.endpoint, resources, self.prefix)
+        if self.names != planned_names(self.endpoint, resources, self.prefix):
+            raise RuntimeError(f"moto named the resources differently than planned: {self.names}")
         self._start_api()
         return self
 

@@ -1,8 +1,7 @@
 """Lambda entry point of the devices function."""
 
-from gateway.web import create_app, make_lambda_handler
-
 from devices_api.routes import router
+from gateway.web import create_app, make_lambda_handler
 
 app = create_app(router)
 handler = make_lambda_handler(app)

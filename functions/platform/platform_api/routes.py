@@ -3,11 +3,12 @@
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
+
 from gateway.accounts import tenants
 from gateway.errors import ApiError
 from gateway.web.auth import require_master
+from gateway.web.openapi_document import openapi_document
 from gateway.web.route_table import allowed_methods
-
 from platform_api.schemas import RegisterRequest
 
 router = APIRouter(dependencies=[Depends(require_master)], tags=["platform"])
@@ -38,6 +39,12 @@ def delete_tenant(tenant_id: str) -> dict[str, Any]:
 
 
 fallback_router = APIRouter(include_in_schema=False)
+
+
+@fallback_router.get("/openapi.json")
+def openapi() -> dict[str, Any]:
+    """The complete OpenAPI document of every function's routes."""
+    return openapi_document()
 
 
 @fallback_router.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])

@@ -3,10 +3,10 @@
 from typing import Any
 
 from fastapi import APIRouter, Depends
+
 from gateway.accounts import users
 from gateway.accounts.roles import Principal, Role
 from gateway.web.auth import current_principal, require_roles
-
 from users_api.schemas import CreateUserRequest, UpdateUserRequest
 
 router = APIRouter(tags=["users"])

@@ -1,7 +1,8 @@
 """Request bodies of the user routes."""
 
-from gateway.accounts.roles import Role
 from pydantic import BaseModel, EmailStr, Field, HttpUrl, model_validator
+
+from gateway.accounts.roles import Role
 
 
 class CreateUserRequest(BaseModel):

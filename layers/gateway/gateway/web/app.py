@@ -39,10 +39,19 @@ async def _http_error(_: Request, error: Exception) -> JSONResponse:
     return ApiError(error.status_code, code, message, headers=error.headers).response()
 
 
-def create_app(*routers: APIRouter, title: str = "Messaging Gateway") -> FastAPI:
-    """A FastAPI app serving ``routers`` with the gateway's errors, headers and limits."""
+def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
+    """A FastAPI app serving ``routers`` with the gateway's errors, headers and limits.
+
+    A single function serves only its own routes, so it publishes no OpenAPI document of its
+    own; the complete one is served by the platform function (and by the local app).
+    """
     app = FastAPI(
-        title=title, version=__version__, docs_url=None, redoc_url=None, openapi_url="/openapi.json"
+        title="Messaging Gateway",
+        version=__version__,
+        description="Multi-tenant HTTP/JSON gateway to a messaging network.",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=openapi_url,
     )
     for router in routers:
         app.include_router(router)
