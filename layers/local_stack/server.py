@@ -24,8 +24,16 @@ IDLE_TIMEOUT = 65
 MAX_HEADER_BYTES = 1024 * 1024
 
 
+_HEADERS_TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json\r\n"
+    b"connection: close\r\ncontent-length: 88\r\n\r\n"
+    b'{"success":false,"error":"request headers exceed 1 MB","error_code":"HEADERS_TOO_LARGE"}'
+)
+
+
 class HeaderTimeoutH11Protocol(H11Protocol):
-    """Closes a connection whose request headers do not arrive within the read-header timeout."""
+    """Closes a connection whose request headers do not arrive within the read-header timeout,
+    and refuses more than 1 MB of headers."""
 
     header_timeout = READ_HEADER_TIMEOUT
     _header_timer: asyncio.TimerHandle | None = None
@@ -34,12 +42,20 @@ class HeaderTimeoutH11Protocol(H11Protocol):
         super().connection_made(transport)
         self._arm_header_timer()
 
+    _header_bytes = 0
+
     def data_received(self, data: bytes) -> None:
-        if self._header_timer is None and self._waiting_for_request():
-            self._arm_header_timer()
+        if self._waiting_for_request():
+            self._header_bytes += len(data)
+            if self._header_timer is None:
+                self._arm_header_timer()
         super().data_received(data)
         if not self._waiting_for_request():
             self._cancel_header_timer()
+            self._header_bytes = 0
+        elif self._header_bytes > MAX_HEADER_BYTES and not self.transport.is_closing():
+            self.transport.write(_HEADERS_TOO_LARGE)
+            self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_header_timer()
@@ -75,6 +91,10 @@ class DeadlinesMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if sum(len(name) + len(value) for name, value in scope["headers"]) > MAX_HEADER_BYTES:
+            error = ApiError(431, "HEADERS_TOO_LARGE", "request headers exceed 1 MB")
+            await error.response()(scope, receive, send)
             return
         loop = asyncio.get_running_loop()
         read_deadline = loop.time() + self.read_timeout
