@@ -1,0 +1,122 @@
+"""The simulator control API (local mode only): plays the other people's phones.
+
+Every route needs the master token: the caller passes the dependency that checks it
+(``gateway.web.auth.require_master``). Errors use the gateway's standard envelope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+from fastapi import APIRouter, Depends
+from fastapi import Path as PathParam
+from pydantic import BaseModel, Field, StringConstraints, field_validator
+
+from gateway.errors import ApiError
+
+from .model import OPERATIONS, PHONE_PATTERN, ControlError
+from .network import SimulatedNetwork
+
+Phone = Annotated[str, StringConstraints(pattern=PHONE_PATTERN)]
+PhoneInPath = Annotated[str, PathParam(pattern=PHONE_PATTERN, description="phone digits, 7 to 15")]
+DeviceIdInPath = Annotated[str, PathParam(min_length=1, max_length=128)]
+Target = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
+
+T = TypeVar("T")
+
+
+class AccountIn(BaseModel):
+    phone: Phone
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)] | None = None
+
+
+class ScanIn(BaseModel):
+    phone: Phone
+
+
+class PairCodeIn(BaseModel):
+    phone: Phone
+    code: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$")]
+
+
+class MessageIn(BaseModel):
+    to: Target = Field(description="a user JID or phone digits")
+    text: Annotated[str, StringConstraints(min_length=1, max_length=65536)]
+
+
+class ReadIn(BaseModel):
+    chat: Target = Field(description="the chat: the sender's user JID or phone digits")
+    message_ids: Annotated[list[Annotated[str, StringConstraints(min_length=1)]], Field(min_length=1)]
+
+
+class FaultIn(BaseModel):
+    device_id: str | None = Field(default=None, description="only this device; every device when absent")
+    operation: str = Field(description="a session operation: " + ", ".join(sorted(OPERATIONS)))
+    error: Literal["network", "timeout", "rate_limited"]
+    count: int = Field(default=1, ge=1, le=10_000)
+
+    @field_validator("operation")
+    @classmethod
+    def _known_operation(cls, value: str) -> str:
+        if value not in OPERATIONS:
+            raise ValueError(f"must be one of {', '.join(sorted(OPERATIONS))}")
+        return value
+
+
+def _call(action: Callable[..., T], *args: Any) -> T:
+    try:
+        return action(*args)
+    except ControlError as error:
+        raise ApiError(error.status, error.code, str(error)) from error
+
+
+def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> APIRouter:
+    """The ``/_simulator`` routes acting on ``network``; ``master`` guards every one."""
+    router = APIRouter(prefix="/_simulator", tags=["simulator"], dependencies=[Depends(master)])
+
+    @router.post("/accounts", status_code=201)
+    def create_account(body: AccountIn) -> dict[str, Any]:
+        """A network account that is not a gateway device (a contact)."""
+        return {"success": True, **_call(network.create_account, body.phone, body.name)}
+
+    @router.post("/devices/{device_id}/scan")
+    def scan(device_id: DeviceIdInPath, body: ScanIn) -> dict[str, Any]:
+        """The phone scans the device's current QR code; the device pairs as that account."""
+        return {"success": True, "jid": _call(network.scan, device_id, body.phone)}
+
+    @router.post("/pair-code")
+    def pair_code(body: PairCodeIn) -> dict[str, Any]:
+        """The phone enters a pair code shown by POST /devices/{id}/pair-phone."""
+        return {"success": True, "jid": _call(network.enter_pair_code, body.phone, body.code)}
+
+    @router.post("/accounts/{phone}/messages")
+    def send_message(phone: PhoneInPath, body: MessageIn) -> dict[str, Any]:
+        """The account sends a text to a user JID."""
+        return {"success": True, "message_id": _call(network.send_from_account, phone, body.to, body.text)}
+
+    @router.post("/accounts/{phone}/read")
+    def read_messages(phone: PhoneInPath, body: ReadIn) -> dict[str, Any]:
+        """The account reads messages of a chat; read receipts go to the sender."""
+        read = _call(network.read_by_account, phone, body.chat, body.message_ids)
+        return {"success": True, "message_ids": read}
+
+    @router.get("/accounts/{phone}/inbox")
+    def inbox(phone: PhoneInPath) -> dict[str, Any]:
+        """What the account received and saw: messages, chat presence, statuses (and its sent)."""
+        return {"success": True, **_call(network.inbox, phone)}
+
+    @router.post("/devices/{device_id}/drop")
+    def drop(device_id: DeviceIdInPath) -> dict[str, Any]:
+        """The network drops the device's connection; the session reconnects by itself."""
+        if not network.drop(device_id):
+            raise ApiError(404, "DEVICE_NOT_FOUND", f"device {device_id} has no connection to drop")
+        return {"success": True, "device_id": device_id}
+
+    @router.post("/faults")
+    def inject_fault(body: FaultIn) -> dict[str, Any]:
+        """The next ``count`` operations of that name (of that device, or any) fail that way."""
+        network.inject_fault(body.operation, body.error, body.count, body.device_id)
+        return {"success": True, **body.model_dump()}
+
+    return router

@@ -1,0 +1,233 @@
+"""The network as sessions see it: connections, pairing windows, traffic and faults.
+
+:class:`~.network.SimulatedNetwork` adds the other side (phones, the control API). All
+state sits in one :class:`~.world.World` guarded by one lock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..port import NetworkError, NetworkErrorKind
+from .model import (
+    FAULT_KINDS,
+    OPERATIONS,
+    Account,
+    Connection,
+    Deliver,
+    Fault,
+    new_connection_id,
+    new_message_id,
+    new_pair_code,
+    new_qr_code,
+    phone_of,
+)
+from .persistence import read_json, write_json
+from .world import World
+
+REAL_QR_LIFETIMES = (60.0, 20.0, 20.0, 20.0, 20.0, 20.0)
+"""The first QR lives 60 s, then five more of 20 s each: about 160 s to scan."""
+
+
+class NetworkCore:
+    """Accounts, linked devices, live connections, queued traffic and injected faults.
+
+    Parameters
+    ----------
+    state_path:
+        When set, accounts, device links and queued traffic are saved there as JSON after
+        every change and loaded at start, so paired devices survive a restart.
+    qr_lifetimes:
+        Lifetime of each QR code a pairing session shows, in order; the pairing window ends
+        (``qr_timeout``) after the last one.
+    reconnect_delay:
+        Wait before a dropped session reconnects by itself (doubles per failed attempt).
+    timeout_fault_delay:
+        How long an operation hit by a ``timeout`` fault waits before it fails.
+    """
+
+    def __init__(
+        self,
+        state_path: Path | None = None,
+        *,
+        qr_lifetimes: Sequence[float] = REAL_QR_LIFETIMES,
+        reconnect_delay: float = 1.0,
+        max_reconnect_delay: float = 30.0,
+        timeout_fault_delay: float = 2.0,
+    ) -> None:
+        if not qr_lifetimes:
+            raise ValueError("qr_lifetimes needs at least one lifetime")
+        self.qr_lifetimes = tuple(qr_lifetimes)
+        self.reconnect_delay = reconnect_delay
+        self.max_reconnect_delay = max_reconnect_delay
+        self.timeout_fault_delay = timeout_fault_delay
+        self._lock = threading.Lock()
+        self._world = World()
+        self._faults: list[Fault] = []
+        self._max_conns: dict[str, int] = {}
+        self._state_path = Path(state_path) if state_path is not None else None
+        if self._state_path is not None:
+            data = read_json(self._state_path)
+            if data is not None:
+                self._world.load_json(data)
+
+    def _save(self) -> None:
+        if self._state_path is not None:
+            write_json(self._state_path, self._world.to_json(), durable=False)
+
+    # --- faults -----------------------------------------------------------------------
+
+    def inject_fault(self, operation: str, error: str, count: int = 1, device_id: str | None = None) -> None:
+        """The next ``count`` calls of ``operation`` (of ``device_id``, or any device) fail."""
+        if operation not in OPERATIONS:
+            raise ValueError(f"unknown operation {operation!r}; one of {sorted(OPERATIONS)}")
+        if error not in FAULT_KINDS:
+            raise ValueError(f"unknown error {error!r}; one of {sorted(FAULT_KINDS)}")
+        if count < 1:
+            raise ValueError("count must be at least 1")
+        with self._lock:
+            self._faults.append(Fault(operation, FAULT_KINDS[error], count, device_id))
+
+    def take_fault(self, operation: str, device_id: str) -> NetworkErrorKind | None:
+        """Consume one pending fault for this call, if any; the session then fails the call."""
+        with self._lock:
+            for fault in self._faults:
+                if fault.matches(operation, device_id):
+                    fault.remaining -= 1
+                    self._faults = [f for f in self._faults if f.remaining > 0]
+                    return fault.kind
+        return None
+
+    def pending_faults(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [
+                {
+                    "operation": f.operation,
+                    "error": str(f.kind),
+                    "count": f.remaining,
+                    "device_id": f.device_id,
+                }
+                for f in self._faults
+            ]
+
+    # --- connections (called by sessions) ---------------------------------------------
+
+    def _open(self, conn: Connection) -> None:
+        self._world.conns[conn.conn_id] = conn
+        count = len(self._world.conns_of_device(conn.device_id))
+        self._max_conns[conn.device_id] = max(self._max_conns.get(conn.device_id, 0), count)
+
+    def start_pairing(self, device_id: str, deliver: Deliver) -> str:
+        """An unpaired session connects to show QR codes; returns its connection id."""
+        with self._lock:
+            conn = Connection(new_connection_id(), device_id, deliver)
+            self._open(conn)
+            return conn.conn_id
+
+    def show_qr(self, conn_id: str) -> str | None:
+        """A fresh QR code for a pairing connection; None once it paired or is gone."""
+        with self._lock:
+            conn = self._world.conns.get(conn_id)
+            if conn is None or conn.device_key is not None:
+                return None
+            conn.qr = new_qr_code()
+            return conn.qr
+
+    def request_pair_code(self, conn_id: str, phone: str) -> str:
+        with self._lock:
+            conn = self._world.conns.get(conn_id)
+            if conn is None or conn.device_key is not None:
+                raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the session is not pairing")
+            conn.pair_code = new_pair_code()
+            conn.pair_phone = phone
+            return conn.pair_code
+
+    def end_pairing(self, conn_id: str) -> bool:
+        """The QR window closed: True if the connection was still unpaired (it is now cut)."""
+        with self._lock:
+            conn = self._world.conns.get(conn_id)
+            if conn is None or conn.device_key is not None:
+                return False
+            del self._world.conns[conn_id]
+            return True
+
+    def resume(self, device_id: str, credentials: dict[str, str], deliver: Deliver) -> str | None:
+        """Connect with stored credentials; None when the network no longer knows the key.
+
+        One connection per linked device: an older connection with the same key gets
+        ``replaced`` and is cut. Traffic queued while the device was away follows at once.
+        """
+        with self._lock:
+            link = self._world.links.get(credentials.get("device_key", ""))
+            if link is None or link.jid != credentials.get("jid"):
+                return None
+            conn = Connection(new_connection_id(), device_id, deliver, link.device_key, link.jid)
+            self._open(conn)
+            for other in [c for c in self._world.conns.values() if c.device_key == link.device_key]:
+                if other is not conn:
+                    del self._world.conns[other.conn_id]
+                    self._world.signal(other, "replaced", {})
+            if self._world.flush(conn):
+                self._save()
+            return conn.conn_id
+
+    def leave(self, conn_id: str) -> dict[str, str] | None:
+        """The session closes its connection; returns its credentials if it had paired."""
+        with self._lock:
+            conn = self._world.conns.pop(conn_id, None)
+            if conn is None or conn.device_key is None or conn.device_key not in self._world.links:
+                return None
+            return {"jid": conn.jid or "", "device_key": conn.device_key}
+
+    def logout(self, conn_id: str, device_key: str) -> None:
+        """The device unlinks itself: its key is revoked and its connection closed."""
+        with self._lock:
+            self._world.conns.pop(conn_id, None)
+            if self._world.forget_link(device_key) is not None:
+                self._save()
+
+    def _live(self, conn_id: str) -> tuple[Connection, Account]:
+        conn = self._world.conns.get(conn_id)
+        if conn is None or conn.jid is None:
+            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the connection is closed")
+        account = self._world.account_of_jid(conn.jid)
+        assert account is not None
+        return conn, account
+
+    def _recipient(self, to: str) -> Account:
+        recipient = self._world.account_of_jid(to)
+        if recipient is None:
+            raise NetworkError(NetworkErrorKind.NOT_FOUND, f"{to} is not on the network")
+        return recipient
+
+    # --- traffic (called by sessions) -------------------------------------------------
+
+    def send_text(self, conn_id: str, to: str, text: str) -> tuple[str, float]:
+        """A connected device sends a text; returns the network's message id and time."""
+        with self._lock:
+            conn, sender = self._live(conn_id)
+            recipient = self._recipient(to)
+            message_id = new_message_id()
+            self._world.post(sender, recipient, message_id, text, exclude=conn.device_key)
+            self._save()
+            return message_id, time.time()
+
+    def send_presence(self, conn_id: str, chat: str, state: str) -> None:
+        with self._lock:
+            _conn, sender = self._live(conn_id)
+            recipient = self._world.account_of_jid(chat)
+            if recipient is not None:  # presence to nobody is dropped silently, as on the network
+                self._world.presence(sender.jid, recipient, state)
+                self._save()
+
+    def mark_read(self, conn_id: str, chat: str, sender: str, message_ids: list[str]) -> None:
+        with self._lock:
+            _conn, reader = self._live(conn_id)
+            phone_of(chat)
+            if self._world.account_of_jid(sender) is not None:
+                self._world.read(reader, sender, message_ids, claimed=True)
+                self._save()

@@ -1,0 +1,185 @@
+"""Pieces of the simulated network's world: JIDs, identifiers, records and errors.
+
+Pure code, no locks and no I/O: :mod:`.network` holds the world and its lock.
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import re
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ..port import DeviceSession, NetworkError, NetworkErrorKind
+
+USER_SERVER = "s.whatsapp.net"
+GROUP_SERVER = "g.us"
+PHONE_PATTERN = r"^\d{7,15}$"
+_PHONE = re.compile(PHONE_PATTERN)
+_USER_JID = re.compile(r"^(\d{7,15})@s\.whatsapp\.net$")
+_GROUP_JID = re.compile(r"^[\d-]+@g\.us$")
+_PAIR_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"  # the network's linking alphabet (no 0, O, I, U)
+
+FAULT_KINDS: dict[str, NetworkErrorKind] = {
+    "network": NetworkErrorKind.NETWORK,
+    "timeout": NetworkErrorKind.TIMEOUT,
+    "rate_limited": NetworkErrorKind.RATE_LIMITED,
+}
+
+OPERATIONS: frozenset[str] = frozenset(
+    name
+    for name, member in vars(DeviceSession).items()
+    if inspect.iscoroutinefunction(member) and name != "close"
+)
+"""Operations a fault can target: the port's session methods (``close`` never fails)."""
+
+Deliver = Callable[[str, Mapping[str, Any]], None]
+"""How the network hands a signal to a session: ``deliver(kind, payload)``, never blocking.
+
+Kinds: ``event`` (payload ``{name, data}``: a catalog event for the device), ``paired``
+(``{jid, device_key}``), ``dropped`` (``{reason}``), ``replaced`` and ``logged_out`` (``{reason}``).
+"""
+
+
+class ControlError(Exception):
+    """A control API request the network refuses; ``code`` is the uppercase error code."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+# --- identifiers ----------------------------------------------------------------------
+
+
+def is_phone(value: str) -> bool:
+    return bool(_PHONE.match(value))
+
+
+def user_jid(phone: str) -> str:
+    return f"{phone}@{USER_SERVER}"
+
+
+def phone_of(jid: str) -> str:
+    """The phone digits of a user JID; NetworkError INVALID for anything else."""
+    match = _USER_JID.match(jid)
+    if match is None:
+        if _GROUP_JID.match(jid):
+            raise NetworkError(NetworkErrorKind.NOT_FOUND, f"group {jid} does not exist on the network")
+        raise NetworkError(NetworkErrorKind.INVALID, f"not a user JID: {jid!r}")
+    return match.group(1)
+
+
+def normalize_target(value: str) -> str:
+    """A user JID from a JID or from bare phone digits (the control API accepts both)."""
+    value = value.strip()
+    return user_jid(value) if is_phone(value) else value
+
+
+def iso(epoch_seconds: float) -> str:
+    """ISO 8601 UTC with milliseconds (``2024-01-01T12:00:00.000Z``), as the gateway writes it."""
+    moment = datetime.fromtimestamp(epoch_seconds, tz=UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_message_id() -> str:
+    return "3EB0" + secrets.token_hex(8).upper()
+
+
+def new_device_key() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def new_connection_id() -> str:
+    return secrets.token_hex(8)
+
+
+def new_pair_code() -> str:
+    chars = "".join(secrets.choice(_PAIR_ALPHABET) for _ in range(8))
+    return f"{chars[:4]}-{chars[4:]}"
+
+
+def normalize_pair_code(code: str) -> str:
+    chars = code.strip().upper().replace("-", "")
+    return f"{chars[:4]}-{chars[4:]}" if len(chars) == 8 else chars
+
+
+def new_qr_code() -> str:
+    """Shaped like the real thing: ``ref,noise key,identity key,adv secret``."""
+    keys = (base64.b64encode(secrets.token_bytes(32)).decode() for _ in range(3))
+    return ",".join([f"2@{secrets.token_urlsafe(48)}", *keys])
+
+
+# --- records --------------------------------------------------------------------------
+
+
+@dataclass
+class Account:
+    """A phone on the network. ``inbox`` is what it received, ``sent`` what it sent."""
+
+    phone: str
+    name: str | None = None
+    inbox: list[dict[str, Any]] = field(default_factory=list)
+    presence: list[dict[str, Any]] = field(default_factory=list)
+    statuses: list[dict[str, Any]] = field(default_factory=list)
+    sent: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def jid(self) -> str:
+        return user_jid(self.phone)
+
+    @property
+    def push_name(self) -> str:
+        return self.name or self.phone
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Link:
+    """A device linked to an account: whoever holds ``device_key`` may connect as ``jid``."""
+
+    device_key: str
+    jid: str
+    device_id: str
+    linked_at: float = field(default_factory=time.time)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Connection:
+    """One live connection of a session; unpaired while ``device_key`` is None."""
+
+    conn_id: str
+    device_id: str
+    deliver: Deliver
+    device_key: str | None = None
+    jid: str | None = None
+    qr: str | None = None
+    pair_code: str | None = None
+    pair_phone: str | None = None
+    opened_at: float = field(default_factory=time.time)
+
+
+@dataclass
+class Fault:
+    operation: str
+    kind: NetworkErrorKind
+    remaining: int
+    device_id: str | None = None
+
+    def matches(self, operation: str, device_id: str) -> bool:
+        return (
+            self.remaining > 0
+            and self.operation == operation
+            and (self.device_id is None or self.device_id == device_id)
+        )

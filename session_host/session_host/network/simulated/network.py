@@ -1,0 +1,199 @@
+"""The simulated messaging network: one world shared by every session of the process.
+
+Thread-safe: the control API calls it from the API server's threads and sessions call it
+from their hosts' event loops, all under one lock. Sessions get signals through the
+``deliver`` callback they register (see :data:`.model.Deliver`).
+
+This module is the other side of the network: phones that scan QR codes, enter pair
+codes, send and read messages, and the network's own actions (dropping a connection,
+a phone unlinking a device). :class:`~.core.NetworkCore` holds what sessions call.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..port import NetworkError, NetworkErrorKind
+from .core import REAL_QR_LIFETIMES, NetworkCore
+from .model import (
+    Account,
+    Connection,
+    ControlError,
+    Link,
+    is_phone,
+    new_device_key,
+    new_message_id,
+    normalize_pair_code,
+    normalize_target,
+)
+
+__all__ = ["REAL_QR_LIFETIMES", "SimulatedNetwork"]
+
+
+class SimulatedNetwork(NetworkCore):
+    """The whole simulated network (see :class:`~.core.NetworkCore` for the timing knobs)."""
+
+    # --- accounts ---------------------------------------------------------------------
+
+    def create_account(self, phone: str, name: str | None = None) -> dict[str, Any]:
+        """A phone joins the network (a contact); 409 ``ACCOUNT_EXISTS`` if it already has."""
+        self._check_phone(phone)
+        with self._lock:
+            if phone in self._world.accounts:
+                raise ControlError(409, "ACCOUNT_EXISTS", f"account {phone} already exists")
+            account = self._world.accounts[phone] = Account(phone, name)
+            self._save()
+            return {"jid": account.jid, "phone": phone, "name": name}
+
+    def _ensure(self, phone: str, name: str | None = None) -> Account:
+        account = self._world.accounts.get(phone)
+        if account is None:
+            account = self._world.accounts[phone] = Account(phone, name)
+            self._save()
+        return account
+
+    def _account(self, phone: str) -> Account:
+        account = self._world.accounts.get(phone)
+        if account is None:
+            raise ControlError(404, "ACCOUNT_NOT_FOUND", f"no account for phone {phone}")
+        return account
+
+    @staticmethod
+    def _check_phone(phone: str) -> None:
+        if not is_phone(phone):
+            raise ControlError(400, "VALIDATION_ERROR", "phone must be 7 to 15 digits")
+
+    def inbox(self, phone: str) -> dict[str, Any]:
+        """What the phone received and saw: messages, chat presence, statuses, and what it sent."""
+        with self._lock:
+            account = self._account(phone)
+            return copy.deepcopy(
+                {
+                    "jid": account.jid,
+                    "messages": account.inbox,
+                    "presence": account.presence,
+                    "statuses": account.statuses,
+                    "sent": account.sent,
+                }
+            )
+
+    # --- pairing ----------------------------------------------------------------------
+
+    def scan(self, device_id: str, phone: str) -> str:
+        """``phone`` scans the QR the device shows now; the device links to that account."""
+        self._check_phone(phone)
+        with self._lock:
+            showing = [c for c in self._world.conns_of_device(device_id) if c.device_key is None and c.qr]
+            if not showing:
+                if any(link.device_id == device_id for link in self._world.links.values()):
+                    raise ControlError(409, "ALREADY_LOGGED_IN", f"device {device_id} is already paired")
+                raise ControlError(404, "DEVICE_NOT_FOUND", f"device {device_id} shows no QR code")
+            newest = max(showing, key=lambda c: c.opened_at)
+            return self._pair(newest, self._ensure(phone))
+
+    def enter_pair_code(self, phone: str, code: str) -> str:
+        """``phone`` enters a pair code a device showed for that phone number."""
+        self._check_phone(phone)
+        wanted = normalize_pair_code(code)
+        with self._lock:
+            for conn in self._world.conns.values():
+                if conn.device_key is None and conn.pair_code == wanted and conn.pair_phone == phone:
+                    return self._pair(conn, self._ensure(phone))
+        raise ControlError(404, "PAIR_CODE_NOT_FOUND", "no pairing session shows this code for this phone")
+
+    def _pair(self, conn: Connection, account: Account) -> str:
+        link = Link(new_device_key(), account.jid, conn.device_id)
+        self._world.links[link.device_key] = link
+        conn.device_key, conn.jid = link.device_key, account.jid
+        conn.qr = conn.pair_code = conn.pair_phone = None
+        self._save()
+        self._world.signal(conn, "paired", {"jid": account.jid, "device_key": link.device_key})
+        return account.jid
+
+    # --- what phones do ---------------------------------------------------------------
+
+    def send_from_account(self, phone: str, to: str, text: str) -> str:
+        """The phone sends a text to a user JID (or phone digits); returns the message id."""
+        with self._lock:
+            sender = self._account(phone)
+            try:
+                recipient = self._recipient(normalize_target(to))
+            except NetworkError as error:
+                raise _control_error(error) from error
+            message_id = new_message_id()
+            self._world.post(sender, recipient, message_id, text, exclude=None)
+            self._save()
+            return message_id
+
+    def read_by_account(self, phone: str, chat: str, message_ids: list[str]) -> list[str]:
+        """The phone reads messages of a chat; returns the ids it had (404 when none)."""
+        with self._lock:
+            reader = self._account(phone)
+            chat_jid = normalize_target(chat)
+            try:
+                self._recipient(chat_jid)
+            except NetworkError as error:
+                raise _control_error(error) from error
+            read = self._world.read(reader, chat_jid, message_ids)
+            if not read:
+                raise ControlError(404, "MESSAGE_NOT_FOUND", f"no such message from {chat_jid} in the inbox")
+            self._save()
+            return read
+
+    # --- what the network does --------------------------------------------------------
+
+    def drop(self, device_id: str, reason: str = "connection_lost") -> bool:
+        """Cut every connection of the device; each session sees the loss and reconnects."""
+        with self._lock:
+            conns = self._world.conns_of_device(device_id)
+            for conn in conns:
+                del self._world.conns[conn.conn_id]
+                self._world.signal(conn, "dropped", {"reason": reason})
+            return bool(conns)
+
+    def unlink(self, device_id: str) -> bool:
+        """The phone removes the linked device: its key is revoked, a live session is logged out."""
+        with self._lock:
+            links = [link for link in self._world.links.values() if link.device_id == device_id]
+            for link in links:
+                self._world.forget_link(link.device_key)
+                conn = self._world.conn_of_key(link.device_key)
+                if conn is not None:
+                    del self._world.conns[conn.conn_id]
+                    self._world.signal(conn, "logged_out", {"reason": "logged_out"})
+            if links:
+                self._save()
+            return bool(links)
+
+    # --- inspection (tests, diagnostics) ----------------------------------------------
+
+    def max_simultaneous_connections(self, device_id: str) -> int:
+        """The most connections the device ever had open at once (1 means never run twice)."""
+        with self._lock:
+            return self._max_conns.get(device_id, 0)
+
+    def connection_count(self, device_id: str) -> int:
+        with self._lock:
+            return len(self._world.conns_of_device(device_id))
+
+    def linked_jid(self, device_id: str) -> str | None:
+        """The account the device is linked to, if the network knows a key for it."""
+        with self._lock:
+            newest = max(
+                (link for link in self._world.links.values() if link.device_id == device_id),
+                key=lambda link: link.linked_at,
+                default=None,
+            )
+            return newest.jid if newest else None
+
+    def queued_count(self, device_id: str) -> int:
+        with self._lock:
+            keys = [link.device_key for link in self._world.links.values() if link.device_id == device_id]
+            return sum(len(self._world.queues.get(key, [])) for key in keys)
+
+
+def _control_error(error: NetworkError) -> ControlError:
+    if error.kind is NetworkErrorKind.NOT_FOUND:
+        return ControlError(404, "RECIPIENT_NOT_FOUND", str(error))
+    return ControlError(400, "INVALID_CHAT_JID", str(error))

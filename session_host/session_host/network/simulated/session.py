@@ -1,0 +1,329 @@
+"""One device's session on the simulated network: the port's :class:`DeviceSession`.
+
+The session lives on the event loop that calls :meth:`SimulatedSession.connect`. The
+network hands it signals from any thread through ``loop.call_soon_threadsafe``; events go
+out through one ordered queue, so the sink sees them in the order they happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..port import (
+    ChatPresence,
+    EventSink,
+    NetworkError,
+    NetworkErrorKind,
+    NetworkEvent,
+    SentMessage,
+    SessionState,
+)
+from . import events
+from .model import Deliver, is_phone
+from .network import SimulatedNetwork
+from .persistence import delete_credentials, load_credentials, save_credentials
+from .pump import EventPump
+
+logger = logging.getLogger(__name__)
+
+
+class SimulatedSession:
+    """A device's session; paired when ``data_dir/<device_id>.json`` holds its credentials."""
+
+    def __init__(self, network: SimulatedNetwork, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
+        self._network = network
+        self._device_id = device_id
+        self._data_dir = Path(data_dir)
+        self._credentials = load_credentials(self._data_dir, device_id)
+        self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
+        self._conn: str | None = None  # the network connection, while there is one
+        self._generation = 0  # bumped whenever the connection changes; stale signals are ignored
+        self._qr: tuple[str, float] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pump = EventPump(sink, f"device {device_id}")
+        self._pairing: asyncio.Task[None] | None = None
+        self._reconnecting: asyncio.Task[None] | None = None
+
+    @property
+    def device_id(self) -> str:
+        return self._device_id
+
+    @property
+    def state(self) -> SessionState:
+        return self._state
+
+    @property
+    def jid(self) -> str | None:
+        return self._credentials["jid"] if self._credentials else None
+
+    @property
+    def current_qr(self) -> tuple[str, float] | None:
+        return self._qr if self._state is SessionState.PAIRING else None
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        self._bind()
+        if self._state in (SessionState.CONNECTED, SessionState.PAIRING):
+            return
+        self._cancel_tasks()
+        await self._fault("connect")
+        if self._state in (SessionState.CONNECTED, SessionState.PAIRING):
+            return
+        if self._credentials is None:
+            self._start_pairing()
+        else:
+            self._resume()
+
+    async def pair_phone(self, phone: str) -> str:
+        if self._credentials is not None:
+            raise NetworkError(NetworkErrorKind.ALREADY_LOGGED_IN, f"device {self._device_id} is paired")
+        if self._state is not SessionState.PAIRING:
+            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not pairing")
+        if not is_phone(phone):
+            raise NetworkError(NetworkErrorKind.INVALID, "phone must be 7 to 15 digits")
+        await self._fault("pair_phone")
+        if self._conn is None or self._state is not SessionState.PAIRING:
+            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not pairing")
+        return self._network.request_pair_code(self._conn, phone)
+
+    async def disconnect(self) -> None:
+        if self._conn is None and self._reconnecting is None:
+            return
+        await self._fault("disconnect")
+        self._halt()
+        logged_in = self._credentials is not None
+        self._state = SessionState.DISCONNECTED if logged_in else SessionState.NOT_READY
+        self._emit(events.device_disconnected(self._device_id, "manual", logged_in=logged_in))
+
+    async def logout(self) -> None:
+        if self._credentials is None:
+            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not logged in")
+        self._connection()
+        await self._fault("logout")
+        conn = self._connection()
+        assert self._credentials is not None
+        self._cancel_tasks()
+        self._generation += 1
+        self._conn = None
+        self._network.logout(conn, self._credentials["device_key"])
+        self._forget_credentials()
+        self._state = SessionState.LOGGED_OUT
+        self._emit(events.device_logged_out(self._device_id, "logout"))
+
+    async def close(self) -> None:
+        self._halt()
+        if self._state is not SessionState.LOGGED_OUT:
+            self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
+        await self._pump.drain()
+
+    # --- operations -------------------------------------------------------------------
+
+    async def send_text(self, to: str, text: str) -> SentMessage:
+        self._connection()
+        if not text:
+            raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
+        await self._fault("send_text")
+        message_id, at = self._network.send_text(self._connection(), to, text)
+        self._emit(events.message_sent(message_id, to, text, at))
+        return SentMessage(message_id=message_id, chat_jid=to, timestamp=at)
+
+    async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
+        self._connection()
+        state = ChatPresence(presence).value
+        await self._fault("send_chat_presence")
+        self._network.send_presence(self._connection(), chat, state)
+
+    async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
+        self._connection()
+        if not message_ids:
+            raise NetworkError(NetworkErrorKind.INVALID, "no message ids to mark as read")
+        await self._fault("mark_read")
+        self._network.mark_read(self._connection(), chat, sender, list(message_ids))
+
+    # --- connection -------------------------------------------------------------------
+
+    def _connection(self) -> str:
+        if self._state is not SessionState.CONNECTED or self._conn is None:
+            raise NetworkError(
+                NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is {self._state.value}"
+            )
+        return self._conn
+
+    async def _fault(self, operation: str) -> None:
+        kind = self._network.take_fault(operation, self._device_id)
+        if kind is None:
+            return
+        if kind is NetworkErrorKind.TIMEOUT:
+            await asyncio.sleep(self._network.timeout_fault_delay)
+        raise NetworkError(kind, f"simulated {kind.value} fault on {operation}")
+
+    def _start_pairing(self) -> None:
+        """Open a pairing connection showing its first QR code before ``connect()`` returns."""
+        self._generation += 1
+        self._conn = self._network.start_pairing(self._device_id, self._deliverer(self._generation))
+        self._state = SessionState.PAIRING
+        self._show_qr(self._conn, self._network.qr_lifetimes[0])
+        self._pairing = self._running_loop().create_task(self._rotate_qr(self._generation, self._conn))
+
+    def _show_qr(self, conn: str, lifetime: float) -> bool:
+        code = self._network.show_qr(conn)
+        if code is None:  # paired meanwhile, or the connection is gone
+            return False
+        expires_at = time.time() + lifetime
+        self._qr = (code, expires_at)
+        self._emit(events.qr_generated(self._device_id, code, expires_at))
+        return True
+
+    async def _rotate_qr(self, generation: int, conn: str) -> None:
+        lifetimes = self._network.qr_lifetimes
+        await asyncio.sleep(lifetimes[0])
+        for lifetime in lifetimes[1:]:
+            if generation != self._generation or not self._show_qr(conn, lifetime):
+                return
+            await asyncio.sleep(lifetime)
+        if generation == self._generation and self._network.end_pairing(conn):
+            self._generation += 1
+            self._conn = self._qr = self._pairing = None
+            self._state = SessionState.NOT_READY
+            error = "no phone scanned the QR code in time"
+            self._emit(events.pair_error(self._device_id, "qr_timeout", error))
+
+    def _resume(self) -> None:
+        assert self._credentials is not None
+        self._generation += 1
+        deliver = self._deliverer(self._generation)
+        conn = self._network.resume(self._device_id, self._credentials, deliver)
+        if conn is None:  # the phone unlinked this device while it was away
+            self._forget_credentials()
+            self._state = SessionState.LOGGED_OUT
+            self._emit(events.device_logged_out(self._device_id, "logged_out"))
+            return
+        self._conn = conn
+        self._state = SessionState.CONNECTED
+        self._emit(events.device_connected(self._device_id, self.jid))
+
+    async def _reconnect(self, generation: int) -> None:
+        delay = self._network.reconnect_delay
+        while True:
+            await asyncio.sleep(delay)
+            if generation != self._generation:
+                return
+            try:
+                await self._fault("connect")
+            except NetworkError as error:
+                logger.info("device %s: reconnect failed (%s), retrying", self._device_id, error)
+                delay = min(delay * 2, self._network.max_reconnect_delay)
+                continue
+            if generation != self._generation:
+                return
+            self._reconnecting = None
+            self._resume()
+            return
+
+    def _halt(self) -> None:
+        """Leave the network and stop every timer; keeps credentials that arrived meanwhile."""
+        self._cancel_tasks()
+        self._generation += 1
+        self._qr = None
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            credentials = self._network.leave(conn)
+            if credentials and self._credentials is None:  # paired just before leaving
+                self._adopt(credentials)
+
+    def _cancel_tasks(self) -> None:
+        current = asyncio.current_task()
+        for task in (self._pairing, self._reconnecting):
+            if task is not None and task is not current and not task.done():
+                task.cancel()
+        self._pairing = self._reconnecting = None
+
+    def _adopt(self, credentials: dict[str, str]) -> None:
+        save_credentials(self._data_dir, self._device_id, credentials)
+        self._credentials = dict(credentials)
+        self._emit(events.pair_success(self._device_id, credentials["jid"]))
+
+    def _forget_credentials(self) -> None:
+        delete_credentials(self._data_dir, self._device_id)
+        self._credentials = None
+
+    # --- signals from the network (run on the session's loop) -------------------------
+
+    def _deliverer(self, generation: int) -> Deliver:
+        loop = self._running_loop()
+
+        def deliver(kind: str, payload: Mapping[str, Any]) -> None:
+            loop.call_soon_threadsafe(self._on_signal, generation, kind, dict(payload))
+
+        return deliver
+
+    def _on_signal(self, generation: int, kind: str, payload: dict[str, Any]) -> None:
+        if kind == "event":  # traffic handed to this device is never dropped
+            self._emit(events.event(payload["name"], payload["data"]))
+            return
+        if generation != self._generation:
+            return
+        handler: Callable[[dict[str, Any]], None] = getattr(self, f"_on_{kind}")
+        handler(payload)
+
+    def _on_paired(self, payload: dict[str, Any]) -> None:
+        self._cancel_tasks()
+        self._qr = None
+        self._adopt({"jid": payload["jid"], "device_key": payload["device_key"]})
+        self._state = SessionState.CONNECTED
+        self._emit(events.device_connected(self._device_id, self.jid))
+
+    def _on_dropped(self, payload: dict[str, Any]) -> None:
+        self._conn = None
+        self._generation += 1
+        if self._credentials is None:  # lost while showing QR codes: the pairing attempt ends
+            self._cancel_tasks()
+            self._qr = None
+            self._state = SessionState.NOT_READY
+            self._emit(
+                events.pair_error(self._device_id, payload["reason"], "the connection was lost while pairing")
+            )
+            return
+        self._state = SessionState.DISCONNECTED
+        self._emit(events.device_disconnected(self._device_id, payload["reason"]))
+        self._reconnecting = self._running_loop().create_task(self._reconnect(self._generation))
+
+    def _on_replaced(self, _payload: dict[str, Any]) -> None:
+        self._conn = None
+        self._generation += 1
+        self._state = SessionState.DISCONNECTED
+        self._emit(events.stream_replaced(self._device_id))
+        self._emit(events.device_disconnected(self._device_id, "stream_replaced"))
+
+    def _on_logged_out(self, payload: dict[str, Any]) -> None:
+        self._conn = None
+        self._generation += 1
+        self._forget_credentials()
+        self._state = SessionState.LOGGED_OUT
+        self._emit(events.device_logged_out(self._device_id, payload["reason"]))
+
+    # --- events -----------------------------------------------------------------------
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        assert self._loop is not None, "connect() binds the session to its loop first"
+        return self._loop
+
+    def _bind(self) -> None:
+        """Bind to the running loop; a session whose previous loop is gone starts over here."""
+        loop = asyncio.get_running_loop()
+        self._pump.start(loop)
+        if self._loop is not None and self._loop is not loop:
+            self._pairing = self._reconnecting = None  # they died with their loop
+            self._halt()
+            if self._state is not SessionState.LOGGED_OUT:
+                self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
+        self._loop = loop
+
+    def _emit(self, event: NetworkEvent) -> None:
+        self._pump.emit(event)

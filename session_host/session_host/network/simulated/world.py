@@ -1,0 +1,173 @@
+"""The network's state and the rules of message traffic, without the lock.
+
+Every function here expects the caller (:class:`~.network.SimulatedNetwork`) to hold the
+network's lock. Signals to sessions are handed over while the lock is held, so every
+session sees them in the order the network produced them; a ``deliver`` callback only
+schedules work on the session's loop and never blocks.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import events
+from .model import Account, Connection, Link, iso, phone_of
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class World:
+    accounts: dict[str, Account] = field(default_factory=dict)  # by phone digits
+    links: dict[str, Link] = field(default_factory=dict)  # by device key
+    queues: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by device key
+    conns: dict[str, Connection] = field(default_factory=dict)  # by connection id
+
+    # --- lookups ----------------------------------------------------------------------
+
+    def account_of_jid(self, jid: str) -> Account | None:
+        return self.accounts.get(phone_of(jid))
+
+    def links_of(self, jid: str) -> list[Link]:
+        return [link for link in self.links.values() if link.jid == jid]
+
+    def conn_of_key(self, device_key: str) -> Connection | None:
+        return next((c for c in self.conns.values() if c.device_key == device_key), None)
+
+    def conns_of_device(self, device_id: str) -> list[Connection]:
+        return [c for c in self.conns.values() if c.device_id == device_id]
+
+    # --- signals ----------------------------------------------------------------------
+
+    def signal(self, conn: Connection, kind: str, payload: Mapping[str, Any]) -> bool:
+        """Hand a signal to a session; a session that cannot take it (its loop is gone) is cut."""
+        try:
+            conn.deliver(kind, payload)
+        except Exception:
+            logger.warning("simulated network: device %s unreachable, connection cut", conn.device_id)
+            self.conns.pop(conn.conn_id, None)
+            return False
+        return True
+
+    def push(self, device_key: str, name: str, data: dict[str, Any]) -> bool:
+        """An event for a linked device: handed over now if connected (True), else queued."""
+        conn = self.conn_of_key(device_key)
+        item = {"name": name, "data": data}
+        if conn is not None and self.signal(conn, "event", item):
+            return True
+        self.queues.setdefault(device_key, []).append(item)
+        return False
+
+    # --- traffic ----------------------------------------------------------------------
+
+    def post(
+        self, sender: Account, recipient: Account, message_id: str, text: str, *, exclude: str | None
+    ) -> None:
+        """``sender`` sends ``text`` to ``recipient``; receipts follow the network's rules.
+
+        The recipient's inbox always records the message. A recipient with linked gateway
+        devices is reached through them (queued while offline; ``delivered`` when a device
+        has it); a plain contact is always online, so ``delivered`` comes at once.
+        """
+        now = time.time()
+        data = events.message_received(message_id, sender.jid, sender.push_name, recipient.jid, text, now)
+        recipient.inbox.append(
+            {
+                "message_id": message_id,
+                "from": sender.jid,
+                "to": recipient.jid,
+                "text": text,
+                "push_name": sender.push_name,
+                "timestamp": data["timestamp"],
+                "read": False,
+            }
+        )
+        sender.sent.append({"message_id": message_id, "to": recipient.jid, "text": text, "status": "sent"})
+        links = [link for link in self.links_of(recipient.jid) if link.device_key != exclude]
+        if not links:
+            self.receipt("delivered", sender.jid, recipient.jid, [message_id])
+        for link in links:
+            if self.push(link.device_key, "message.received", data):
+                self.receipt("delivered", sender.jid, recipient.jid, [message_id])
+
+    def receipt(self, kind: str, sender_jid: str, chat_jid: str, message_ids: list[str]) -> None:
+        """A ``delivered`` or ``read`` receipt from ``chat_jid`` for messages ``sender_jid`` sent."""
+        sender = self.accounts.get(phone_of(sender_jid))
+        if sender is None:
+            return
+        rank = {"sent": 0, "delivered": 1, "read": 2}
+        for entry in sender.sent:
+            if (
+                entry["message_id"] in message_ids
+                and entry["to"] == chat_jid
+                and rank[entry["status"]] < rank[kind]
+            ):
+                entry["status"] = kind
+        data = events.receipt(kind, message_ids, chat_jid, time.time(), chat_jid)
+        for link in self.links_of(sender.jid):
+            self.push(link.device_key, f"message.{kind}", data)
+
+    def read(
+        self, reader: Account, chat_jid: str, message_ids: list[str], *, claimed: bool = False
+    ) -> list[str]:
+        """``reader`` reads messages of ``chat_jid``; the read receipt goes to their sender.
+
+        A phone reads what its inbox holds; a device's receipt is taken as it claims
+        (``claimed``), as the network does not check what a device says it read.
+        """
+        wanted = set(message_ids)
+        seen = [m for m in reader.inbox if m["from"] == chat_jid and m["message_id"] in wanted]
+        for message in seen:
+            message["read"] = True
+        ids = list(dict.fromkeys(message_ids)) if claimed else [m["message_id"] for m in seen]
+        if ids:
+            self.receipt("read", chat_jid, reader.jid, ids)
+        return ids
+
+    def presence(self, sender_jid: str, recipient: Account, state: str) -> None:
+        """Chat presence is ephemeral: recorded by the recipient's phone, never queued."""
+        recipient.presence.append(
+            {"from": sender_jid, "chat": sender_jid, "state": state, "at": iso(time.time())}
+        )
+        data = events.chat_presence(sender_jid, state)
+        for link in self.links_of(recipient.jid):
+            conn = self.conn_of_key(link.device_key)
+            if conn is not None:
+                self.signal(conn, "event", {"name": "chat.presence", "data": data})
+
+    def flush(self, conn: Connection) -> bool:
+        """Hand a reconnected device what the network kept for it; True when anything moved."""
+        assert conn.device_key is not None
+        queued = self.queues.pop(conn.device_key, [])
+        for index, item in enumerate(queued):
+            if not self.signal(conn, "event", item):
+                self.queues[conn.device_key] = queued[index:]
+                return True
+            if item["name"] == "message.received":
+                self.receipt(
+                    "delivered", item["data"]["from"], item["data"]["to"], [item["data"]["message_id"]]
+                )
+        return bool(queued)
+
+    def forget_link(self, device_key: str) -> Link | None:
+        self.queues.pop(device_key, None)
+        return self.links.pop(device_key, None)
+
+    # --- persistence ------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "accounts": [account.to_json() for account in self.accounts.values()],
+            "links": [link.to_json() for link in self.links.values()],
+            "queues": self.queues,
+        }
+
+    def load_json(self, data: dict[str, Any]) -> None:
+        self.accounts = {a["phone"]: Account(**a) for a in data.get("accounts", [])}
+        self.links = {link["device_key"]: Link(**link) for link in data.get("links", [])}
+        self.queues = {key: list(items) for key, items in data.get("queues", {}).items()}

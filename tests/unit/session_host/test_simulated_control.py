@@ -1,0 +1,266 @@
+"""The simulator control API over HTTP, on the gateway's app factory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import Request
+from fastapi.testclient import TestClient
+
+from gateway.errors import master_token_required
+from gateway.web import create_app
+from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
+from session_host.network.simulated.control import control_router
+from session_host.network.simulated.testing import EventRecorder, LoopThread
+
+MASTER = {"Authorization": "Bearer master"}
+PHONE = "15550001111"
+JID = f"{PHONE}@s.whatsapp.net"
+CONTACT = "15550002222"
+CONTACT_JID = f"{CONTACT}@s.whatsapp.net"
+
+
+def fake_master(request: Request) -> None:
+    """Stands in for ``require_master``: the test's token or the specification's 401 body."""
+    if request.headers.get("authorization") != MASTER["Authorization"]:
+        raise master_token_required()
+
+
+@pytest.fixture
+def network() -> SimulatedNetwork:
+    return SimulatedNetwork(qr_lifetimes=(5.0,), reconnect_delay=0.05, timeout_fault_delay=0.05)
+
+
+@pytest.fixture
+def client(network: SimulatedNetwork) -> Iterator[TestClient]:
+    with TestClient(create_app(control_router(network, fake_master))) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def host() -> Iterator[LoopThread]:
+    with LoopThread() as loop_thread:
+        yield loop_thread
+
+
+def start_session(
+    network: SimulatedNetwork, host: LoopThread, data_dir: Path, device_id: str = "dev-1"
+) -> tuple[SimulatedSession, EventRecorder]:
+    recorder = EventRecorder()
+    session = SimulatedPort(network).open_session(device_id, data_dir=data_dir, sink=recorder)
+    host.run(session.connect())
+    host.run(recorder.wait_for("qr.generated"))
+    return session, recorder
+
+
+def assert_envelope(response: httpx.Response, status: int, code: str) -> None:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["success"] is False
+    assert body["error_code"] == code
+    assert body["timestamp"].endswith("Z")
+
+
+def test_every_route_needs_the_master_token(client: TestClient) -> None:
+    # Given no master token, When each route is called, Then each answers 401 before anything else
+    calls = [
+        ("POST", "/_simulator/accounts", {"phone": CONTACT}),
+        ("POST", "/_simulator/devices/dev-1/scan", {"phone": PHONE}),
+        ("POST", "/_simulator/pair-code", {"phone": PHONE, "code": "ABCD-1234"}),
+        ("POST", f"/_simulator/accounts/{CONTACT}/messages", {"to": JID, "text": "hi"}),
+        ("POST", f"/_simulator/accounts/{CONTACT}/read", {"chat": JID, "message_ids": ["x"]}),
+        ("GET", f"/_simulator/accounts/{CONTACT}/inbox", None),
+        ("POST", "/_simulator/devices/dev-1/drop", None),
+        ("POST", "/_simulator/faults", {"operation": "send_text", "error": "network"}),
+    ]
+    for method, path, body in calls:
+        response = client.request(method, path, json=body)
+        assert response.status_code == 401, path
+        assert response.json() == {"success": False, "error": "master token required"}
+
+
+def test_create_accounts(client: TestClient) -> None:
+    # Given the control API, When a contact is created
+    created = client.post("/_simulator/accounts", json={"phone": CONTACT, "name": "Bob"}, headers=MASTER)
+
+    # Then it is 201 with its JID, and again is a conflict
+    assert created.status_code == 201
+    assert created.json() == {"success": True, "jid": CONTACT_JID, "phone": CONTACT, "name": "Bob"}
+    again = client.post("/_simulator/accounts", json={"phone": CONTACT}, headers=MASTER)
+    assert_envelope(again, 409, "ACCOUNT_EXISTS")
+
+    # And a phone that is not 7 to 15 digits fails validation
+    for phone in ("123", "1234567890123456", "+15550002222"):
+        bad = client.post("/_simulator/accounts", json={"phone": phone}, headers=MASTER)
+        assert_envelope(bad, 400, "VALIDATION_ERROR")
+        assert bad.json()["validation"][0]["field"] == "phone"
+
+
+def test_scan_pairs_the_device_showing_a_qr(
+    client: TestClient, network: SimulatedNetwork, host: LoopThread, tmp_path: Path
+) -> None:
+    # Given no device showing a QR, When a phone scans, Then the device is not found
+    assert_envelope(
+        client.post("/_simulator/devices/dev-1/scan", json={"phone": PHONE}, headers=MASTER),
+        404,
+        "DEVICE_NOT_FOUND",
+    )
+
+    # Given a session showing a QR code
+    session, recorder = start_session(network, host, tmp_path)
+
+    # When a phone (without an account yet) scans it
+    scanned = client.post("/_simulator/devices/dev-1/scan", json={"phone": PHONE}, headers=MASTER)
+
+    # Then the device pairs as that account, created on the way
+    assert scanned.status_code == 200
+    assert scanned.json() == {"success": True, "jid": JID}
+    host.run(recorder.wait_for("device.connected"))
+    assert session.state is SessionState.CONNECTED
+    assert client.get(f"/_simulator/accounts/{PHONE}/inbox", headers=MASTER).status_code == 200
+
+    # And scanning it again is a conflict
+    again = client.post("/_simulator/devices/dev-1/scan", json={"phone": PHONE}, headers=MASTER)
+    assert_envelope(again, 409, "ALREADY_LOGGED_IN")
+    host.run(session.close())
+
+
+def test_pair_code(client: TestClient, network: SimulatedNetwork, host: LoopThread, tmp_path: Path) -> None:
+    # Given a session that showed a pair code for a phone
+    session, recorder = start_session(network, host, tmp_path)
+    code = host.run(session.pair_phone(PHONE))
+
+    # When a wrong code is entered, Then it is not found
+    wrong = client.post("/_simulator/pair-code", json={"phone": PHONE, "code": "ZZZZ-ZZZZ"}, headers=MASTER)
+    assert_envelope(wrong, 404, "PAIR_CODE_NOT_FOUND")
+    malformed = client.post("/_simulator/pair-code", json={"phone": PHONE, "code": "nope"}, headers=MASTER)
+    assert_envelope(malformed, 400, "VALIDATION_ERROR")
+
+    # When the phone enters the right code, Then the device pairs
+    entered = client.post("/_simulator/pair-code", json={"phone": PHONE, "code": code}, headers=MASTER)
+    assert entered.json() == {"success": True, "jid": JID}
+    host.run(recorder.wait_for("device.connected"))
+    host.run(session.close())
+
+
+def test_messages_read_and_inbox(
+    client: TestClient, network: SimulatedNetwork, host: LoopThread, tmp_path: Path
+) -> None:
+    # Given a paired device and a contact
+    session, recorder = start_session(network, host, tmp_path)
+    client.post("/_simulator/devices/dev-1/scan", json={"phone": PHONE}, headers=MASTER)
+    host.run(recorder.wait_for("device.connected"))
+    client.post("/_simulator/accounts", json={"phone": CONTACT, "name": "Bob"}, headers=MASTER)
+
+    # When the contact sends the device a text
+    sent = client.post(
+        f"/_simulator/accounts/{CONTACT}/messages", json={"to": JID, "text": "hi"}, headers=MASTER
+    )
+
+    # Then the device receives it with the network's id
+    assert sent.status_code == 200
+    message_id = sent.json()["message_id"]
+    received = host.run(recorder.wait_for("message.received"))
+    assert received.data["message_id"] == message_id
+    assert received.data["push_name"] == "Bob"
+
+    # When the device answers and the contact reads the answer
+    reply = host.run(session.send_text(CONTACT_JID, "hello Bob"))
+    read = client.post(
+        f"/_simulator/accounts/{CONTACT}/read",
+        json={"chat": JID, "message_ids": [reply.message_id]},
+        headers=MASTER,
+    )
+
+    # Then the read receipt reaches the device and the inbox shows everything
+    assert read.json() == {"success": True, "message_ids": [reply.message_id]}
+    host.run(recorder.wait_for("message.read"))
+    inbox = client.get(f"/_simulator/accounts/{CONTACT}/inbox", headers=MASTER).json()
+    assert inbox["success"] is True
+    assert [m["text"] for m in inbox["messages"]] == ["hello Bob"]
+    assert inbox["messages"][0]["read"] is True
+    assert inbox["presence"] == []
+    assert inbox["statuses"] == []
+    assert inbox["sent"][0]["message_id"] == message_id
+
+    # And mistakes get the standard envelope
+    cases = [
+        (
+            f"/_simulator/accounts/{CONTACT}/read",
+            {"chat": JID, "message_ids": ["3EB0NOPE"]},
+            404,
+            "MESSAGE_NOT_FOUND",
+        ),
+        (f"/_simulator/accounts/{CONTACT}/read", {"chat": JID, "message_ids": []}, 400, "VALIDATION_ERROR"),
+        ("/_simulator/accounts/19990000000/messages", {"to": JID, "text": "x"}, 404, "ACCOUNT_NOT_FOUND"),
+        (
+            f"/_simulator/accounts/{CONTACT}/messages",
+            {"to": "19990000000", "text": "x"},
+            404,
+            "RECIPIENT_NOT_FOUND",
+        ),
+        (
+            f"/_simulator/accounts/{CONTACT}/messages",
+            {"to": "bob@example", "text": "x"},
+            400,
+            "INVALID_CHAT_JID",
+        ),
+        (f"/_simulator/accounts/{CONTACT}/messages", {"to": JID, "text": ""}, 400, "VALIDATION_ERROR"),
+        ("/_simulator/accounts/12/messages", {"to": JID, "text": "x"}, 400, "VALIDATION_ERROR"),
+    ]
+    for path, body, status, code in cases:
+        assert_envelope(client.post(path, json=body, headers=MASTER), status, code)
+    assert_envelope(
+        client.get("/_simulator/accounts/19990000000/inbox", headers=MASTER), 404, "ACCOUNT_NOT_FOUND"
+    )
+    host.run(session.close())
+
+
+def test_drop_and_faults(
+    client: TestClient, network: SimulatedNetwork, host: LoopThread, tmp_path: Path
+) -> None:
+    # Given a paired, connected device
+    session, recorder = start_session(network, host, tmp_path)
+    client.post("/_simulator/devices/dev-1/scan", json={"phone": PHONE}, headers=MASTER)
+    host.run(recorder.wait_for("device.connected"))
+
+    # When the network drops it, Then it disconnects and reconnects by itself
+    dropped = client.post("/_simulator/devices/dev-1/drop", headers=MASTER)
+    assert dropped.json() == {"success": True, "device_id": "dev-1"}
+    host.run(recorder.wait_for("device.disconnected"))
+    host.run(recorder.wait_for("device.connected", 2))
+    assert_envelope(client.post("/_simulator/devices/unknown/drop", headers=MASTER), 404, "DEVICE_NOT_FOUND")
+
+    # When a fault is injected for its sends
+    fault = client.post(
+        "/_simulator/faults",
+        json={"device_id": "dev-1", "operation": "send_text", "error": "rate_limited", "count": 1},
+        headers=MASTER,
+    )
+
+    # Then the next send fails that way and the one after goes through
+    assert fault.json() == {
+        "success": True,
+        "device_id": "dev-1",
+        "operation": "send_text",
+        "error": "rate_limited",
+        "count": 1,
+    }
+    network.create_account(CONTACT)
+    with pytest.raises(NetworkError) as failed:
+        host.run(session.send_text(CONTACT_JID, "hi"))
+    assert failed.value.kind is NetworkErrorKind.RATE_LIMITED
+    host.run(session.send_text(CONTACT_JID, "hi"))
+
+    # And unknown operations, errors and counts fail validation
+    for body in (
+        {"operation": "explode", "error": "network"},
+        {"operation": "send_text", "error": "gremlins"},
+        {"operation": "send_text", "error": "network", "count": 0},
+    ):
+        assert_envelope(client.post("/_simulator/faults", json=body, headers=MASTER), 400, "VALIDATION_ERROR")
+    host.run(session.close())
