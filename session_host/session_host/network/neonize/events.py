@@ -1,0 +1,316 @@
+"""neonize events → :class:`NetworkEvent` with catalog names and ``data`` payloads.
+
+Pure functions: no client, no I/O. The session (``adapter.py``) decides *when* to emit and
+what the events do to its state; this module only decides *what* the payloads say.
+
+Time units, as neonize 0.5.2 encodes them: ``MessageInfo.Timestamp`` (messages,
+undecryptable messages) is in **milliseconds**; every other timestamp (receipts, presence,
+pictures, identity changes, keep-alive, send responses) is in seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from neonize.proto.Neonize_pb2 import (
+    ChatPresence,
+    ConnectFailure,
+    ConnectFailureReason,
+    IdentityChange,
+    KeepAliveTimeout,
+    LoggedOut,
+    OfflineSyncCompleted,
+    OfflineSyncPreview,
+    PairStatus,
+    Picture,
+    Presence,
+    Receipt,
+    StreamError,
+    TemporaryBan,
+    UndecryptableMessage,
+)
+from neonize.proto.Neonize_pb2 import Message as MessageEv
+
+from ..port import NetworkEvent
+from .content import describe_message
+from .jids import chat_of, iso_from_millis, iso_utc, jid_str, sender_of
+
+
+@dataclass(frozen=True)
+class EventContext:
+    """What a payload needs to know about the session: its device and own account."""
+
+    device_id: str
+    own_jid: str | None = None
+
+
+def _event(name: str, data: dict[str, Any]) -> NetworkEvent:
+    return NetworkEvent(name=name, data=data)
+
+
+def _failure_reason(reason: int, default: str) -> str:
+    """``ConnectFailureReason`` as a lowercase name (``logged_out``, ``main_device_gone``)."""
+    try:
+        return ConnectFailureReason.Name(reason).lower()
+    except ValueError:
+        return default
+
+
+# --- device lifecycle -------------------------------------------------------------------
+
+
+def device_connected(ctx: EventContext) -> NetworkEvent:
+    return _event(
+        "device.connected",
+        {
+            "device_id": ctx.device_id,
+            "status": "connected",
+            "messaging_jid": ctx.own_jid,
+            "is_connected": True,
+            "is_logged_in": True,
+        },
+    )
+
+
+def device_disconnected(ctx: EventContext, reason: str, *, logged_in: bool = True) -> NetworkEvent:
+    """``device.disconnected``; a session stopped while pairing is ``not_ready``, not logged in."""
+    return _event(
+        "device.disconnected",
+        {
+            "device_id": ctx.device_id,
+            "status": "disconnected" if logged_in else "not_ready",
+            "is_connected": False,
+            "is_logged_in": logged_in,
+            "reason": reason,
+        },
+    )
+
+
+def device_logged_out(ctx: EventContext, reason: str) -> NetworkEvent:
+    return _event(
+        "device.logged_out",
+        {
+            "device_id": ctx.device_id,
+            "status": "logged_out",
+            "is_connected": False,
+            "is_logged_in": False,
+            "reason": reason,
+        },
+    )
+
+
+def logged_out_reason(ev: LoggedOut) -> str:
+    return _failure_reason(ev.Reason, "logged_out") if ev.HasField("Reason") else "logged_out"
+
+
+# --- pairing ----------------------------------------------------------------------------
+
+
+def qr_generated(ctx: EventContext, code: str, expires_at: float) -> NetworkEvent:
+    return _event(
+        "qr.generated",
+        {"device_id": ctx.device_id, "qr_code": code, "expires_at": iso_utc(expires_at)},
+    )
+
+
+def pair_success(ctx: EventContext, ev: PairStatus) -> NetworkEvent:
+    return _event(
+        "pair.success",
+        {
+            "device_id": ctx.device_id,
+            "messaging_jid": jid_str(ev.ID),
+            "platform": ev.Platform,
+            "business_name": ev.BusinessName,
+        },
+    )
+
+
+def pair_error(ctx: EventContext, reason: str, error: str) -> NetworkEvent:
+    return _event("connection.pair_error", {"device_id": ctx.device_id, "reason": reason, "error": error})
+
+
+# --- connection -------------------------------------------------------------------------
+
+
+def stream_replaced(ctx: EventContext) -> NetworkEvent:
+    return _event(
+        "connection.stream_replaced",
+        {"device_id": ctx.device_id, "reason": "another client connected with the same credentials"},
+    )
+
+
+def temporary_ban(ctx: EventContext, ev: TemporaryBan) -> NetworkEvent:
+    code = TemporaryBan.TempBanReason.Name(ev.Code).lower() if ev.HasField("Code") else "unknown"
+    return _event(
+        "connection.temporary_ban",
+        {
+            "device_id": ctx.device_id,
+            "code": code,
+            "expire_seconds": ev.Expire,
+            "expires_at": iso_utc(time.time() + ev.Expire),
+        },
+    )
+
+
+def connect_failure(ctx: EventContext, ev: ConnectFailure) -> NetworkEvent:
+    reason = _failure_reason(ev.Reason, "unknown") if ev.HasField("Reason") else "unknown"
+    return connection_failure(ctx, reason, ev.Message)
+
+
+def stream_error(ctx: EventContext, ev: StreamError) -> NetworkEvent:
+    return connection_failure(ctx, "stream_error", f"stream error {ev.Code}".strip())
+
+
+def connection_failure(ctx: EventContext, reason: str, message: str) -> NetworkEvent:
+    return _event("connection.failure", {"device_id": ctx.device_id, "reason": reason, "message": message})
+
+
+def keepalive_timeout(ctx: EventContext, ev: KeepAliveTimeout) -> NetworkEvent:
+    return _event(
+        "connection.keepalive_timeout",
+        {
+            "device_id": ctx.device_id,
+            "error_count": ev.ErrorCount,
+            "last_success": iso_utc(ev.LastSuccess) if ev.LastSuccess > 0 else None,
+        },
+    )
+
+
+def keepalive_restored(ctx: EventContext) -> NetworkEvent:
+    return _event("connection.keepalive_restored", {"device_id": ctx.device_id})
+
+
+# --- messages and receipts --------------------------------------------------------------
+
+
+def message_received(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
+    """``message.received``; None for messages that carry nothing to show (protocol, keys)."""
+    described = describe_message(ev.Message)
+    if described is None:
+        return None
+    info = ev.Info
+    source = info.MessageSource
+    chat = chat_of(source)
+    sender = sender_of(source)
+    if source.IsFromMe and ctx.own_jid:
+        sender = ctx.own_jid
+    recipient = chat if source.IsGroup or source.IsFromMe else (ctx.own_jid or chat)
+    data: dict[str, Any] = {
+        "message_id": info.ID,
+        "from": sender,
+        "to": recipient,
+        "content": described.content,
+        "message_type": described.message_type,
+        "is_from_me": source.IsFromMe,
+        "push_name": info.Pushname,
+        "timestamp": iso_from_millis(info.Timestamp),
+        "chat_jid": chat,
+        "is_group": source.IsGroup,
+    }
+    data.update(described.extra)
+    return _event("message.received", data)
+
+
+def receipt(_ctx: EventContext, ev: Receipt) -> NetworkEvent | None:
+    """``message.delivered`` / ``message.read``; None for the other receipt types."""
+    if not ev.HasField("Type") or ev.Type not in (Receipt.DELIVERED, Receipt.READ):
+        return None
+    source = ev.MessageSource
+    read = ev.Type == Receipt.READ
+    data: dict[str, Any] = {
+        "message_ids": list(ev.MessageIDs),
+        "chat_jid": chat_of(source),
+        "receipt_type": "read" if read else "delivered",
+        "message_count": len(ev.MessageIDs),
+        "is_group": source.IsGroup,
+        ("read_at" if read else "delivered_at"): iso_utc(ev.Timestamp),
+    }
+    if read:
+        data["reader"] = sender_of(source)
+    return _event("message.read" if read else "message.delivered", data)
+
+
+def undecryptable(_ctx: EventContext, ev: UndecryptableMessage) -> NetworkEvent:
+    source = ev.Info.MessageSource
+    mode = ev.DecryptFailMode
+    return _event(
+        "message.undecryptable",
+        {
+            "message_id": ev.Info.ID,
+            "from": sender_of(source),
+            "chat_jid": chat_of(source),
+            "is_group": source.IsGroup,
+            "is_unavailable": ev.IsUnavailable,
+            "hidden": ev.HasField("DecryptFailMode") and mode == UndecryptableMessage.DECRYPT_FAIL_HIDE,
+            "timestamp": iso_from_millis(ev.Info.Timestamp),
+        },
+    )
+
+
+# --- contacts, chats, sync --------------------------------------------------------------
+
+
+def chat_presence(_ctx: EventContext, ev: ChatPresence) -> NetworkEvent:
+    state = "composing" if ev.State == ChatPresence.COMPOSING else "paused"
+    media = "audio" if ev.HasField("Media") and ev.Media == ChatPresence.AUDIO else "text"
+    source = ev.MessageSource
+    return _event(
+        "chat.presence",
+        {
+            "chat_jid": chat_of(source),
+            "sender": sender_of(source),
+            "is_group": source.IsGroup,
+            "state": state,
+            "media": media,
+        },
+    )
+
+
+def presence(_ctx: EventContext, ev: Presence) -> NetworkEvent:
+    return _event(
+        "contact.presence",
+        {
+            "jid": jid_str(ev.From),
+            "available": not ev.Unavailable,
+            "last_seen": iso_utc(ev.LastSeen) if ev.LastSeen > 0 else None,
+        },
+    )
+
+
+def picture(_ctx: EventContext, ev: Picture) -> NetworkEvent:
+    return _event(
+        "contact.picture",
+        {
+            "jid": jid_str(ev.JID),
+            "author": jid_str(ev.Author),
+            "removed": ev.Remove,
+            "timestamp": iso_utc(ev.Timestamp),
+        },
+    )
+
+
+def identity_change(_ctx: EventContext, ev: IdentityChange) -> NetworkEvent:
+    return _event(
+        "identity.change",
+        {"jid": jid_str(ev.JID), "implicit": ev.Implicit, "timestamp": iso_utc(ev.Timestamp)},
+    )
+
+
+def offline_sync_preview(ctx: EventContext, ev: OfflineSyncPreview) -> NetworkEvent:
+    return _event(
+        "offline.sync_preview",
+        {
+            "device_id": ctx.device_id,
+            "total": ev.Total,
+            "messages": ev.Message,
+            "notifications": ev.Notifications,
+            "receipts": ev.Receipts,
+            "app_data_changes": ev.AppDataChanges,
+        },
+    )
+
+
+def offline_sync_completed(ctx: EventContext, ev: OfflineSyncCompleted) -> NetworkEvent:
+    return _event("offline.sync_completed", {"device_id": ctx.device_id, "count": ev.Count})

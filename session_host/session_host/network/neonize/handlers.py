@@ -1,0 +1,301 @@
+"""The session's handlers for what the Go side reports, run on the client's thread.
+
+neonize calls these on the thread of the blocking ``connect()``, one at a time. Each one
+updates the session state under the session mutex, then hands its events to the asyncio
+loop and waits for the sink (``NeonizeSession._emit``), which keeps events in order and
+slows the Go side down instead of queueing without bound. Every handler is wrapped by
+:meth:`NetworkHandlers._guarded`: an exception is logged with the device and the handler
+name (never lost in ctypes' "Exception ignored" output), and reports from a client run
+that is no longer the session's current one are ignored.
+
+Every event type is registered before ``connect()`` (types registered later are never
+delivered). The QR codes come from the ``client.event.qr`` callback, which fires on every
+rotation; ``QREv`` is deliberately not subscribed, as neonize queues it behind the pairing
+loop and delivers it, stale, only after pairing. The QR channel's end (``success``,
+``timeout``, ``err-*``) only reaches neonize's private login-status callback, which is
+replaced per client (``_NewClient__onLoginStatus``, read when ``connect()`` starts).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from neonize.client import NewClient
+from neonize.events import (
+    ChatPresenceEv,
+    ClientOutdatedEv,
+    ConnectedEv,
+    ConnectFailureEv,
+    DisconnectedEv,
+    IdentityChangeEv,
+    KeepAliveRestoredEv,
+    KeepAliveTimeoutEv,
+    LoggedOutEv,
+    MessageEv,
+    OfflineSyncCompletedEv,
+    OfflineSyncPreviewEv,
+    PairStatusEv,
+    PictureEv,
+    PresenceEv,
+    ReceiptEv,
+    StreamErrorEv,
+    StreamReplacedEv,
+    TemporaryBanEv,
+    UndecryptableMessageEv,
+)
+from neonize.proto.Neonize_pb2 import JID
+
+from ..port import NetworkEvent, SessionState
+from . import events
+from .clients import ClientRunner
+from .locks import GoCallGate
+from .store import DeviceStore
+
+logger = logging.getLogger(__name__)
+
+_MAPPED: dict[type, Callable[[events.EventContext, Any], NetworkEvent | None]] = {
+    MessageEv: events.message_received,
+    ReceiptEv: events.receipt,
+    UndecryptableMessageEv: events.undecryptable,
+    ChatPresenceEv: events.chat_presence,
+    PresenceEv: events.presence,
+    PictureEv: events.picture,
+    IdentityChangeEv: events.identity_change,
+    OfflineSyncPreviewEv: events.offline_sync_preview,
+    OfflineSyncCompletedEv: events.offline_sync_completed,
+    ConnectFailureEv: events.connect_failure,
+    StreamErrorEv: events.stream_error,
+    KeepAliveTimeoutEv: events.keepalive_timeout,
+    KeepAliveRestoredEv: lambda ctx, _ev: events.keepalive_restored(ctx),
+}
+
+
+def _c_string(value: Any) -> str:
+    """A C string handed over by ctypes (an address), or already bytes/str."""
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    if isinstance(value, str):
+        return value
+    return ctypes.string_at(value).decode(errors="replace") if value else ""
+
+
+class NetworkHandlers:
+    """Handlers of one session (mixed into ``NeonizeSession``, which owns the state)."""
+
+    _device_id: str
+    _mutex: threading.RLock
+    _state: SessionState
+    _account: JID | None
+    _qr: tuple[str, float] | None
+    _qr_count: int
+    _qr_seq: int
+    _runner: ClientRunner | None
+    _store: DeviceStore
+    _gate: GoCallGate
+    _first_qr_ttl: float
+    _next_qr_ttl: float
+
+    if TYPE_CHECKING:  # provided by NeonizeSession and TeardownMixin
+
+        def _ctx(self) -> events.EventContext: ...
+        def _emit(self, event: NetworkEvent | None) -> None: ...
+        def _on_loop(self, callback: Callable[..., Any], *args: Any) -> None: ...
+        def _schedule_terminate(self, runner: ClientRunner, *, delete_credentials: bool) -> None: ...
+        def _qr_shown(self, seq: int, expires_at: float) -> None: ...
+
+    # --- registration -------------------------------------------------------------------
+
+    def _bind(self, client: NewClient, runner: ClientRunner) -> None:
+        """Register every handler on the client; call before each ``connect()``."""
+        client.event.qr(self._guarded(runner, "qr", self._on_qr))
+        client._NewClient__onLoginStatus = self._guarded(runner, "login_status", self._on_login_status)
+        own: dict[type, Callable[[ClientRunner, Any], None]] = {
+            PairStatusEv: self._on_pair_status,
+            ConnectedEv: self._on_connected,
+            DisconnectedEv: self._on_disconnected,
+            LoggedOutEv: self._on_logged_out,
+            StreamReplacedEv: self._on_stream_replaced,
+            TemporaryBanEv: self._on_temporary_ban,
+            ClientOutdatedEv: self._on_client_outdated,
+        }
+        for event_type, handler in own.items():
+            client.event(event_type)(self._guarded(runner, event_type.__name__, handler))
+        for event_type, mapper in _MAPPED.items():
+            client.event(event_type)(self._guarded(runner, event_type.__name__, self._mapper(mapper)))
+
+    def _mapper(self, mapper: Callable[[events.EventContext, Any], NetworkEvent | None]) -> Callable:
+        def handle(_runner: ClientRunner, ev: Any) -> None:
+            self._emit(mapper(self._ctx(), ev))
+
+        return handle
+
+    def _guarded(self, runner: ClientRunner, name: str, handler: Callable[[ClientRunner, Any], None]):
+        def guarded(_client: Any, payload: Any) -> None:
+            runner.mark_started()
+            if runner is not self._runner:
+                logger.debug("device %s: %s from a finished client run ignored", self._device_id, name)
+                return
+            try:
+                handler(runner, payload)
+            except Exception:
+                logger.exception("device %s: neonize %s handler failed", self._device_id, name)
+
+        return guarded
+
+    # --- pairing ------------------------------------------------------------------------
+
+    def _on_qr(self, runner: ClientRunner, data: Any) -> None:
+        code = _c_string(data)
+        now = time.time()
+        with self._mutex:
+            if runner.stopping or self._account is not None:
+                return
+            expires_at = now + (self._first_qr_ttl if self._qr_count == 0 else self._next_qr_ttl)
+            self._qr_count += 1
+            self._qr_seq += 1
+            seq = self._qr_seq
+            self._qr = (code, expires_at)
+            self._state = SessionState.PAIRING
+            ctx = self._ctx()
+        self._on_loop(self._qr_shown, seq, expires_at)
+        self._emit(events.qr_generated(ctx, code, expires_at))
+
+    def _on_login_status(self, runner: ClientRunner, status: Any) -> None:
+        text = _c_string(status)
+        logger.info("device %s: pairing status %s", self._device_id, text)
+        if text == "success":
+            with self._mutex:
+                self._qr = None
+                self._qr_seq += 1
+        elif text == "timeout":
+            self._end_pairing(runner, "qr_timeout", "the QR code expired before it was scanned")
+        elif text.startswith("err") or text == "error":
+            self._end_pairing(runner, text.replace("-", "_"), f"pairing failed: {text}")
+
+    def _end_pairing(self, runner: ClientRunner, reason: str, error: str) -> None:
+        event = self._pairing_ended(runner, reason, error)
+        if event is not None:
+            self._emit(event)
+            self._schedule_terminate(runner, delete_credentials=False)
+
+    def _pairing_ended(self, runner: ClientRunner, reason: str, error: str) -> NetworkEvent | None:
+        """State change for a pairing that ended without success; the event to emit, if any."""
+        with self._mutex:
+            if runner is not self._runner or runner.stopping or self._state is not SessionState.PAIRING:
+                return None
+            self._state = SessionState.NOT_READY
+            self._qr = None
+            self._qr_seq += 1
+            return events.pair_error(self._ctx(), reason, error)
+
+    def _on_pair_status(self, _runner: ClientRunner, ev: PairStatusEv) -> None:
+        if ev.Status != PairStatusEv.SUCCESS:
+            self._emit(events.pair_error(self._ctx(), "pair_error", ev.Error or "pairing failed"))
+            return
+        account = JID()
+        account.CopyFrom(ev.ID)
+        self._store.save_jid(account, now=time.time())
+        with self._mutex:
+            self._account = account
+            self._qr = None
+            self._qr_seq += 1
+            ctx = self._ctx()
+        self._emit(events.pair_success(ctx, ev))
+
+    # --- connection ---------------------------------------------------------------------
+
+    def _on_connected(self, runner: ClientRunner, _ev: ConnectedEv) -> None:
+        if runner.stopping:
+            return
+        with self._mutex:
+            self._state = SessionState.CONNECTED
+            self._qr = None
+            self._qr_seq += 1
+            unknown = self._account is None
+        if unknown:
+            try:
+                self._recover_account(runner)
+            except Exception:
+                logger.exception("device %s: cannot read the account JID from the client", self._device_id)
+        self._emit(events.device_connected(self._ctx()))
+
+    def _recover_account(self, runner: ClientRunner) -> None:
+        """Read the account JID from the connected client when the sidecar did not have it."""
+        with self._gate.shared():
+            device = runner.client.get_me()  # safe: the client is connected right now
+        if device.HasField("JID") and device.JID.User:
+            account = JID()
+            account.CopyFrom(device.JID)
+            self._store.save_jid(account, now=time.time())
+            with self._mutex:
+                self._account = account
+
+    def _on_disconnected(self, runner: ClientRunner, _ev: DisconnectedEv) -> None:
+        with self._mutex:
+            if runner.stopping or self._state is not SessionState.CONNECTED:
+                return
+            self._state = SessionState.DISCONNECTED
+        self._emit(events.device_disconnected(self._ctx(), "connection_lost"))
+
+    def _on_logged_out(self, runner: ClientRunner, ev: LoggedOutEv) -> None:
+        if runner.stopping:
+            return
+        with self._mutex:
+            self._state = SessionState.LOGGED_OUT
+            self._account = None
+            self._qr = None
+        self._store.sidecar_path.unlink(missing_ok=True)  # whatsmeow already dropped the keys
+        self._emit(events.device_logged_out(self._ctx(), events.logged_out_reason(ev)))
+        self._schedule_terminate(runner, delete_credentials=True)
+
+    def _on_stream_replaced(self, runner: ClientRunner, _ev: StreamReplacedEv) -> None:
+        self._end_connection(runner, events.stream_replaced(self._ctx()), "stream_replaced")
+
+    def _on_temporary_ban(self, runner: ClientRunner, ev: TemporaryBanEv) -> None:
+        self._end_connection(runner, events.temporary_ban(self._ctx(), ev), "temporary_ban")
+
+    def _on_client_outdated(self, runner: ClientRunner, _ev: ClientOutdatedEv) -> None:
+        message = "the network refuses this client version; neonize needs an update"
+        self._end_connection(
+            runner, events.connection_failure(self._ctx(), "client_outdated", message), "client_outdated"
+        )
+
+    def _end_connection(self, runner: ClientRunner, event: NetworkEvent, reason: str) -> None:
+        """A condition after which whatsmeow does not reconnect: report it and stop the client."""
+        if runner.stopping:
+            return
+        with self._mutex:
+            was_connected = self._state is SessionState.CONNECTED
+            self._state = SessionState.DISCONNECTED if self._account else SessionState.NOT_READY
+            self._qr = None
+        self._emit(event)
+        if was_connected:
+            self._emit(events.device_disconnected(self._ctx(), reason))
+        self._schedule_terminate(runner, delete_credentials=False)
+
+    # --- end of the client run ----------------------------------------------------------
+
+    def _on_runner_exit(self, runner: ClientRunner, error: BaseException | None) -> None:
+        """``connect()`` returned on the runner thread; unexpected unless stop() asked."""
+        if runner.stopping:
+            if error is not None:
+                logger.debug("device %s: connect() ended after stop: %s", self._device_id, error)
+            return
+        with self._mutex:
+            if runner is not self._runner:
+                return
+            was_connected = self._state is SessionState.CONNECTED
+            self._state = SessionState.DISCONNECTED if self._account else SessionState.NOT_READY
+            self._qr = None
+            ctx = self._ctx()
+        message = str(error) if error is not None else "connect() returned without stop()"
+        logger.error("device %s: neonize session ended: %s", self._device_id, message)
+        self._emit(events.connection_failure(ctx, "session_ended", message))
+        if was_connected:
+            self._emit(events.device_disconnected(ctx, "session_ended"))
+        self._schedule_terminate(runner, delete_credentials=False)

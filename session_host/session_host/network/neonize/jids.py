@@ -1,0 +1,118 @@
+"""JIDs and timestamps between the port (strings) and neonize (``JID`` protobufs).
+
+JIDs leave the adapter as ``user@server`` strings without agent or device part
+(``12025550123@s.whatsapp.net``, ``120363000000000000@g.us``). When the network names a
+person by a LID (``<opaque>@lid``) and also gives the phone JID (``SenderAlt`` /
+``RecipientAlt``), the phone JID wins, so receivers see the same address they send to.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from neonize.proto.Neonize_pb2 import JID, MessageSource
+from neonize.utils.jid import build_jid
+
+from ..port import NetworkError, NetworkErrorKind
+
+USER_SERVER = "s.whatsapp.net"
+GROUP_SERVER = "g.us"
+LID_SERVER = "lid"
+KNOWN_SERVERS = frozenset({USER_SERVER, GROUP_SERVER, LID_SERVER, "broadcast", "newsletter"})
+
+_PHONE = re.compile(r"^[0-9]{7,15}$")
+_JID = re.compile(r"^(?P<user>[0-9A-Za-z.-]+)(?::(?P<device>[0-9]+))?@(?P<server>[a-z.]+)$")
+
+_JID_FIELDS = ("User", "RawAgent", "Device", "Integrator", "Server")
+
+
+def jid_str(jid: JID | None) -> str | None:
+    """``user@server`` of a JID (agent and device dropped); None for an empty JID."""
+    if jid is None or not jid.Server:
+        return None
+    return f"{jid.User}@{jid.Server}" if jid.User else jid.Server
+
+
+def full_jid_str(jid: JID) -> str:
+    """The JID with its device part, as whatsmeow stores it (``user[.agent]:device@server``)."""
+    if jid.RawAgent > 0:
+        return f"{jid.User}.{jid.RawAgent}:{jid.Device}@{jid.Server}"
+    if jid.Device > 0:
+        return f"{jid.User}:{jid.Device}@{jid.Server}"
+    return f"{jid.User}@{jid.Server}"
+
+
+def is_lid(jid: JID) -> bool:
+    return jid.Server == LID_SERVER
+
+
+def prefer_phone(primary: JID, alternative: JID) -> JID:
+    """``alternative`` when ``primary`` is a LID and ``alternative`` is a real address."""
+    if is_lid(primary) and alternative.User and alternative.Server and not is_lid(alternative):
+        return alternative
+    return primary
+
+
+def sender_of(source: MessageSource) -> str | None:
+    """The sender of a message or receipt, as a phone JID whenever the network gave one."""
+    return jid_str(prefer_phone(source.Sender, source.SenderAlt))
+
+
+def chat_of(source: MessageSource) -> str | None:
+    """The chat of a message or receipt; a one-to-one chat named by a LID becomes the phone JID."""
+    if source.IsGroup or not is_lid(source.Chat):
+        return jid_str(source.Chat)
+    alternative = source.RecipientAlt if source.IsFromMe else source.SenderAlt
+    return jid_str(prefer_phone(source.Chat, alternative))
+
+
+def parse_jid(value: str) -> JID:
+    """A JID protobuf from phone digits or a ``user[:device]@server`` string.
+
+    Raises
+    ------
+    NetworkError
+        ``INVALID`` when the value is neither phone digits nor a JID of a known server.
+    """
+    text = (value or "").strip()
+    if _PHONE.match(text):
+        return build_jid(text, USER_SERVER)
+    match = _JID.match(text)
+    if match is None or match["server"] not in KNOWN_SERVERS:
+        raise NetworkError(NetworkErrorKind.INVALID, f"not a phone number or JID: {value!r}")
+    jid = build_jid(match["user"], match["server"])
+    if match["device"]:
+        jid.Device = int(match["device"])
+    return jid
+
+
+def jid_to_dict(jid: JID) -> dict[str, Any]:
+    """JSON-safe form of a JID, enough to rebuild it exactly (see :func:`jid_from_dict`)."""
+    return {name: getattr(jid, name) for name in _JID_FIELDS}
+
+
+def jid_from_dict(data: dict[str, Any]) -> JID:
+    """Rebuild a JID stored by :func:`jid_to_dict`."""
+    if not data.get("User") or not data.get("Server"):
+        raise ValueError("stored JID has no user or server")
+    return JID(
+        User=str(data["User"]),
+        RawAgent=int(data.get("RawAgent", 0)),
+        Device=int(data.get("Device", 0)),
+        Integrator=int(data.get("Integrator", 0)),
+        Server=str(data["Server"]),
+        IsEmpty=False,
+    )
+
+
+def iso_utc(epoch_seconds: float) -> str:
+    """ISO 8601 UTC with milliseconds, the gateway's timestamp format (``...T12:00:00.000Z``)."""
+    moment = datetime.fromtimestamp(epoch_seconds, tz=UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def iso_from_millis(epoch_millis: int) -> str:
+    """:func:`iso_utc` of a millisecond timestamp (``MessageEv.Info.Timestamp`` is one)."""
+    return iso_utc(epoch_millis / 1000)

@@ -1,0 +1,95 @@
+"""The operations a connected session offers: send text, chat presence, read receipts.
+
+Every call goes through :meth:`OperationsMixin._call`: the session state is checked inside
+the process-wide gate *before* the client is touched, because on a client that is not
+connected several neonize calls (``get_me``, ``revoke_message``, ``contact.*``,
+``chat_settings.*`` and more) abort the whole process instead of raising. Future operations
+(groups, status, media) must use ``_call`` too. Library exceptions become
+:class:`NetworkError` with the library's message (``errors.py``); none is swallowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from neonize.client import NewClient
+from neonize.proto.Neonize_pb2 import JID
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
+from neonize.utils.enum import ChatPresence as NeonizeChatPresence
+from neonize.utils.enum import ChatPresenceMedia, ReceiptType
+
+from ..port import ChatPresence, NetworkError, NetworkErrorKind, SentMessage, SessionState
+from .clients import ClientRunner
+from .errors import library_error
+from .jids import jid_str, parse_jid
+from .locks import GoCallGate
+
+T = TypeVar("T")
+_PRESENCE = {
+    ChatPresence.COMPOSING: NeonizeChatPresence.CHAT_PRESENCE_COMPOSING,
+    ChatPresence.PAUSED: NeonizeChatPresence.CHAT_PRESENCE_PAUSED,
+}
+
+
+class OperationsMixin:
+    """Network operations of ``NeonizeSession`` (which owns the state used here)."""
+
+    _device_id: str
+    _mutex: threading.RLock
+    _state: SessionState
+    _account: JID | None
+    _runner: ClientRunner | None
+    _gate: GoCallGate
+
+    async def send_text(self, to: str, text: str) -> SentMessage:
+        if not text:
+            raise NetworkError(NetworkErrorKind.INVALID, "text must not be empty")
+        chat = parse_jid(to)
+        message = Message(conversation=text)
+        response = await self._call("send message", lambda client: client.send_message(chat, message))
+        timestamp = float(response.Timestamp) if response.Timestamp > 0 else time.time()
+        return SentMessage(message_id=response.ID, chat_jid=jid_str(chat) or to, timestamp=timestamp)
+
+    async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
+        target = parse_jid(chat)
+        state = _PRESENCE[ChatPresence(presence)]
+        media = ChatPresenceMedia.CHAT_PRESENCE_MEDIA_TEXT
+        await self._call("send chat presence", lambda client: client.send_chat_presence(target, state, media))
+
+    async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
+        if not message_ids:
+            raise NetworkError(NetworkErrorKind.INVALID, "message_ids must not be empty")
+        chat_jid = parse_jid(chat)
+        sender_jid = parse_jid(sender) if sender else chat_jid
+        ids = list(message_ids)
+        await self._call(
+            "mark read",
+            lambda client: client.mark_read(*ids, chat=chat_jid, sender=sender_jid, receipt=ReceiptType.READ),
+        )
+
+    async def _call(self, operation: str, call: Callable[[NewClient], T]) -> T:
+        """Run a library call that needs a connected session, off the loop, inside the gate.
+
+        The state is checked first, inside the gate (so no stop can slip in between): on a
+        client that is not connected several calls abort the whole process.
+        """
+        return await asyncio.to_thread(self._call_now, operation, call)
+
+    def _call_now(self, operation: str, call: Callable[[NewClient], T]) -> T:
+        with self._gate.shared():
+            with self._mutex:
+                runner, state = self._runner, self._state
+            if state is not SessionState.CONNECTED or runner is None or not runner.alive:
+                raise NetworkError(
+                    NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not connected ({state})"
+                )
+            try:
+                return call(runner.client)
+            except NetworkError:
+                raise
+            except Exception as exc:
+                raise library_error(operation, exc) from exc
