@@ -62,3 +62,18 @@ def test_local_app_serves_every_function_route() -> None:
     # Then every route of the table is in it with its method
     for method, path in ROUTES:
         assert method.lower() in paths[path]
+
+
+def test_platform_catch_all_answers_every_method_with_404_or_405() -> None:
+    # Given the platform function, which receives every unmatched route behind API Gateway
+    from platform_api.handler import app
+
+    client = TestClient(app)
+
+    # Then an unknown path is 404 whatever the method, and a known path 405 with its methods
+    for method in ("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"):
+        assert client.request(method, "/does-not-exist").status_code == 404
+    refused = client.request("OPTIONS", "/users/abc")
+    assert refused.status_code == 405
+    assert refused.headers["allow"] == "GET, PUT"
+    assert refused.json()["error_code"] == "METHOD_NOT_ALLOWED"

@@ -47,7 +47,9 @@ def openapi() -> dict[str, Any]:
     return openapi_document()
 
 
-@fallback_router.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+@fallback_router.api_route(
+    "/{path:path}", methods=["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"]
+)
 def unknown_route(request: Request, path: str) -> None:
     """API Gateway sends every unmatched route (``$default``) here: the standard 404 or 405."""
     allowed = allowed_methods(f"/{path}")

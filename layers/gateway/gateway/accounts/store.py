@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from pynamodb.connection import Connection
 from pynamodb.exceptions import DoesNotExist, TransactWriteError
@@ -16,7 +17,10 @@ class UniqueValueTaken(Exception):
     """A tenant name or email is claimed already."""
 
 
+@lru_cache(maxsize=1)
 def _connection() -> Connection:
+    """One connection for every transaction: creating one builds a botocore session and client,
+    which costs more than the transaction itself. Shared like the models' own connections."""
     return Connection(region=get_settings().aws_region)
 
 

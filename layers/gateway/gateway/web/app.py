@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
+from fastapi.dependencies.utils import solve_dependencies
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gateway import __version__
 from gateway.config import get_settings
-from gateway.errors import ApiError
+from gateway.errors import ApiError, ShortBodyError
 from gateway.observability import logger, metrics, tracer
 from gateway.web.middleware import GatewayMiddleware
+from gateway.web.route_table import allowed_methods
 from gateway.web.validation import standard_validation_error
 
-_HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
+# FastAPI raises a bare 400 only when it cannot read a JSON body at all (nesting too deep,
+# an integer past Python's digit limit, an undecodable charset): still "not valid JSON".
+_HTTP_CODES = {400: "INVALID_JSON", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
 
 
 async def _api_error(_: Request, error: Exception) -> JSONResponse:
@@ -26,17 +32,56 @@ async def _api_error(_: Request, error: Exception) -> JSONResponse:
     return error.response()
 
 
-async def _validation_error(_: Request, error: Exception) -> JSONResponse:
+async def _access_refused(request: Request) -> ShortBodyError | None:
+    """The refusal of the route's authentication and permission dependencies, if any.
+
+    FastAPI reads and decodes a JSON body before it runs the route's dependencies, so a
+    malformed body would be answered 400 before a missing token (401) or a missing role (403).
+    Authentication comes first: on a body that cannot be read, the dependencies run without it.
+    """
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return None
+    try:
+        async with AsyncExitStack() as stack:
+            await solve_dependencies(
+                request=request,
+                dependant=route.dependant,
+                body=None,
+                async_exit_stack=stack,
+                embed_body_fields=False,
+            )
+    except ShortBodyError as refusal:  # 401 and 403 of authentication; other refusals wait
+        return refusal
+    except ApiError:
+        return None
+    return None
+
+
+async def _validation_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, RequestValidationError)
+    if any(item.get("type") == "json_invalid" for item in error.errors()):
+        refusal = await _access_refused(request)
+        if refusal is not None:
+            return refusal.response()
     return standard_validation_error(error.errors()).response()
 
 
-async def _http_error(_: Request, error: Exception) -> JSONResponse:
+async def _http_error(request: Request, error: Exception) -> JSONResponse:
     """Replaces Starlette's own 404/405 pages with the standard envelope."""
     assert isinstance(error, StarletteHTTPException)
+    headers = error.headers
+    if error.status_code == 405:
+        # Starlette names the methods of the first route matching the path only.
+        allowed = allowed_methods(request.url.path)
+        headers = {**(headers or {}), "Allow": ", ".join(allowed)} if allowed else headers
+    if error.status_code == 400:  # the body could not be read at all
+        refusal = await _access_refused(request)
+        if refusal is not None:
+            return refusal.response()
     code = _HTTP_CODES.get(error.status_code, "BAD_REQUEST" if error.status_code < 500 else "INTERNAL_ERROR")
     message = "route not found" if error.status_code == 404 else str(error.detail)
-    return ApiError(error.status_code, code, message, headers=error.headers).response()
+    return ApiError(error.status_code, code, message, headers=headers).response()
 
 
 def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway import __version__
@@ -19,8 +20,15 @@ REQUEST_ID_HEADER = b"x-request-id"
 VERSION_HEADER = b"x-gateway-version"
 
 
-class PayloadTooLarge(Exception):
-    """The request body grew past the configured limit while it was being read."""
+class PayloadTooLarge(HTTPException):
+    """The request body grew past the configured limit while it was being read.
+
+    An HTTPException, because FastAPI turns any other error raised while it reads a body
+    into a 400; this one it re-raises, and the app answers it 413 PAYLOAD_TOO_LARGE.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request body exceeds {limit} bytes")
 
 
 def _request_id(scope: Scope) -> str:
@@ -93,7 +101,7 @@ class GatewayMiddleware:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_body_bytes:
-                    raise PayloadTooLarge
+                    raise PayloadTooLarge(self.max_body_bytes)
             return message
 
         return limited_receive

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +26,19 @@ def _shown_value(field: str, error: dict[str, Any]) -> Any:
     if field.rsplit(".", 1)[-1] in _SECRET_FIELDS or error.get("type") == "missing":
         return None
     value = error.get("input")
+    if isinstance(value, float) and not math.isfinite(value):  # JSON cannot carry it (1e400 -> inf)
+        return None
+    if isinstance(value, str) and not _utf8_encodable(value):  # a lone surrogate ("\ud800")
+        return None
     return value if isinstance(value, str | int | float | bool) or value is None else None
+
+
+def _utf8_encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def standard_validation_error(errors: Sequence[dict[str, Any]]) -> ApiError:

@@ -1,0 +1,484 @@
+"""Cold start of every API function, and the AWS calls of every platform and users route.
+
+    .venv/bin/python -m bench.coldstart [--runs N]
+
+One moto server holds the template's tables and queues (no API server is started). A tenant
+is registered through the platform handler in this process, then:
+
+1. AWS calls per route: in this process, every botocore API call is counted while each
+   platform and users route is handled once by its real Lambda handler; the table lists the
+   DynamoDB calls by operation and table, and checks that a user-token request costs exactly
+   one DynamoDB read to authenticate (a consistent GetItem on the tokens table).
+2. Cold starts: for each API function, N fresh interpreters import the handler module and
+   answer one authenticated request; N more only import the shared libraries. The runs are
+   interleaved (shuffled per round) so drifts of the machine hit every column alike.
+
+See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from local_stack.aws import create_resources, start_moto
+from local_stack.stack import LocalStack
+from local_stack.template import load_template, local_resources
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+EVENTS_DIR = REPO_ROOT / "events"
+PROBE = Path(__file__).with_name("_probe.py")
+MARKER = "@@bench-result@@ "
+PREFIX = "bench"
+BARE = "bare"
+BARE_IMPORTS = ("fastapi", "mangum", "boto3", "pynamodb", "aws_lambda_powertools")  # as in _probe.py
+
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+
+# --- events ----------------------------------------------------------------------------------
+
+
+def load_event(name: str, body: dict[str, Any] | None = None, **values: str) -> dict[str, Any]:
+    """A sample event of ``events/`` with placeholders replaced (``user_token=...`` etc.)."""
+    text = (EVENTS_DIR / f"{name}.json").read_text()
+    for key, value in values.items():
+        text = text.replace(f"REPLACE_WITH_{key.upper()}", value)
+    event = json.loads(text)
+    if body is not None:
+        event["body"] = json.dumps(body, separators=(",", ":"))
+        event["headers"]["content-length"] = str(len(event["body"].encode()))
+    event["requestContext"]["requestId"] = uuid.uuid4().hex[:16]
+    return event
+
+
+def context(function_name: str) -> Any:
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        function_name=function_name,
+        memory_limit_in_mb=512,
+        invoked_function_arn=f"arn:aws:lambda:us-east-1:123456789012:function:{function_name}",
+        aws_request_id=str(uuid.uuid4()),
+    )
+
+
+def call(handler: Handler, function_name: str, event: dict[str, Any], expected: int) -> dict[str, Any]:
+    response = handler(event, context(function_name))
+    if response["statusCode"] != expected:
+        raise RuntimeError(f"{event['routeKey']}: {response['statusCode']} {response['body']}")
+    return json.loads(response["body"])
+
+
+# --- AWS calls per route ---------------------------------------------------------------------
+
+
+@dataclass
+class AwsCall:
+    service: str
+    operation: str
+    tables: tuple[str, ...]
+    consistent_read: bool | None
+
+
+@dataclass
+class AwsCallCounter:
+    """Every botocore API call of this process, and every botocore client created."""
+
+    table_ids: dict[str, str]  # physical table name -> template logical id
+    calls: list[AwsCall] = field(default_factory=list)
+    clients_created: int = 0
+    client_ms: float = 0.0  # time spent creating botocore clients
+
+    def _table(self, name: str) -> str:
+        return self.table_ids.get(name, name).removesuffix("Table")
+
+    def _tables(self, operation: str, params: dict[str, Any]) -> tuple[str, ...]:
+        if "TableName" in params:
+            return (self._table(params["TableName"]),)
+        if operation in ("TransactWriteItems", "TransactGetItems"):
+            return tuple(
+                self._table(request["TableName"])
+                for item in params.get("TransactItems", [])
+                for request in item.values()
+            )
+        if "RequestItems" in params:
+            return tuple(self._table(name) for name in params["RequestItems"])
+        return ()
+
+    @contextmanager
+    def installed(self) -> Iterator[AwsCallCounter]:
+        import botocore.client
+        import botocore.session
+
+        make_api_call = botocore.client.BaseClient._make_api_call
+        create_client = botocore.session.Session.create_client
+        counter = self
+
+        def counting_api_call(client: Any, operation: str, params: dict[str, Any]) -> Any:
+            counter.calls.append(
+                AwsCall(
+                    client.meta.service_model.service_name,
+                    operation,
+                    counter._tables(operation, params),
+                    params.get("ConsistentRead"),
+                )
+            )
+            return make_api_call(client, operation, params)
+
+        def counting_create_client(session: Any, *args: Any, **kwargs: Any) -> Any:
+            counter.clients_created += 1
+            started = time.perf_counter()
+            try:
+                return create_client(session, *args, **kwargs)
+            finally:
+                counter.client_ms += (time.perf_counter() - started) * 1000
+
+        with (
+            mock.patch.object(botocore.client.BaseClient, "_make_api_call", counting_api_call),
+            mock.patch.object(botocore.session.Session, "create_client", counting_create_client),
+        ):
+            yield self
+
+    @contextmanager
+    def measuring(self) -> Iterator[RouteCalls]:
+        first_call, first_client, client_ms = len(self.calls), self.clients_created, self.client_ms
+        route = RouteCalls()
+        started = time.perf_counter()
+        yield route
+        route.elapsed_ms = (time.perf_counter() - started) * 1000
+        route.calls = self.calls[first_call:]
+        route.clients_created = self.clients_created - first_client
+        route.client_ms = self.client_ms - client_ms
+
+
+@dataclass
+class RouteCalls:
+    calls: list[AwsCall] = field(default_factory=list)
+    clients_created: int = 0
+    client_ms: float = 0.0
+    elapsed_ms: float = 0.0
+
+    def summary(self) -> str:
+        counts = Counter(
+            f"{call.operation} {'+'.join(sorted(set(call.tables)))}".strip()
+            + (f" ({len(call.tables)} items)" if call.operation.startswith("Transact") else "")
+            for call in self.calls
+            if call.service == "dynamodb"
+        )
+        return ", ".join(f"{n}x {what}" for what, n in counts.items()) or "-"
+
+    def dynamodb_calls(self) -> int:
+        return sum(call.service == "dynamodb" for call in self.calls)
+
+    def other_calls(self) -> list[str]:
+        return [f"{call.service}:{call.operation}" for call in self.calls if call.service != "dynamodb"]
+
+    def token_reads(self) -> list[AwsCall]:
+        return [
+            call
+            for call in self.calls
+            if call.service == "dynamodb"
+            and "Tokens" in call.tables
+            and call.operation in ("GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems")
+        ]
+
+
+@dataclass
+class Setup:
+    master_token: str
+    admin_token: str
+    tenant_id: str
+
+
+def count_route_calls(counter: AwsCallCounter, master_token: str) -> Setup:
+    """Each platform and users route once, through its real handler, counting AWS calls."""
+    from gateway.observability import logger
+    from platform_api.handler import handler as platform_handler
+    from users_api.handler import handler as users_handler
+
+    # Keep this table readable: the functions' INFO lines and Powertools' per-invocation warning
+    # about publishing no metric would interleave with it (the probes keep the defaults).
+    logger.setLevel("WARNING")
+    warnings.filterwarnings("ignore", "No application metrics to publish", UserWarning)
+
+    pf, uf = "PlatformFunction", "UsersFunction"
+    rows: list[tuple[str, str, RouteCalls]] = []  # (route, auth kind, calls)
+    name = f"bench-{uuid.uuid4().hex[:8]}"
+
+    def measured(route: str, auth: str, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        with counter.measuring() as calls:
+            body = run()
+        rows.append((route, auth, calls))
+        return body
+
+    # Platform: register (the first request of this process) gives the tenant and admin token.
+    register = load_event(
+        "register",
+        body={"tenant_name": name, "email": f"admin@{name}.example.com", "password": "secret123"},
+        master_token=master_token,
+    )
+    registered = measured("POST /register", "master", lambda: call(platform_handler, pf, register, 201))
+    token, tenant_id = registered["token"], registered["tenant"]["id"]
+
+    # Users: every route with the admin's token.
+    create = load_event("users-create", user_token=token)
+    created = measured("POST /users", "user", lambda: call(users_handler, uf, create, 201))["user"]
+    user_id = created["id"]
+    listing = load_event("users-list", user_token=token)
+    measured("GET /users", "user", lambda: call(users_handler, uf, listing, 200))
+    get = load_event("user-get", user_token=token, user_id=user_id)
+    measured("GET /users/{user_id}", "user", lambda: call(users_handler, uf, get, 200))
+    update = load_event("user-update", user_token=token, user_id=user_id)
+    measured("PUT /users/{user_id}", "user", lambda: call(users_handler, uf, update, 200))
+    status = load_event("status", user_token=token)
+    measured("GET /status", "user", lambda: call(users_handler, uf, status, 200))
+
+    # Platform administration, while the tenant above is the only one.
+    tenants = load_event("tenants-list", master_token=master_token)
+    measured("GET /tenants (1 tenant)", "master", lambda: call(platform_handler, pf, tenants, 200))
+    tenant = load_event("tenant-get", master_token=master_token, tenant_id=tenant_id)
+    measured("GET /global/tenants/{tenant_id}", "master", lambda: call(platform_handler, pf, tenant, 200))
+    doomed_name = f"bench-doomed-{uuid.uuid4().hex[:8]}"
+    doomed = call(
+        platform_handler,
+        pf,
+        load_event(
+            "register",
+            body={
+                "tenant_name": doomed_name,
+                "email": f"a@{doomed_name}.example.com",
+                "password": "secret123",
+            },
+            master_token=master_token,
+        ),
+        201,
+    )
+    delete = load_event("tenant-delete", master_token=master_token, tenant_id=doomed["tenant"]["id"])
+    measured(
+        "DELETE /global/tenants/{tenant_id} (1 user)",
+        "master",
+        lambda: call(platform_handler, pf, delete, 200),
+    )
+    unknown = load_event("unknown-route", user_token=token)
+    measured("$default GET /does-not-exist", "none", lambda: call(platform_handler, pf, unknown, 404))
+
+    print_route_calls(rows)
+    return Setup(master_token, token, tenant_id)
+
+
+def print_route_calls(rows: list[tuple[str, str, RouteCalls]]) -> None:
+    print("\nAWS calls per route (one request each, real Lambda handlers, in one process)")
+    width = max(len(route) for route, _, _ in rows)
+    print(
+        f"  {'route':<{width}}  {'auth':<6}  {'ddb':>3}  {'ms':>5}  {'clients (ms)':>12}  "
+        "DynamoDB calls (operation table)"
+    )
+    for route, auth, calls in rows:
+        other = calls.other_calls()
+        clients = f"{calls.clients_created} ({calls.client_ms:.0f})"
+        line = (
+            f"  {route:<{width}}  {auth:<6}  {calls.dynamodb_calls():>3}  {calls.elapsed_ms:>5.0f}  "
+            f"{clients:>12}  {calls.summary()}"
+        )
+        print(line + (f"; other AWS: {', '.join(other)}" if other else ""))
+    problems = []
+    for route, auth, calls in rows:
+        reads = calls.token_reads()
+        if auth == "user":
+            first = calls.calls[0] if calls.calls else None
+            ok = (
+                len(reads) == 1
+                and reads[0].operation == "GetItem"
+                and reads[0].consistent_read is True
+                and first is reads[0]
+            )
+            if not ok:
+                problems.append(f"{route}: token reads {[(r.operation, r.consistent_read) for r in reads]}")
+        elif reads:
+            problems.append(f"{route}: {len(reads)} token-table reads on a {auth} route")
+    user_routes = sum(auth == "user" for _, auth, _ in rows)
+    if problems:
+        print("  authentication reads: FAILED\n    " + "\n    ".join(problems))
+        raise SystemExit(1)
+    print(
+        f"  authentication: OK - each of the {user_routes} user-token requests made exactly one DynamoDB "
+        "read to authenticate, first, a consistent GetItem on the tokens table.\n"
+        "  master-token routes read no table to authenticate (locally MASTER_TOKEN; on AWS one Secrets "
+        "Manager GetSecretValue per container, then cached).\n"
+        "  ms: whole request against moto (POST /register and POST /users include a ~40 ms scrypt hash);\n"
+        "  clients (ms): botocore clients created during the request, and the time spent creating them."
+    )
+
+
+# --- cold starts -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    key: str
+    module: str
+    request: str
+    event: dict[str, Any]
+    expected: int
+    note: str = ""
+
+
+def targets(setup: Setup) -> list[Target]:
+    unknown = load_event("unknown-route", user_token=setup.admin_token)
+    no_routes = "no routes yet: unknown path, 404 before any auth (0 AWS calls)"
+    return [
+        Target(
+            "platform",
+            "platform_api.handler",
+            "GET /tenants, master token",
+            load_event("tenants-list", master_token=setup.master_token),
+            200,
+        ),
+        Target(
+            "users",
+            "users_api.handler",
+            "GET /status, user token",
+            load_event("status", user_token=setup.admin_token),
+            200,
+        ),
+        *(
+            Target(key, f"{key}_api.handler", "GET /does-not-exist, user token", unknown, 404, no_routes)
+            for key in ("devices", "groups", "webhooks", "messages")
+        ),
+    ]
+
+
+@dataclass
+class Sample:
+    wall_ms: float  # subprocess launch -> result line read
+    in_process_ms: float  # first line of the probe -> answer (or -> imports done, for bare)
+    import_ms: float  # first line of the probe -> handler module (or bare libraries) imported
+
+
+def run_probe(args: list[str], env: dict[str, str], expected: int | None) -> tuple[Sample, dict[str, Any]]:
+    started = time.perf_counter()
+    process = subprocess.Popen(  # noqa: S603 - our own interpreter and probe script, no shell
+        [sys.executable, str(PROBE), *args],
+        env=env,
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    result = None
+    for line in process.stdout:
+        if line.startswith(MARKER):
+            wall_ms = (time.perf_counter() - started) * 1000
+            result = json.loads(line[len(MARKER) :])
+            break
+    _, stderr = process.communicate(timeout=60)
+    if result is None or process.returncode != 0:
+        raise RuntimeError(f"probe {args[0]} failed ({process.returncode}):\n{stderr}")
+    if expected is not None and result["status"] != expected:
+        raise RuntimeError(f"probe {args[0]}: status {result['status']} != {expected}: {result['body']}")
+    return Sample(wall_ms, result["total_ms"], result["import_ms"]), result
+
+
+def measure_cold_starts(setup: Setup, runs: int) -> None:
+    env = dict(os.environ)
+    plan = targets(setup)
+    jobs: dict[str, tuple[list[str], int | None]] = {BARE: ([BARE], None)}
+    jobs.update({t.key: ([t.module, json.dumps(t.event)], t.expected) for t in plan})
+    samples: dict[str, list[Sample]] = {key: [] for key in jobs}
+
+    # One discarded round first: bytecode caches and the page cache are warm for every column.
+    for args, expected in jobs.values():
+        run_probe(args, env, expected)
+    order = list(jobs)
+    for _ in range(runs):
+        random.shuffle(order)
+        for key in order:
+            args, expected = jobs[key]
+            samples[key].append(run_probe(args, env, expected)[0])
+    # One more, untimed, run per function: the botocore clients its import and first request create.
+    clients = {t.key: run_probe([*jobs[t.key][0], "--clients"], env, t.expected)[1] for t in plan}
+
+    def median(key: str, attribute: str) -> float:
+        return statistics.median(getattr(sample, attribute) for sample in samples[key])
+
+    bare_wall = median(BARE, "wall_ms")
+    bare_import = median(BARE, "in_process_ms")
+    print(
+        f"\nCold starts: median of {runs} fresh interpreters each (+1 discarded warm-up), interleaved; "
+        f"Python {platform.python_version()}, {os.cpu_count()} CPUs, DynamoDB = moto on loopback"
+    )
+    print(f"  bare imports ({', '.join(BARE_IMPORTS)}):")
+    print(f"    launch -> imported {bare_wall:.0f} ms; in-process import {bare_import:.0f} ms")
+    header = (
+        f"  {'function':<9} {'request':<32} {'launch->answer':>14} {'import->answer':>14} "
+        f"{'(import)':>8} {'bare launch':>11} {'ratio':>6}  {'clients: import':>15} {'request':>11}  note"
+    )
+    print(header)
+    for target in plan:
+        wall = median(target.key, "wall_ms")
+        in_process = median(target.key, "in_process_ms")
+        imported = median(target.key, "import_ms")
+        made = clients[target.key]
+        at_import = f"{made['import_clients']} ({made['import_client_ms']:.0f} ms)"
+        in_request = f"{made['request_clients']} ({made['request_client_ms']:.0f} ms)"
+        print(
+            f"  {target.key:<9} {target.request:<32} {wall:>11.0f} ms {in_process:>11.0f} ms "
+            f"{imported:>5.0f} ms {bare_wall:>8.0f} ms {wall / bare_wall:>5.2f}x  {at_import:>15} "
+            f"{in_request:>11}  {target.note}"
+        )
+    print(
+        "  launch->answer: subprocess launch to the answer line (interpreter start included);\n"
+        "  import->answer: inside the interpreter, first line to the handler's answer; (import): of which\n"
+        "  importing the handler module; ratio: launch->answer / bare-imports launch->imported;\n"
+        "  clients: botocore clients created while importing the handler module (the X-Ray SDK's, made by\n"
+        "  Powertools' Tracer) and while answering the first request, and the time that took (one extra,\n"
+        "  untimed run per function)."
+    )
+
+
+# --- main ------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.coldstart", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="fresh interpreters per column (default 5)")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+
+    began = time.perf_counter()
+    stack = LocalStack(prefix=PREFIX)
+    os.environ.update(stack.environment())  # before any gateway module is imported
+    server, endpoint = start_moto(stack.moto_port)
+    try:
+        names = create_resources(endpoint, local_resources(load_template()), PREFIX)
+        table_ids = {physical: logical for logical, physical in names.items() if logical.endswith("Table")}
+        counter = AwsCallCounter(table_ids)
+        with counter.installed():
+            setup = count_route_calls(counter, stack.master_token)
+        measure_cold_starts(setup, args.runs)
+    finally:
+        server.stop()
+    print(f"\ntotal bench time {time.perf_counter() - began:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""Tenant isolation over HTTP: a token reaches only its own tenant, whatever ids it is given.
+
+Every tenant-scoped route that takes an id is a row of ``ID_ROUTES``; a guard test fails
+when a route with a path parameter appears without a row, so new routes are covered by
+adding one line (and, for a new kind of id, one entry to ``OTHER_TENANT_IDS``).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+# (method, path template, body, error_code of the 404)
+ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
+    ("GET", "/users/{user_id}", None, "USER_NOT_FOUND"),
+    ("PUT", "/users/{user_id}", {"active": False}, "USER_NOT_FOUND"),
+    ("PUT", "/users/{user_id}", {"role": "user"}, "USER_NOT_FOUND"),
+]
+
+# path parameter -> how to get such an id in the *other* tenant: f(api, other_tenant) -> id
+OTHER_TENANT_IDS: dict[str, Callable[[Any, Any], str]] = {
+    "user_id": lambda api, other: api.create_user(other, "manager")[0],
+}
+
+# path parameter -> the same kind of id, but of the other tenant's admin (a second target)
+OTHER_TENANT_ADMIN_IDS: dict[str, Callable[[Any, Any], str]] = {
+    "user_id": lambda _api, other: other.admin_id,
+}
+
+
+def route_id(row: tuple[str, str, dict[str, Any] | None, str]) -> str:
+    method, path, body, _ = row
+    return f"{method} {path} {body or ''}".strip()
+
+
+def tenant_scoped_id_routes() -> set[tuple[str, str]]:
+    """(method, path) of every served route with a path parameter, master-only routes excepted."""
+    from fastapi.routing import APIRoute
+
+    from local_stack.apps import function_routers
+    from platform_api.routes import router as platform_router
+
+    routes = set()
+    for router in function_routers():
+        if router is platform_router:  # master token only, crosses tenants by design
+            continue
+        for route in router.routes:
+            if isinstance(route, APIRoute) and "{" in route.path:
+                routes.update((method, route.path) for method in route.methods)
+    return routes
+
+
+def test_every_tenant_scoped_route_with_an_id_is_in_the_isolation_table():
+    # Given every tenant-scoped route the gateway serves with an id in its path
+    served = tenant_scoped_id_routes()
+    # When it is compared with the rows of the isolation table
+    covered = {(method, path) for method, path, _, _ in ID_ROUTES}
+    # Then every such route has a row, and every path parameter a way to get another tenant's id
+    assert served - covered == set(), "add a row to ID_ROUTES for each new route"
+    parameters = {name for _, path in served for name in re.findall(r"\{(\w+)", path)}
+    assert parameters <= OTHER_TENANT_IDS.keys()
+
+
+@pytest.mark.parametrize("row", ID_ROUTES, ids=[route_id(row) for row in ID_ROUTES])
+@pytest.mark.parametrize("caller_role", ["admin", "manager"])
+@pytest.mark.parametrize("target", ["member", "admin"])
+def test_another_tenants_id_is_not_found(api, envelope, row, caller_role, target):
+    method, template, body, code = row
+    # Given two tenants, and a caller of the first
+    mine = api.register()
+    other = api.register()
+    token = mine.admin_token if caller_role == "admin" else api.create_user(mine, caller_role)[1]
+    ids = OTHER_TENANT_IDS if target == "member" else OTHER_TENANT_ADMIN_IDS
+    names = re.findall(r"\{(\w+)", template)
+    values = {name: ids[name](api, other) for name in names}
+    path = template.format(**values)
+    before = [
+        api.request("GET", f"/users/{user['id']}", other.admin_token).json()["user"]
+        for user in api.request("GET", "/users", other.admin_token).json()["users"]
+    ]
+    # When the caller uses the other tenant's id on a route of its own tenant
+    response = api.request(method, path, token, json=body)
+    # Then 404, exactly as for an id that does not exist
+    envelope(response, 404, code)
+    unknown = template.format(**{name: str(uuid.uuid4()) for name in names})
+    assert api.request(method, unknown, token, json=body).json()["error_code"] == code
+    # And nothing of the other tenant changed or leaked
+    after = [
+        api.request("GET", f"/users/{user['id']}", other.admin_token).json()["user"]
+        for user in api.request("GET", "/users", other.admin_token).json()["users"]
+    ]
+    assert after == before
+    for value in values.values():
+        assert value not in response.text
+
+
+def test_plain_user_cannot_probe_other_tenants_ids(api):
+    # Given a plain user and another tenant
+    mine = api.register()
+    other = api.register()
+    _, token = api.create_user(mine, "user")
+    # When it asks for the other tenant's admin, and for an id nobody has
+    response = api.request("GET", f"/users/{other.admin_id}", token)
+    unknown = api.request("GET", f"/users/{uuid.uuid4()}", token)
+    # Then both get the same refusal: nothing tells it the other id exists
+    assert response.status_code == unknown.status_code == 403
+    assert response.json() == unknown.json() == {"error": "Insufficient permissions"}
+
+
+def test_user_list_shows_only_the_callers_tenant(api):
+    # Given two tenants with users of their own
+    first = api.register()
+    first_ids = {first.admin_id, api.create_user(first, "manager")[0], api.create_user(first, "user")[0]}
+    second = api.register()
+    second_ids = {second.admin_id, api.create_user(second, "user")[0]}
+    # When each admin lists its users, even naming the other tenant in the query or headers
+    for tenant, own, foreign in ((first, first_ids, second), (second, second_ids, first)):
+        response = api.request(
+            "GET",
+            "/users",
+            tenant.admin_token,
+            params={"tenant_id": foreign.id},
+            headers={"X-Tenant-Id": foreign.id},
+        )
+        # Then it sees exactly its own tenant's users
+        assert response.status_code == 200, response.text
+        users = response.json()["users"]
+        assert {user["id"] for user in users} == own
+        assert {user["tenant_id"] for user in users} == {tenant.id}
+
+
+def test_status_shows_only_the_callers_tenant(api):
+    # Given two tenants
+    first = api.register()
+    second = api.register()
+    _, user_token = api.create_user(second, "user")
+    # When a user of each calls GET /status, naming the other tenant in the query and headers
+    for token, tenant, foreign in ((first.admin_token, first, second), (user_token, second, first)):
+        response = api.request(
+            "GET", "/status", token, params={"tenant_id": foreign.id}, headers={"X-Tenant-Id": foreign.id}
+        )
+        # Then it reports its own tenant only
+        assert response.status_code == 200, response.text
+        data = response.json()
+        assert data["tenant"] == {"id": tenant.id, "name": tenant.name}
+        assert data["user"]["tenant_id"] == tenant.id
+        assert foreign.id not in response.text
+        assert foreign.name not in response.text
+
+
+def test_created_user_lands_in_the_callers_tenant(api):
+    # Given two tenants
+    mine = api.register()
+    other = api.register()
+    body = {
+        "email": f"p-{uuid.uuid4().hex[:8]}@example.com",
+        "password": "secret123",
+        "role": "user",
+        "tenant_id": other.id,
+    }
+    # When an admin creates a user while naming the other tenant in the body
+    response = api.request("POST", "/users", mine.admin_token, json=body, headers={"X-Tenant-Id": other.id})
+    # Then the user belongs to the caller's tenant, and the other tenant did not gain a user
+    assert response.status_code == 201, response.text
+    user = response.json()["user"]
+    assert user["tenant_id"] == mine.id
+    assert user["id"] in {u["id"] for u in api.request("GET", "/users", mine.admin_token).json()["users"]}
+    assert len(api.request("GET", "/users", other.admin_token).json()["users"]) == 1
+
+
+def test_same_email_in_two_tenants_are_two_separate_users(api):
+    # Given the same email registered as a user in two tenants
+    first = api.register()
+    second = api.register()
+    email = f"shared-{uuid.uuid4().hex[:8]}@example.com"
+    body = {"email": email, "password": "secret123", "role": "manager"}
+    first_user = api.request("POST", "/users", first.admin_token, json=body).json()["user"]
+    second_user = api.request("POST", "/users", second.admin_token, json=body).json()["user"]
+    # When the first one is deactivated
+    api.request("PUT", f"/users/{first_user['id']}", first.admin_token, json={"active": False})
+    # Then the second one, with its own id and token, is unaffected
+    assert first_user["id"] != second_user["id"]
+    assert first_user["token"] != second_user["token"]
+    assert api.request("GET", "/status", first_user["token"]).status_code == 401
+    status = api.request("GET", "/status", second_user["token"])
+    assert status.status_code == 200
+    assert status.json()["tenant"]["id"] == second.id
