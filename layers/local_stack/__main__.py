@@ -26,7 +26,7 @@ Messaging gateway running locally
 Register a tenant:
   curl -s -X POST {stack.base_url}/register -H "Authorization: Bearer {master_token}" \\
     -H 'Content-Type: application/json' \\
-    -d '{{"tenant_name":"acme","email":"admin@acme.test","password":"secret123"}}'
+    -d '{{"tenant_name":"acme","email":"admin@acme.example.com","password":"secret123"}}'
 
 Ctrl-C stops everything.""",
         flush=True,
