@@ -6,11 +6,11 @@ import uuid
 from typing import Any
 
 from gateway.accounts import store
-from gateway.accounts.credentials import hash_password, new_token, token_digest
+from gateway.accounts.records import new_user
 from gateway.accounts.roles import Role
 from gateway.accounts.views import tenant_view, user_view
 from gateway.errors import conflict, not_found
-from gateway.models import TenantModel, TokenModel, UserModel
+from gateway.models import TenantModel
 from gateway.models.base import utc_now_iso
 from gateway.observability import logger
 
@@ -19,24 +19,10 @@ def register(tenant_name: str, email: str, password: str, webhook_url: str | Non
     """Create a tenant and its first user, always an admin; answer with the only copy of the token."""
     now = utc_now_iso()
     tenant = TenantModel(str(uuid.uuid4()), name=tenant_name.strip(), created_at=now, updated_at=now)
-    token = new_token()
-    admin = UserModel(
-        tenant.tenant_id,
-        str(uuid.uuid4()),
-        email=email.lower(),
-        role=Role.ADMIN.value,
-        active=True,
-        password_hash=hash_password(password),
-        token_hash=token_digest(token),
-        pending_webhook_url=webhook_url,
-        created_at=now,
-        updated_at=now,
-    )
-    token_record = TokenModel(
-        admin.token_hash, tenant_id=tenant.tenant_id, user_id=admin.user_id, role=admin.role
-    )
+    created = new_user(tenant.tenant_id, email, password, Role.ADMIN, webhook_url, now)
+    admin = created.user
     try:
-        store.create_tenant_with_admin(tenant, admin, token_record)
+        store.create_tenant_with_admin(tenant, admin, created.token_record)
     except store.UniqueValueTaken:
         raise conflict(
             "TENANT_EXISTS", "tenant already exists; contact the administrator to be added to it"
@@ -45,7 +31,7 @@ def register(tenant_name: str, email: str, password: str, webhook_url: str | Non
     return {
         "user": user_view(admin),
         "tenant": tenant_view(tenant),
-        "token": token,
+        "token": created.token,
         "webhook_configured": webhook_url is not None,
         "webhook_url": webhook_url,
         "note": _registration_note(webhook_url),

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from gateway.accounts import store
-from gateway.accounts.credentials import hash_password, new_token, token_digest
+from gateway.accounts.records import new_user
 from gateway.accounts.roles import Principal, Role, check_user_update
 from gateway.accounts.views import device_summary, tenant_view, user_view
 from gateway.errors import conflict, insufficient_permissions, invalid_token, not_found
-from gateway.models import TokenModel, UserModel
+from gateway.models import UserModel
 from gateway.models.base import utc_now_iso
 
 
@@ -18,26 +17,12 @@ def create_user(
     caller: Principal, email: str, password: str, role: Role, webhook_url: str | None
 ) -> dict[str, Any]:
     """A new user in the caller's tenant; the response is the only place its token appears."""
-    now = utc_now_iso()
-    token = new_token()
-    user = UserModel(
-        caller.tenant_id,
-        str(uuid.uuid4()),
-        email=email.lower(),
-        role=role.value,
-        active=True,
-        password_hash=hash_password(password),
-        token_hash=token_digest(token),
-        pending_webhook_url=webhook_url,
-        created_at=now,
-        updated_at=now,
-    )
-    token_record = TokenModel(user.token_hash, tenant_id=user.tenant_id, user_id=user.user_id, role=user.role)
+    created = new_user(caller.tenant_id, email, password, role, webhook_url, utc_now_iso())
     try:
-        store.create_user(user, token_record)
+        store.create_user(created.user, created.token_record)
     except store.UniqueValueTaken:
         raise conflict("USER_EXISTS", "a user with this email exists in the tenant") from None
-    return {**user_view(user), "token": token}
+    return {**user_view(created.user), "token": created.token}
 
 
 def list_users(caller: Principal) -> list[dict[str, Any]]:
