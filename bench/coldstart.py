@@ -38,11 +38,11 @@ from typing import Any
 from unittest import mock
 
 from local_stack.aws import create_resources, start_moto
+from local_stack.sample_events import load_event as load_sample_event
 from local_stack.stack import LocalStack
 from local_stack.template import load_template, local_resources
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-EVENTS_DIR = REPO_ROOT / "events"
 PROBE = Path(__file__).with_name("_probe.py")
 MARKER = "@@bench-result@@ "
 PREFIX = "bench"
@@ -56,14 +56,8 @@ Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
 def load_event(name: str, body: dict[str, Any] | None = None, **values: str) -> dict[str, Any]:
-    """A sample event of ``events/`` with placeholders replaced (``user_token=...`` etc.)."""
-    text = (EVENTS_DIR / f"{name}.json").read_text()
-    for key, value in values.items():
-        text = text.replace(f"REPLACE_WITH_{key.upper()}", value)
-    event = json.loads(text)
-    if body is not None:
-        event["body"] = json.dumps(body, separators=(",", ":"))
-        event["headers"]["content-length"] = str(len(event["body"].encode()))
+    """A sample event with a fresh request id, so every bench request is told apart."""
+    event = load_sample_event(name, body, **values)
     event["requestContext"]["requestId"] = uuid.uuid4().hex[:16]
     return event
 

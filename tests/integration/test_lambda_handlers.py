@@ -13,17 +13,16 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from local_stack.sample_events import EVENTS_DIR, load_event
 from local_stack.stack import LocalStack
 from local_stack.template import load_template
 from platform_api.handler import handler as platform_handler
 from users_api.handler import handler as users_handler
 
-EVENTS_DIR = Path(__file__).resolve().parents[2] / "events"
 PLACEHOLDERS = (
     "REPLACE_WITH_MASTER_TOKEN",
     "REPLACE_WITH_USER_TOKEN",
@@ -84,21 +83,6 @@ class RegisteredTenant:
     name: str
     admin_id: str
     admin_token: str
-
-
-def load_event(name: str, body: dict[str, Any] | None = None, **values: str) -> dict[str, Any]:
-    """The sample event ``name`` with its placeholders replaced (``master_token=...`` etc.).
-
-    ``body`` replaces the JSON body (and its content-length), e.g. to make a tenant name unique.
-    """
-    text = (EVENTS_DIR / f"{name}.json").read_text()
-    for key, value in values.items():
-        text = text.replace(f"REPLACE_WITH_{key.upper()}", value)
-    event = json.loads(text)
-    if body is not None:
-        event["body"] = json.dumps(body, separators=(",", ":"))
-        event["headers"]["content-length"] = str(len(event["body"].encode()))
-    return event
 
 
 def invoke(name: str, event: dict[str, Any]) -> Response:
