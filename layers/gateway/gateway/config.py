@@ -32,6 +32,13 @@ class Settings(BaseSettings):
 
     command_queue_url: str = Field(default="", alias="COMMAND_QUEUE_URL")
     events_queue_url: str = Field(default="", alias="EVENTS_QUEUE_URL")
+    # Per-host command queues and per-process reply queues are created at run time under this
+    # name prefix (the template grants exactly ``<prefix>-*``).
+    dynamic_queue_prefix: str = Field(
+        default="gateway-dq", alias="DYNAMIC_QUEUE_PREFIX", pattern=r"^[A-Za-z0-9_-]{1,60}$"
+    )
+    # How long an API function waits for the session host's answer before 503 SERVICE_UNAVAILABLE.
+    command_timeout_seconds: float = Field(default=10.0, alias="COMMAND_TIMEOUT_SECONDS", gt=0, le=25)
 
     master_token: SecretStr | None = Field(default=None, alias="MASTER_TOKEN")
     master_token_secret_arn: str | None = Field(default=None, alias="MASTER_TOKEN_SECRET_ARN")

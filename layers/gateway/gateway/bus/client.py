@@ -1,0 +1,118 @@
+"""The API side of the bus: send a device command and wait for the session host's reply."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from functools import lru_cache
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from gateway.bus import queues
+from gateway.bus.inbox import ReplyInbox
+from gateway.bus.messages import Command, CommandName, Reply
+from gateway.config import get_settings
+
+
+class BusTimeout(Exception):
+    """No reply before the deadline; the host will not execute the command afterwards."""
+
+
+class CommandFailed(Exception):
+    """The host answered with an error; ``reply`` has its kind, message and the device state."""
+
+    def __init__(self, reply: Reply) -> None:
+        super().__init__(reply.error_message or reply.error_kind or "command failed")
+        self.reply = reply
+        self.kind = reply.error_kind or ""
+
+
+class CommandBus:
+    """Sends commands to session hosts; one per process (see :func:`get_bus`).
+
+    The reply queue is created on the first command (one CreateQueue per process) and its
+    heartbeat is refreshed at most every few minutes, on use.
+    """
+
+    def __init__(self, sqs: Any, command_queue_url: str) -> None:
+        self._sqs = sqs
+        self._command_queue_url = command_queue_url
+        self._owner_id = uuid.uuid4().hex[:16]
+        self._inbox: ReplyInbox | None = None
+        self._last_heartbeat = 0.0
+        self._lock = threading.Lock()
+
+    def request(
+        self,
+        name: CommandName,
+        *,
+        tenant_id: str,
+        device_id: str,
+        host_queue_url: str | None = None,
+        args: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> Reply:
+        """Send ``name`` for the device and return the host's reply (success or failure).
+
+        ``host_queue_url`` is the queue of the host that runs the device, from the device
+        record; without it (or when that host's queue is gone) the command goes to the shared
+        queue. Raises :class:`BusTimeout` when no reply arrives within ``timeout`` seconds.
+        """
+        inbox = self._ready_inbox()
+        timeout = get_settings().command_timeout_seconds if timeout is None else timeout
+        command = Command(
+            name=name,
+            tenant_id=tenant_id,
+            device_id=device_id,
+            deadline=time.time() + timeout,
+            reply_to=inbox.queue_url,
+            args=dict(args or {}),
+        )
+        inbox.expect(command.id)
+        self._send(command, host_queue_url)
+        reply = inbox.wait(command.id, command.deadline)
+        if reply is None:
+            raise BusTimeout(f"no answer from the session host within {timeout:g} s")
+        return reply
+
+    def call(self, name: CommandName, **kwargs: Any) -> Reply:
+        """Like :meth:`request`, but a failure reply raises :class:`CommandFailed`."""
+        reply = self.request(name, **kwargs)
+        if not reply.ok:
+            raise CommandFailed(reply)
+        return reply
+
+    def _send(self, command: Command, host_queue_url: str | None) -> None:
+        body = command.to_json()
+        if host_queue_url:
+            try:
+                self._sqs.send_message(QueueUrl=host_queue_url, MessageBody=body)
+                return
+            except ClientError as error:
+                if not queues.is_missing_queue(error):
+                    raise
+                # That host is gone and its queue swept: any live host takes the command.
+        self._sqs.send_message(QueueUrl=self._command_queue_url, MessageBody=body)
+
+    def _ready_inbox(self) -> ReplyInbox:
+        with self._lock:
+            now = time.time()
+            if self._inbox is None:
+                url = queues.create_dynamic_queue(queues.REPLY_QUEUE, self._owner_id, now=now)
+                self._inbox = ReplyInbox(self._sqs, url)
+                self._last_heartbeat = now
+            elif now - self._last_heartbeat > queues.HEARTBEAT_EVERY_SECONDS:
+                if not queues.heartbeat(self._inbox.queue_url, now=now):  # swept while idle
+                    # SQS refuses a deleted queue's name for 60 s: start under a new one.
+                    self._owner_id = uuid.uuid4().hex[:16]
+                    url = queues.create_dynamic_queue(queues.REPLY_QUEUE, self._owner_id, now=now)
+                    self._inbox = ReplyInbox(self._sqs, url)
+                self._last_heartbeat = now
+            return self._inbox
+
+
+@lru_cache(maxsize=1)
+def get_bus() -> CommandBus:
+    return CommandBus(queues.sqs_client(), get_settings().command_queue_url)

@@ -1,0 +1,117 @@
+"""What travels on the command bus: commands, replies, and their JSON form.
+
+The wire form is versioned (``v``) so a host and the API functions can be deployed one after
+the other. Error kinds are the network port's (``NetworkErrorKind`` values) plus the bus's
+own: ``not_running`` (no session runs the device) and ``host_error`` (the host failed).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+WIRE_VERSION = 1
+
+
+class CommandName(StrEnum):
+    """Device commands the session host executes."""
+
+    CONNECT = "connect"  # take the device, start (or resume) its session
+    QR = "qr"  # the QR code the pairing session shows
+    PAIR_PHONE = "pair_phone"  # args {phone}: a pair code for that phone
+    DISCONNECT = "disconnect"  # close the connection, keep the login
+    LOGOUT = "logout"  # unlink from the phone, forget the credentials
+    DELETE = "delete"  # logout if possible, stop everything; the API deletes the record
+    PING = "ping"  # answered by the host without touching the network (bench, health)
+
+
+class ErrorKind(StrEnum):
+    """Bus-level failure kinds; a reply may also carry any ``NetworkErrorKind`` value."""
+
+    NOT_RUNNING = "not_running"
+    HOST_ERROR = "host_error"
+
+
+@dataclass(frozen=True)
+class DeviceSnapshot:
+    """A device's session state as the host saw it when it answered."""
+
+    status: str
+    is_connected: bool
+    is_logged_in: bool
+    messaging_jid: str | None
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command for one device; ``deadline`` is epoch seconds on the sender's clock."""
+
+    name: CommandName
+    tenant_id: str
+    device_id: str
+    deadline: float
+    reply_to: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def expired(self, now: float | None = None) -> bool:
+        """A command past its deadline is never executed: the sender has stopped waiting."""
+        return (time.time() if now is None else now) >= self.deadline
+
+    def to_json(self) -> str:
+        return json.dumps({"v": WIRE_VERSION, **asdict(self)}, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, body: str) -> Command:
+        raw = json.loads(body)
+        return cls(
+            name=CommandName(raw["name"]),
+            tenant_id=str(raw["tenant_id"]),
+            device_id=str(raw["device_id"]),
+            deadline=float(raw["deadline"]),
+            reply_to=raw.get("reply_to"),
+            args=dict(raw.get("args") or {}),
+            id=str(raw["id"]),
+        )
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The host's answer to a command: a result, or an error ``kind`` and ``message``."""
+
+    command_id: str
+    ok: bool
+    result: dict[str, Any] = field(default_factory=dict)
+    error_kind: str | None = None
+    error_message: str | None = None
+    device: DeviceSnapshot | None = None
+
+    @classmethod
+    def success(cls, command: Command, result: dict[str, Any], device: DeviceSnapshot | None) -> Reply:
+        return cls(command_id=command.id, ok=True, result=result, device=device)
+
+    @classmethod
+    def failure(cls, command: Command, kind: str, message: str, device: DeviceSnapshot | None) -> Reply:
+        return cls(
+            command_id=command.id, ok=False, error_kind=str(kind), error_message=message, device=device
+        )
+
+    def to_json(self) -> str:
+        return json.dumps({"v": WIRE_VERSION, **asdict(self)}, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, body: str) -> Reply:
+        raw = json.loads(body)
+        device = raw.get("device")
+        return cls(
+            command_id=str(raw["command_id"]),
+            ok=bool(raw["ok"]),
+            result=dict(raw.get("result") or {}),
+            error_kind=raw.get("error_kind"),
+            error_message=raw.get("error_message"),
+            device=DeviceSnapshot(**device) if device else None,
+        )
