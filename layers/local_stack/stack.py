@@ -47,6 +47,7 @@ class LocalStack:
         return {
             **environment_for(self.endpoint, resources, planned_names(self.endpoint, resources, self.prefix)),
             "GATEWAY_LOCAL_MODE": "true",
+            "DYNAMIC_QUEUE_PREFIX": f"{self.prefix}-dq",
             "MASTER_TOKEN": self.master_token,
             "ALLOW_HTTP_WEBHOOKS": "true",
             "POWERTOOLS_TRACE_DISABLED": "true",

@@ -18,5 +18,11 @@ class DeviceModel(GatewayModel):
     is_connected = BooleanAttribute(default=False)
     is_logged_in = BooleanAttribute(default=False)
     messaging_jid = UnicodeAttribute(null=True)
+    # Written by the session host that runs the device (its command queue), cleared when it
+    # stops running it; commands for the device go there, else to the shared command queue.
+    host_queue_url = UnicodeAttribute(null=True)
+    # Set by a successful connect, cleared by disconnect/logout: hosts restore and take over
+    # only devices that are logged in and meant to be connected.
+    wants_connection = BooleanAttribute(default=False)
     created_at = UnicodeAttribute()
     updated_at = UnicodeAttribute()
