@@ -80,20 +80,31 @@ class NetworkError(Exception):
 
 
 class DeviceSession(Protocol):
-    """One device's session on the network.
+    """One device's session on the network; both adapters follow what is written here.
 
     Lifecycle: ``connect`` starts the session. An unpaired session emits ``qr.generated``
     (and rotates the code) until a phone scans it or a pair code is entered, then
     ``pair.success`` and ``device.connected``. A paired session resumes from its stored
     credentials and emits ``device.connected``. A connection lost by the network emits
     ``device.disconnected`` and the adapter reconnects by itself, as the real client does.
+
+    The device is *paired* (logged in) exactly while :attr:`jid` is set. Events are the
+    network's own: a message the device sends is not echoed as an event (the gateway's
+    send path emits ``message.sent``). Every operation fails with :class:`NetworkError`;
+    ``NOT_CONNECTED`` always means "nothing was sent to the network".
     """
 
     @property
     def device_id(self) -> str: ...
 
     @property
-    def state(self) -> SessionState: ...
+    def state(self) -> SessionState:
+        """Where the session stands (the device record's ``status``).
+
+        ``NOT_READY``: unpaired and idle. ``PAIRING``: showing QR codes. ``CONNECTED``.
+        ``DISCONNECTED``: paired, not connected (also while it connects or reconnects).
+        ``LOGGED_OUT``: unlinked, until it pairs again.
+        """
 
     @property
     def jid(self) -> str | None:
@@ -104,22 +115,45 @@ class DeviceSession(Protocol):
         """The QR code being shown and its expiry (epoch seconds), while pairing."""
 
     async def connect(self) -> None:
-        """Start (or resume) the session; returns once the attempt is under way."""
+        """Start (or resume) the session; returns once the attempt is under way.
+
+        A session already running (connected, pairing, reconnecting) is left as it is. Raises
+        :class:`NetworkError` when the attempt cannot start (a fault of the simulated
+        network; for neonize, ``UNSUPPORTED`` when another device of the process runs the
+        same account); what happens once it started is reported by events.
+        """
 
     async def pair_phone(self, phone: str) -> str:
-        """Ask the network for a pair code for ``phone`` (digits); returns the code."""
+        """A pair code for ``phone`` (7 to 15 digits) from the running pairing session.
+
+        Raises ``ALREADY_LOGGED_IN`` when paired, ``NOT_CONNECTED`` when no pairing session
+        runs (it never starts one: call :meth:`connect` first), ``INVALID`` for a bad phone.
+        A session that has just started may wait for its first QR code (neonize needs it).
+        """
 
     async def disconnect(self) -> None:
-        """Close the connection and keep the login; no automatic reconnect."""
+        """Close the connection and keep the login; no automatic reconnect.
+
+        Emits ``device.disconnected`` (reason ``manual``; ``not_ready`` while pairing). A
+        session that is not running is left alone, without an event.
+        """
 
     async def logout(self) -> None:
-        """Unlink the device from the account and delete its stored credentials."""
+        """Unlink the device and delete its stored credentials; emits ``device.logged_out``.
+
+        Connected: the network revokes the link; if that call fails, it raises and nothing
+        is deleted. Paired but not connected: the credentials are deleted locally all the
+        same (reason ``logout`` too) and the network is not told, so the phone keeps listing
+        the linked device until it is removed there. This also forgets a device whatever the
+        network says: ``close()`` then ``logout()``. Never paired: ``NOT_CONNECTED`` ("the
+        device is not logged in") and nothing changes.
+        """
 
     async def close(self) -> None:
-        """Stop the session without logging out (host shutdown or lease lost)."""
+        """Stop the session without logging out and without events (host shutdown, lease lost)."""
 
     async def send_text(self, to: str, text: str) -> SentMessage:
-        """Send a text to a user or group JID."""
+        """Send a text to a user or group JID; no event is emitted for it."""
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
         """Show typing (composing) or stop showing it in a chat."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE
 from fastapi import Request
 from fastapi.testclient import TestClient
 
@@ -18,10 +19,6 @@ from session_host.network.simulated.control import control_router
 from session_host.network.simulated.testing import EventRecorder, LoopThread
 
 MASTER = {"Authorization": "Bearer master"}
-PHONE = "15550001111"
-JID = f"{PHONE}@s.whatsapp.net"
-CONTACT = "15550002222"
-CONTACT_JID = f"{CONTACT}@s.whatsapp.net"
 
 
 def fake_master(request: Request) -> None:
@@ -75,6 +72,7 @@ def test_every_route_needs_the_master_token(client: TestClient) -> None:
         ("POST", f"/_simulator/accounts/{CONTACT}/read", {"chat": JID, "message_ids": ["x"]}),
         ("GET", f"/_simulator/accounts/{CONTACT}/inbox", None),
         ("POST", "/_simulator/devices/dev-1/drop", None),
+        ("POST", "/_simulator/devices/dev-1/unlink", None),
         ("POST", "/_simulator/faults", {"operation": "send_text", "error": "network"}),
     ]
     for method, path, body in calls:
@@ -263,4 +261,25 @@ def test_drop_and_faults(
         {"operation": "send_text", "error": "network", "count": 0},
     ):
         assert_envelope(client.post("/_simulator/faults", json=body, headers=MASTER), 400, "VALIDATION_ERROR")
+    host.run(session.close())
+
+
+def test_unlink_removes_a_device_from_the_phone(
+    client: TestClient, network: SimulatedNetwork, host: LoopThread, tmp_path: Path
+) -> None:
+    # Given a paired device that logged out while offline, so the phone still lists it
+    session, recorder = start_session(network, host, tmp_path)
+    client.post("/_simulator/devices/dev-1/scan", json={"phone": PHONE}, headers=MASTER)
+    host.run(recorder.wait_for("device.connected"))
+    host.run(session.disconnect())
+    host.run(session.logout())
+    assert network.linked_jid("dev-1") == JID
+
+    # When the phone removes it from its linked devices
+    unlinked = client.post("/_simulator/devices/dev-1/unlink", headers=MASTER)
+
+    # Then the network forgets the link, and a second removal finds nothing
+    assert unlinked.json() == {"success": True, "device_id": "dev-1"}
+    assert network.linked_jid("dev-1") is None
+    assert_envelope(client.post("/_simulator/devices/dev-1/unlink", headers=MASTER), 404, "DEVICE_NOT_FOUND")
     host.run(session.close())

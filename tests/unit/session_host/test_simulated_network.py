@@ -10,15 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE
 
 from session_host.network.port import NetworkErrorKind
 from session_host.network.simulated import REAL_QR_LIFETIMES, SimulatedNetwork
 from session_host.network.simulated.model import ControlError
-
-PHONE = "15550001111"
-JID = f"{PHONE}@s.whatsapp.net"
-CONTACT = "15550002222"
-CONTACT_JID = f"{CONTACT}@s.whatsapp.net"
 
 
 class Signals:

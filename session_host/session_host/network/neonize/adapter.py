@@ -99,8 +99,8 @@ class NeonizeSession(OperationsMixin, TeardownMixin, NetworkHandlers):
         self._next_qr_ttl = timings.next_qr_ttl
         self._mutex = threading.RLock()
         self._lifecycle = asyncio.Lock()
-        self._state = SessionState.NOT_READY
         self._account: JID | None = store.load_jid()
+        self._state = SessionState.DISCONNECTED if self._account else SessionState.NOT_READY
         self._qr: tuple[str, float] | None = None
         self._qr_count = 0
         self._qr_seq = 0
@@ -166,13 +166,19 @@ class NeonizeSession(OperationsMixin, TeardownMixin, NetworkHandlers):
             await asyncio.to_thread(runner.start, self._timings.start_hold)
 
     async def pair_phone(self, phone: str) -> str:
+        """A pair code from the running pairing session; waits for its first QR code first.
+
+        neonize can only ask for a code once the network showed a QR code, so a session that
+        has just started waits up to ``first_qr_wait`` for it. It never starts a session.
+        """
+        self._refuse_if_paired()
+        with self._mutex:
+            runner, state, first_qr = self._runner, self._state, self._first_qr
+        if runner is None or not runner.alive or state is not SessionState.PAIRING or first_qr is None:
+            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "no pairing session is running")
         digits = (phone or "").strip()
         if not _PHONE.match(digits):
             raise NetworkError(NetworkErrorKind.INVALID, "phone must be 7 to 15 digits, country code first")
-        self._refuse_if_paired()
-        await self.connect()
-        first_qr = self._first_qr
-        assert first_qr is not None
         try:
             await asyncio.wait_for(first_qr.wait(), self._timings.first_qr_wait)
         except TimeoutError as exc:

@@ -11,8 +11,8 @@ cannot emit fall in three groups (:data:`UNAVAILABLE_EVENTS` gives the reason pe
   labels, app-state sync), media retries, call rejects and passkey pairing are not in it,
   so no handler can ever see them.
 - **Delivered but not mapped yet.** Group info/joins, calls, blocklist and privacy settings,
-  history sync and newsletters arrive from the library, but their ``data`` payloads are
-  not defined yet; they are logged at debug level until a capability defines them.
+  history sync and newsletters could arrive from the library, but their ``data`` payloads
+  are not defined yet, so no handler subscribes to them until a capability defines them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """neonize events → :class:`NetworkEvent` with catalog names and ``data`` payloads.
 
 Pure functions: no client, no I/O. The session (``adapter.py``) decides *when* to emit and
-what the events do to its state; this module only decides *what* the payloads say.
+what the events do to its state; this module reads what neonize's protobufs say. Events
+both adapters produce are built by :mod:`..payloads` (the lifecycle ones are called from
+there directly); the events only this adapter produces are built here.
 
 Time units, as neonize 0.5.2 encodes them: ``MessageInfo.Timestamp`` (messages,
 undecryptable messages) is in **milliseconds**; every other timestamp (receipts, presence,
@@ -33,9 +35,11 @@ from neonize.proto.Neonize_pb2 import (
 )
 from neonize.proto.Neonize_pb2 import Message as MessageEv
 
+from .. import payloads
+from ..payloads import iso_utc
 from ..port import NetworkEvent
 from .content import describe_message
-from .jids import chat_of, iso_from_millis, iso_utc, jid_str, sender_of
+from .jids import chat_of, iso_from_millis, jid_str, sender_of
 
 
 @dataclass(frozen=True)
@@ -58,87 +62,20 @@ def _failure_reason(reason: int, default: str) -> str:
         return default
 
 
-# --- device lifecycle -------------------------------------------------------------------
-
-
-def device_connected(ctx: EventContext) -> NetworkEvent:
-    return _event(
-        "device.connected",
-        {
-            "device_id": ctx.device_id,
-            "status": "connected",
-            "messaging_jid": ctx.own_jid,
-            "is_connected": True,
-            "is_logged_in": True,
-        },
-    )
-
-
-def device_disconnected(ctx: EventContext, reason: str, *, logged_in: bool = True) -> NetworkEvent:
-    """``device.disconnected``; a session stopped while pairing is ``not_ready``, not logged in."""
-    return _event(
-        "device.disconnected",
-        {
-            "device_id": ctx.device_id,
-            "status": "disconnected" if logged_in else "not_ready",
-            "is_connected": False,
-            "is_logged_in": logged_in,
-            "reason": reason,
-        },
-    )
-
-
-def device_logged_out(ctx: EventContext, reason: str) -> NetworkEvent:
-    return _event(
-        "device.logged_out",
-        {
-            "device_id": ctx.device_id,
-            "status": "logged_out",
-            "is_connected": False,
-            "is_logged_in": False,
-            "reason": reason,
-        },
-    )
+# --- device lifecycle and pairing -------------------------------------------------------
 
 
 def logged_out_reason(ev: LoggedOut) -> str:
     return _failure_reason(ev.Reason, "logged_out") if ev.HasField("Reason") else "logged_out"
 
 
-# --- pairing ----------------------------------------------------------------------------
-
-
-def qr_generated(ctx: EventContext, code: str, expires_at: float) -> NetworkEvent:
-    return _event(
-        "qr.generated",
-        {"device_id": ctx.device_id, "qr_code": code, "expires_at": iso_utc(expires_at)},
-    )
-
-
 def pair_success(ctx: EventContext, ev: PairStatus) -> NetworkEvent:
-    return _event(
-        "pair.success",
-        {
-            "device_id": ctx.device_id,
-            "messaging_jid": jid_str(ev.ID),
-            "platform": ev.Platform,
-            "business_name": ev.BusinessName,
-        },
+    return payloads.pair_success(
+        ctx.device_id, jid_str(ev.ID), platform=ev.Platform, business_name=ev.BusinessName
     )
-
-
-def pair_error(ctx: EventContext, reason: str, error: str) -> NetworkEvent:
-    return _event("connection.pair_error", {"device_id": ctx.device_id, "reason": reason, "error": error})
 
 
 # --- connection -------------------------------------------------------------------------
-
-
-def stream_replaced(ctx: EventContext) -> NetworkEvent:
-    return _event(
-        "connection.stream_replaced",
-        {"device_id": ctx.device_id, "reason": "another client connected with the same credentials"},
-    )
 
 
 def temporary_ban(ctx: EventContext, ev: TemporaryBan) -> NetworkEvent:
@@ -197,20 +134,19 @@ def message_received(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
     if source.IsFromMe and ctx.own_jid:
         sender = ctx.own_jid
     recipient = chat if source.IsGroup or source.IsFromMe else (ctx.own_jid or chat)
-    data: dict[str, Any] = {
-        "message_id": info.ID,
-        "from": sender,
-        "to": recipient,
-        "content": described.content,
-        "message_type": described.message_type,
-        "is_from_me": source.IsFromMe,
-        "push_name": info.Pushname,
-        "timestamp": iso_from_millis(info.Timestamp),
-        "chat_jid": chat,
-        "is_group": source.IsGroup,
-    }
-    data.update(described.extra)
-    return _event("message.received", data)
+    return payloads.message_received(
+        message_id=info.ID,
+        sender=sender,
+        recipient=recipient,
+        chat_jid=chat,
+        content=described.content,
+        message_type=described.message_type,
+        is_from_me=source.IsFromMe,
+        is_group=source.IsGroup,
+        push_name=info.Pushname,
+        timestamp=info.Timestamp / 1000,  # sent in milliseconds
+        extra=described.extra,
+    )
 
 
 def receipt(_ctx: EventContext, ev: Receipt) -> NetworkEvent | None:
@@ -219,17 +155,14 @@ def receipt(_ctx: EventContext, ev: Receipt) -> NetworkEvent | None:
         return None
     source = ev.MessageSource
     read = ev.Type == Receipt.READ
-    data: dict[str, Any] = {
-        "message_ids": list(ev.MessageIDs),
-        "chat_jid": chat_of(source),
-        "receipt_type": "read" if read else "delivered",
-        "message_count": len(ev.MessageIDs),
-        "is_group": source.IsGroup,
-        ("read_at" if read else "delivered_at"): iso_utc(ev.Timestamp),
-    }
-    if read:
-        data["reader"] = sender_of(source)
-    return _event("message.read" if read else "message.delivered", data)
+    return payloads.message_receipt(
+        "read" if read else "delivered",
+        message_ids=ev.MessageIDs,
+        chat_jid=chat_of(source),
+        is_group=source.IsGroup,
+        at=ev.Timestamp,
+        reader=sender_of(source) if read else None,
+    )
 
 
 def undecryptable(_ctx: EventContext, ev: UndecryptableMessage) -> NetworkEvent:
@@ -255,16 +188,12 @@ def undecryptable(_ctx: EventContext, ev: UndecryptableMessage) -> NetworkEvent:
 def chat_presence(_ctx: EventContext, ev: ChatPresence) -> NetworkEvent:
     state = "composing" if ev.State == ChatPresence.COMPOSING else "paused"
     media = "audio" if ev.HasField("Media") and ev.Media == ChatPresence.AUDIO else "text"
-    source = ev.MessageSource
-    return _event(
-        "chat.presence",
-        {
-            "chat_jid": chat_of(source),
-            "sender": sender_of(source),
-            "is_group": source.IsGroup,
-            "state": state,
-            "media": media,
-        },
+    return payloads.chat_presence(
+        chat_jid=chat_of(ev.MessageSource),
+        sender=sender_of(ev.MessageSource),
+        is_group=ev.MessageSource.IsGroup,
+        state=state,
+        media=media,
     )
 
 

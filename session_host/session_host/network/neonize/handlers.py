@@ -50,6 +50,7 @@ from neonize.events import (
 )
 from neonize.proto.Neonize_pb2 import JID
 
+from .. import payloads
 from ..port import NetworkEvent, SessionState
 from . import events
 from .clients import ClientRunner
@@ -161,9 +162,8 @@ class NetworkHandlers:
             seq = self._qr_seq
             self._qr = (code, expires_at)
             self._state = SessionState.PAIRING
-            ctx = self._ctx()
         self._on_loop(self._qr_shown, seq, expires_at)
-        self._emit(events.qr_generated(ctx, code, expires_at))
+        self._emit(payloads.qr_generated(self._device_id, code, expires_at))
 
     def _on_login_status(self, runner: ClientRunner, status: Any) -> None:
         text = _c_string(status)
@@ -191,11 +191,11 @@ class NetworkHandlers:
             self._state = SessionState.NOT_READY
             self._qr = None
             self._qr_seq += 1
-            return events.pair_error(self._ctx(), reason, error)
+            return payloads.pair_error(self._device_id, reason, error)
 
     def _on_pair_status(self, _runner: ClientRunner, ev: PairStatusEv) -> None:
         if ev.Status != PairStatusEv.SUCCESS:
-            self._emit(events.pair_error(self._ctx(), "pair_error", ev.Error or "pairing failed"))
+            self._emit(payloads.pair_error(self._device_id, "pair_error", ev.Error or "pairing failed"))
             return
         account = JID()
         account.CopyFrom(ev.ID)
@@ -222,7 +222,8 @@ class NetworkHandlers:
                 self._recover_account(runner)
             except Exception:
                 logger.exception("device %s: cannot read the account JID from the client", self._device_id)
-        self._emit(events.device_connected(self._ctx()))
+        ctx = self._ctx()
+        self._emit(payloads.device_connected(ctx.device_id, ctx.own_jid))
 
     def _recover_account(self, runner: ClientRunner) -> None:
         """Read the account JID from the connected client when the sidecar did not have it."""
@@ -240,7 +241,7 @@ class NetworkHandlers:
             if runner.stopping or self._state is not SessionState.CONNECTED:
                 return
             self._state = SessionState.DISCONNECTED
-        self._emit(events.device_disconnected(self._ctx(), "connection_lost"))
+        self._emit(payloads.device_disconnected(self._device_id, "connection_lost"))
 
     def _on_logged_out(self, runner: ClientRunner, ev: LoggedOutEv) -> None:
         if runner.stopping:
@@ -250,11 +251,11 @@ class NetworkHandlers:
             self._account = None
             self._qr = None
         self._store.sidecar_path.unlink(missing_ok=True)  # whatsmeow already dropped the keys
-        self._emit(events.device_logged_out(self._ctx(), events.logged_out_reason(ev)))
+        self._emit(payloads.device_logged_out(self._device_id, events.logged_out_reason(ev)))
         self._schedule_terminate(runner, delete_credentials=True)
 
     def _on_stream_replaced(self, runner: ClientRunner, _ev: StreamReplacedEv) -> None:
-        self._end_connection(runner, events.stream_replaced(self._ctx()), "stream_replaced")
+        self._end_connection(runner, payloads.stream_replaced(self._device_id), "stream_replaced")
 
     def _on_temporary_ban(self, runner: ClientRunner, ev: TemporaryBanEv) -> None:
         self._end_connection(runner, events.temporary_ban(self._ctx(), ev), "temporary_ban")
@@ -275,7 +276,7 @@ class NetworkHandlers:
             self._qr = None
         self._emit(event)
         if was_connected:
-            self._emit(events.device_disconnected(self._ctx(), reason))
+            self._emit(payloads.device_disconnected(self._device_id, reason))
         self._schedule_terminate(runner, delete_credentials=False)
 
     # --- end of the client run ----------------------------------------------------------
@@ -297,5 +298,5 @@ class NetworkHandlers:
         logger.error("device %s: neonize session ended: %s", self._device_id, message)
         self._emit(events.connection_failure(ctx, "session_ended", message))
         if was_connected:
-            self._emit(events.device_disconnected(ctx, "session_ended"))
+            self._emit(payloads.device_disconnected(self._device_id, "session_ended"))
         self._schedule_terminate(runner, delete_credentials=False)

@@ -9,12 +9,12 @@ person by a LID (``<opaque>@lid``) and also gives the phone JID (``SenderAlt`` /
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import Any
 
 from neonize.proto.Neonize_pb2 import JID, MessageSource
 from neonize.utils.jid import build_jid
 
+from ..payloads import iso_utc
 from ..port import NetworkError, NetworkErrorKind
 
 USER_SERVER = "s.whatsapp.net"
@@ -107,12 +107,6 @@ def jid_from_dict(data: dict[str, Any]) -> JID:
     )
 
 
-def iso_utc(epoch_seconds: float) -> str:
-    """ISO 8601 UTC with milliseconds, the gateway's timestamp format (``...T12:00:00.000Z``)."""
-    moment = datetime.fromtimestamp(epoch_seconds, tz=UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def iso_from_millis(epoch_millis: int) -> str:
-    """:func:`iso_utc` of a millisecond timestamp (``MessageEv.Info.Timestamp`` is one)."""
+    """ISO 8601 UTC of a millisecond timestamp (``MessageInfo.Timestamp`` is one)."""
     return iso_utc(epoch_millis / 1000)

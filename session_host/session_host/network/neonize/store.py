@@ -23,8 +23,9 @@ from pathlib import Path
 
 from neonize.proto.Neonize_pb2 import JID
 
+from ..payloads import iso_utc
 from ..port import NetworkError, NetworkErrorKind
-from .jids import full_jid_str, iso_utc, jid_from_dict, jid_str, jid_to_dict
+from .jids import full_jid_str, jid_from_dict, jid_str, jid_to_dict
 
 logger = logging.getLogger(__name__)
 

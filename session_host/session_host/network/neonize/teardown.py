@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from neonize.proto.Neonize_pb2 import JID
 
-from ..port import EventSink, NetworkEvent, SessionState
-from . import events
+from .. import payloads
+from ..port import EventSink, NetworkError, NetworkErrorKind, NetworkEvent, SessionState
 from .clients import ClientRunner
 from .store import DeviceStore
 
@@ -44,7 +44,6 @@ class TeardownMixin:
 
     if TYPE_CHECKING:  # provided by NeonizeSession and NetworkHandlers
 
-        def _ctx(self) -> events.EventContext: ...
         async def _deliver(self, event: NetworkEvent) -> None: ...
         def _track(self, future: asyncio.Future[Any]) -> None: ...
         def _pairing_ended(self, runner: ClientRunner, reason: str, error: str) -> NetworkEvent | None: ...
@@ -60,7 +59,7 @@ class TeardownMixin:
             if running:
                 with self._mutex:
                     logged_in = self._account is not None
-                event = events.device_disconnected(self._ctx(), "manual", logged_in=logged_in)
+                event = payloads.device_disconnected(self._device_id, "manual", logged_in=logged_in)
                 await self._deliver(event)
 
     async def close(self) -> None:
@@ -75,13 +74,16 @@ class TeardownMixin:
 
         A paired device that is not connected cannot tell the network; its credentials are
         still deleted here, and the phone lists the linked device until it is removed there
-        (or the network expires it). A failed unlink raises and deletes nothing.
+        (or the network expires it). A failed unlink raises and deletes nothing. A device
+        that never paired raises ``NOT_CONNECTED`` and keeps running as it was.
         """
         async with self._lifecycle:
             with self._mutex:
-                paired = self._account is not None
                 connected = self._state is SessionState.CONNECTED
+                logged_in = self._account is not None or connected
                 runner = self._runner
+            if not logged_in:
+                raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the device is not logged in")
             if connected and runner is not None:
                 runner.stopping = True  # the unlink drops the connection: not a network loss
                 try:
@@ -89,19 +91,18 @@ class TeardownMixin:
                 except BaseException:
                     runner.stopping = False
                     raise
-            elif paired:
+            else:
                 logger.warning(
                     "device %s: logout while not connected, credentials deleted locally", self._device_id
                 )
             with self._mutex:
-                self._state = SessionState.LOGGED_OUT if paired else SessionState.NOT_READY
+                self._state = SessionState.LOGGED_OUT
                 self._account = None
                 self._qr = None
                 self._qr_seq += 1
             await self._stop_runner()
             self._store.delete_all()
-            if paired:
-                await self._deliver(events.device_logged_out(self._ctx(), "logout"))
+            await self._deliver(payloads.device_logged_out(self._device_id, "logout"))
 
     def _settle(self) -> None:
         """State after a requested stop that keeps the login."""
@@ -167,7 +168,7 @@ class TeardownMixin:
         with self._mutex:
             self._account = None
             self._state = SessionState.LOGGED_OUT
-        await self._deliver(events.device_logged_out(self._ctx(), "credentials_missing"))
+        await self._deliver(payloads.device_logged_out(self._device_id, "credentials_missing"))
 
     # --- QR codes (on the loop) ---------------------------------------------------------
 

@@ -113,6 +113,13 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
             raise ApiError(404, "DEVICE_NOT_FOUND", f"device {device_id} has no connection to drop")
         return {"success": True, "device_id": device_id}
 
+    @router.post("/devices/{device_id}/unlink")
+    def unlink(device_id: DeviceIdInPath) -> dict[str, Any]:
+        """The phone removes the linked device; a connected session is logged out at once."""
+        if not network.unlink(device_id):
+            raise ApiError(404, "DEVICE_NOT_FOUND", f"no phone lists device {device_id} as linked")
+        return {"success": True, "device_id": device_id}
+
     @router.post("/faults")
     def inject_fault(body: FaultIn) -> dict[str, Any]:
         """The next ``count`` operations of that name (of that device, or any) fail that way."""

@@ -176,7 +176,7 @@ class NetworkCore:
             return conn.conn_id
 
     def leave(self, conn_id: str) -> dict[str, str] | None:
-        """The session closes its connection; returns its credentials if it had paired."""
+        """The connection ends without a word (close, crash); its credentials if it had paired."""
         with self._lock:
             conn = self._world.conns.pop(conn_id, None)
             if conn is None or conn.device_key is None or conn.device_key not in self._world.links:
@@ -184,7 +184,7 @@ class NetworkCore:
             return {"jid": conn.jid or "", "device_key": conn.device_key}
 
     def logout(self, conn_id: str, device_key: str) -> None:
-        """The device unlinks itself: its key is revoked and its connection closed."""
+        """The connected device unlinks itself: its key is revoked and its connection closed."""
         with self._lock:
             self._world.conns.pop(conn_id, None)
             if self._world.forget_link(device_key) is not None:

@@ -12,7 +12,6 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from ..port import DeviceSession, NetworkError, NetworkErrorKind
@@ -80,12 +79,6 @@ def normalize_target(value: str) -> str:
     """A user JID from a JID or from bare phone digits (the control API accepts both)."""
     value = value.strip()
     return user_jid(value) if is_phone(value) else value
-
-
-def iso(epoch_seconds: float) -> str:
-    """ISO 8601 UTC with milliseconds (``2024-01-01T12:00:00.000Z``), as the gateway writes it."""
-    moment = datetime.fromtimestamp(epoch_seconds, tz=UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def new_message_id() -> str:

@@ -153,7 +153,11 @@ class SimulatedNetwork(NetworkCore):
             return bool(conns)
 
     def unlink(self, device_id: str) -> bool:
-        """The phone removes the linked device: its key is revoked, a live session is logged out."""
+        """The phone removes the linked device: its key is revoked, a live session is logged out.
+
+        A link left behind by a device that logged out while offline (the phone was not
+        told) goes away only this way.
+        """
         with self._lock:
             links = [link for link in self._world.links.values() if link.device_id == device_id]
             for link in links:
@@ -169,7 +173,12 @@ class SimulatedNetwork(NetworkCore):
     # --- inspection (tests, diagnostics) ----------------------------------------------
 
     def max_simultaneous_connections(self, device_id: str) -> int:
-        """The most connections the device ever had open at once (1 means never run twice)."""
+        """The most connections the device ever had open at once, pairing ones included.
+
+        Above 1 means two sessions of the device were live at the same moment (two hosts
+        running it, a stream replaced); 0 means it never connected. Connections vanish when
+        a session closes, is dropped or replaced, or its host crashes (``SimulatedPort.crash``).
+        """
         with self._lock:
             return self._max_conns.get(device_id, 0)
 

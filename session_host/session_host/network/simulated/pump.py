@@ -50,6 +50,13 @@ class EventPump:
             task.cancel()
         self._task = None
 
+    def abandon(self) -> None:
+        """Stop at once and drop what the sink has not taken (the host process died)."""
+        task, self._task = self._task, None
+        if task is not None and not task.done() and not task.get_loop().is_closed():
+            task.cancel()
+        self._queue = asyncio.Queue()
+
     async def _run(self, queue: asyncio.Queue[NetworkEvent | None]) -> None:
         while (event := await queue.get()) is not None:
             try:

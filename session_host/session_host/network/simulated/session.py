@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import payloads
 from ..port import (
     ChatPresence,
     EventSink,
@@ -31,6 +33,9 @@ from .pump import EventPump
 
 logger = logging.getLogger(__name__)
 
+CRASH_WAIT = 5.0
+"""How long :meth:`SimulatedSession.crash` waits for the session's loop to run it."""
+
 
 class SimulatedSession:
     """A device's session; paired when ``data_dir/<device_id>.json`` holds its credentials."""
@@ -43,6 +48,7 @@ class SimulatedSession:
         self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
         self._conn: str | None = None  # the network connection, while there is one
         self._generation = 0  # bumped whenever the connection changes; stale signals are ignored
+        self._crashed_at = 0  # signals of connections older than a crash died with the process
         self._qr: tuple[str, float] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pump = EventPump(sink, f"device {device_id}")
@@ -99,22 +105,33 @@ class SimulatedSession:
         self._halt()
         logged_in = self._credentials is not None
         self._state = SessionState.DISCONNECTED if logged_in else SessionState.NOT_READY
-        self._emit(events.device_disconnected(self._device_id, "manual", logged_in=logged_in))
+        self._emit(payloads.device_disconnected(self._device_id, "manual", logged_in=logged_in))
 
     async def logout(self) -> None:
+        """Unlink through the network when connected, else only forget the credentials here.
+
+        Offline, the network is not told: the phone keeps listing the linked device (and the
+        network keeps its traffic) until the phone removes it (:meth:`SimulatedNetwork.unlink`).
+        """
         if self._credentials is None:
-            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not logged in")
-        self._connection()
-        await self._fault("logout")
-        conn = self._connection()
-        assert self._credentials is not None
+            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the device is not logged in")
+        self._bind()
+        if self._conn is not None:
+            await self._fault("logout")  # only the network call can fail
+        credentials = self._credentials
         self._cancel_tasks()
         self._generation += 1
-        self._conn = None
-        self._network.logout(conn, self._credentials["device_key"])
+        self._qr = None
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            self._network.logout(conn, credentials["device_key"])
+        else:
+            logger.warning(
+                "device %s: logout while not connected, credentials deleted locally", self._device_id
+            )
         self._forget_credentials()
         self._state = SessionState.LOGGED_OUT
-        self._emit(events.device_logged_out(self._device_id, "logout"))
+        self._emit(payloads.device_logged_out(self._device_id, "logout"))
 
     async def close(self) -> None:
         self._halt()
@@ -130,7 +147,6 @@ class SimulatedSession:
             raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
         await self._fault("send_text")
         message_id, at = self._network.send_text(self._connection(), to, text)
-        self._emit(events.message_sent(message_id, to, text, at))
         return SentMessage(message_id=message_id, chat_jid=to, timestamp=at)
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
@@ -177,7 +193,7 @@ class SimulatedSession:
             return False
         expires_at = time.time() + lifetime
         self._qr = (code, expires_at)
-        self._emit(events.qr_generated(self._device_id, code, expires_at))
+        self._emit(payloads.qr_generated(self._device_id, code, expires_at))
         return True
 
     async def _rotate_qr(self, generation: int, conn: str) -> None:
@@ -192,7 +208,7 @@ class SimulatedSession:
             self._conn = self._qr = self._pairing = None
             self._state = SessionState.NOT_READY
             error = "no phone scanned the QR code in time"
-            self._emit(events.pair_error(self._device_id, "qr_timeout", error))
+            self._emit(payloads.pair_error(self._device_id, "qr_timeout", error))
 
     def _resume(self) -> None:
         assert self._credentials is not None
@@ -202,11 +218,11 @@ class SimulatedSession:
         if conn is None:  # the phone unlinked this device while it was away
             self._forget_credentials()
             self._state = SessionState.LOGGED_OUT
-            self._emit(events.device_logged_out(self._device_id, "logged_out"))
+            self._emit(payloads.device_logged_out(self._device_id, "logged_out"))
             return
         self._conn = conn
         self._state = SessionState.CONNECTED
-        self._emit(events.device_connected(self._device_id, self.jid))
+        self._emit(payloads.device_connected(self._device_id, self.jid))
 
     async def _reconnect(self, generation: int) -> None:
         delay = self._network.reconnect_delay
@@ -238,9 +254,14 @@ class SimulatedSession:
                 self._adopt(credentials)
 
     def _cancel_tasks(self) -> None:
-        current = asyncio.current_task()
+        current = asyncio.current_task() if _running_loop() is not None else None
         for task in (self._pairing, self._reconnecting):
-            if task is not None and task is not current and not task.done():
+            if (
+                task is not None
+                and task is not current
+                and not task.done()
+                and not task.get_loop().is_closed()
+            ):
                 task.cancel()
         self._pairing = self._reconnecting = None
 
@@ -253,6 +274,44 @@ class SimulatedSession:
         delete_credentials(self._data_dir, self._device_id)
         self._credentials = None
 
+    # --- the host process dying (tests of host failover) -------------------------------
+
+    def crash(self) -> None:
+        """Die with the host process: the connection vanishes, timers stop, nothing is emitted.
+
+        Credentials stay as they are on disk, so a session opened later from the same
+        ``data_dir`` resumes; events the sink has not taken yet are lost, as in a real
+        crash. Runs on the session's loop (waiting for it when called from another thread),
+        so no timer of the session can open a connection meanwhile.
+        """
+        loop = self._loop
+        if loop is None or loop.is_closed() or not loop.is_running() or _running_loop() is loop:
+            self._die()
+            return
+        done = threading.Event()
+
+        def die() -> None:
+            try:
+                self._die()
+            finally:
+                done.set()
+
+        loop.call_soon_threadsafe(die)
+        if not done.wait(CRASH_WAIT):
+            raise TimeoutError(f"device {self._device_id}: the session's loop did not run the crash")
+
+    def _die(self) -> None:
+        self._cancel_tasks()
+        self._generation += 1
+        self._crashed_at = self._generation
+        self._qr = None
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            self._network.leave(conn)  # a link made just now is lost with the process
+        self._pump.abandon()
+        if self._state is not SessionState.LOGGED_OUT:
+            self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
+
     # --- signals from the network (run on the session's loop) -------------------------
 
     def _deliverer(self, generation: int) -> Deliver:
@@ -264,8 +323,10 @@ class SimulatedSession:
         return deliver
 
     def _on_signal(self, generation: int, kind: str, payload: dict[str, Any]) -> None:
+        if generation < self._crashed_at:
+            return
         if kind == "event":  # traffic handed to this device is never dropped
-            self._emit(events.event(payload["name"], payload["data"]))
+            self._emit(events.from_item(payload))
             return
         if generation != self._generation:
             return
@@ -277,7 +338,7 @@ class SimulatedSession:
         self._qr = None
         self._adopt({"jid": payload["jid"], "device_key": payload["device_key"]})
         self._state = SessionState.CONNECTED
-        self._emit(events.device_connected(self._device_id, self.jid))
+        self._emit(payloads.device_connected(self._device_id, self.jid))
 
     def _on_dropped(self, payload: dict[str, Any]) -> None:
         self._conn = None
@@ -287,26 +348,28 @@ class SimulatedSession:
             self._qr = None
             self._state = SessionState.NOT_READY
             self._emit(
-                events.pair_error(self._device_id, payload["reason"], "the connection was lost while pairing")
+                payloads.pair_error(
+                    self._device_id, payload["reason"], "the connection was lost while pairing"
+                )
             )
             return
         self._state = SessionState.DISCONNECTED
-        self._emit(events.device_disconnected(self._device_id, payload["reason"]))
+        self._emit(payloads.device_disconnected(self._device_id, payload["reason"]))
         self._reconnecting = self._running_loop().create_task(self._reconnect(self._generation))
 
     def _on_replaced(self, _payload: dict[str, Any]) -> None:
         self._conn = None
         self._generation += 1
         self._state = SessionState.DISCONNECTED
-        self._emit(events.stream_replaced(self._device_id))
-        self._emit(events.device_disconnected(self._device_id, "stream_replaced"))
+        self._emit(payloads.stream_replaced(self._device_id))
+        self._emit(payloads.device_disconnected(self._device_id, "stream_replaced"))
 
     def _on_logged_out(self, payload: dict[str, Any]) -> None:
         self._conn = None
         self._generation += 1
         self._forget_credentials()
         self._state = SessionState.LOGGED_OUT
-        self._emit(events.device_logged_out(self._device_id, payload["reason"]))
+        self._emit(payloads.device_logged_out(self._device_id, payload["reason"]))
 
     # --- events -----------------------------------------------------------------------
 
@@ -327,3 +390,10 @@ class SimulatedSession:
 
     def _emit(self, event: NetworkEvent) -> None:
         self._pump.emit(event)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -14,8 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..payloads import ReceiptKind, iso_utc
+from ..port import NetworkEvent
 from . import events
-from .model import Account, Connection, Link, iso, phone_of
+from .model import Account, Connection, Link, phone_of
 
 logger = logging.getLogger(__name__)
 
@@ -53,10 +55,10 @@ class World:
             return False
         return True
 
-    def push(self, device_key: str, name: str, data: dict[str, Any]) -> bool:
+    def push(self, device_key: str, event: NetworkEvent) -> bool:
         """An event for a linked device: handed over now if connected (True), else queued."""
         conn = self.conn_of_key(device_key)
-        item = {"name": name, "data": data}
+        item = events.to_item(event)
         if conn is not None and self.signal(conn, "event", item):
             return True
         self.queues.setdefault(device_key, []).append(item)
@@ -73,8 +75,9 @@ class World:
         devices is reached through them (queued while offline; ``delivered`` when a device
         has it); a plain contact is always online, so ``delivered`` comes at once.
         """
-        now = time.time()
-        data = events.message_received(message_id, sender.jid, sender.push_name, recipient.jid, text, now)
+        received = events.text_received(
+            message_id, sender.jid, sender.push_name, recipient.jid, text, time.time()
+        )
         recipient.inbox.append(
             {
                 "message_id": message_id,
@@ -82,7 +85,7 @@ class World:
                 "to": recipient.jid,
                 "text": text,
                 "push_name": sender.push_name,
-                "timestamp": data["timestamp"],
+                "timestamp": received.data["timestamp"],
                 "read": False,
             }
         )
@@ -91,10 +94,10 @@ class World:
         if not links:
             self.receipt("delivered", sender.jid, recipient.jid, [message_id])
         for link in links:
-            if self.push(link.device_key, "message.received", data):
+            if self.push(link.device_key, received):
                 self.receipt("delivered", sender.jid, recipient.jid, [message_id])
 
-    def receipt(self, kind: str, sender_jid: str, chat_jid: str, message_ids: list[str]) -> None:
+    def receipt(self, kind: ReceiptKind, sender_jid: str, chat_jid: str, message_ids: list[str]) -> None:
         """A ``delivered`` or ``read`` receipt from ``chat_jid`` for messages ``sender_jid`` sent."""
         sender = self.accounts.get(phone_of(sender_jid))
         if sender is None:
@@ -107,9 +110,9 @@ class World:
                 and rank[entry["status"]] < rank[kind]
             ):
                 entry["status"] = kind
-        data = events.receipt(kind, message_ids, chat_jid, time.time(), chat_jid)
+        event = events.receipt(kind, message_ids, chat_jid, time.time())
         for link in self.links_of(sender.jid):
-            self.push(link.device_key, f"message.{kind}", data)
+            self.push(link.device_key, event)
 
     def read(
         self, reader: Account, chat_jid: str, message_ids: list[str], *, claimed: bool = False
@@ -131,13 +134,13 @@ class World:
     def presence(self, sender_jid: str, recipient: Account, state: str) -> None:
         """Chat presence is ephemeral: recorded by the recipient's phone, never queued."""
         recipient.presence.append(
-            {"from": sender_jid, "chat": sender_jid, "state": state, "at": iso(time.time())}
+            {"from": sender_jid, "chat": sender_jid, "state": state, "at": iso_utc(time.time())}
         )
-        data = events.chat_presence(sender_jid, state)
+        item = events.to_item(events.chat_presence(sender_jid, state))
         for link in self.links_of(recipient.jid):
             conn = self.conn_of_key(link.device_key)
             if conn is not None:
-                self.signal(conn, "event", {"name": "chat.presence", "data": data})
+                self.signal(conn, "event", item)
 
     def flush(self, conn: Connection) -> bool:
         """Hand a reconnected device what the network kept for it; True when anything moved."""

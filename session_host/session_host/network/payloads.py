@@ -1,0 +1,180 @@
+"""The ``data`` payloads of the events both network adapters produce.
+
+The ``simulated`` and the ``neonize`` adapter build these events here, so a webhook
+consumer cannot tell the adapters apart by their payloads; each adapter keeps only the
+mapping from its own world (protobufs, simulated traffic) to the arguments. The fields are
+documented in ``docs/events.md``; keep the two in step.
+
+Every timestamp in a payload is ISO 8601 UTC with milliseconds (:func:`iso_utc`). JIDs are
+``user@server`` strings without agent or device part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from .port import NetworkEvent
+
+ReceiptKind = Literal["delivered", "read"]
+
+
+def iso_utc(epoch_seconds: float) -> str:
+    """ISO 8601 UTC with milliseconds (``2024-01-01T12:00:00.000Z``), as the gateway writes it."""
+    moment = datetime.fromtimestamp(epoch_seconds, tz=UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _event(name: str, data: dict[str, Any]) -> NetworkEvent:
+    return NetworkEvent(name=name, data=data)
+
+
+# --- device lifecycle -------------------------------------------------------------------
+
+
+def device_connected(device_id: str, messaging_jid: str | None) -> NetworkEvent:
+    """The session is logged in and connected (exactly the specification's five fields)."""
+    return _event(
+        "device.connected",
+        {
+            "device_id": device_id,
+            "status": "connected",
+            "messaging_jid": messaging_jid,
+            "is_connected": True,
+            "is_logged_in": True,
+        },
+    )
+
+
+def device_disconnected(device_id: str, reason: str, *, logged_in: bool = True) -> NetworkEvent:
+    """The connection ended; a session stopped before it paired is ``not_ready``, not logged in."""
+    return _event(
+        "device.disconnected",
+        {
+            "device_id": device_id,
+            "status": "disconnected" if logged_in else "not_ready",
+            "is_connected": False,
+            "is_logged_in": logged_in,
+            "reason": reason,
+        },
+    )
+
+
+def device_logged_out(device_id: str, reason: str) -> NetworkEvent:
+    """The device is unlinked and its credentials are gone: it must pair again."""
+    return _event(
+        "device.logged_out",
+        {
+            "device_id": device_id,
+            "status": "logged_out",
+            "is_connected": False,
+            "is_logged_in": False,
+            "reason": reason,
+        },
+    )
+
+
+# --- pairing ----------------------------------------------------------------------------
+
+
+def qr_generated(device_id: str, qr_code: str, expires_at: float) -> NetworkEvent:
+    return _event(
+        "qr.generated", {"device_id": device_id, "qr_code": qr_code, "expires_at": iso_utc(expires_at)}
+    )
+
+
+def pair_success(
+    device_id: str, messaging_jid: str | None, *, platform: str, business_name: str | None
+) -> NetworkEvent:
+    return _event(
+        "pair.success",
+        {
+            "device_id": device_id,
+            "messaging_jid": messaging_jid,
+            "platform": platform,
+            "business_name": business_name,
+        },
+    )
+
+
+def pair_error(device_id: str, reason: str, error: str) -> NetworkEvent:
+    """The pairing attempt ended without a link (QR window over, connection lost, refused)."""
+    return _event("connection.pair_error", {"device_id": device_id, "reason": reason, "error": error})
+
+
+# --- connection -------------------------------------------------------------------------
+
+
+def stream_replaced(device_id: str) -> NetworkEvent:
+    return _event(
+        "connection.stream_replaced",
+        {"device_id": device_id, "reason": "another client connected with the same credentials"},
+    )
+
+
+# --- messages, receipts, presence -------------------------------------------------------
+
+
+def message_received(
+    *,
+    message_id: str,
+    sender: str | None,
+    recipient: str | None,
+    chat_jid: str | None,
+    content: str,
+    message_type: str,
+    is_from_me: bool,
+    is_group: bool,
+    push_name: str,
+    timestamp: float,
+    extra: Mapping[str, Any] | None = None,
+) -> NetworkEvent:
+    """A message reached the device; ``extra`` holds the type's sub-object (``media``, ``poll``...)."""
+    data: dict[str, Any] = {
+        "message_id": message_id,
+        "from": sender,
+        "to": recipient,
+        "content": content,
+        "message_type": message_type,
+        "is_from_me": is_from_me,
+        "push_name": push_name,
+        "timestamp": iso_utc(timestamp),
+        "chat_jid": chat_jid,
+        "is_group": is_group,
+    }
+    data.update(extra or {})
+    return _event("message.received", data)
+
+
+def message_receipt(
+    kind: ReceiptKind,
+    *,
+    message_ids: Sequence[str],
+    chat_jid: str | None,
+    is_group: bool,
+    at: float,
+    reader: str | None = None,
+) -> NetworkEvent:
+    """``message.delivered`` or ``message.read`` for messages the device sent; reads name the reader."""
+    data: dict[str, Any] = {
+        "message_ids": list(message_ids),
+        "chat_jid": chat_jid,
+        "receipt_type": kind,
+        "message_count": len(message_ids),
+        "is_group": is_group,
+        f"{kind}_at": iso_utc(at),
+    }
+    if kind == "read":
+        data["reader"] = reader
+    return _event(f"message.{kind}", data)
+
+
+def chat_presence(
+    *, chat_jid: str | None, sender: str | None, is_group: bool, state: str, media: str
+) -> NetworkEvent:
+    """Someone shows (``composing``) or stops showing (``paused``) typing in a chat."""
+    return _event(
+        "chat.presence",
+        {"chat_jid": chat_jid, "sender": sender, "is_group": is_group, "state": state, "media": media},
+    )

@@ -1,0 +1,287 @@
+"""The neonize adapter's message payloads: received messages, receipts, undecryptable ones.
+
+Events are built from neonize's own protobuf classes, as the Go bridge hands them to Python.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fakes_neonize import CTX, GROUP, MESSAGE_MS, OWN, PEER_LID, PEER_PHONE, jid, message_event, source
+from neonize.events import ReceiptEv, UndecryptableMessageEv
+from neonize.proto.Neonize_pb2 import MessageInfo
+from neonize.proto.waCommon.WACommon_pb2 import MessageKey
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
+    ContactMessage,
+    DocumentMessage,
+    ExtendedTextMessage,
+    FutureProofMessage,
+    ImageMessage,
+    LocationMessage,
+    Message,
+    PollCreationMessage,
+    ProtocolMessage,
+    ReactionMessage,
+)
+
+from session_host.network.neonize import events
+from session_host.network.neonize.content import describe_message
+
+# --- message.received ---------------------------------------------------------------------
+
+
+def test_direct_text_from_a_lid_sender_uses_the_phone_jid_and_millisecond_timestamp() -> None:
+    # Given a text in a one-to-one chat whose sender arrives as a LID with its phone JID alt
+    ev = message_event(source(PEER_LID, PEER_LID, sender_alt=PEER_PHONE), Message(conversation="oi"))
+    # When it is mapped
+    event = events.message_received(CTX, ev)
+    # Then sender and chat are the phone JID, and the milliseconds become ISO 8601 UTC
+    assert event is not None
+    assert (event.name, dict(event.data)) == (
+        "message.received",
+        {
+            "message_id": "3EB0AA11",
+            "from": "5511999998888@s.whatsapp.net",
+            "to": OWN,
+            "content": "oi",
+            "message_type": "text",
+            "is_from_me": False,
+            "push_name": "Maria",
+            "timestamp": "2023-11-14T22:13:20.456Z",
+            "chat_jid": "5511999998888@s.whatsapp.net",
+            "is_group": False,
+        },
+    )
+
+
+def test_group_text_from_a_lid_participant_names_the_participant_and_the_group() -> None:
+    # Given an extended text in a group, sent by a LID participant with a phone alt
+    message = Message(extendedTextMessage=ExtendedTextMessage(text="hello all"))
+    ev = message_event(source(GROUP, PEER_LID, group=True, sender_alt=PEER_PHONE), message)
+    # When it is mapped
+    data = events.message_received(CTX, ev).data
+    # Then it comes from the participant's phone JID and goes to the group
+    assert (data["from"], data["to"], data["chat_jid"], data["is_group"]) == (
+        "5511999998888@s.whatsapp.net",
+        "120363000000000001@g.us",
+        "120363000000000001@g.us",
+        True,
+    )
+    assert (data["content"], data["message_type"]) == ("hello all", "text")
+
+
+def test_lid_sender_without_a_phone_alt_stays_a_lid() -> None:
+    # Given a group message from a LID the store cannot resolve
+    ev = message_event(source(GROUP, PEER_LID, group=True), Message(conversation="x"))
+    # When it is mapped
+    data = events.message_received(CTX, ev).data
+    # Then the LID is kept rather than invented
+    assert data["from"] == "207180606656725@lid"
+
+
+def test_message_sent_from_the_phone_itself_comes_from_the_device_account() -> None:
+    # Given a message this account sent from its phone (device part in the sender)
+    ev = message_event(
+        source(PEER_PHONE, jid("12025550123", device=0), from_me=True), Message(conversation="sent")
+    )
+    # When it is mapped
+    data = events.message_received(CTX, ev).data
+    # Then it goes from the account to the chat
+    assert (data["from"], data["to"], data["is_from_me"]) == (OWN, "5511999998888@s.whatsapp.net", True)
+
+
+def test_device_part_of_a_jid_is_dropped() -> None:
+    # Given a sender JID carrying a device number
+    ev = message_event(
+        source(jid("5511999998888", device=12), jid("5511999998888", device=12)), Message(conversation="x")
+    )
+    # When it is mapped, Then the JID is rendered user@server
+    assert events.message_received(CTX, ev).data["from"] == "5511999998888@s.whatsapp.net"
+
+
+@pytest.mark.parametrize(
+    ("message", "message_type", "content", "extra"),
+    [
+        (
+            Message(imageMessage=ImageMessage(mimetype="image/jpeg", caption="look", fileLength=2048)),
+            "image",
+            "look",
+            {
+                "media": {
+                    "mime_type": "image/jpeg",
+                    "caption": "look",
+                    "file_length": 2048,
+                    "media_path": None,
+                }
+            },
+        ),
+        (
+            Message(
+                documentWithCaptionMessage=FutureProofMessage(
+                    message=Message(
+                        documentMessage=DocumentMessage(
+                            mimetype="application/pdf", fileName="a.pdf", caption="doc"
+                        )
+                    )
+                )
+            ),
+            "document",
+            "doc",
+            {
+                "media": {
+                    "mime_type": "application/pdf",
+                    "caption": "doc",
+                    "file_length": 0,
+                    "media_path": None,
+                },
+                "document": {"file_name": "a.pdf", "page_count": 0},
+            },
+        ),
+        (
+            Message(
+                locationMessage=LocationMessage(degreesLatitude=-23.5, degreesLongitude=-46.6, name="Office")
+            ),
+            "location",
+            "Office",
+            {
+                "location": {
+                    "latitude": -23.5,
+                    "longitude": -46.6,
+                    "name": "Office",
+                    "address": "",
+                    "is_live": False,
+                }
+            },
+        ),
+        (
+            Message(contactMessage=ContactMessage(displayName="Ana", vcard="BEGIN:VCARD")),
+            "contact",
+            "Ana",
+            {"contact": {"display_name": "Ana", "vcard": "BEGIN:VCARD"}},
+        ),
+        (
+            Message(
+                pollCreationMessageV3=PollCreationMessage(
+                    name="Lunch?",
+                    options=[
+                        PollCreationMessage.Option(optionName="yes"),
+                        PollCreationMessage.Option(optionName="no"),
+                    ],
+                    selectableOptionsCount=1,
+                )
+            ),
+            "poll",
+            "Lunch?",
+            {"poll": {"name": "Lunch?", "options": ["yes", "no"], "selectable_count": 1}},
+        ),
+        (
+            Message(reactionMessage=ReactionMessage(key=MessageKey(ID="3EB0FF"), text="👍")),
+            "reaction",
+            "👍",
+            {"reaction": {"message_id": "3EB0FF", "emoji": "👍"}},
+        ),
+    ],
+    ids=["image", "document-with-caption", "location", "contact", "poll", "reaction"],
+)
+def test_non_text_messages_fill_their_type_content_and_sub_object(
+    message: Message, message_type: str, content: str, extra: dict
+) -> None:
+    # Given a received message of a given kind
+    ev = message_event(source(PEER_PHONE, PEER_PHONE), message)
+    # When it is mapped
+    data = dict(events.message_received(CTX, ev).data)
+    # Then type, content and the kind's own sub-object are filled
+    assert (data["message_type"], data["content"]) == (message_type, content)
+    assert {key: data[key] for key in extra} == extra
+
+
+def test_protocol_messages_are_not_received_messages() -> None:
+    # Given a revoke (protocol message) and an empty message
+    revoke = Message(protocolMessage=ProtocolMessage(type=ProtocolMessage.REVOKE))
+    # When they are described, Then neither becomes message.received
+    assert describe_message(revoke) is None
+    assert describe_message(Message()) is None
+    assert events.message_received(CTX, message_event(source(PEER_PHONE, PEER_PHONE), revoke)) is None
+
+
+# --- receipts -----------------------------------------------------------------------------
+
+
+def test_delivery_receipt_maps_to_message_delivered() -> None:
+    # Given a delivery receipt for two messages in a one-to-one chat (LID with phone alt)
+    ev = ReceiptEv(
+        MessageSource=source(PEER_LID, PEER_LID, sender_alt=PEER_PHONE),
+        MessageIDs=["ID1", "ID2"],
+        Timestamp=1_700_000_000,
+        Type=ReceiptEv.DELIVERED,
+    )
+    # When it is mapped, Then the payload matches the spec (seconds → ISO 8601)
+    event = events.receipt(CTX, ev)
+    assert (event.name, dict(event.data)) == (
+        "message.delivered",
+        {
+            "message_ids": ["ID1", "ID2"],
+            "chat_jid": "5511999998888@s.whatsapp.net",
+            "receipt_type": "delivered",
+            "message_count": 2,
+            "is_group": False,
+            "delivered_at": "2023-11-14T22:13:20.000Z",
+        },
+    )
+
+
+def test_read_receipt_in_a_group_names_the_reader() -> None:
+    # Given a read receipt in a group from a LID participant with a phone alt
+    ev = ReceiptEv(
+        MessageSource=source(GROUP, PEER_LID, group=True, sender_alt=PEER_PHONE),
+        MessageIDs=["ID1"],
+        Timestamp=1_700_000_060,
+        Type=ReceiptEv.READ,
+    )
+    # When it is mapped
+    event = events.receipt(CTX, ev)
+    # Then it is message.read with the reader's phone JID
+    assert (event.name, dict(event.data)) == (
+        "message.read",
+        {
+            "message_ids": ["ID1"],
+            "chat_jid": "120363000000000001@g.us",
+            "receipt_type": "read",
+            "message_count": 1,
+            "is_group": True,
+            "read_at": "2023-11-14T22:14:20.000Z",
+            "reader": "5511999998888@s.whatsapp.net",
+        },
+    )
+
+
+@pytest.mark.parametrize("receipt_type", [ReceiptEv.PLAYED, ReceiptEv.READ_SELF, ReceiptEv.RETRY, None])
+def test_other_receipt_types_are_not_emitted(receipt_type: int | None) -> None:
+    # Given a receipt that is neither delivered nor read (or has no type at all)
+    ev = ReceiptEv(MessageSource=source(PEER_PHONE, PEER_PHONE), MessageIDs=["ID1"], Timestamp=1)
+    if receipt_type is not None:
+        ev.Type = receipt_type
+    # When it is mapped, Then nothing is emitted
+    assert events.receipt(CTX, ev) is None
+
+
+def test_undecryptable_message_uses_millisecond_timestamp() -> None:
+    # Given a message the device could not decrypt
+    info = MessageInfo(MessageSource=source(PEER_PHONE, PEER_PHONE), ID="3EB0BAD", Timestamp=MESSAGE_MS)
+    ev = UndecryptableMessageEv(
+        Info=info, IsUnavailable=True, DecryptFailMode=UndecryptableMessageEv.DECRYPT_FAIL_SHOW
+    )
+    # When it is mapped
+    event = events.undecryptable(CTX, ev)
+    # Then it is reported with who sent it and when
+    assert (event.name, dict(event.data)) == (
+        "message.undecryptable",
+        {
+            "message_id": "3EB0BAD",
+            "from": "5511999998888@s.whatsapp.net",
+            "chat_jid": "5511999998888@s.whatsapp.net",
+            "is_group": False,
+            "is_unavailable": True,
+            "hidden": False,
+            "timestamp": "2023-11-14T22:13:20.456Z",
+        },
+    )

@@ -1,0 +1,198 @@
+"""The event payloads both network adapters produce: one shape, whichever adapter runs.
+
+The builders in ``session_host.network.payloads`` are pinned here field by field (they are
+what ``docs/events.md`` documents), then each adapter's own mapping is checked to land on
+the same payload for the same fact.
+"""
+
+from __future__ import annotations
+
+from fakes_neonize import CTX, DEVICE_ID, OWN, PEER_PHONE, message_event, source
+from neonize.events import ReceiptEv
+from neonize.proto.Neonize_pb2 import ChatPresence
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
+
+from session_host.network import payloads
+from session_host.network.neonize import events as neonize_events
+from session_host.network.simulated import events as simulated_events
+
+AT = 1_700_000_000.0  # 2023-11-14T22:13:20.000Z
+PEER = "5511999998888@s.whatsapp.net"
+
+
+def test_device_lifecycle_payloads_are_exactly_the_catalogs() -> None:
+    # Given a device, When its lifecycle events are built
+    built = [
+        payloads.device_connected(DEVICE_ID, OWN),
+        payloads.device_disconnected(DEVICE_ID, "connection_lost"),
+        payloads.device_disconnected(DEVICE_ID, "manual", logged_in=False),
+        payloads.device_logged_out(DEVICE_ID, "logout"),
+    ]
+    # Then names and data are exactly these (device.connected: the specification's five fields)
+    assert [(event.name, dict(event.data)) for event in built] == [
+        (
+            "device.connected",
+            {
+                "device_id": DEVICE_ID,
+                "status": "connected",
+                "messaging_jid": OWN,
+                "is_connected": True,
+                "is_logged_in": True,
+            },
+        ),
+        (
+            "device.disconnected",
+            {
+                "device_id": DEVICE_ID,
+                "status": "disconnected",
+                "is_connected": False,
+                "is_logged_in": True,
+                "reason": "connection_lost",
+            },
+        ),
+        (
+            "device.disconnected",
+            {
+                "device_id": DEVICE_ID,
+                "status": "not_ready",
+                "is_connected": False,
+                "is_logged_in": False,
+                "reason": "manual",
+            },
+        ),
+        (
+            "device.logged_out",
+            {
+                "device_id": DEVICE_ID,
+                "status": "logged_out",
+                "is_connected": False,
+                "is_logged_in": False,
+                "reason": "logout",
+            },
+        ),
+    ]
+
+
+def test_pairing_and_connection_payloads() -> None:
+    # Given a device pairing, When its pairing events are built
+    built = [
+        payloads.qr_generated(DEVICE_ID, "2@abc", AT + 60),
+        payloads.pair_success(DEVICE_ID, OWN, platform="android", business_name=""),
+        payloads.pair_error(DEVICE_ID, "qr_timeout", "no phone scanned the QR code in time"),
+        payloads.stream_replaced(DEVICE_ID),
+    ]
+    # Then each carries the device and what happened, times in ISO 8601 UTC
+    assert [(event.name, dict(event.data)) for event in built] == [
+        (
+            "qr.generated",
+            {"device_id": DEVICE_ID, "qr_code": "2@abc", "expires_at": "2023-11-14T22:14:20.000Z"},
+        ),
+        (
+            "pair.success",
+            {"device_id": DEVICE_ID, "messaging_jid": OWN, "platform": "android", "business_name": ""},
+        ),
+        (
+            "connection.pair_error",
+            {"device_id": DEVICE_ID, "reason": "qr_timeout", "error": "no phone scanned the QR code in time"},
+        ),
+        (
+            "connection.stream_replaced",
+            {"device_id": DEVICE_ID, "reason": "another client connected with the same credentials"},
+        ),
+    ]
+
+
+def test_message_received_has_the_specification_fields_then_the_type_sub_object() -> None:
+    # Given an image received in a one-to-one chat
+    event = payloads.message_received(
+        message_id="3EB0AA11",
+        sender=PEER,
+        recipient=OWN,
+        chat_jid=PEER,
+        content="look",
+        message_type="image",
+        is_from_me=False,
+        is_group=False,
+        push_name="Maria",
+        timestamp=AT + 0.456,
+        extra={"media": {"mime_type": "image/jpeg", "caption": "look", "file_length": 1, "media_path": None}},
+    )
+    # Then the specification's fields come first, then chat and group, then the sub-object
+    assert event.name == "message.received"
+    assert list(event.data) == [
+        "message_id", "from", "to", "content", "message_type", "is_from_me", "push_name", "timestamp",
+        "chat_jid", "is_group", "media",
+    ]  # fmt: skip
+    assert event.data["timestamp"] == "2023-11-14T22:13:20.456Z"
+
+
+def test_receipts_name_their_time_and_reads_name_the_reader() -> None:
+    # Given receipts for two messages, When built
+    delivered = payloads.message_receipt(
+        "delivered", message_ids=["A", "B"], chat_jid=PEER, is_group=False, at=AT
+    )
+    read = payloads.message_receipt(
+        "read", message_ids=["A"], chat_jid=PEER, is_group=False, at=AT, reader=PEER
+    )
+    # Then message.delivered is the specification's six fields, message.read adds the reader
+    assert (delivered.name, dict(delivered.data)) == (
+        "message.delivered",
+        {
+            "message_ids": ["A", "B"],
+            "chat_jid": PEER,
+            "receipt_type": "delivered",
+            "message_count": 2,
+            "is_group": False,
+            "delivered_at": "2023-11-14T22:13:20.000Z",
+        },
+    )
+    assert (read.name, read.data["read_at"], read.data["reader"]) == (
+        "message.read",
+        "2023-11-14T22:13:20.000Z",
+        PEER,
+    )
+
+
+def test_both_adapters_describe_the_same_text_the_same_way() -> None:
+    # Given the same text from a contact, as each adapter's world presents it
+    simulated = simulated_events.text_received("3EB0AA11", PEER, "Maria", OWN, "oi", 1_700_000_000.456)
+    neonize = neonize_events.message_received(
+        CTX, message_event(source(PEER_PHONE, PEER_PHONE), Message(conversation="oi"))
+    )
+    # When both are mapped, Then the payloads are equal
+    assert neonize is not None
+    assert (simulated.name, dict(simulated.data)) == (neonize.name, dict(neonize.data))
+
+
+def test_both_adapters_describe_receipts_and_typing_the_same_way() -> None:
+    # Given a delivery, a read and typing from the same contact in each adapter's world
+    one_to_one = source(PEER_PHONE, PEER_PHONE)
+    pairs = [
+        (
+            simulated_events.receipt("delivered", ["A"], PEER, AT),
+            neonize_events.receipt(
+                CTX,
+                ReceiptEv(
+                    MessageSource=one_to_one, MessageIDs=["A"], Timestamp=int(AT), Type=ReceiptEv.DELIVERED
+                ),
+            ),
+        ),
+        (
+            simulated_events.receipt("read", ["A"], PEER, AT),
+            neonize_events.receipt(
+                CTX,
+                ReceiptEv(MessageSource=one_to_one, MessageIDs=["A"], Timestamp=int(AT), Type=ReceiptEv.READ),
+            ),
+        ),
+        (
+            simulated_events.chat_presence(PEER, "composing"),
+            neonize_events.chat_presence(
+                CTX,
+                ChatPresence(MessageSource=one_to_one, State=ChatPresence.COMPOSING, Media=ChatPresence.TEXT),
+            ),
+        ),
+    ]
+    # When both are mapped, Then each pair is the same event with the same data
+    for simulated, neonize in pairs:
+        assert neonize is not None
+        assert (simulated.name, dict(simulated.data)) == (neonize.name, dict(neonize.data))

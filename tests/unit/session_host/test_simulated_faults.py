@@ -1,0 +1,118 @@
+"""Simulated sessions: injected faults on operations, connects and automatic reconnects."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, fast_network, open_session, paired
+
+from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        ("network", NetworkErrorKind.NETWORK),
+        ("timeout", NetworkErrorKind.TIMEOUT),
+        ("rate_limited", NetworkErrorKind.RATE_LIMITED),
+    ],
+)
+def test_faults_fail_the_next_calls_then_clear(tmp_path: Path, error: str, kind: NetworkErrorKind) -> None:
+    async def scenario() -> None:
+        # Given a connected device and two faults of one kind on send_text
+        network = fast_network(timeout_fault_delay=0.05)
+        network.create_account(CONTACT)
+        session, _ = await paired(network, tmp_path)
+        network.inject_fault("send_text", error, count=2)
+
+        # When it sends three times
+        outcomes = []
+        for _ in range(3):
+            started = time.monotonic()
+            try:
+                await session.send_text(CONTACT_JID, "hi")
+                outcomes.append(("sent", time.monotonic() - started))
+            except NetworkError as failure:
+                outcomes.append((failure.kind, time.monotonic() - started))
+
+        # Then the first two fail that way (a timeout after waiting) and the third goes out
+        assert [outcome for outcome, _ in outcomes] == [kind, kind, "sent"]
+        if kind is NetworkErrorKind.TIMEOUT:
+            assert all(elapsed >= 0.045 for _, elapsed in outcomes[:2])
+        assert len(network.inbox(CONTACT)["messages"]) == 1
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_faults_can_target_one_device_and_other_operations(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given two connected devices and a fault on mark_read of the second only
+        network = fast_network()
+        alice, _ = await paired(network, tmp_path, "dev-a", PHONE)
+        bob, _ = await paired(network, tmp_path, "dev-b", CONTACT)
+        network.inject_fault("mark_read", "network", device_id="dev-b")
+
+        # When both mark a message read
+        await alice.mark_read(CONTACT_JID, CONTACT_JID, ["3EB0AAAA"])
+        with pytest.raises(NetworkError) as failed:
+            await bob.mark_read(JID, JID, ["3EB0BBBB"])
+
+        # Then only the targeted device failed, once
+        assert failed.value.kind is NetworkErrorKind.NETWORK
+        await bob.mark_read(JID, JID, ["3EB0BBBB"])
+        assert network.pending_faults() == []
+        await alice.close()
+        await bob.close()
+
+    asyncio.run(scenario())
+
+
+def test_connect_and_pair_phone_faults(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given faults on connect and on pair_phone
+        network = fast_network()
+        network.inject_fault("connect", "network")
+        network.inject_fault("pair_phone", "rate_limited")
+        session, recorder = open_session(network, tmp_path)
+
+        # When the session connects twice and asks for a pair code twice
+        with pytest.raises(NetworkError) as connect_failed:
+            await session.connect()
+        assert session.state is SessionState.NOT_READY
+        await session.connect()
+        with pytest.raises(NetworkError) as code_failed:
+            await session.pair_phone(PHONE)
+        code = await session.pair_phone(PHONE)
+
+        # Then each failed once and worked the second time
+        assert connect_failed.value.kind is NetworkErrorKind.NETWORK
+        assert code_failed.value.kind is NetworkErrorKind.RATE_LIMITED
+        assert network.enter_pair_code(PHONE, code) == JID
+        await recorder.wait_for("device.connected")
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_reconnect_retries_through_connect_faults(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a connected device and two connect faults waiting
+        network = fast_network(reconnect_delay=0.01)
+        session, recorder = await paired(network, tmp_path)
+        network.inject_fault("connect", "network", count=2, device_id="dev-1")
+
+        # When the network drops it
+        network.drop("dev-1")
+
+        # Then the automatic reconnect fails twice and then succeeds
+        await recorder.wait_for("device.connected", 2)
+        assert session.state is SessionState.CONNECTED
+        assert network.pending_faults() == []
+        assert network.max_simultaneous_connections("dev-1") == 1
+        await session.close()
+
+    asyncio.run(scenario())
