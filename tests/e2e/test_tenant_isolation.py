@@ -21,17 +21,43 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("GET", "/users/{user_id}", None, "USER_NOT_FOUND"),
     ("PUT", "/users/{user_id}", {"active": False}, "USER_NOT_FOUND"),
     ("PUT", "/users/{user_id}", {"role": "user"}, "USER_NOT_FOUND"),
+    ("GET", "/devices/{device_id}", None, "DEVICE_NOT_FOUND"),
+    ("DELETE", "/devices/{device_id}", None, "DEVICE_NOT_FOUND"),
+    ("POST", "/devices/{device_id}/connect", None, "DEVICE_NOT_FOUND"),
+    ("GET", "/devices/{device_id}/qr", None, "DEVICE_NOT_FOUND"),
+    ("POST", "/devices/{device_id}/pair-phone", {"phone": "15551234567"}, "DEVICE_NOT_FOUND"),
+    ("POST", "/devices/{device_id}/disconnect", None, "DEVICE_NOT_FOUND"),
+    ("POST", "/devices/{device_id}/logout", None, "DEVICE_NOT_FOUND"),
 ]
 
 # path parameter -> how to get such an id in the *other* tenant: f(api, other_tenant) -> id
 OTHER_TENANT_IDS: dict[str, Callable[[Any, Any], str]] = {
     "user_id": lambda api, other: api.create_user(other, "manager")[0],
+    "device_id": lambda api, other: new_device(api, api.create_user(other, "user")[1]),
 }
 
 # path parameter -> the same kind of id, but of the other tenant's admin (a second target)
 OTHER_TENANT_ADMIN_IDS: dict[str, Callable[[Any, Any], str]] = {
     "user_id": lambda _api, other: other.admin_id,
+    "device_id": lambda api, other: new_device(api, other.admin_token),
 }
+
+
+def new_device(api: Any, token: str) -> str:
+    response = api.request("POST", "/devices", token, json={})
+    assert response.status_code == 201, response.text
+    return response.json()["device"]["id"]
+
+
+def tenant_records(api: Any, tenant: Any) -> dict[str, list[dict[str, Any]]]:
+    """Everything of a tenant that an id route could change, as its admin reads it."""
+    users = api.request("GET", "/users", tenant.admin_token).json()["users"]
+    return {
+        "users": [
+            api.request("GET", f"/users/{user['id']}", tenant.admin_token).json()["user"] for user in users
+        ],
+        "devices": api.request("GET", "/devices", tenant.admin_token).json()["devices"],
+    }
 
 
 def route_id(row: tuple[str, str, dict[str, Any] | None, str]) -> str:
@@ -80,10 +106,7 @@ def test_another_tenants_id_is_not_found(api, envelope, row, caller_role, target
     names = re.findall(r"\{(\w+)", template)
     values = {name: ids[name](api, other) for name in names}
     path = template.format(**values)
-    before = [
-        api.request("GET", f"/users/{user['id']}", other.admin_token).json()["user"]
-        for user in api.request("GET", "/users", other.admin_token).json()["users"]
-    ]
+    before = tenant_records(api, other)
     # When the caller uses the other tenant's id on a route of its own tenant
     response = api.request(method, path, token, json=body)
     # Then 404, exactly as for an id that does not exist
@@ -91,11 +114,7 @@ def test_another_tenants_id_is_not_found(api, envelope, row, caller_role, target
     unknown = template.format(**{name: str(uuid.uuid4()) for name in names})
     assert api.request(method, unknown, token, json=body).json()["error_code"] == code
     # And nothing of the other tenant changed or leaked
-    after = [
-        api.request("GET", f"/users/{user['id']}", other.admin_token).json()["user"]
-        for user in api.request("GET", "/users", other.admin_token).json()["users"]
-    ]
-    assert after == before
+    assert tenant_records(api, other) == before
     for value in values.values():
         assert value not in response.text
 
@@ -191,3 +210,36 @@ def test_same_email_in_two_tenants_are_two_separate_users(api):
     status = api.request("GET", "/status", second_user["token"])
     assert status.status_code == 200
     assert status.json()["tenant"]["id"] == second.id
+
+
+def test_plain_user_gets_404_for_another_tenants_device(api, envelope):
+    # Given a plain user, and a device of another tenant
+    mine = api.register()
+    other = api.register()
+    _, token = api.create_user(mine, "user")
+    device_id = new_device(api, other.admin_token)
+    # When the user reads or deletes that device
+    # Then 404 DEVICE_NOT_FOUND, as for a device nobody has, and the device stays
+    envelope(api.request("GET", f"/devices/{device_id}", token), 404, "DEVICE_NOT_FOUND")
+    envelope(api.request("DELETE", f"/devices/{device_id}", token), 404, "DEVICE_NOT_FOUND")
+    assert api.request("GET", f"/devices/{device_id}", other.admin_token).status_code == 200
+
+
+def test_device_list_shows_only_the_callers_tenant(api):
+    # Given two tenants with a device each
+    first = api.register()
+    second = api.register()
+    first_device = new_device(api, first.admin_token)
+    second_device = new_device(api, second.admin_token)
+    # When the first admin lists devices, naming the other tenant in the query and headers
+    response = api.request(
+        "GET",
+        "/devices",
+        first.admin_token,
+        params={"tenant_id": second.id},
+        headers={"X-Tenant-Id": second.id},
+    )
+    # Then it sees its own device only
+    assert response.status_code == 200, response.text
+    assert [device["id"] for device in response.json()["devices"]] == [first_device]
+    assert second_device not in response.text

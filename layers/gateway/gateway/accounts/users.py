@@ -7,7 +7,9 @@ from typing import Any
 from gateway.accounts import store
 from gateway.accounts.records import new_user
 from gateway.accounts.roles import Principal, Role, check_user_update
-from gateway.accounts.views import device_summary, tenant_view, user_view
+from gateway.accounts.views import tenant_view, user_view
+from gateway.devices.access import visible_devices
+from gateway.devices.views import device_summary
 from gateway.errors import conflict, insufficient_permissions, invalid_token, not_found
 from gateway.models import UserModel
 from gateway.models.base import utc_now_iso
@@ -56,14 +58,11 @@ def status(caller: Principal) -> dict[str, Any]:
     tenant = store.get_tenant(caller.tenant_id)
     if tenant is None:  # deleted between the token read and now
         raise invalid_token()
-    devices = store.list_devices(caller.tenant_id)
-    if caller.role is Role.USER:
-        devices = [device for device in devices if device.owner_user_id == caller.user_id]
     view = user_view(user)
     return {
         "user": {key: view[key] for key in ("id", "email", "role", "tenant_id", "active")},
         "tenant": {key: tenant_view(tenant)[key] for key in ("id", "name")},
-        "devices": [device_summary(device) for device in devices],
+        "devices": [device_summary(device) for device in visible_devices(caller)],
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.models import DeviceModel, TenantModel, UserModel
+from gateway.models import TenantModel, UserModel
 
 
 def tenant_view(tenant: TenantModel) -> dict[str, Any]:
@@ -25,15 +25,4 @@ def user_view(user: UserModel) -> dict[str, Any]:
         "active": user.active,
         "created_at": user.created_at,
         "updated_at": user.updated_at,
-    }
-
-
-def device_summary(device: DeviceModel) -> dict[str, Any]:
-    return {
-        "id": device.device_id,
-        "name": device.name,
-        "status": device.status,
-        "is_connected": device.is_connected,
-        "is_logged_in": device.is_logged_in,
-        "messaging_jid": device.messaging_jid,
     }

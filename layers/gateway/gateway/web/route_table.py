@@ -21,6 +21,15 @@ ROUTES: frozenset[tuple[str, str]] = frozenset(
         ("GET", "/users/{user_id}"),
         ("PUT", "/users/{user_id}"),
         ("GET", "/status"),
+        ("POST", "/devices"),
+        ("GET", "/devices"),
+        ("GET", "/devices/{device_id}"),
+        ("DELETE", "/devices/{device_id}"),
+        ("POST", "/devices/{device_id}/connect"),
+        ("GET", "/devices/{device_id}/qr"),
+        ("POST", "/devices/{device_id}/pair-phone"),
+        ("POST", "/devices/{device_id}/disconnect"),
+        ("POST", "/devices/{device_id}/logout"),
     }
 )
 

@@ -1,0 +1,64 @@
+"""How a device command's failure is answered over HTTP.
+
+The session host replies with an error kind: a ``NetworkErrorKind`` value of the network
+port, or the bus's own ``not_running`` / ``host_error``. Each kind has one status and code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.bus import Reply
+from gateway.devices.access import session_unavailable
+from gateway.errors import ApiError, validation_error
+
+# kind -> (HTTP status, error_code, message used when the host gave none)
+_BY_KIND: dict[str, tuple[int, str, str]] = {
+    "already_logged_in": (409, "ALREADY_LOGGED_IN", "the device is already paired; log out to pair it again"),
+    "network": (502, "NETWORK_ERROR", "the messaging network refused or failed the operation"),
+    "timeout": (503, "SERVICE_UNAVAILABLE", "the messaging network did not answer in time; retry later"),
+    "rate_limited": (429, "RATE_LIMITED", "the messaging network throttled the operation; retry later"),
+    "unsupported": (501, "UNSUPPORTED_OPERATION", "the messaging network adapter cannot do this"),
+    "not_found": (404, "NOT_FOUND", "the messaging network does not know the target"),
+}
+_NOT_RUNNING = "not_running"  # no session runs the device
+_NOT_CONNECTED = "not_connected"  # a session runs, but is not connected or not logged in
+_DEVICE_ERROR = "the device could not be acquired; retry later, and quote the X-Request-Id if it persists"
+
+
+def bus_timeout() -> ApiError:
+    return ApiError(
+        503, "SERVICE_UNAVAILABLE", "the device's session host did not answer in time; retry later"
+    )
+
+
+def already_logged_in() -> ApiError:
+    status, code, message = _BY_KIND["already_logged_in"]
+    return ApiError(status, code, message)
+
+
+def command_error(reply: Reply, recorded_status: str, args: dict[str, Any] | None = None) -> ApiError:
+    """The ApiError for a failure ``reply``.
+
+    ``recorded_status`` is the device record's status, used when the reply carries no device
+    snapshot. An ``invalid`` input is reported against the command's argument (``phone``).
+    ``host_error`` and unknown kinds become 500 DEVICE_ERROR without the host's text, which
+    may describe internals.
+    """
+    kind = reply.error_kind or ""
+    message = reply.error_message or None
+    if kind in (_NOT_RUNNING, _NOT_CONNECTED):
+        status = reply.device.status if reply.device is not None else recorded_status
+        if kind == _NOT_RUNNING and status != "disconnected":
+            message = "the device's session is not running: connect the device first"
+        return session_unavailable(status, message)
+    if kind == "invalid":
+        text = message or "the messaging network refused the input"
+        if args:
+            field, value = next(iter(args.items()))
+            return validation_error(field, text, value)
+        return ApiError(400, "VALIDATION_ERROR", text)
+    if kind in _BY_KIND:
+        status, code, default = _BY_KIND[kind]
+        return ApiError(status, code, message or default)
+    return ApiError(500, "DEVICE_ERROR", _DEVICE_ERROR)

@@ -1,0 +1,116 @@
+"""Device commands: sent over the bus to the session host that runs the device, answered
+over HTTP.
+
+Every command goes to the queue on the device record (``host_queue_url``, the host that runs
+the device), or to the shared command queue when no host runs it. No answer within the
+deadline is 503 SERVICE_UNAVAILABLE, and the host will not execute the command afterwards.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from gateway.bus import BusTimeout, CommandName, Reply, get_bus
+from gateway.devices.command_errors import already_logged_in, bus_timeout, command_error
+from gateway.devices.qr_image import qr_png_base64
+from gateway.devices.views import device_view
+from gateway.errors import ApiError
+from gateway.models import DeviceModel
+from gateway.observability import logger
+
+
+def connect(device: DeviceModel) -> dict[str, Any]:
+    """Start the device's session (a no-op when it runs); the device as the host left it."""
+    reply = _execute(device, CommandName.CONNECT)
+    return device_view(device, reply.device)
+
+
+def qr(device: DeviceModel) -> dict[str, Any]:
+    """The QR code a phone scans to pair the device, also as a PNG, and when it expires."""
+    _refuse_if_paired(device)
+    result = _execute(device, CommandName.QR).result
+    try:
+        code, expires_at = str(result["qr_code"]), float(result["expires_at"])
+    except (KeyError, TypeError, ValueError):
+        raise _malformed(device, CommandName.QR) from None
+    return {"qr_code": code, "qr_png_base64": qr_png_base64(code), "expires_at": _iso_utc(expires_at)}
+
+
+def pair_phone(device: DeviceModel, phone: str) -> str:
+    """A pair code the user types on the phone ``phone`` (instead of scanning the QR code)."""
+    _refuse_if_paired(device)
+    result = _execute(device, CommandName.PAIR_PHONE, {"phone": phone}).result
+    code = result.get("pair_code")
+    if not isinstance(code, str) or not code:
+        raise _malformed(device, CommandName.PAIR_PHONE)
+    return code
+
+
+def disconnect(device: DeviceModel) -> dict[str, Any]:
+    """Close the session and keep the login; the device is not restored until connected again."""
+    reply = _execute(device, CommandName.DISCONNECT)
+    return device_view(device, reply.device)
+
+
+def logout(device: DeviceModel) -> dict[str, Any]:
+    """Unlink the device from the phone; it must pair again to be used."""
+    reply = _execute(device, CommandName.LOGOUT)
+    return device_view(device, reply.device)
+
+
+def stop_for_deletion(device: DeviceModel) -> None:
+    """Stop the device's session and unlink it, so its records can go.
+
+    A device that no host runs and that never logged in has nothing to stop: no command.
+    """
+    if device.host_queue_url is None and not device.is_logged_in:
+        return
+    _execute(device, CommandName.DELETE)
+
+
+def _refuse_if_paired(device: DeviceModel) -> None:
+    """Pairing a paired device is refused from the record, without asking the host."""
+    if device.is_logged_in:
+        raise already_logged_in()
+
+
+def _execute(device: DeviceModel, name: CommandName, args: dict[str, Any] | None = None) -> Reply:
+    try:
+        reply = get_bus().request(
+            name,
+            tenant_id=device.tenant_id,
+            device_id=device.device_id,
+            host_queue_url=device.host_queue_url,
+            args=args,
+        )
+    except BusTimeout:
+        logger.warning(
+            "device command timed out", extra={"command": name.value, "device_id": device.device_id}
+        )
+        raise bus_timeout() from None
+    if not reply.ok:
+        logger.info(
+            "device command failed",
+            extra={
+                "command": name.value,
+                "device_id": device.device_id,
+                "kind": reply.error_kind,
+                "host_message": reply.error_message,
+            },
+        )
+        raise command_error(reply, device.status, args)
+    return reply
+
+
+def _malformed(device: DeviceModel, name: CommandName) -> ApiError:
+    logger.error(
+        "session host answered without the expected result",
+        extra={"command": name.value, "device_id": device.device_id},
+    )
+    return ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
+
+
+def _iso_utc(epoch_seconds: float) -> str:
+    moment = datetime.fromtimestamp(epoch_seconds, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,32 @@
+"""Request bodies of the device routes. Unknown fields are ignored, as on every route."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints, field_validator
+
+_PHONE = re.compile(r"^[1-9][0-9]{6,14}$")
+
+DeviceName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+
+
+class CreateDeviceRequest(BaseModel):
+    name: DeviceName | None = Field(
+        default=None, description="1 to 100 characters; defaults to `Device <first 8 characters of the id>`"
+    )
+
+
+class PairPhoneRequest(BaseModel):
+    phone: str = Field(
+        description="The phone number of the account to link: digits only, country code first, no `+`",
+        examples=["15551234567"],
+    )
+
+    @field_validator("phone")
+    @classmethod
+    def _plain_phone_number(cls, value: str) -> str:
+        if not _PHONE.match(value):
+            raise ValueError("must be 7 to 15 digits with the country code first, without + or spaces")
+        return value

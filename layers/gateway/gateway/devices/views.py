@@ -1,0 +1,43 @@
+"""Public shapes of a device. Routing and restore flags (``host_queue_url``,
+``wants_connection``) are internal and never shown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.bus import DeviceSnapshot
+from gateway.models import DeviceModel
+
+SUMMARY_FIELDS = ("id", "name", "status", "is_connected", "is_logged_in", "messaging_jid")
+"""The fields GET /status lists for each device, as the decisions fix them."""
+
+
+def device_view(device: DeviceModel, snapshot: DeviceSnapshot | None = None) -> dict[str, Any]:
+    """The device as the API shows it; ``snapshot`` (the session host's answer to a command)
+    is newer than the record, so its session fields win."""
+    view: dict[str, Any] = {
+        "id": device.device_id,
+        "tenant_id": device.tenant_id,
+        "owner_user_id": device.owner_user_id,
+        "name": device.name,
+        "status": device.status,
+        "is_connected": device.is_connected,
+        "is_logged_in": device.is_logged_in,
+        "messaging_jid": device.messaging_jid,
+        "created_at": device.created_at,
+        "updated_at": device.updated_at,
+    }
+    if snapshot is not None:
+        view.update(
+            status=snapshot.status,
+            is_connected=snapshot.is_connected,
+            is_logged_in=snapshot.is_logged_in,
+            messaging_jid=snapshot.messaging_jid,
+        )
+    return view
+
+
+def device_summary(device: DeviceModel) -> dict[str, Any]:
+    """The short form of :func:`device_view` that GET /status lists."""
+    view = device_view(device)
+    return {field: view[field] for field in SUMMARY_FIELDS}

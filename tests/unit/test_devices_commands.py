@@ -1,0 +1,189 @@
+"""Device commands against a stand-in bus: what is sent, and how each answer becomes HTTP."""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply
+from gateway.devices import commands
+from gateway.devices.command_errors import command_error
+from gateway.errors import ApiError
+from gateway.models import DeviceModel
+
+
+class StandInBus:
+    """Records each request and answers with the reply (or raises the error) it was given."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.answer: Reply | Exception | None = None
+
+    def request(self, name: CommandName, **kwargs: Any) -> Reply:
+        self.sent.append({"name": name, **kwargs})
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        assert self.answer is not None
+        return self.answer
+
+
+@pytest.fixture
+def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
+    stand_in = StandInBus()
+    monkeypatch.setattr(commands, "get_bus", lambda: stand_in)
+    return stand_in
+
+
+def device(**fields: Any) -> DeviceModel:
+    values: dict[str, Any] = {
+        "owner_user_id": "owner",
+        "name": "phone",
+        "created_at": "2026-01-01T00:00:00.000Z",
+        "updated_at": "2026-01-01T00:00:00.000Z",
+        **fields,
+    }
+    return DeviceModel("tenant-1", str(uuid.uuid4()), **values)
+
+
+def ok(result: dict[str, Any] | None = None, snapshot: DeviceSnapshot | None = None) -> Reply:
+    return Reply(command_id="c", ok=True, result=result or {}, device=snapshot)
+
+
+def failed(kind: str, message: str = "", snapshot: DeviceSnapshot | None = None) -> Reply:
+    return Reply(command_id="c", ok=False, error_kind=kind, error_message=message, device=snapshot)
+
+
+def test_connect_goes_to_the_host_on_the_record_and_shows_the_hosts_view(bus: StandInBus) -> None:
+    # Given a device run by a host, and the host's answer that it is pairing
+    target = device(host_queue_url="https://sqs.local/q-h-1")
+    bus.answer = ok(snapshot=DeviceSnapshot("pairing", False, False, None))
+    # When it is connected
+    view = commands.connect(target)
+    # Then the command names the device and goes to that host's queue
+    assert bus.sent == [
+        {
+            "name": CommandName.CONNECT,
+            "tenant_id": "tenant-1",
+            "device_id": target.device_id,
+            "host_queue_url": "https://sqs.local/q-h-1",
+            "args": None,
+        }
+    ]
+    # And the device shows the host's state over the record's
+    assert (view["id"], view["status"], view["name"]) == (target.device_id, "pairing", "phone")
+
+
+def test_qr_answer_carries_a_png_and_an_iso_expiry(bus: StandInBus) -> None:
+    # Given a host that shows a QR code expiring at a known time
+    expires = datetime(2026, 5, 1, 12, 0, 30, 250000, tzinfo=UTC).timestamp()
+    bus.answer = ok({"qr_code": "2@abc,def,ghi", "expires_at": expires})
+    # When the QR code is asked for
+    answer = commands.qr(device())
+    # Then the code, its PNG and its expiry in ISO 8601 UTC come back
+    assert answer["qr_code"] == "2@abc,def,ghi"
+    assert base64.b64decode(answer["qr_png_base64"]).startswith(b"\x89PNG\r\n\x1a\n")
+    assert answer["expires_at"] == "2026-05-01T12:00:30.250Z"
+
+
+@pytest.mark.parametrize("ask", [commands.qr, lambda d: commands.pair_phone(d, "15551234567")])
+def test_pairing_a_paired_device_is_409_without_asking_the_host(bus: StandInBus, ask: Any) -> None:
+    # Given a device whose record says it is logged in
+    with pytest.raises(ApiError) as refused:
+        ask(device(is_logged_in=True, status="connected"))
+    # Then 409 ALREADY_LOGGED_IN and no command
+    assert (refused.value.status, refused.value.code) == (409, "ALREADY_LOGGED_IN")
+    assert bus.sent == []
+
+
+def test_pair_phone_sends_the_phone_and_returns_the_code(bus: StandInBus) -> None:
+    bus.answer = ok({"pair_code": "ABCD-1234"})
+    assert commands.pair_phone(device(), "15551234567") == "ABCD-1234"
+    assert bus.sent[0]["args"] == {"phone": "15551234567"}
+
+
+@pytest.mark.parametrize("result", [{}, {"qr_code": "x"}, {"qr_code": "x", "expires_at": "soon"}])
+def test_an_incomplete_qr_answer_is_a_device_error(bus: StandInBus, result: dict[str, Any]) -> None:
+    bus.answer = ok(result)
+    with pytest.raises(ApiError) as error:
+        commands.qr(device())
+    assert (error.value.status, error.value.code) == (500, "DEVICE_ERROR")
+
+
+def test_no_answer_in_time_is_503_service_unavailable(bus: StandInBus) -> None:
+    bus.answer = BusTimeout("no answer")
+    with pytest.raises(ApiError) as error:
+        commands.disconnect(device())
+    assert (error.value.status, error.value.code) == (503, "SERVICE_UNAVAILABLE")
+
+
+@pytest.mark.parametrize(
+    ("fields", "sends"),
+    [
+        ({}, False),
+        ({"host_queue_url": "https://sqs.local/q-h-1"}, True),
+        ({"is_logged_in": True}, True),
+    ],
+    ids=["never connected", "run by a host", "logged in, no host"],
+)
+def test_deleting_asks_a_host_only_when_there_is_a_session_to_stop(
+    bus: StandInBus, fields: dict[str, Any], sends: bool
+) -> None:
+    bus.answer = ok()
+    commands.stop_for_deletion(device(**fields))
+    assert [sent["name"] for sent in bus.sent] == ([CommandName.DELETE] if sends else [])
+
+
+# --- failure replies --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "status", "code"),
+    [
+        ("already_logged_in", 409, "ALREADY_LOGGED_IN"),
+        ("network", 502, "NETWORK_ERROR"),
+        ("timeout", 503, "SERVICE_UNAVAILABLE"),
+        ("rate_limited", 429, "RATE_LIMITED"),
+        ("unsupported", 501, "UNSUPPORTED_OPERATION"),
+        ("not_found", 404, "NOT_FOUND"),
+        ("host_error", 500, "DEVICE_ERROR"),
+        ("something_new", 500, "DEVICE_ERROR"),
+        ("not_running", 503, "DEVICE_NOT_READY"),
+        ("not_connected", 503, "DEVICE_NOT_READY"),
+    ],
+)
+def test_each_failure_kind_has_its_status_and_code(kind: str, status: int, code: str) -> None:
+    error = command_error(failed(kind, "details"), "not_ready")
+    assert (error.status, error.code) == (status, code)
+
+
+@pytest.mark.parametrize("kind", ["not_running", "not_connected"])
+def test_a_lost_connection_is_device_disconnected(kind: str) -> None:
+    # From the host's snapshot when there is one, else from the record
+    from_snapshot = command_error(
+        failed(kind, snapshot=DeviceSnapshot("disconnected", False, True, "1@s")), ""
+    )
+    from_record = command_error(failed(kind), "disconnected")
+    assert from_snapshot.code == from_record.code == "DEVICE_DISCONNECTED"
+    assert command_error(
+        failed(kind, snapshot=DeviceSnapshot("pairing", False, False, None)), "disconnected"
+    ).code == ("DEVICE_NOT_READY")
+
+
+def test_invalid_input_is_a_validation_error_on_the_argument() -> None:
+    error = command_error(
+        failed("invalid", "not a phone on the network"), "not_ready", {"phone": "15551234567"}
+    )
+    assert (error.status, error.code) == (400, "VALIDATION_ERROR")
+    assert error.validation == [
+        {"field": "phone", "message": "not a phone on the network", "value": "15551234567"}
+    ]
+
+
+def test_a_host_error_does_not_repeat_the_hosts_text() -> None:
+    error = command_error(failed("host_error", "Traceback: KeyError in /srv/host.py"), "connected")
+    assert "Traceback" not in error.message
+    assert "host.py" not in error.message

@@ -1,0 +1,93 @@
+"""The device's public shapes and the validation of the device request bodies."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from gateway.bus import DeviceSnapshot
+from gateway.devices.schemas import CreateDeviceRequest, PairPhoneRequest
+from gateway.devices.store import new_device
+from gateway.devices.views import device_summary, device_view
+
+NOW = "2026-01-01T00:00:00.000Z"
+
+
+def test_view_shows_the_documented_fields_and_never_the_routing_ones() -> None:
+    # Given a device a host runs
+    device = new_device("tenant-1", "owner-1", "Desk", NOW)
+    device.host_queue_url = "https://sqs.local/123/gw-dq-h-abc"
+    device.wants_connection = True
+    # When it is shown
+    view = device_view(device)
+    # Then exactly the documented fields appear
+    assert view == {
+        "id": device.device_id,
+        "tenant_id": "tenant-1",
+        "owner_user_id": "owner-1",
+        "name": "Desk",
+        "status": "not_ready",
+        "is_connected": False,
+        "is_logged_in": False,
+        "messaging_jid": None,
+        "created_at": NOW,
+        "updated_at": NOW,
+    }
+
+
+def test_the_hosts_snapshot_wins_over_the_record() -> None:
+    device = new_device("tenant-1", "owner-1", "Desk", NOW)
+    view = device_view(device, DeviceSnapshot("connected", True, True, "15551234567@s.whatsapp.net"))
+    assert (view["status"], view["is_connected"], view["is_logged_in"], view["messaging_jid"]) == (
+        "connected",
+        True,
+        True,
+        "15551234567@s.whatsapp.net",
+    )
+    assert view["name"] == "Desk"
+
+
+def test_summary_is_the_status_routes_short_form() -> None:
+    device = new_device("tenant-1", "owner-1", None, NOW)
+    assert device_summary(device) == {
+        "id": device.device_id,
+        "name": f"Device {device.device_id[:8]}",
+        "status": "not_ready",
+        "is_connected": False,
+        "is_logged_in": False,
+        "messaging_jid": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "stored"), [(" a ", "a"), ("x" * 100, "x" * 100), (None, None), ("  x" + " " * 200, "x")]
+)
+def test_names_are_stripped_before_their_length_is_checked(name: str | None, stored: str | None) -> None:
+    assert CreateDeviceRequest(name=name).name == stored
+
+
+@pytest.mark.parametrize("name", ["", "  ", "x" * 101])
+def test_empty_or_long_names_are_refused(name: str) -> None:
+    with pytest.raises(ValidationError):
+        CreateDeviceRequest(name=name)
+
+
+@pytest.mark.parametrize("phone", ["1555123", "15551234567", "447911123456", "123456789012345"])
+def test_plain_phone_numbers_are_accepted(phone: str) -> None:
+    assert PairPhoneRequest(phone=phone).phone == phone
+
+
+@pytest.mark.parametrize(
+    "phone",
+    [
+        "155512",
+        "1234567890123456",
+        "+15551234567",
+        "0123456789",
+        "1 555 1234",
+        "\uff11\uff15\uff15\uff15\uff11\uff12\uff13\uff14",
+    ],
+)
+def test_other_phone_forms_are_refused(phone: str) -> None:
+    with pytest.raises(ValidationError):
+        PairPhoneRequest(phone=phone)
