@@ -1,0 +1,93 @@
+"""Settings of the session host, read from the environment and validated once.
+
+The gateway's own settings (tables, queue URLs, ``NETWORK_ADAPTER``) stay in
+:mod:`gateway.config`; this model adds what only the host needs. The module-level constants
+are the host's fixed timings and bounds, gathered here so they are found in one place.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tempfile
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from gateway.config import get_settings
+
+READY_WAIT_SECONDS = 5.0
+"""How long ``qr``, ``pair_phone`` and ``logout`` wait for a session that is just starting."""
+STATE_POLL_SECONDS = 0.1
+"""While waiting for a session state, it is re-checked at least this often (not every change is an event)."""
+COMMAND_CONCURRENCY = 64
+"""Commands executed at once per command queue; the poller waits for a free slot beyond that."""
+EVENT_BUFFER_SIZE = 1000
+"""Envelopes waiting to be published; a full buffer makes the sessions' sinks wait."""
+EVENT_SENDERS = 4
+"""SendMessageBatch calls in flight at once."""
+EVENT_FLUSH_SECONDS = 30.0
+"""How long a clean stop waits for the last envelopes to be published."""
+RENEW_CONCURRENCY = 16
+"""Lease renewals in flight at once."""
+AWS_THREADS = 32
+"""Threads for the host's blocking AWS calls (long polls have their own)."""
+DEFAULT_EXECUTOR_THREADS = 64
+"""The loop's default executor under ``python -m session_host``: adapters run blocking calls there."""
+SWEEP_EVERY_SECONDS = 300.0
+"""How often the host deletes the bus queues of owners that are gone."""
+LIVENESS_EVERY_SECONDS = 5.0
+"""How often the host rewrites its liveness file."""
+LIVENESS_MAX_AGE_SECONDS = 30.0
+"""The health check fails once the liveness file is older than this."""
+STOP_GRACE_SECONDS = 10.0
+"""How long a clean stop lets commands under way finish before it closes the sessions."""
+EXPIRY_MARGIN_SECONDS = 1.0
+"""A session is closed this long before its lease expires unrenewed (clock skew between hosts)."""
+
+
+def _new_host_id() -> str:
+    return secrets.token_hex(8)
+
+
+def _default_liveness_file() -> Path:
+    # Container-local on purpose: SESSION_DATA_DIR is shared by every host (EFS), so a file
+    # there could be kept fresh by another host while this one is dead.
+    return Path(tempfile.gettempdir()) / "session-host.alive"
+
+
+class HostSettings(BaseSettings):
+    """The host's settings. Aliases are the environment variables; tests pass field names."""
+
+    model_config = SettingsConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    # Names the host's own command queue (``<prefix>-h-<host_id>``) and its leases. A fixed id
+    # lets a restarted host re-acquire its own live leases at once; it must not be reused
+    # within 60 s of a clean stop (SQS refuses a deleted queue's name for that long).
+    host_id: str = Field(
+        default_factory=_new_host_id, alias="SESSION_HOST_ID", pattern=r"^[A-Za-z0-9_-]{1,16}$"
+    )
+    data_dir: Path = Field(default=Path("/data/sessions"), alias="SESSION_DATA_DIR")
+    lease_ttl_seconds: float = Field(default=30.0, alias="LEASE_TTL_SECONDS", gt=0)
+    restore_concurrency: int = Field(default=8, alias="RESTORE_CONCURRENCY", ge=1)
+    restore_jitter_seconds: float = Field(default=2.0, alias="RESTORE_JITTER_SECONDS", ge=0)
+    # Unset: a third of the lease TTL (see ``takeover_every_seconds``).
+    takeover_interval_seconds: float | None = Field(default=None, alias="TAKEOVER_INTERVAL_SECONDS", gt=0)
+    event_batch_linger_seconds: float = Field(default=0.05, alias="EVENT_BATCH_LINGER_SECONDS", ge=0)
+    liveness_file: Path = Field(default_factory=_default_liveness_file, alias="SESSION_HOST_LIVENESS_FILE")
+
+    @property
+    def renew_every_seconds(self) -> float:
+        """Leases are renewed three times per TTL, so one failed renewal never loses a device."""
+        return self.lease_ttl_seconds / 3
+
+    @property
+    def takeover_every_seconds(self) -> float:
+        if self.takeover_interval_seconds is not None:
+            return self.takeover_interval_seconds
+        return self.lease_ttl_seconds / 3
+
+    @property
+    def network_adapter(self) -> str:
+        """``simulated`` or ``neonize``: the gateway's ``NETWORK_ADAPTER``."""
+        return get_settings().network_adapter

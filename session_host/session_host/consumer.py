@@ -1,0 +1,220 @@
+"""Reading a command queue: a long poll on a daemon thread, messages handled on the loop.
+
+The poll runs on a thread of its own (a daemon, so a poll under way never holds up the
+process's exit) and hands what it receives to the event loop, where each message is handled
+in a task of its own. At most ``capacity`` messages are handled at once; beyond that the
+poller waits before receiving more. Messages are deleted in the background, in batches, off
+the path of the reply.
+
+After :meth:`QueueConsumer.stop`, a poll still under way may yet receive messages: they go
+to ``on_late`` (from the poll thread) instead of being handled, so another host gets them
+at once rather than after their visibility timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.observability import logger
+from session_host.aws_calls import AWS_ERRORS, AwsCalls
+
+MAX_WAIT_SECONDS = 20  # the longest long poll SQS allows
+_BATCH = 10
+
+
+@dataclass(frozen=True)
+class Received:
+    body: str
+    receipt: str
+    consumer: QueueConsumer
+
+
+LateHandler = Callable[[list[dict[str, Any]]], None]
+
+
+class QueueConsumer:
+    """Consumes one command queue; ``handle`` gets each message (and deletes it when done)."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        queue_url: str,
+        sqs: Any,
+        aws: AwsCalls,
+        handle: Callable[[Received], Awaitable[None]],
+        on_late: LateHandler,
+        capacity: int,
+    ) -> None:
+        self.name = name
+        self.queue_url = queue_url
+        self.deleter = MessageDeleter(sqs, queue_url, aws)
+        self._sqs = sqs
+        self._handle = handle
+        self._on_late = on_late
+        self._capacity = capacity
+        self._stopped = threading.Event()
+        self._room = threading.Condition()
+        self._in_flight = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        threading.Thread(target=self._poll, name=f"poll-{self.name}", daemon=True).start()
+
+    def stop(self) -> None:
+        """Receive nothing more; safe to call from any thread."""
+        self._stopped.set()
+        with self._room:
+            self._room.notify_all()
+
+    async def wait_handled(self, timeout: float) -> None:
+        """Wait (up to ``timeout`` seconds) for the messages being handled."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=timeout)
+
+    # --- the poll thread ----------------------------------------------------------------
+
+    def _poll(self) -> None:
+        backoff = 1.0
+        while not self._stopped.is_set():
+            with self._room:
+                while self._in_flight >= self._capacity and not self._stopped.is_set():
+                    self._room.wait(1.0)
+            try:
+                response = self._sqs.receive_message(
+                    QueueUrl=self.queue_url, MaxNumberOfMessages=_BATCH, WaitTimeSeconds=MAX_WAIT_SECONDS
+                )
+            except AWS_ERRORS as error:
+                if self._stopped.is_set():
+                    return
+                logger.warning("receiving commands failed", extra={"queue": self.name, "error": str(error)})
+                self._stopped.wait(backoff)
+                backoff = min(backoff * 2, MAX_WAIT_SECONDS)
+                continue
+            backoff = 1.0
+            messages = list(response.get("Messages", []))
+            if messages:
+                self._pass_on(messages)
+
+    def _pass_on(self, messages: list[dict[str, Any]]) -> None:
+        if self._stopped.is_set() or self._loop is None:
+            self._late(messages)
+            return
+        with self._room:
+            self._in_flight += len(messages)
+        try:
+            self._loop.call_soon_threadsafe(self._accept, messages)
+        except RuntimeError:  # the loop is closed
+            self._late(messages)
+
+    def _late(self, messages: list[dict[str, Any]]) -> None:
+        try:
+            self._on_late(messages)
+        except Exception:
+            logger.exception("commands received after the stop not handed on", extra={"queue": self.name})
+
+    # --- on the loop --------------------------------------------------------------------
+
+    def _accept(self, messages: list[dict[str, Any]]) -> None:
+        for message in messages:
+            received = Received(message["Body"], message["ReceiptHandle"], self)
+            task = asyncio.get_running_loop().create_task(self._run(received))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, received: Received) -> None:
+        try:
+            await self._handle(received)
+        except Exception:
+            logger.exception("handling a command failed", extra={"queue": self.name})
+        finally:
+            with self._room:
+                self._in_flight -= 1
+                self._room.notify_all()
+
+
+class MessageDeleter:
+    """Deletes handled messages in batches of up to 10, in the background.
+
+    A delete that fails only means the message comes back after its visibility timeout; by
+    then its deadline has passed and it is dropped unexecuted.
+    """
+
+    def __init__(self, sqs: Any, queue_url: str, aws: AwsCalls) -> None:
+        self._sqs = sqs
+        self._queue_url = queue_url
+        self._aws = aws
+        self._receipts: list[str] = []
+        self._flushing: asyncio.Task[None] | None = None
+
+    def delete(self, receipt: str) -> None:
+        self._receipts.append(receipt)
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.get_running_loop().create_task(self._flush())
+
+    async def drain(self) -> None:
+        while self._flushing is not None and not self._flushing.done():
+            await asyncio.shield(self._flushing)
+
+    async def _flush(self) -> None:
+        while self._receipts:
+            batch, self._receipts = self._receipts[:_BATCH], self._receipts[_BATCH:]
+            entries = [{"Id": str(index), "ReceiptHandle": receipt} for index, receipt in enumerate(batch)]
+            try:
+                response = await self._aws(
+                    self._sqs.delete_message_batch, QueueUrl=self._queue_url, Entries=entries
+                )
+            except AWS_ERRORS as error:
+                logger.warning(
+                    "deleting handled commands failed", extra={"error": str(error), "count": len(batch)}
+                )
+                continue
+            for failure in response.get("Failed", []):
+                logger.warning("a handled command was not deleted", extra={"failure": failure})
+
+
+def release_to_queue(sqs: Any, queue_url: str) -> LateHandler:
+    """``on_late`` for a shared queue: make the messages visible again to every host."""
+
+    def release(messages: list[dict[str, Any]]) -> None:
+        for start in range(0, len(messages), _BATCH):
+            batch = messages[start : start + _BATCH]
+            sqs.change_message_visibility_batch(
+                QueueUrl=queue_url,
+                Entries=[
+                    {"Id": str(index), "ReceiptHandle": message["ReceiptHandle"], "VisibilityTimeout": 0}
+                    for index, message in enumerate(batch)
+                ],
+            )
+
+    return release
+
+
+def move_to_queue(sqs: Any, from_url: str, to_url: str) -> LateHandler:
+    """``on_late`` for the host's own queue, which is going away: move the messages to the
+    shared queue, where any host takes them."""
+
+    def move(messages: list[dict[str, Any]]) -> None:
+        for start in range(0, len(messages), _BATCH):
+            batch = messages[start : start + _BATCH]
+            sqs.send_message_batch(
+                QueueUrl=to_url,
+                Entries=[
+                    {"Id": str(index), "MessageBody": message["Body"]} for index, message in enumerate(batch)
+                ],
+            )
+            sqs.delete_message_batch(
+                QueueUrl=from_url,
+                Entries=[
+                    {"Id": str(index), "ReceiptHandle": message["ReceiptHandle"]}
+                    for index, message in enumerate(batch)
+                ],
+            )
+
+    return move

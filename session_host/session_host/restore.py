@@ -1,0 +1,95 @@
+"""Restoring and taking over devices that should run but that no live host runs.
+
+On start and then every takeover interval, the host lists the devices wanted connected and
+logged in (:func:`records.restorable`, a Scan: see its cost there), skips those with a live
+lease, and takes the others: lease, session, record claim, connect. A bounded number at
+once, each after a random jitter, so hosts starting together (or taking over the devices
+of a host that died) neither stampede the network nor keep colliding on the same leases.
+
+A device is restored only from credentials this host can read under ``SESSION_DATA_DIR``
+(a volume shared by the hosts); a host that has none for it lets it go again untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+
+from gateway.observability import logger
+from session_host import records
+from session_host.aws_calls import AWS_ERRORS, AwsCalls
+from session_host.config import HostSettings
+from session_host.network.port import NetworkError
+from session_host.ownership import Ownership, RecordOnEnd
+
+
+class Restorer:
+    def __init__(self, ownership: Ownership, aws: AwsCalls, settings: HostSettings) -> None:
+        self._ownership = ownership
+        self._aws = aws
+        self._settings = settings
+        self._slots = asyncio.Semaphore(settings.restore_concurrency)
+        self._finishing = asyncio.Event()
+
+    async def run(self) -> None:
+        """Restore passes until :meth:`finish` is called; a pass under way completes first."""
+        while not self._finishing.is_set():
+            try:
+                await self.restore_once()
+            except AWS_ERRORS as error:
+                logger.warning("restore pass failed", extra={"error": str(error)})
+            except Exception:
+                logger.exception("restore pass failed")
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._settings.takeover_every_seconds):
+                    await self._finishing.wait()
+
+    def finish(self) -> None:
+        """Start no more takeovers (the host is stopping); those under way complete."""
+        self._finishing.set()
+
+    async def restore_once(self) -> None:
+        """One pass: take every restorable device no live host runs."""
+        candidates = await self._aws(records.restorable)
+        todo = [(tenant, device) for tenant, device in candidates if device not in self._ownership.devices]
+        await asyncio.gather(*(self._take(tenant, device) for tenant, device in todo))
+
+    async def _take(self, tenant_id: str, device_id: str) -> None:
+        async with self._slots:
+            await asyncio.sleep(random.uniform(0, self._settings.restore_jitter_seconds))  # noqa: S311
+            if self._finishing.is_set():
+                return
+            try:
+                async with self._ownership.locks.hold(device_id):
+                    await self._take_locked(tenant_id, device_id)
+            except AWS_ERRORS as error:
+                logger.warning(
+                    "restoring a device failed", extra={"device_id": device_id, "error": str(error)}
+                )
+            except Exception:
+                logger.exception("restoring a device failed", extra={"device_id": device_id})
+
+    async def _take_locked(self, tenant_id: str, device_id: str) -> None:
+        own = self._ownership
+        if device_id in own.devices or await own.holder(device_id, consistent=False) is not None:
+            return
+        lease = await own.acquire(tenant_id, device_id)
+        if lease is None:
+            return
+        owned = own.open(tenant_id, device_id, lease)
+        if owned.session.jid is None:
+            logger.warning("no stored credentials to restore the device here", extra={"device_id": device_id})
+            await own.retire(owned, RecordOnEnd.NOTHING)
+            return
+        if not await own.claim(owned, records.Claim.RESTORE):  # disconnected or deleted meanwhile
+            await own.retire(owned, RecordOnEnd.NOTHING)
+            return
+        try:
+            await owned.session.connect()
+        except Exception as error:  # the tenure must not outlive a failed start
+            log = logger.warning if isinstance(error, NetworkError) else logger.exception
+            log("restored device did not connect", extra={"device_id": device_id, "error": str(error)})
+            await own.retire(owned, RecordOnEnd.HAND_BACK)
+            return
+        logger.info("device restored", extra={"device_id": device_id, "tenant_id": tenant_id})

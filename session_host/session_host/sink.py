@@ -1,0 +1,84 @@
+"""What happens to each event a session reports: record update, then publication.
+
+One sink per tenure. The adapters await it for every event, in order, so each device's
+record is written in the order its events happened, and an envelope is published only
+after the record shows the state it announces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from gateway.observability import logger
+from session_host import records
+from session_host.aws_calls import AWS_ERRORS, AwsCalls
+from session_host.network.port import EventSink, NetworkEvent
+from session_host.owned import OwnedDevice
+from session_host.publisher import EventPublisher, envelope
+
+SESSION_ENDING_EVENTS = frozenset({"connection.pair_error", "device.logged_out"})
+"""After these the session has nothing left to run: the host ends the tenure."""
+_RECORD_ATTEMPTS = 3
+
+
+class Sinks:
+    """Builds the sink of each tenure.
+
+    ``on_session_end(owned)`` is called (without awaiting) when a session reports an end the
+    host did not ask for: the pairing window closed, or the phone unlinked the device.
+    """
+
+    def __init__(
+        self,
+        *,
+        aws: AwsCalls,
+        publisher: EventPublisher,
+        queue_url: Callable[[], str],
+        on_session_end: Callable[[OwnedDevice], None],
+    ) -> None:
+        self._aws = aws
+        self._publisher = publisher
+        self._queue_url = queue_url
+        self._on_session_end = on_session_end
+
+    def sink_for(self, owned: OwnedDevice) -> EventSink:
+        async def sink(event: NetworkEvent) -> None:
+            if not owned.active:
+                logger.info(
+                    "event of a session this host no longer runs ignored",
+                    extra={"device_id": owned.device_id, "event": event.name},
+                )
+                return
+            owned.notify()
+            changes = records.event_changes(event)
+            if changes:
+                await self._write(owned, event, changes)
+            await self._publisher.publish(envelope(event, owned.device_id), owned.tenant_id)
+            if event.name in SESSION_ENDING_EVENTS and not owned.ending:
+                owned.ending = True
+                self._on_session_end(owned)
+
+        return sink
+
+    async def _write(self, owned: OwnedDevice, event: NetworkEvent, changes: dict[str, object]) -> None:
+        for attempt in range(1, _RECORD_ATTEMPTS + 1):
+            try:
+                written = await self._aws(
+                    records.apply_changes, owned.tenant_id, owned.device_id, self._queue_url(), changes
+                )
+            except AWS_ERRORS as error:
+                if attempt == _RECORD_ATTEMPTS:
+                    logger.error(
+                        "device record not updated for an event",
+                        extra={"device_id": owned.device_id, "event": event.name, "error": str(error)},
+                    )
+                    return
+                await asyncio.sleep(0.2 * attempt)
+                continue
+            if not written:
+                logger.info(
+                    "device record gone or claimed by another host; event not recorded",
+                    extra={"device_id": owned.device_id, "event": event.name},
+                )
+            return

@@ -1,0 +1,217 @@
+"""Several session hosts: forwarding, one host per device, restore, takeover, lost leases."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from host_harness import LEASE_TTL, Harness, wait_until
+
+from gateway import leases
+from gateway.bus import CommandName, queues
+from gateway.models import LeaseModel
+from session_host.network.port import EventSink, NetworkEvent
+from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
+
+
+class RecordingPort(SimulatedPort):
+    """A simulated port that keeps the sink of every session it opens."""
+
+    def __init__(self, network: SimulatedNetwork) -> None:
+        super().__init__(network)
+        self.sinks: dict[str, EventSink] = {}
+
+    def open_session(self, device_id: str, *, data_dir: Path, sink: EventSink) -> SimulatedSession:
+        self.sinks[device_id] = sink
+        return super().open_session(device_id, data_dir=data_dir, sink=sink)
+
+
+def test_a_command_reaching_another_host_is_forwarded_to_the_owner(harness: Harness) -> None:
+    # Given host A runs a pairing device, and host B starts afterwards
+    owner = harness.hosts.start()
+    device = harness.new_device()
+    assert harness.send(CommandName.CONNECT, device).ok
+    other = harness.hosts.start()
+
+    # When the device's QR code is asked through host B's own queue
+    reply = harness.send_to(other.host.queue_url, CommandName.QR, device)
+
+    # Then B forwards it and A answers from the session it runs
+    assert reply.ok
+    assert (
+        reply.result["qr_code"]
+        == harness.events.wait_for(device.device_id, "qr.generated")["envelope"]["data"]["qr_code"]
+    )
+    assert owner.host.owned_devices() == {device.device_id}
+    assert other.host.owned_devices() == frozenset()
+
+
+def test_a_second_host_never_takes_a_device_another_live_host_runs(harness: Harness) -> None:
+    # Given host A runs a connected device
+    owner = harness.hosts.start()
+    device = harness.new_device()
+    harness.pair(device)
+
+    # When host B runs several restore passes and is asked to connect the device
+    other = harness.hosts.start()
+    time.sleep(LEASE_TTL)
+    reply = harness.send_to(other.host.queue_url, CommandName.CONNECT, device)
+
+    # Then the connect is forwarded to A (a no-op there) and the device never ran twice
+    assert reply.ok
+    assert reply.device is not None
+    assert reply.device.status == "connected"
+    assert owner.host.owned_devices() == {device.device_id}
+    assert other.host.owned_devices() == frozenset()
+    assert harness.network.max_simultaneous_connections(device.device_id) == 1
+    assert leases.current(device.device_id).owner_host_id == owner.host.host_id
+
+
+def test_a_clean_stop_hands_devices_back_and_a_new_host_restores_them_without_pairing(
+    harness: Harness,
+) -> None:
+    # Given host A runs a connected device
+    first = harness.hosts.start()
+    device = harness.new_device()
+    jid = harness.pair(device)
+    first_queue = first.host.queue_url
+
+    # When A stops cleanly
+    harness.hosts.stop(first)
+
+    # Then the device is handed back: still wanted and logged in, shown disconnected, no lease
+    saved = device.record()
+    assert (saved.status, saved.is_connected, saved.is_logged_in, saved.wants_connection) == (
+        "disconnected",
+        False,
+        True,
+        True,
+    )
+    assert saved.host_queue_url is None
+    assert leases.current(device.device_id) is None
+    assert harness.network.connection_count(device.device_id) == 0
+    assert first_queue not in queues.sqs_client().list_queues(QueueNamePrefix="test-dq-h-").get(
+        "QueueUrls", []
+    )
+    assert not first.host.settings.liveness_file.exists()
+
+    # When another host starts
+    second = harness.hosts.start()
+
+    # Then it restores the device, connected as the same account, without a new QR code
+    wait_until(lambda: second.host.owned_devices() == {device.device_id}, what="restored device")
+    wait_until(lambda: device.record().status == "connected", what="connected record")
+    assert device.record().messaging_jid == jid
+    assert device.record().host_queue_url == second.host.queue_url
+    harness.events.wait_for(device.device_id, "device.connected", count=2)
+    assert harness.events.names(device.device_id).count("qr.generated") == 1
+
+
+def test_a_dead_host_devices_are_taken_over_once_their_leases_expire(harness: Harness) -> None:
+    # Given host A runs a connected device, and host B runs beside it
+    port = SimulatedPort(harness.network)
+    dead = harness.hosts.start(port=port)
+    device = harness.new_device()
+    harness.pair(device)
+    survivor = harness.hosts.start()
+
+    # When A's process dies: nothing is released, its connections just vanish
+    harness.hosts.kill(dead)
+    port.crash()
+
+    # Then B takes the device over after the lease expires and runs it connected
+    wait_until(
+        lambda: survivor.host.owned_devices() == {device.device_id}, timeout=LEASE_TTL * 4, what="takeover"
+    )
+    wait_until(lambda: device.record().host_queue_url == survivor.host.queue_url, what="record claimed")
+    wait_until(lambda: device.record().status == "connected", what="connected record")
+    assert harness.network.max_simultaneous_connections(device.device_id) == 1
+    assert leases.current(device.device_id).owner_host_id == survivor.host.host_id
+
+
+def test_a_lost_lease_closes_the_session_and_its_later_events_are_ignored(harness: Harness) -> None:
+    # Given host A runs a connected device
+    port = RecordingPort(harness.network)
+    host = harness.hosts.start(port=port)
+    device = harness.new_device()
+    harness.pair(device)
+    harness.events.wait_for(device.device_id, "device.connected")
+    published = len(harness.events.of(device.device_id))
+
+    # When another host takes the lease over (A has not noticed yet)
+    held = leases.current(device.device_id)
+    now = time.time()
+    LeaseModel(
+        device.device_id,
+        tenant_id=device.tenant_id,
+        owner_host_id="thief-host",
+        owner_queue_url=None,
+        epoch=held.epoch + 1,
+        renewed_at=now,
+        expires_at=int(now + 60),
+    ).save()
+
+    # Then A's next renewal fails and A closes the session at once, leaving the record alone
+    wait_until(lambda: host.host.owned_devices() == frozenset(), timeout=LEASE_TTL * 2, what="session closed")
+    assert harness.network.connection_count(device.device_id) == 0
+    assert device.record().status == "connected"
+    assert device.record().host_queue_url == host.host.queue_url
+
+    # When that session reports one more event
+    logged_out = NetworkEvent("device.logged_out", {"device_id": device.device_id, "status": "logged_out"})
+    host.call(port.sinks[device.device_id](logged_out))
+
+    # Then it is neither recorded nor published
+    assert device.record().status == "connected"
+    time.sleep(0.3)
+    assert len(harness.events.of(device.device_id)) == published
+
+
+def test_a_pairing_window_that_closes_stops_the_session(harness: Harness) -> None:
+    # Given a network whose QR codes expire quickly
+    network = SimulatedNetwork(qr_lifetimes=(0.3,))
+    host = harness.hosts.start(port=SimulatedPort(network))
+    device = harness.new_device()
+
+    # When the device connects and nobody scans its QR code
+    assert harness.send(CommandName.CONNECT, device).ok
+    harness.events.wait_for(device.device_id, "connection.pair_error")
+
+    # Then the session stops, the lease is released and the device is not ready
+    wait_until(lambda: host.host.owned_devices() == frozenset(), what="session stopped")
+    wait_until(lambda: leases.current(device.device_id) is None, what="lease released")
+    saved = device.record()
+    assert (saved.status, saved.wants_connection, saved.host_queue_url) == ("not_ready", False, None)
+
+
+def test_a_phone_unlinking_the_device_ends_its_session(harness: Harness) -> None:
+    # Given a connected device
+    host = harness.hosts.start()
+    device = harness.new_device()
+    harness.pair(device)
+
+    # When the phone removes the linked device
+    harness.network.unlink(device.device_id)
+
+    # Then the device is logged out, not wanted any more, and no host runs it
+    harness.events.wait_for(device.device_id, "device.logged_out")
+    wait_until(lambda: host.host.owned_devices() == frozenset(), what="session ended")
+    wait_until(lambda: leases.current(device.device_id) is None, what="lease released")
+    saved = device.record()
+    assert (saved.status, saved.is_logged_in, saved.wants_connection) == ("logged_out", False, False)
+
+
+def test_a_dropped_connection_is_recorded_and_restored(harness: Harness) -> None:
+    # Given a connected device
+    harness.hosts.start()
+    device = harness.new_device()
+    harness.pair(device)
+
+    # When the network drops its connection
+    harness.network.drop(device.device_id)
+
+    # Then the record shows the loss, and the reconnection that follows
+    disconnected = harness.events.wait_for(device.device_id, "device.disconnected")
+    assert disconnected["envelope"]["data"]["status"] == "disconnected"
+    harness.events.wait_for(device.device_id, "device.connected", count=2)
+    wait_until(lambda: device.record().status == "connected", what="reconnected record")
