@@ -17,7 +17,9 @@ import requests
 
 from local_stack.stack import LocalStack
 
-STACK = LocalStack(prefix="test")
+# Short leases so the failover tests see a takeover within seconds; the restore jitter is
+# kept small for the same reason.
+STACK = LocalStack(prefix="test", host_settings={"lease_ttl_seconds": 6.0, "restore_jitter_seconds": 0.2})
 os.environ.update(STACK.environment())
 
 

@@ -16,24 +16,45 @@ def main() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     stack = LocalStack(port=port, master_token=master_token).start()
-    print(
-        f"""
-Messaging gateway running locally
-  base URL:      {stack.base_url}
-  master token:  {master_token}
-  AWS (moto):    {stack.endpoint}
-
-Register a tenant:
-  curl -s -X POST {stack.base_url}/register -H "Authorization: Bearer {master_token}" \\
-    -H 'Content-Type: application/json' \\
-    -d '{{"tenant_name":"acme","email":"admin@acme.example.com","password":"secret123"}}'
-
-Ctrl-C stops everything.""",
-        flush=True,
-    )
+    print(banner(stack, master_token), flush=True)
     stop.wait()
     print("stopping...", flush=True)
     stack.stop()
+
+
+def banner(stack: LocalStack, master_token: str) -> str:
+    base, auth = stack.base_url, f'-H "Authorization: Bearer {master_token}"'
+    hosts = ", ".join(host.host_id for host in stack.hosts)
+    network = "simulated" if stack.network is not None else "neonize"
+    pairing = (
+        f"""
+Pair a device on the simulated network (TOKEN is the admin token from /register):
+  curl -s -X POST {base}/devices -H "Authorization: Bearer $TOKEN" \\
+    -H 'Content-Type: application/json' -d '{{"name":"my phone"}}'
+  curl -s -X POST {base}/devices/$DEVICE_ID/connect -H "Authorization: Bearer $TOKEN"
+  curl -s {base}/devices/$DEVICE_ID/qr -H "Authorization: Bearer $TOKEN"
+  # a phone "scans" the QR code through the simulator's control API (master token):
+  curl -s -X POST {base}/_simulator/devices/$DEVICE_ID/scan {auth} \\
+    -H 'Content-Type: application/json' -d '{{"phone":"4915112345678"}}'
+  curl -s {base}/devices/$DEVICE_ID -H "Authorization: Bearer $TOKEN"   # status: connected
+More in docs/devices.md and docs/simulator.md."""
+        if stack.network is not None
+        else "\nThe session host runs the real network (neonize): pair with GET /devices/{id}/qr on a phone."
+    )
+    return f"""
+Messaging gateway running locally
+  base URL:      {base}
+  master token:  {master_token}
+  AWS (moto):    {stack.endpoint}
+  session host:  {hosts} ({network} network)
+
+Register a tenant:
+  curl -s -X POST {base}/register {auth} \\
+    -H 'Content-Type: application/json' \\
+    -d '{{"tenant_name":"acme","email":"admin@acme.example.com","password":"secret123"}}'
+{pairing}
+
+Ctrl-C stops everything (nothing is kept between runs)."""
 
 
 if __name__ == "__main__":

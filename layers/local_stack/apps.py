@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fastapi import APIRouter, FastAPI
+
+if TYPE_CHECKING:
+    from session_host.network.simulated import SimulatedNetwork
 
 
 def function_routers() -> list[APIRouter]:
@@ -17,8 +22,18 @@ def function_routers() -> list[APIRouter]:
     return [platform, users, devices, groups, webhooks, messages]
 
 
-def local_app() -> FastAPI:
-    """Unlike behind API Gateway, no catch-all is needed: the app itself answers 404 and 405."""
+def local_app(network: SimulatedNetwork | None = None) -> FastAPI:
+    """Unlike behind API Gateway, no catch-all is needed: the app itself answers 404 and 405.
+
+    With the simulated network, the simulator's control API (``/_simulator``, master token)
+    is served too: it exists only here, never behind API Gateway.
+    """
     from gateway.web import create_app
 
-    return create_app(*function_routers(), openapi_url="/openapi.json")
+    routers = function_routers()
+    if network is not None:
+        from gateway.web.auth import require_master
+        from session_host.network.simulated.control import control_router
+
+        routers.append(control_router(network, require_master))
+    return create_app(*routers, openapi_url="/openapi.json")

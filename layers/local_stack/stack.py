@@ -1,16 +1,24 @@
-"""Starts and stops the whole local gateway: moto, the API server, and (later) the session host."""
+"""Starts and stops the whole local gateway: moto, the session host, and the API server."""
 
 from __future__ import annotations
 
 import os
 import secrets
+import shutil
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from local_stack.aws import create_resources, environment_for, free_port, planned_names, start_moto
 from local_stack.template import REPO_ROOT, load_template, local_resources
+
+if TYPE_CHECKING:
+    from session_host.host_thread import HostThread
+    from session_host.network.port import NetworkPort
+    from session_host.network.simulated import SimulatedNetwork
 
 STATE_DIR = REPO_ROOT / ".local"
 
@@ -36,6 +44,11 @@ class LocalStack:
     prefix: str = "gateway-local"
     moto_port: int = field(default_factory=free_port)
     extra_environment: dict[str, str] = field(default_factory=dict)
+    # Overrides of the session hosts' settings (``HostSettings`` field names), e.g. a short
+    # lease for the failover tests.
+    host_settings: dict[str, Any] = field(default_factory=dict)
+    hosts: list[RunningHost] = field(default_factory=list, init=False)
+    network: SimulatedNetwork | None = field(default=None, init=False)
 
     @property
     def endpoint(self) -> str:
@@ -63,15 +76,57 @@ class LocalStack:
         self.names = create_resources(self.endpoint, resources, self.prefix)
         if self.names != planned_names(self.endpoint, resources, self.prefix):
             raise RuntimeError(f"moto named the resources differently than planned: {self.names}")
+        self._data_dir = Path(tempfile.mkdtemp(prefix="gateway-sessions-"))
+        if _adapter() == "simulated":
+            from session_host.network.simulated import SimulatedNetwork
+
+            self.network = SimulatedNetwork()
+        self.start_host()
         self._start_api()
         return self
+
+    # --- session hosts ------------------------------------------------------------------
+
+    def start_host(self) -> RunningHost:
+        """One more session host, on its own thread and loop, sharing the network and data dir."""
+        from session_host.config import HostSettings
+        from session_host.host import SessionHost
+        from session_host.host_thread import HostThread
+
+        port = self._port()
+        settings = HostSettings(data_dir=self._data_dir, **self.host_settings)
+        running = RunningHost(HostThread(SessionHost(port=port, settings=settings)).start(), port)
+        self.hosts.append(running)
+        return running
+
+    def stop_host(self, running: RunningHost) -> None:
+        """A clean stop: sessions closed, leases released, devices handed to the other hosts."""
+        self.hosts.remove(running)
+        running.thread.stop()
+
+    def kill_host(self, running: RunningHost) -> None:
+        """A crash: the host stops dead and the network sees its connections vanish."""
+        self.hosts.remove(running)
+        running.thread.kill()
+        crash = getattr(running.port, "crash", None)
+        if crash is not None:
+            crash()
+
+    def _port(self) -> NetworkPort:
+        if self.network is not None:
+            from session_host.network.simulated import SimulatedPort
+
+            return SimulatedPort(self.network)
+        from session_host.runtime import build_port
+
+        return build_port(_adapter())
 
     def _start_api(self) -> None:
         from local_stack.apps import local_app
         from local_stack.server import make_server
 
         self.port = self.port or free_port()
-        self._server = make_server(local_app(), self.port)
+        self._server = make_server(local_app(self.network), self.port)
         self._api_thread = threading.Thread(target=self._server.run, name="api", daemon=True)
         self._api_thread.start()
         deadline = time.monotonic() + 15
@@ -87,4 +142,28 @@ class LocalStack:
     def stop(self) -> None:
         self._server.should_exit = True
         self._api_thread.join(timeout=10)
+        for running in list(self.hosts):
+            self.stop_host(running)
         self._moto.stop()
+        shutil.rmtree(self._data_dir, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class RunningHost:
+    """A session host of the local stack and the network port it runs on."""
+
+    thread: HostThread
+    port: NetworkPort
+
+    @property
+    def host_id(self) -> str:
+        return self.thread.host.host_id
+
+    def owned_devices(self) -> frozenset[str]:
+        return self.thread.host.owned_devices()
+
+
+def _adapter() -> str:
+    from gateway.config import get_settings
+
+    return get_settings().network_adapter

@@ -162,3 +162,76 @@ def assert_no_secrets() -> Callable[..., None]:
             assert password not in text, text
 
     return check
+
+
+class EventsTap:
+    """Every envelope the session hosts publish, read off the events queue as they arrive.
+
+    One reader for the whole run, so a test never consumes another test's events; each test
+    picks its own by ``device_id``.
+    """
+
+    def __init__(self, queue_url: str) -> None:
+        import threading
+
+        import boto3
+
+        self._sqs = boto3.client("sqs")
+        self._queue_url = queue_url
+        self._seen: list[dict[str, Any]] = []
+        self._changed = threading.Condition()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="events-tap", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import json
+
+        while not self._stopped.is_set():
+            response = self._sqs.receive_message(
+                QueueUrl=self._queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1
+            )
+            messages = response.get("Messages", [])
+            with self._changed:
+                self._seen.extend(json.loads(message["Body"]) for message in messages)
+                self._changed.notify_all()
+            for message in messages:
+                self._sqs.delete_message(QueueUrl=self._queue_url, ReceiptHandle=message["ReceiptHandle"])
+
+    def of(self, device_id: str, name: str | None = None) -> list[dict[str, Any]]:
+        with self._changed:
+            return [
+                event
+                for event in self._seen
+                if event["device_id"] == device_id and (name is None or event["event"] == name)
+            ]
+
+    def wait_for(
+        self, device_id: str, name: str, count: int = 1, timeout: float = 10.0
+    ) -> list[dict[str, Any]]:
+        """The first ``count`` envelopes named ``name`` of the device, waiting for them to arrive."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                found = [e for e in self._seen if e["device_id"] == device_id and e["event"] == name]
+                if len(found) >= count:
+                    return found[:count]
+                remaining = deadline - time.monotonic()
+                assert remaining > 0, f"no {name} event for device {device_id} within {timeout} s: {found}"
+                self._changed.wait(remaining)
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def events(stack: Any) -> Iterator[EventsTap]:
+    """The envelopes on the events queue (until a delivery worker consumes them, issue 4)."""
+    from gateway.config import get_settings
+
+    tap = EventsTap(get_settings().events_queue_url)
+    yield tap
+    tap.stop()
