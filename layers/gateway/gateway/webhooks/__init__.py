@@ -1,0 +1,1 @@
+"""Webhooks: the event catalog, configurations, signing and the delivery log."""
