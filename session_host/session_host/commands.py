@@ -23,6 +23,8 @@ from session_host.ownership import Ownership, RecordOnEnd
 from session_host.unlink import forget, unlink
 
 NOT_LOGGED_IN = "the device is not logged in"
+_NEED_A_SESSION = frozenset({CommandName.QR, CommandName.PAIR_PHONE, CommandName.MARK_READ})
+"""Commands served only by a session that runs already; they never start one."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class CommandExecutor:
             return await self._qr(command, owned)
         if name is CommandName.PAIR_PHONE:
             return await self._pair_phone(command, owned)
+        if name is CommandName.MARK_READ:
+            return await self._mark_read(command, owned)
         if name is CommandName.DISCONNECT:
             owned.ending = True
             try:
@@ -134,11 +138,26 @@ class CommandExecutor:
         code = await session.pair_phone(phone)
         return ok(command, session_snapshot(session), {"pair_code": code})
 
+    async def _mark_read(self, command: Command, owned: OwnedDevice) -> Reply:
+        """Read receipts for messages the device received; only a connected session sends them."""
+        session = owned.session
+        args = command.args
+        chat, sender, ids = args.get("chat_jid"), args.get("sender_jid"), args.get("message_ids")
+        if not (_text(chat) and _text(sender) and isinstance(ids, list) and ids and all(map(_text, ids))):
+            return failed(
+                command, NetworkErrorKind.INVALID, "chat_jid, sender_jid and message_ids are required"
+            )
+        if session.state is not SessionState.CONNECTED:
+            message = f"the device is not connected (status {session.state.value})"
+            return failed(command, NetworkErrorKind.NOT_CONNECTED, message, session_snapshot(session))
+        await session.mark_read(chat, sender, ids)
+        return ok(command, session_snapshot(session))
+
     # --- a device this host does not run -------------------------------------------------
 
     async def _on_idle(self, command: Command) -> Outcome:
         own = self._own
-        if command.name in (CommandName.QR, CommandName.PAIR_PHONE):
+        if command.name in _NEED_A_SESSION:  # forward to the host that runs the device, if any
             holder = await own.holder(command.device_id)
             if holder is not None and holder.owner_queue_url:
                 return Forward(holder.owner_queue_url)
@@ -205,3 +224,7 @@ class CommandExecutor:
             snapshot = await self._own.retire(owned, RecordOnEnd.HAND_BACK)
             return failed(command, error.kind.value, str(error), snapshot)
         return ok(command, await self._own.retire(owned, RecordOnEnd.STOP_WANTING))
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)

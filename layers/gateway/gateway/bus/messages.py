@@ -27,6 +27,7 @@ class CommandName(StrEnum):
     LOGOUT = "logout"  # unlink from the phone, forget the credentials
     DELETE = "delete"  # logout if possible, stop everything; the API deletes the record
     PING = "ping"  # answered by the host without touching the network (bench, health)
+    MARK_READ = "mark_read"  # args {chat_jid, sender_jid, message_ids}: read receipts to the sender
 
 
 class ErrorKind(StrEnum):

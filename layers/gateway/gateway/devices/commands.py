@@ -22,14 +22,14 @@ from gateway.observability import logger
 
 def connect(device: DeviceModel) -> dict[str, Any]:
     """Start the device's session (a no-op when it runs); the device as the host left it."""
-    reply = _execute(device, CommandName.CONNECT)
+    reply = execute(device, CommandName.CONNECT)
     return device_view(device, reply.device)
 
 
 def qr(device: DeviceModel) -> dict[str, Any]:
     """The QR code a phone scans to pair the device, also as a PNG, and when it expires."""
     _refuse_if_paired(device)
-    result = _execute(device, CommandName.QR).result
+    result = execute(device, CommandName.QR).result
     try:
         code, expires_at = str(result["qr_code"]), float(result["expires_at"])
     except (KeyError, TypeError, ValueError):
@@ -40,7 +40,7 @@ def qr(device: DeviceModel) -> dict[str, Any]:
 def pair_phone(device: DeviceModel, phone: str) -> str:
     """A pair code the user types on the phone ``phone`` (instead of scanning the QR code)."""
     _refuse_if_paired(device)
-    result = _execute(device, CommandName.PAIR_PHONE, {"phone": phone}).result
+    result = execute(device, CommandName.PAIR_PHONE, {"phone": phone}).result
     code = result.get("pair_code")
     if not isinstance(code, str) or not code:
         raise _malformed(device, CommandName.PAIR_PHONE)
@@ -49,13 +49,13 @@ def pair_phone(device: DeviceModel, phone: str) -> str:
 
 def disconnect(device: DeviceModel) -> dict[str, Any]:
     """Close the session and keep the login; the device is not restored until connected again."""
-    reply = _execute(device, CommandName.DISCONNECT)
+    reply = execute(device, CommandName.DISCONNECT)
     return device_view(device, reply.device)
 
 
 def logout(device: DeviceModel) -> dict[str, Any]:
     """Unlink the device from the phone; it must pair again to be used."""
-    reply = _execute(device, CommandName.LOGOUT)
+    reply = execute(device, CommandName.LOGOUT)
     return device_view(device, reply.device)
 
 
@@ -66,7 +66,7 @@ def stop_for_deletion(device: DeviceModel) -> None:
     """
     if device.host_queue_url is None and not device.is_logged_in:
         return
-    _execute(device, CommandName.DELETE)
+    execute(device, CommandName.DELETE)
 
 
 def _refuse_if_paired(device: DeviceModel) -> None:
@@ -75,7 +75,8 @@ def _refuse_if_paired(device: DeviceModel) -> None:
         raise already_logged_in()
 
 
-def _execute(device: DeviceModel, name: CommandName, args: dict[str, Any] | None = None) -> Reply:
+def execute(device: DeviceModel, name: CommandName, args: dict[str, Any] | None = None) -> Reply:
+    """Send a command for the device and return its successful reply; failures raise ApiErrors."""
     try:
         reply = get_bus().request(
             name,

@@ -1,0 +1,66 @@
+"""Read receipts: the device tells the senders that it read messages it received."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.bus import CommandName
+from gateway.devices import commands
+from gateway.devices.access import require_session
+from gateway.errors import ApiError, validation_error
+from gateway.messages.chats import Chat, parse_chat, parse_person
+from gateway.messages.schemas import MarkReadRequest
+from gateway.models import DeviceModel
+from gateway.observability import logger
+
+
+def mark_read(device: DeviceModel, request: MarkReadRequest) -> dict[str, Any]:
+    """Mark messages of one chat as read; returns the chat's JID and the ids sent.
+
+    The input is checked first (400), then the device's status on its record (503), and only
+    then is the session host asked; it answers 503 too when the record was behind the session.
+    """
+    chat_value = (request.chat_jid or "").strip()
+    message_ids = list(dict.fromkeys(request.message_ids or ()))
+    _require(chat_jid=chat_value, message_ids=message_ids)
+    chat = parse_chat(chat_value)
+    if chat is None:
+        raise ApiError(
+            400,
+            "INVALID_CHAT_JID",
+            "chat_jid must be a user JID (<digits>@s.whatsapp.net), 7 to 15 phone digits, "
+            "or a group JID (<digits>@g.us)",
+        )
+    sender = _sender(chat, request.sender_jid)
+    require_session(device)
+    args = {"chat_jid": chat.jid, "sender_jid": sender, "message_ids": message_ids}
+    commands.execute(device, CommandName.MARK_READ, args)
+    logger.info(
+        "messages marked as read",
+        extra={"device_id": device.device_id, "is_group": chat.is_group, "count": len(message_ids)},
+    )
+    return {"chat_jid": chat.jid, "message_ids": message_ids}
+
+
+def _require(**fields: str | list[str]) -> None:
+    """400 MISSING_REQUIRED_FIELDS naming every field that is absent, null or empty."""
+    missing = [name for name, value in fields.items() if not value]
+    if missing:
+        raise ApiError(
+            400,
+            "MISSING_REQUIRED_FIELDS",
+            f"required and must not be empty: {', '.join(missing)}",
+            validation=[{"field": name, "message": "required", "value": None} for name in missing],
+        )
+
+
+def _sender(chat: Chat, value: str | None) -> str:
+    """Who sent the messages: named for a group chat, the chat itself by default for a person."""
+    if value is None or not value.strip():
+        if chat.is_group:
+            raise validation_error("sender_jid", "required for a group chat: the participant who sent them")
+        return chat.jid
+    sender = parse_person(value)
+    if sender is None:
+        raise validation_error("sender_jid", "must be a user JID, phone digits or a LID", value)
+    return sender
