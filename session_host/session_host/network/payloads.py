@@ -2,7 +2,8 @@
 
 The ``simulated`` and the ``neonize`` adapter build these events here, so a webhook
 consumer cannot tell the adapters apart by their payloads; each adapter keeps only the
-mapping from its own world (protobufs, simulated traffic) to the arguments. The fields are
+mapping from its own world (protobufs, simulated traffic) to the arguments. The call
+events share their common fields here too (:func:`call_event`). The fields are
 documented in ``docs/events.md``; keep the two in step.
 
 Every timestamp in a payload is ISO 8601 UTC with milliseconds (:func:`iso_utc`). JIDs are
@@ -24,6 +25,11 @@ def iso_utc(epoch_seconds: float) -> str:
     """ISO 8601 UTC with milliseconds (``2024-01-01T12:00:00.000Z``), as the gateway writes it."""
     moment = datetime.fromtimestamp(epoch_seconds, tz=UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def iso_utc_or_none(epoch_seconds: float | None) -> str | None:
+    """:func:`iso_utc`, or None when the network gave no time (absent, zero or Go's zero time)."""
+    return iso_utc(epoch_seconds) if epoch_seconds is not None and epoch_seconds > 0 else None
 
 
 def _event(name: str, data: dict[str, Any]) -> NetworkEvent:
@@ -178,3 +184,67 @@ def chat_presence(
         "chat.presence",
         {"chat_jid": chat_jid, "sender": sender, "is_group": is_group, "state": state, "media": media},
     )
+
+
+def contact_presence(jid: str | None, *, available: bool, last_seen: float | None) -> NetworkEvent:
+    """A contact came online or went offline (``last_seen`` only when the network tells it)."""
+    return _event(
+        "contact.presence",
+        {
+            "jid": jid,
+            "available": available,
+            "last_seen": iso_utc_or_none(last_seen),
+        },
+    )
+
+
+# --- calls ------------------------------------------------------------------------------
+
+
+def call_event(
+    name: str,
+    *,
+    call_id: str,
+    sender: str | None,
+    creator: str | None,
+    at: float | None,
+    extra: Mapping[str, Any] | None = None,
+) -> NetworkEvent:
+    """A ``call.*`` event: the fields every call event has, then the event's own (``extra``)."""
+    data: dict[str, Any] = {
+        "call_id": call_id,
+        "from": sender,
+        "creator": creator,
+        "timestamp": iso_utc_or_none(at),
+    }
+    data.update(extra or {})
+    return _event(name, data)
+
+
+def call_offer(
+    *,
+    call_id: str,
+    sender: str | None,
+    creator: str | None,
+    at: float | None,
+    is_video: bool,
+    is_group: bool,
+    remote_platform: str | None,
+    remote_version: str | None,
+) -> NetworkEvent:
+    """Someone calls the device's account (``is_group``: a group call the account is invited to)."""
+    extra = {
+        "is_video": is_video,
+        "is_group": is_group,
+        "remote_platform": remote_platform or None,
+        "remote_version": remote_version or None,
+    }
+    return call_event("call.offer", call_id=call_id, sender=sender, creator=creator, at=at, extra=extra)
+
+
+def call_terminate(
+    *, call_id: str, sender: str | None, creator: str | None, at: float | None, reason: str | None
+) -> NetworkEvent:
+    """The call ended (hung up, not answered in time, answered elsewhere)."""
+    extra = {"reason": reason or None}
+    return call_event("call.terminate", call_id=call_id, sender=sender, creator=creator, at=at, extra=extra)

@@ -2,19 +2,31 @@
 
 The builders in ``session_host.network.payloads`` are pinned here field by field (they are
 what ``docs/events.md`` documents), then each adapter's own mapping is checked to land on
-the same payload for the same fact.
+the same payload for the same fact. ``docs/events.md`` itself is checked against the
+catalog and against what each adapter declares it produces.
 """
 
 from __future__ import annotations
 
-from fakes_neonize import CTX, DEVICE_ID, OWN, PEER_PHONE, message_event, source
-from neonize.events import ReceiptEv
-from neonize.proto.Neonize_pb2 import ChatPresence
+import re
+from pathlib import Path
+
+from fakes_neonize import CTX, DEVICE_ID, EMPTY, OWN, PEER_PHONE, message_event, source
+from neonize.events import CallOfferEv, CallTerminateEv, PresenceEv, ReceiptEv
+from neonize.proto.Neonize_pb2 import BasicCallMeta, CallRemoteMeta, ChatPresence, Node
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
 
+from gateway.webhooks.catalog import CATALOG
 from session_host.network import payloads
+from session_host.network.neonize import PRODUCED_EVENTS as NEONIZE_EVENTS
+from session_host.network.neonize import UNAVAILABLE_EVENTS
+from session_host.network.neonize import calls as neonize_calls
 from session_host.network.neonize import events as neonize_events
+from session_host.network.simulated import PRODUCED_EVENTS as SIMULATED_EVENTS
 from session_host.network.simulated import events as simulated_events
+from session_host.network.simulated.model import Call
+
+EVENTS_DOC = Path(__file__).resolve().parents[3] / "docs" / "events.md"
 
 AT = 1_700_000_000.0  # 2023-11-14T22:13:20.000Z
 PEER = "5511999998888@s.whatsapp.net"
@@ -196,3 +208,84 @@ def test_both_adapters_describe_receipts_and_typing_the_same_way() -> None:
     for simulated, neonize in pairs:
         assert neonize is not None
         assert (simulated.name, dict(simulated.data)) == (neonize.name, dict(neonize.data))
+
+
+def test_both_adapters_describe_presence_and_calls_the_same_way() -> None:
+    # Given a contact going offline, calling the account and hanging up, in each adapter's world
+    call = Call("CALL0001", PEER, OWN, video=False, started_at=AT)
+    meta = BasicCallMeta(
+        **{"from": PEER_PHONE},
+        timestamp=int(AT),
+        callCreator=PEER_PHONE,
+        callCreatorAlt=EMPTY,
+        callID="CALL0001",
+    )
+    pairs = [
+        (
+            simulated_events.contact_presence(PEER, False, AT),
+            neonize_events.presence(CTX, PresenceEv(From=PEER_PHONE, Unavailable=True, LastSeen=int(AT))),
+        ),
+        (
+            simulated_events.call_offer(call),
+            neonize_calls.call_offer(
+                CTX,
+                CallOfferEv(
+                    basicCallMeta=meta,
+                    callRemoteMeta=CallRemoteMeta(remotePlatform="simulated", remoteVersion=""),
+                    data=Node(Tag="offer", Nodes=[Node(Tag="audio")]),
+                ),
+            ),
+        ),
+        (
+            simulated_events.call_terminate(call, "timeout", AT),
+            neonize_calls.call_terminate(
+                CTX, CallTerminateEv(basicCallMeta=meta, reason="timeout", data=Node(Tag="terminate"))
+            ),
+        ),
+    ]
+    # When both are mapped, Then each pair is the same event with the same data
+    for simulated, neonize in pairs:
+        assert (simulated.name, dict(simulated.data)) == (neonize.name, dict(neonize.data))
+    assert dict(pairs[0][0].data) == {
+        "jid": PEER,
+        "available": False,
+        "last_seen": "2023-11-14T22:13:20.000Z",
+    }
+
+
+# --- docs/events.md -----------------------------------------------------------------------
+
+
+def test_each_adapter_declares_only_catalog_events() -> None:
+    # Given what each adapter says it produces, Then every name is in the catalog
+    assert SIMULATED_EVENTS.issubset(CATALOG)
+    assert NEONIZE_EVENTS.issubset(CATALOG)
+
+
+def test_the_events_page_has_one_section_per_catalog_event_and_nothing_else() -> None:
+    # Given the events page, When its event sections are read
+    headings = re.findall(r"^### (.+)$", EVENTS_DOC.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    # Then there is exactly one per catalog event, in the catalog's order
+    assert headings == list(CATALOG)
+
+
+def test_the_events_page_says_who_produces_each_event_as_the_adapters_declare() -> None:
+    # Given the page's table of producers (event, simulated, neonize, why not)
+    rows = re.findall(
+        r"^\| `([a-z_.]+)` \| (\w+) \| (\w+) \| (.*?) ?\|$",
+        EVENTS_DOC.read_text(encoding="utf-8"),
+        re.MULTILINE,
+    )
+    table = {name: (simulated, neonize, why) for name, simulated, neonize, why in rows}
+    # Then it has one row per catalog event, matching what each adapter declares
+    assert sorted(name for name, *_ in rows) == sorted(CATALOG)
+    for name, (simulated, neonize, why) in table.items():
+        if neonize == "gateway":
+            assert simulated == "gateway", name
+            assert "gateway" in UNAVAILABLE_EVENTS[name], name
+            continue
+        assert (simulated == "yes") == (name in SIMULATED_EVENTS), name
+        assert (neonize == "yes") == (name in NEONIZE_EVENTS), name
+        assert {simulated, neonize} <= {"yes", "no"}, name
+        # And every event an adapter does not produce says why
+        assert why or (simulated == neonize == "yes"), name

@@ -71,6 +71,11 @@ def test_every_route_needs_the_master_token(client: TestClient) -> None:
         ("POST", f"/_simulator/accounts/{CONTACT}/messages", {"to": JID, "text": "hi"}),
         ("POST", f"/_simulator/accounts/{CONTACT}/read", {"chat": JID, "message_ids": ["x"]}),
         ("GET", f"/_simulator/accounts/{CONTACT}/inbox", None),
+        ("POST", f"/_simulator/accounts/{CONTACT}/name", {"name": "Bob"}),
+        ("POST", f"/_simulator/accounts/{CONTACT}/typing", {"to": JID, "state": "composing"}),
+        ("POST", f"/_simulator/accounts/{CONTACT}/presence", {"to": JID, "available": True}),
+        ("POST", f"/_simulator/accounts/{CONTACT}/calls", {"to": JID}),
+        ("POST", f"/_simulator/accounts/{CONTACT}/calls/ABC/terminate", None),
         ("POST", "/_simulator/devices/dev-1/drop", None),
         ("POST", "/_simulator/devices/dev-1/unlink", None),
         ("POST", "/_simulator/faults", {"operation": "send_text", "error": "network"}),
@@ -282,4 +287,54 @@ def test_unlink_removes_a_device_from_the_phone(
     assert unlinked.json() == {"success": True, "device_id": "dev-1"}
     assert network.linked_jid("dev-1") is None
     assert_envelope(client.post("/_simulator/devices/dev-1/unlink", headers=MASTER), 404, "DEVICE_NOT_FOUND")
+    host.run(session.close())
+
+
+def test_contacts_type_show_presence_rename_and_call(
+    client: TestClient, network: SimulatedNetwork, host: LoopThread, tmp_path: Path
+) -> None:
+    # Given a paired device and a contact
+    session, recorder = start_session(network, host, tmp_path)
+    client.post("/_simulator/devices/dev-1/scan", json={"phone": PHONE}, headers=MASTER)
+    host.run(recorder.wait_for("device.connected"))
+    client.post("/_simulator/accounts", json={"phone": CONTACT, "name": "Bob"}, headers=MASTER)
+    base = f"/_simulator/accounts/{CONTACT}"
+
+    # When the contact types, comes online, renames itself and calls the device, then hangs up
+    typing = client.post(f"{base}/typing", json={"to": PHONE, "state": "composing"}, headers=MASTER)
+    online = client.post(f"{base}/presence", json={"to": JID, "available": True}, headers=MASTER)
+    renamed = client.post(f"{base}/name", json={"name": "Robert"}, headers=MASTER)
+    called = client.post(f"{base}/calls", json={"to": JID, "video": True}, headers=MASTER)
+    call_id = called.json()["call_id"]
+    ended = client.post(f"{base}/calls/{call_id}/terminate", json={"reason": "timeout"}, headers=MASTER)
+
+    # Then each answers what it did, and the device saw each
+    assert typing.json() == {"success": True, "to": PHONE, "state": "composing"}
+    assert online.json() == {"success": True, "to": JID, "available": True}
+    assert renamed.json() == {"success": True, "jid": CONTACT_JID, "phone": CONTACT, "name": "Robert"}
+    assert called.status_code == 200
+    assert ended.json() == {"success": True, "call_id": call_id}
+    for name in ("chat.presence", "contact.presence", "call.offer", "call.terminate"):
+        host.run(recorder.wait_for(name))
+    assert host.run(recorder.wait_for("call.offer")).data["is_video"] is True
+    assert host.run(recorder.wait_for("call.terminate")).data["reason"] == "timeout"
+
+    # And a call ended without a body has no reason
+    again = client.post(f"{base}/calls", json={"to": JID}, headers=MASTER).json()["call_id"]
+    assert client.post(f"{base}/calls/{again}/terminate", headers=MASTER).status_code == 200
+    assert host.run(recorder.wait_for("call.terminate", 2)).data["reason"] is None
+
+    # And mistakes get the standard envelope
+    cases = [
+        (f"{base}/calls/{call_id}/terminate", None, 404, "CALL_NOT_FOUND"),
+        (f"{base}/calls", {"to": "19990000000"}, 404, "RECIPIENT_NOT_FOUND"),
+        ("/_simulator/accounts/19990000000/calls", {"to": JID}, 404, "ACCOUNT_NOT_FOUND"),
+        (f"{base}/typing", {"to": JID, "state": "recording"}, 400, "VALIDATION_ERROR"),
+        (f"{base}/presence", {"to": "bob@example", "available": True}, 400, "INVALID_CHAT_JID"),
+        (f"{base}/presence", {"to": JID}, 400, "VALIDATION_ERROR"),
+        (f"{base}/name", {"name": "  "}, 400, "VALIDATION_ERROR"),
+        (f"{base}/calls/{again}/terminate", {"reason": "Hung Up!"}, 400, "VALIDATION_ERROR"),
+    ]
+    for path, body, status, code in cases:
+        assert_envelope(client.post(path, json=body, headers=MASTER), status, code)
     host.run(session.close())

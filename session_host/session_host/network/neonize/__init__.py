@@ -5,9 +5,11 @@ Import this package before configuring logging: importing neonize calls
 
 Modules: ``adapter`` (:class:`NeonizePort`, :class:`NeonizeSession`, threading model),
 ``handlers`` (what the Go side reports), ``teardown`` (ending sessions), ``operations``
-(send, presence, receipts), ``events`` and ``content`` (payloads), ``catalog`` (which events
-exist here), ``clients`` (client lifetime and the connect thread), ``locks`` (the
-process-wide gate), ``store`` (files per device), ``jids`` and ``errors`` (conversions).
+(send, presence, receipts), ``mapping`` (which neonize event becomes which catalog event),
+``events``, ``content``, ``groups``, ``calls``, ``privacy``, ``newsletters`` and ``history``
+(payloads), ``catalog`` (which events exist here), ``clients`` (client lifetime and the
+connect thread), ``locks`` (the process-wide gate), ``store`` (files per device), ``jids``
+and ``errors`` (conversions).
 """
 
 from .adapter import NeonizePort, NeonizeSession, NeonizeTimings

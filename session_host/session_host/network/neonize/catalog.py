@@ -1,18 +1,16 @@
 """Which catalog events the neonize adapter produces, and why the others are missing.
 
-:data:`PRODUCED_EVENTS` lists every event name this adapter can emit. The catalog events it
-cannot emit fall in three groups (:data:`UNAVAILABLE_EVENTS` gives the reason per name):
+:data:`PRODUCED_EVENTS` lists every event name this adapter can emit (:mod:`.mapping` says
+from which neonize event class). The catalog events it cannot emit fall in two groups
+(:data:`UNAVAILABLE_EVENTS` gives the reason per name):
 
 - **Not network events.** ``message.sent`` and ``mention.sent`` are emitted by the gateway
   when it dispatches a send; ``connection.manual_reconnect`` is the gateway's own action.
-- **Not delivered by neonize 0.5.2.** Its Go bridge forwards a fixed list of whatsmeow
+- **Not forwarded by neonize 0.5.2.** Its Go bridge forwards a fixed list of whatsmeow
   events (``neonize.events.EVENT_TO_INT``). App-state events (delete-for-me, pin, mute,
   archive, delete and clear chat, mark-as-read, contact and push-name changes, settings,
-  labels, app-state sync), media retries, call rejects and passkey pairing are not in it,
-  so no handler can ever see them.
-- **Delivered but not mapped yet.** Group info/joins, calls, blocklist and privacy settings,
-  history sync and newsletters could arrive from the library, but their ``data`` payloads
-  are not defined yet, so no handler subscribes to them until a capability defines them.
+  labels, app-state sync), the contact "about" text, media retries, call rejects and
+  passkey pairing are not in it, so no handler can ever see them.
 """
 
 from __future__ import annotations
@@ -41,6 +39,22 @@ PRODUCED_EVENTS: frozenset[str] = frozenset(
         "contact.presence",
         "contact.picture",
         "identity.change",
+        "group.info",
+        "group.joined",
+        "call.offer",
+        "call.accept",
+        "call.pre_accept",
+        "call.terminate",
+        "call.relay_latency",
+        "call.transport",
+        "call.unknown",
+        "privacy.blocklist",
+        "privacy.settings",
+        "newsletter.join",
+        "newsletter.leave",
+        "newsletter.live_update",
+        "newsletter.mute_change",
+        "history.sync",
         "offline.sync_preview",
         "offline.sync_completed",
     }
@@ -49,7 +63,6 @@ PRODUCED_EVENTS: frozenset[str] = frozenset(
 
 _GATEWAY = "emitted by the gateway itself, not by the network"
 _NOT_FORWARDED = "not forwarded by neonize 0.5.2's Go bridge (no event code for it)"
-_NOT_MAPPED = "delivered by neonize but not mapped yet (no data payload defined)"
 
 UNAVAILABLE_EVENTS: Mapping[str, str] = MappingProxyType(
     {
@@ -77,22 +90,6 @@ UNAVAILABLE_EVENTS: Mapping[str, str] = MappingProxyType(
         "label.association_chat": _NOT_FORWARDED,
         "label.association_message": _NOT_FORWARDED,
         "app_state.sync_complete": _NOT_FORWARDED,
-        "group.info": _NOT_MAPPED,
-        "group.joined": _NOT_MAPPED,
-        "call.offer": _NOT_MAPPED,
-        "call.accept": _NOT_MAPPED,
-        "call.pre_accept": _NOT_MAPPED,
-        "call.terminate": _NOT_MAPPED,
-        "call.relay_latency": _NOT_MAPPED,
-        "call.transport": _NOT_MAPPED,
-        "call.unknown": _NOT_MAPPED,
-        "privacy.blocklist": _NOT_MAPPED,
-        "privacy.settings": _NOT_MAPPED,
-        "history.sync": _NOT_MAPPED,
-        "newsletter.join": _NOT_MAPPED,
-        "newsletter.leave": _NOT_MAPPED,
-        "newsletter.live_update": _NOT_MAPPED,
-        "newsletter.mute_change": _NOT_MAPPED,
     }
 )
 """Catalog events the neonize adapter never emits, with the reason."""

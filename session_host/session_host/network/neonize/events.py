@@ -3,11 +3,13 @@
 Pure functions: no client, no I/O. The session (``adapter.py``) decides *when* to emit and
 what the events do to its state; this module reads what neonize's protobufs say. Events
 both adapters produce are built by :mod:`..payloads` (the lifecycle ones are called from
-there directly); the events only this adapter produces are built here.
+there directly); the events only this adapter produces are built here, and in one module
+per kind for groups, calls, privacy, channels and history (:mod:`.mapping` lists them all).
 
 Time units, as neonize 0.5.2 encodes them: ``MessageInfo.Timestamp`` (messages,
 undecryptable messages) is in **milliseconds**; every other timestamp (receipts, presence,
-pictures, identity changes, keep-alive, send responses) is in seconds.
+pictures, identity changes, keep-alive, groups, calls, channels, send responses) is in
+seconds, and a time the network did not give arrives as Go's zero time (negative).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from google.protobuf.message import Message as ProtoMessage
 from neonize.proto.Neonize_pb2 import (
     ChatPresence,
     ConnectFailure,
@@ -52,6 +55,15 @@ class EventContext:
 
 def _event(name: str, data: dict[str, Any]) -> NetworkEvent:
     return NetworkEvent(name=name, data=data)
+
+
+def enum_name(message: ProtoMessage, field: str) -> str | None:
+    """An enum field's value name in lowercase; None when unset or unknown to this neonize."""
+    if not message.HasField(field):
+        return None
+    enum = message.DESCRIPTOR.fields_by_name[field].enum_type
+    value = enum.values_by_number.get(getattr(message, field))
+    return value.name.lower() if value is not None else None
 
 
 def _failure_reason(reason: int, default: str) -> str:
@@ -198,14 +210,7 @@ def chat_presence(_ctx: EventContext, ev: ChatPresence) -> NetworkEvent:
 
 
 def presence(_ctx: EventContext, ev: Presence) -> NetworkEvent:
-    return _event(
-        "contact.presence",
-        {
-            "jid": jid_str(ev.From),
-            "available": not ev.Unavailable,
-            "last_seen": iso_utc(ev.LastSeen) if ev.LastSeen > 0 else None,
-        },
-    )
+    return payloads.contact_presence(jid_str(ev.From), available=not ev.Unavailable, last_seen=ev.LastSeen)
 
 
 def picture(_ctx: EventContext, ev: Picture) -> NetworkEvent:

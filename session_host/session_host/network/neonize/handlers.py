@@ -9,11 +9,13 @@ name (never lost in ctypes' "Exception ignored" output), and reports from a clie
 that is no longer the session's current one are ignored.
 
 Every event type is registered before ``connect()`` (types registered later are never
-delivered). The QR codes come from the ``client.event.qr`` callback, which fires on every
-rotation; ``QREv`` is deliberately not subscribed, as neonize queues it behind the pairing
-loop and delivers it, stale, only after pairing. The QR channel's end (``success``,
-``timeout``, ``err-*``) only reaches neonize's private login-status callback, which is
-replaced per client (``_NewClient__onLoginStatus``, read when ``connect()`` starts).
+delivered): the session's own handlers here, and every class of :data:`.mapping.MAPPED`,
+which become catalog events without touching the session state. The QR codes come from
+the ``client.event.qr`` callback, which fires on every rotation; ``QREv`` is deliberately
+not subscribed, as neonize queues it behind the pairing loop and delivers it, stale, only
+after pairing. The QR channel's end (``success``, ``timeout``, ``err-*``) only reaches
+neonize's private login-status callback, which is replaced per client
+(``_NewClient__onLoginStatus``, read when ``connect()`` starts).
 """
 
 from __future__ import annotations
@@ -27,26 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from neonize.client import NewClient
 from neonize.events import (
-    ChatPresenceEv,
     ClientOutdatedEv,
     ConnectedEv,
-    ConnectFailureEv,
     DisconnectedEv,
-    IdentityChangeEv,
-    KeepAliveRestoredEv,
-    KeepAliveTimeoutEv,
     LoggedOutEv,
-    MessageEv,
-    OfflineSyncCompletedEv,
-    OfflineSyncPreviewEv,
     PairStatusEv,
-    PictureEv,
-    PresenceEv,
-    ReceiptEv,
-    StreamErrorEv,
     StreamReplacedEv,
     TemporaryBanEv,
-    UndecryptableMessageEv,
 )
 from neonize.proto.Neonize_pb2 import JID
 
@@ -55,25 +44,10 @@ from ..port import NetworkEvent, SessionState
 from . import events
 from .clients import ClientRunner
 from .locks import GoCallGate
+from .mapping import MAPPED, Mapper
 from .store import DeviceStore
 
 logger = logging.getLogger(__name__)
-
-_MAPPED: dict[type, Callable[[events.EventContext, Any], NetworkEvent | None]] = {
-    MessageEv: events.message_received,
-    ReceiptEv: events.receipt,
-    UndecryptableMessageEv: events.undecryptable,
-    ChatPresenceEv: events.chat_presence,
-    PresenceEv: events.presence,
-    PictureEv: events.picture,
-    IdentityChangeEv: events.identity_change,
-    OfflineSyncPreviewEv: events.offline_sync_preview,
-    OfflineSyncCompletedEv: events.offline_sync_completed,
-    ConnectFailureEv: events.connect_failure,
-    StreamErrorEv: events.stream_error,
-    KeepAliveTimeoutEv: events.keepalive_timeout,
-    KeepAliveRestoredEv: lambda ctx, _ev: events.keepalive_restored(ctx),
-}
 
 
 def _c_string(value: Any) -> str:
@@ -126,10 +100,10 @@ class NetworkHandlers:
         }
         for event_type, handler in own.items():
             client.event(event_type)(self._guarded(runner, event_type.__name__, handler))
-        for event_type, mapper in _MAPPED.items():
+        for event_type, mapper in MAPPED.items():
             client.event(event_type)(self._guarded(runner, event_type.__name__, self._mapper(mapper)))
 
-    def _mapper(self, mapper: Callable[[events.EventContext, Any], NetworkEvent | None]) -> Callable:
+    def _mapper(self, mapper: Mapper) -> Callable:
         def handle(_runner: ClientRunner, ev: Any) -> None:
             self._emit(mapper(self._ctx(), ev))
 

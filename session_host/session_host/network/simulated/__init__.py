@@ -2,12 +2,14 @@
 
 It is the default for local runs and the backbone of the tests. :class:`SimulatedNetwork`
 is the world (accounts, linked devices, traffic, faults), :class:`SimulatedPort` the port
-adapter opening :class:`SimulatedSession` objects, and :func:`control_router` (in
-:mod:`.control`, which needs the gateway's web layer) the API that plays the other side.
+adapter opening :class:`SimulatedSession` objects, :func:`control_router` (in
+:mod:`.control`, which needs the gateway's web layer) the API that plays the other side,
+and :data:`PRODUCED_EVENTS` the catalog events it can emit.
 """
 
 from .adapter import SimulatedPort
+from .catalog import PRODUCED_EVENTS
 from .network import REAL_QR_LIFETIMES, SimulatedNetwork
 from .session import SimulatedSession
 
-__all__ = ["REAL_QR_LIFETIMES", "SimulatedNetwork", "SimulatedPort", "SimulatedSession"]
+__all__ = ["PRODUCED_EVENTS", "REAL_QR_LIFETIMES", "SimulatedNetwork", "SimulatedPort", "SimulatedSession"]

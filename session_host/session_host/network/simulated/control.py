@@ -21,6 +21,7 @@ from .network import SimulatedNetwork
 Phone = Annotated[str, StringConstraints(pattern=PHONE_PATTERN)]
 PhoneInPath = Annotated[str, PathParam(pattern=PHONE_PATTERN, description="phone digits, 7 to 15")]
 DeviceIdInPath = Annotated[str, PathParam(min_length=1, max_length=128)]
+CallIdInPath = Annotated[str, PathParam(min_length=1, max_length=64)]
 Target = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
 
 T = TypeVar("T")
@@ -48,6 +49,31 @@ class MessageIn(BaseModel):
 class ReadIn(BaseModel):
     chat: Target = Field(description="the chat: the sender's user JID or phone digits")
     message_ids: Annotated[list[Annotated[str, StringConstraints(min_length=1)]], Field(min_length=1)]
+
+
+class NameIn(BaseModel):
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+
+
+class TypingIn(BaseModel):
+    to: Target = Field(description="the chat: a user JID or phone digits")
+    state: Literal["composing", "paused"]
+
+
+class PresenceIn(BaseModel):
+    to: Target = Field(description="who sees it: a user JID or phone digits")
+    available: bool
+
+
+class CallIn(BaseModel):
+    to: Target = Field(description="a user JID or phone digits")
+    video: bool = False
+
+
+class EndCallIn(BaseModel):
+    reason: Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,32}$")] | None = Field(
+        default=None, description="the network's reason, e.g. timeout; none by default"
+    )
 
 
 class FaultIn(BaseModel):
@@ -100,6 +126,34 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         """The account reads messages of a chat; read receipts go to the sender."""
         read = _call(network.read_by_account, phone, body.chat, body.message_ids)
         return {"success": True, "message_ids": read}
+
+    @router.post("/accounts/{phone}/name")
+    def rename(phone: PhoneInPath, body: NameIn) -> dict[str, Any]:
+        """The account changes its push name; devices see ``contact.pushname`` with its next message."""
+        return {"success": True, **_call(network.rename_account, phone, body.name)}
+
+    @router.post("/accounts/{phone}/typing")
+    def typing(phone: PhoneInPath, body: TypingIn) -> dict[str, Any]:
+        """The account shows or stops showing typing in its chat with ``to`` (``chat.presence``)."""
+        _call(network.type_to, phone, body.to, body.state)
+        return {"success": True, "to": body.to, "state": body.state}
+
+    @router.post("/accounts/{phone}/presence")
+    def presence(phone: PhoneInPath, body: PresenceIn) -> dict[str, Any]:
+        """The account comes online or goes offline as ``to`` sees it (``contact.presence``)."""
+        _call(network.show_presence, phone, body.to, body.available)
+        return {"success": True, "to": body.to, "available": body.available}
+
+    @router.post("/accounts/{phone}/calls")
+    def call(phone: PhoneInPath, body: CallIn) -> dict[str, Any]:
+        """The account calls ``to``; the devices connected now get ``call.offer``."""
+        return {"success": True, "call_id": _call(network.call, phone, body.to, body.video)}
+
+    @router.post("/accounts/{phone}/calls/{call_id}/terminate")
+    def end_call(phone: PhoneInPath, call_id: CallIdInPath, body: EndCallIn | None = None) -> dict[str, Any]:
+        """The caller hangs up, or the call stops ringing (``call.terminate``)."""
+        _call(network.end_call, phone, call_id, body.reason if body else None)
+        return {"success": True, "call_id": call_id}
 
     @router.get("/accounts/{phone}/inbox")
     def inbox(phone: PhoneInPath) -> dict[str, Any]:

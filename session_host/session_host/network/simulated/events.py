@@ -1,9 +1,11 @@
 """The simulated network's traffic as catalog events (shapes from :mod:`..payloads`).
 
-What is specific to this adapter: chats are one-to-one and messages are text, the pairing
-platform is ``simulated`` (accounts are personal: no business name), and traffic waits on
-the network as plain JSON ``{name, data}`` items (saved with the network's state) until
-the device takes it.
+What is specific to this adapter: chats are one-to-one and messages are text, calls are
+one-to-one, the pairing platform and a caller's platform are ``simulated`` (accounts are
+personal: no business name), and traffic waits on the network as plain JSON ``{name,
+data}`` items (saved with the network's state) until the device takes it. Only this
+adapter produces ``contact.pushname`` (neonize's bridge does not forward it): its payload
+is built here.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from .. import payloads
 from ..payloads import ReceiptKind
 from ..port import NetworkEvent
+from .model import Call
 
 PLATFORM = "simulated"
 
@@ -51,6 +54,36 @@ def receipt(kind: ReceiptKind, message_ids: list[str], chat_jid: str, at: float)
 def chat_presence(sender_jid: str, state: str) -> NetworkEvent:
     return payloads.chat_presence(
         chat_jid=sender_jid, sender=sender_jid, is_group=False, state=state, media="text"
+    )
+
+
+def contact_presence(jid: str, available: bool, at: float) -> NetworkEvent:
+    """The contact came online, or went offline (then seen last ``at``)."""
+    return payloads.contact_presence(jid, available=available, last_seen=None if available else at)
+
+
+def push_name_changed(jid: str, old: str, new: str) -> NetworkEvent:
+    """A contact's messages now carry another push name than the device saw before."""
+    data = {"jid": jid, "old_push_name": old, "new_push_name": new}
+    return NetworkEvent(name="contact.pushname", data=data)
+
+
+def call_offer(call: Call) -> NetworkEvent:
+    return payloads.call_offer(
+        call_id=call.call_id,
+        sender=call.caller,
+        creator=call.caller,
+        at=call.started_at,
+        is_video=call.video,
+        is_group=False,
+        remote_platform=PLATFORM,
+        remote_version=None,
+    )
+
+
+def call_terminate(call: Call, reason: str | None, at: float) -> NetworkEvent:
+    return payloads.call_terminate(
+        call_id=call.call_id, sender=call.caller, creator=call.caller, at=at, reason=reason
     )
 
 

@@ -85,6 +85,10 @@ def new_message_id() -> str:
     return "3EB0" + secrets.token_hex(8).upper()
 
 
+def new_call_id() -> str:
+    return secrets.token_hex(16).upper()
+
+
 def new_device_key() -> str:
     return secrets.token_urlsafe(32)
 
@@ -161,6 +165,17 @@ class Connection:
     pair_code: str | None = None
     pair_phone: str | None = None
     opened_at: float = field(default_factory=time.time)
+
+
+@dataclass
+class Call:
+    """A call ringing from ``caller`` to ``callee`` (user JIDs) until the caller ends it."""
+
+    call_id: str
+    caller: str
+    callee: str
+    video: bool = False
+    started_at: float = field(default_factory=time.time)
 
 
 @dataclass

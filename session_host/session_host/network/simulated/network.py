@@ -5,23 +5,28 @@ from their hosts' event loops, all under one lock. Sessions get signals through 
 ``deliver`` callback they register (see :data:`.model.Deliver`).
 
 This module is the other side of the network: phones that scan QR codes, enter pair
-codes, send and read messages, and the network's own actions (dropping a connection,
-a phone unlinking a device). :class:`~.core.NetworkCore` holds what sessions call.
+codes, send and read messages, type, come online, change their name and call, and the
+network's own actions (dropping a connection, a phone unlinking a device).
+:class:`~.core.NetworkCore` holds what sessions call.
 """
 
 from __future__ import annotations
 
 import copy
+import time
 from typing import Any
 
 from ..port import NetworkError, NetworkErrorKind
+from . import events
 from .core import REAL_QR_LIFETIMES, NetworkCore
 from .model import (
     Account,
+    Call,
     Connection,
     ControlError,
     Link,
     is_phone,
+    new_call_id,
     new_device_key,
     new_message_id,
     normalize_pair_code,
@@ -58,6 +63,21 @@ class SimulatedNetwork(NetworkCore):
         if account is None:
             raise ControlError(404, "ACCOUNT_NOT_FOUND", f"no account for phone {phone}")
         return account
+
+    def _target(self, to: str) -> Account:
+        """The account a phone addresses (user JID or phone digits), as a control API error."""
+        try:
+            return self._recipient(normalize_target(to))
+        except NetworkError as error:
+            raise _control_error(error) from error
+
+    def rename_account(self, phone: str, name: str) -> dict[str, Any]:
+        """The phone changes its push name; its next message to a device brings ``contact.pushname``."""
+        with self._lock:
+            account = self._account(phone)
+            account.name = name
+            self._save()
+            return {"jid": account.jid, "phone": phone, "name": name}
 
     @staticmethod
     def _check_phone(phone: str) -> None:
@@ -117,10 +137,7 @@ class SimulatedNetwork(NetworkCore):
         """The phone sends a text to a user JID (or phone digits); returns the message id."""
         with self._lock:
             sender = self._account(phone)
-            try:
-                recipient = self._recipient(normalize_target(to))
-            except NetworkError as error:
-                raise _control_error(error) from error
+            recipient = self._target(to)
             message_id = new_message_id()
             self._world.post(sender, recipient, message_id, text, exclude=None)
             self._save()
@@ -130,16 +147,48 @@ class SimulatedNetwork(NetworkCore):
         """The phone reads messages of a chat; returns the ids it had (404 when none)."""
         with self._lock:
             reader = self._account(phone)
-            chat_jid = normalize_target(chat)
-            try:
-                self._recipient(chat_jid)
-            except NetworkError as error:
-                raise _control_error(error) from error
+            chat_jid = self._target(chat).jid
             read = self._world.read(reader, chat_jid, message_ids)
             if not read:
                 raise ControlError(404, "MESSAGE_NOT_FOUND", f"no such message from {chat_jid} in the inbox")
             self._save()
             return read
+
+    def type_to(self, phone: str, to: str, state: str) -> None:
+        """The phone shows (``composing``) or stops showing (``paused``) typing in its chat with ``to``."""
+        with self._lock:
+            sender = self._account(phone)
+            self._world.presence(sender.jid, self._target(to), state)
+            self._save()
+
+    def show_presence(self, phone: str, to: str, available: bool) -> None:
+        """The phone comes online or goes offline, as ``to`` (who follows its presence) sees it."""
+        with self._lock:
+            account = self._account(phone)
+            event = events.contact_presence(account.jid, available, time.time())
+            self._world.live(self._target(to), event)
+
+    def call(self, phone: str, to: str, video: bool = False) -> str:
+        """The phone calls ``to``; the devices connected now get ``call.offer``. Returns the call id."""
+        with self._lock:
+            caller = self._account(phone)
+            callee = self._target(to)
+            call = Call(new_call_id(), caller.jid, callee.jid, video)
+            self._world.calls[call.call_id] = call
+            self._world.live(callee, events.call_offer(call))
+            return call.call_id
+
+    def end_call(self, phone: str, call_id: str, reason: str | None = None) -> None:
+        """The caller hangs up (or the call stops ringing): ``call.terminate`` to the callee's devices."""
+        with self._lock:
+            caller = self._account(phone)
+            call = self._world.calls.get(call_id)
+            if call is None or call.caller != caller.jid:
+                raise ControlError(404, "CALL_NOT_FOUND", f"{caller.jid} has no call {call_id} ringing")
+            del self._world.calls[call_id]
+            callee = self._world.account_of_jid(call.callee)
+            if callee is not None:
+                self._world.live(callee, events.call_terminate(call, reason, time.time()))
 
     # --- what the network does --------------------------------------------------------
 

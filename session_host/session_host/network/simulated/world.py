@@ -17,7 +17,7 @@ from typing import Any
 from ..payloads import ReceiptKind, iso_utc
 from ..port import NetworkEvent
 from . import events
-from .model import Account, Connection, Link, phone_of
+from .model import Account, Call, Connection, Link, phone_of
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +28,7 @@ class World:
     links: dict[str, Link] = field(default_factory=dict)  # by device key
     queues: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by device key
     conns: dict[str, Connection] = field(default_factory=dict)  # by connection id
+    calls: dict[str, Call] = field(default_factory=dict)  # ringing now, by call id (not saved)
 
     # --- lookups ----------------------------------------------------------------------
 
@@ -64,6 +65,14 @@ class World:
         self.queues.setdefault(device_key, []).append(item)
         return False
 
+    def live(self, account: Account, event: NetworkEvent) -> None:
+        """An ephemeral event (presence, calls) for the account's devices connected now; never queued."""
+        item = events.to_item(event)
+        for link in self.links_of(account.jid):
+            conn = self.conn_of_key(link.device_key)
+            if conn is not None:
+                self.signal(conn, "event", item)
+
     # --- traffic ----------------------------------------------------------------------
 
     def post(
@@ -73,10 +82,18 @@ class World:
 
         The recipient's inbox always records the message. A recipient with linked gateway
         devices is reached through them (queued while offline; ``delivered`` when a device
-        has it); a plain contact is always online, so ``delivered`` comes at once.
+        has it); a plain contact is always online, so ``delivered`` comes at once. When the
+        sender's push name differs from the one on its last message in that inbox, the
+        devices get ``contact.pushname`` just before the message, as whatsmeow reports it.
         """
         received = events.text_received(
             message_id, sender.jid, sender.push_name, recipient.jid, text, time.time()
+        )
+        seen = next((m["push_name"] for m in reversed(recipient.inbox) if m["from"] == sender.jid), None)
+        renamed = (
+            events.push_name_changed(sender.jid, seen, sender.push_name)
+            if seen is not None and seen != sender.push_name
+            else None
         )
         recipient.inbox.append(
             {
@@ -94,6 +111,8 @@ class World:
         if not links:
             self.receipt("delivered", sender.jid, recipient.jid, [message_id])
         for link in links:
+            if renamed is not None:
+                self.push(link.device_key, renamed)
             if self.push(link.device_key, received):
                 self.receipt("delivered", sender.jid, recipient.jid, [message_id])
 
@@ -136,11 +155,7 @@ class World:
         recipient.presence.append(
             {"from": sender_jid, "chat": sender_jid, "state": state, "at": iso_utc(time.time())}
         )
-        item = events.to_item(events.chat_presence(sender_jid, state))
-        for link in self.links_of(recipient.jid):
-            conn = self.conn_of_key(link.device_key)
-            if conn is not None:
-                self.signal(conn, "event", item)
+        self.live(recipient, events.chat_presence(sender_jid, state))
 
     def flush(self, conn: Connection) -> bool:
         """Hand a reconnected device what the network kept for it; True when anything moved."""

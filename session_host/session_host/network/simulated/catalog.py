@@ -1,0 +1,30 @@
+"""Which catalog events the simulated network produces.
+
+It models accounts, pairing, one-to-one text messages with receipts, chat and contact
+presence, push names, one-to-one calls that ring and end, and connection loss; every other
+catalog event belongs to something it does not model (groups, channels, app state, history)
+or is the gateway's own (``message.sent``), and never comes from it.
+"""
+
+from __future__ import annotations
+
+PRODUCED_EVENTS: frozenset[str] = frozenset(
+    {
+        "device.connected",
+        "device.disconnected",
+        "device.logged_out",
+        "qr.generated",
+        "pair.success",
+        "connection.pair_error",
+        "connection.stream_replaced",
+        "message.received",
+        "message.delivered",
+        "message.read",
+        "chat.presence",
+        "contact.presence",
+        "contact.pushname",
+        "call.offer",
+        "call.terminate",
+    }
+)
+"""Catalog events the simulated adapter emits."""
