@@ -1,4 +1,5 @@
-"""Starts and stops the whole local gateway: moto, the session host, and the API server."""
+"""Starts and stops the whole local gateway: moto, the session host, the webhook delivery worker
+and the API server."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from local_stack.aws import create_resources, environment_for, free_port, planne
 from local_stack.template import REPO_ROOT, load_template, local_resources
 
 if TYPE_CHECKING:
+    from local_stack.delivery_worker import DeliveryWorker
     from session_host.host_thread import HostThread
     from session_host.network.port import NetworkPort
     from session_host.network.simulated import SimulatedNetwork
@@ -49,6 +51,7 @@ class LocalStack:
     host_settings: dict[str, Any] = field(default_factory=dict)
     hosts: list[RunningHost] = field(default_factory=list, init=False)
     network: SimulatedNetwork | None = field(default=None, init=False)
+    delivery: DeliveryWorker | None = field(default=None, init=False)
 
     @property
     def endpoint(self) -> str:
@@ -82,8 +85,18 @@ class LocalStack:
 
             self.network = SimulatedNetwork()
         self.start_host()
+        self._start_delivery()
         self._start_api()
         return self
+
+    def _start_delivery(self) -> None:
+        """The webhook delivery function, fed from the events queue as Lambda would feed it."""
+        from gateway.config import get_settings
+        from local_stack import moto_fixes
+        from local_stack.delivery_worker import DeliveryWorker
+
+        moto_fixes.apply()  # the worker drains deep queues; moto's receive was quadratic in depth
+        self.delivery = DeliveryWorker(get_settings().events_queue_url).start()
 
     # --- session hosts ------------------------------------------------------------------
 
@@ -144,6 +157,8 @@ class LocalStack:
         self._api_thread.join(timeout=10)
         for running in list(self.hosts):
             self.stop_host(running)
+        if self.delivery is not None:
+            self.delivery.stop()
         self._moto.stop()
         shutil.rmtree(self._data_dir, ignore_errors=True)
 

@@ -1,5 +1,6 @@
 """Fixtures of the end-to-end tests: checks of the documented bodies and headers, a counter of
-the DynamoDB calls the gateway makes, and temporary settings.
+the DynamoDB calls the gateway makes, temporary settings, and a webhook receiver on loopback
+with the tap of delivered events.
 
 The local stack runs in this process (uvicorn and moto on loopback threads), so patching
 botocore or the cached settings here is seen by the server while a test runs.
@@ -18,6 +19,8 @@ from typing import Any
 import botocore.client
 import pytest
 import requests
+from device_flows import subscribe
+from webhook_receiver import Receiver
 
 RFC3339_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$")
 ERROR_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -165,73 +168,51 @@ def assert_no_secrets() -> Callable[..., None]:
 
 
 class EventsTap:
-    """Every envelope the session hosts publish, read off the events queue as they arrive.
-
-    One reader for the whole run, so a test never consumes another test's events; each test
-    picks its own by ``device_id``.
+    """Every envelope delivered to the session's receiver on its tap path, through the real
+    delivery path (events queue, delivery worker, webhook POST). A test subscribes its device
+    with :meth:`subscribe` (every event, no secret) and picks its envelopes by ``device_id``.
     """
 
-    def __init__(self, queue_url: str) -> None:
-        import threading
+    def __init__(self, receiver: Receiver) -> None:
+        self._receiver = receiver
+        self.path = receiver.path()
 
-        import boto3
+    def subscribe(self, api: Any, token: str, device_id: str) -> None:
+        subscribe(api, token, device_id, self._receiver.url(self.path))
 
-        self._sqs = boto3.client("sqs")
-        self._queue_url = queue_url
-        self._seen: list[dict[str, Any]] = []
-        self._changed = threading.Condition()
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="events-tap", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        import json
-
-        while not self._stopped.is_set():
-            response = self._sqs.receive_message(
-                QueueUrl=self._queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1
-            )
-            messages = response.get("Messages", [])
-            with self._changed:
-                self._seen.extend(json.loads(message["Body"]) for message in messages)
-                self._changed.notify_all()
-            for message in messages:
-                self._sqs.delete_message(QueueUrl=self._queue_url, ReceiptHandle=message["ReceiptHandle"])
+    def _delivered(self, device_id: str, name: str | None) -> list[dict[str, Any]]:
+        unique: dict[str, dict[str, Any]] = {}  # a retried delivery may arrive twice: once per id
+        for request in self._receiver.requests(self.path, name):
+            envelope = request.envelope
+            if envelope["device_id"] == device_id:
+                unique.setdefault(envelope["id"], envelope)
+        return list(unique.values())
 
     def of(self, device_id: str, name: str | None = None) -> list[dict[str, Any]]:
-        with self._changed:
-            return [
-                event
-                for event in self._seen
-                if event["device_id"] == device_id and (name is None or event["event"] == name)
-            ]
+        return self._delivered(device_id, name)
 
     def wait_for(
         self, device_id: str, name: str, count: int = 1, timeout: float = 10.0
     ) -> list[dict[str, Any]]:
         """The first ``count`` envelopes named ``name`` of the device, waiting for them to arrive."""
-        import time
-
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                found = [e for e in self._seen if e["device_id"] == device_id and e["event"] == name]
-                if len(found) >= count:
-                    return found[:count]
-                remaining = deadline - time.monotonic()
-                assert remaining > 0, f"no {name} event for device {device_id} within {timeout} s: {found}"
-                self._changed.wait(remaining)
-
-    def stop(self) -> None:
-        self._stopped.set()
-        self._thread.join(timeout=5)
+        self._receiver.wait_for(
+            self.path,
+            lambda _requests: len(self._delivered(device_id, name)) >= count,
+            timeout,
+            expected=f"{count} {name} event(s) of device {device_id}",
+        )
+        return self._delivered(device_id, name)[:count]
 
 
 @pytest.fixture(scope="session")
-def events(stack: Any) -> Iterator[EventsTap]:
-    """The envelopes on the events queue (until a delivery worker consumes them, issue 4)."""
-    from gateway.config import get_settings
+def receiver(stack: Any) -> Iterator[Receiver]:
+    """A real HTTP server on loopback that records webhook deliveries, one path per test."""
+    server = Receiver().start()
+    yield server
+    server.stop()
 
-    tap = EventsTap(get_settings().events_queue_url)
-    yield tap
-    tap.stop()
+
+@pytest.fixture(scope="session")
+def events(receiver: Receiver) -> EventsTap:
+    """The envelopes delivered to the devices a test subscribed with ``events.subscribe``."""
+    return EventsTap(receiver)

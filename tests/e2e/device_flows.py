@@ -35,6 +35,18 @@ def create_device(api: Any, token: str, name: str = "sales phone") -> str:
     return response.json()["device"]["id"]
 
 
+def subscribe(
+    api: Any, token: str, device_id: str, url: str, enabled_events: list[str] | None = None, **config: Any
+) -> dict[str, Any]:
+    """POST /webhook for the device, to every event of GET /webhook/events unless told otherwise."""
+    if enabled_events is None:
+        enabled_events = api.request("GET", "/webhook/events", token).json()["events"]
+    body = {"webhook_url": url, "enabled_events": enabled_events, **config}
+    response = api.request("POST", "/webhook", token, json=body, headers={"X-Device-Id": device_id})
+    assert response.status_code in (200, 201), response.text
+    return response.json()["webhook"]
+
+
 def pair_by_qr(api: Any, token: str, device_id: str, phone: str) -> dict[str, Any]:
     """connect → QR → the phone scans it → connected; returns the connected device."""
     response = api.request("POST", f"/devices/{device_id}/connect", token)

@@ -1,5 +1,6 @@
 """Device sessions end to end: HTTP → devices function → command bus → session host →
-simulated network → events queue, with the simulator's control API playing the phones."""
+simulated network → events queue → webhook delivery → a receiver on loopback, with the
+simulator's control API playing the phones."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ def tenant(api: Any) -> Any:
 
 
 def test_qr_pairing_connects_the_device_and_status_lists_it(api: Any, tenant: Any, events: Any) -> None:
-    # Given a new device
+    # Given a new device whose webhook takes every event
     device_id = create_device(api, tenant.admin_token)
+    events.subscribe(api, tenant.admin_token, device_id)
     phone = new_phone()
 
     # When it connects, shows a QR code and a phone scans it
@@ -51,7 +53,7 @@ def test_qr_pairing_connects_the_device_and_status_lists_it(api: Any, tenant: An
         "messaging_jid": scanned["jid"],
     } in status["devices"]
 
-    # And the events queue carries qr.generated, pair.success and device.connected envelopes
+    # And its webhook receives qr.generated, pair.success and device.connected envelopes
     (qr_event,) = events.wait_for(device_id, "qr.generated")
     assert qr_event["data"]["qr_code"] == qr["qr_code"]
     events.wait_for(device_id, "pair.success")
@@ -86,10 +88,11 @@ def test_pair_code_pairing(api: Any, tenant: Any) -> None:
     assert device["messaging_jid"].startswith(phone + "@")
 
 
-def test_messages_and_receipts_reach_the_events_queue(api: Any, tenant: Any, events: Any) -> None:
+def test_messages_and_receipts_reach_the_webhook(api: Any, tenant: Any, events: Any) -> None:
     # Given a connected device and a contact
     device_phone, contact_phone = new_phone(), new_phone()
     device_id = create_device(api, tenant.admin_token)
+    events.subscribe(api, tenant.admin_token, device_id)
     device = pair_by_qr(api, tenant.admin_token, device_id, device_phone)
     contact = simulator(api, "POST", "/accounts", phone=contact_phone)
 
@@ -131,6 +134,7 @@ def test_messages_and_receipts_reach_the_events_queue(api: Any, tenant: Any, eve
 def test_connection_loss_is_reported_and_recovered(api: Any, tenant: Any, events: Any) -> None:
     # Given a connected device
     device_id = create_device(api, tenant.admin_token)
+    events.subscribe(api, tenant.admin_token, device_id)
     pair_by_qr(api, tenant.admin_token, device_id, new_phone())
 
     # When the network drops its connection
@@ -147,6 +151,7 @@ def test_logout_unlinks_and_needs_pairing_again(
 ) -> None:
     # Given a connected device
     device_id = create_device(api, tenant.admin_token)
+    events.subscribe(api, tenant.admin_token, device_id)
     pair_by_qr(api, tenant.admin_token, device_id, new_phone())
 
     # When the user logs it out
@@ -212,3 +217,19 @@ def test_delete_of_a_connected_device_unlinks_it(api: Any, tenant: Any, stack: A
     assert api.request("GET", f"/devices/{device_id}", tenant.admin_token).status_code == 404
     assert stack.network.linked_jid(device_id) is None
     assert stack.network.connection_count(device_id) == 0
+
+
+def test_deleting_a_tenant_stops_and_unlinks_its_sessions(api: Any, tenant: Any, stack: Any) -> None:
+    # Given a tenant with a connected device
+    device_id = create_device(api, tenant.admin_token)
+    pair_by_qr(api, tenant.admin_token, device_id, new_phone())
+
+    # When the platform deletes the tenant
+    response = api.request("DELETE", f"/global/tenants/{tenant.id}", api.master_token)
+
+    # Then the device's session is stopped and unlinked, and no host runs it any more
+    assert response.status_code == 200, response.text
+    assert response.json()["deleted"]["devices"] == 1
+    assert stack.network.connection_count(device_id) == 0
+    assert stack.network.linked_jid(device_id) is None
+    assert all(device_id not in host.owned_devices() for host in stack.hosts)

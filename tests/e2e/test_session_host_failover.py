@@ -47,6 +47,7 @@ def test_a_restarted_host_brings_devices_back_without_pairing(
 ) -> None:
     # Given a connected device
     device_id = create_device(api, tenant.admin_token)
+    events.subscribe(api, tenant.admin_token, device_id)
     jid = pair_by_qr(api, tenant.admin_token, device_id, new_phone())["messaging_jid"]
 
     # When the session host stops cleanly and a new one starts
@@ -121,6 +122,7 @@ def test_a_command_past_its_deadline_is_never_executed(
 ) -> None:
     # Given a device and no session host to answer
     device_id = create_device(api, tenant.admin_token)
+    events.subscribe(api, tenant.admin_token, device_id)
     for running in list(stack.hosts):
         stack.stop_host(running)
 

@@ -7,7 +7,9 @@ adding one line (and, for a new kind of id, one entry to ``OTHER_TENANT_IDS``).
 
 from __future__ import annotations
 
+import json
 import re
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -28,18 +30,25 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("POST", "/devices/{device_id}/pair-phone", {"phone": "15551234567"}, "DEVICE_NOT_FOUND"),
     ("POST", "/devices/{device_id}/disconnect", None, "DEVICE_NOT_FOUND"),
     ("POST", "/devices/{device_id}/logout", None, "DEVICE_NOT_FOUND"),
+    ("POST", "/webhook/deliveries/{event_id}/redeliver", None, "EVENT_NOT_FOUND"),
 ]
+
+# Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,
+# so the 404 is about the id in the path and not about a missing device.
+DEVICE_SCOPED = {"/webhook/deliveries/{event_id}/redeliver"}
 
 # path parameter -> how to get such an id in the *other* tenant: f(api, other_tenant) -> id
 OTHER_TENANT_IDS: dict[str, Callable[[Any, Any], str]] = {
     "user_id": lambda api, other: api.create_user(other, "manager")[0],
     "device_id": lambda api, other: new_device(api, api.create_user(other, "user")[1]),
+    "event_id": lambda api, other: logged_event(api, api.create_user(other, "user")[1]),
 }
 
 # path parameter -> the same kind of id, but of the other tenant's admin (a second target)
 OTHER_TENANT_ADMIN_IDS: dict[str, Callable[[Any, Any], str]] = {
     "user_id": lambda _api, other: other.admin_id,
     "device_id": lambda api, other: new_device(api, other.admin_token),
+    "event_id": lambda api, other: logged_event(api, other.admin_token),
 }
 
 
@@ -47,6 +56,28 @@ def new_device(api: Any, token: str) -> str:
     response = api.request("POST", "/devices", token, json={})
     assert response.status_code == 201, response.text
     return response.json()["device"]["id"]
+
+
+def logged_event(api: Any, token: str) -> str:
+    """The id of an event in the delivery log of a new device of ``token``'s user, written as
+    the delivery function writes it (so the table does not wait on a real delivery)."""
+    from gateway.models import DeliveryModel
+
+    response = api.request("POST", "/devices", token, json={})
+    assert response.status_code == 201, response.text
+    device = response.json()["device"]
+    event_id = uuid.uuid4().hex
+    DeliveryModel(
+        device["id"],
+        f"event#{event_id}",
+        tenant_id=device["tenant_id"],
+        event_id=event_id,
+        event="device.connected",
+        status="failed",
+        envelope=json.dumps({"id": event_id, "event": "device.connected", "device_id": device["id"]}),
+        expires_at=int(time.time()) + 3600,
+    ).save()
+    return event_id
 
 
 def tenant_records(api: Any, tenant: Any) -> dict[str, list[dict[str, Any]]]:
@@ -102,6 +133,8 @@ def test_another_tenants_id_is_not_found(api, envelope, row, caller_role, target
     mine = api.register()
     other = api.register()
     token = mine.admin_token if caller_role == "admin" else api.create_user(mine, caller_role)[1]
+    if template in DEVICE_SCOPED:
+        new_device(api, token)
     ids = OTHER_TENANT_IDS if target == "member" else OTHER_TENANT_ADMIN_IDS
     names = re.findall(r"\{(\w+)", template)
     values = {name: ids[name](api, other) for name in names}

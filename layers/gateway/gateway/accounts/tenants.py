@@ -9,14 +9,20 @@ from gateway.accounts import store
 from gateway.accounts.records import new_user
 from gateway.accounts.roles import Role
 from gateway.accounts.views import tenant_view, user_view
+from gateway.devices import commands as device_commands
+from gateway.devices import store as device_store
 from gateway.errors import conflict, not_found
 from gateway.models import TenantModel
 from gateway.models.base import utc_now_iso
 from gateway.observability import logger
+from gateway.webhooks import store as webhook_store
+from gateway.webhooks.service import checked_webhook_url
 
 
 def register(tenant_name: str, email: str, password: str, webhook_url: str | None) -> dict[str, Any]:
     """Create a tenant and its first user, always an admin; answer with the only copy of the token."""
+    if webhook_url is not None:
+        checked_webhook_url(webhook_url)
     now = utc_now_iso()
     tenant = TenantModel(str(uuid.uuid4()), name=tenant_name.strip(), created_at=now, updated_at=now)
     created = new_user(tenant.tenant_id, email, password, Role.ADMIN, webhook_url, now)
@@ -70,17 +76,27 @@ def _existing(tenant_id: str) -> TenantModel:
 
 
 def delete_tenant(tenant_id: str) -> dict[str, int]:
-    """Delete a tenant and everything it owns. Users' access ends first, the tenant record last,
-    so a deletion interrupted half-way can simply be repeated."""
+    """Delete a tenant and everything it owns.
+
+    The devices' sessions are stopped (and unlinked) first, through the session hosts: if a
+    host does not answer, the deletion stops there with 503 and nothing is deleted yet. Then
+    users' access ends, then the webhook configurations (delivery stops at once), the devices
+    with their delivery logs, and the tenant record last, so a deletion interrupted half-way
+    can simply be repeated.
+    """
     tenant = _existing(tenant_id)
+    for device in store.list_devices(tenant_id):
+        device_commands.stop_for_deletion(device)
     users = store.list_users(tenant_id)
     for user in users:
         store.delete_user_records(user)
+    webhooks = webhook_store.delete_tenant_configs(tenant_id)
     devices = store.list_devices(tenant_id)
     for device in devices:
-        device.delete()
+        device_store.delete_device_records(device)
     store.delete_tenant_record(tenant)
     logger.info(
-        "tenant deleted", extra={"tenant_id": tenant_id, "users": len(users), "devices": len(devices)}
+        "tenant deleted",
+        extra={"tenant_id": tenant_id, "users": len(users), "devices": len(devices), "webhooks": webhooks},
     )
-    return {"users": len(users), "devices": len(devices), "webhooks": 0}
+    return {"users": len(users), "devices": len(devices), "webhooks": webhooks}

@@ -13,12 +13,15 @@ from gateway.devices.views import device_summary
 from gateway.errors import conflict, insufficient_permissions, invalid_token, not_found
 from gateway.models import UserModel
 from gateway.models.base import utc_now_iso
+from gateway.webhooks.service import checked_webhook_url
 
 
 def create_user(
     caller: Principal, email: str, password: str, role: Role, webhook_url: str | None
 ) -> dict[str, Any]:
     """A new user in the caller's tenant; the response is the only place its token appears."""
+    if webhook_url is not None:
+        checked_webhook_url(webhook_url)
     created = new_user(caller.tenant_id, email, password, role, webhook_url, utc_now_iso())
     try:
         store.create_user(created.user, created.token_record)

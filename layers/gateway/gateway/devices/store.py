@@ -8,6 +8,7 @@ import uuid
 from pynamodb.exceptions import DoesNotExist
 
 from gateway.models import DeviceModel
+from gateway.webhooks import store as webhook_store
 
 
 def new_device(tenant_id: str, owner_user_id: str, name: str | None, now: str) -> DeviceModel:
@@ -43,10 +44,13 @@ def list_devices(tenant_id: str, owner_user_id: str | None = None) -> list[Devic
 
 
 def delete_device_records(device: DeviceModel) -> None:
-    """Delete everything stored for the device: today that is the device record itself.
+    """Delete everything stored for the device: its webhook configuration (delivery stops at
+    once), its delivery log, and the device record itself.
 
     The device's session must be stopped first (see ``commands.stop_for_deletion``). Records
     that belong to the device are deleted here before the device record, so a deletion that
     fails half-way can simply be repeated.
     """
+    webhook_store.delete_config(device.tenant_id, device.device_id)
+    webhook_store.delete_delivery_log(device.device_id)
     device.delete()

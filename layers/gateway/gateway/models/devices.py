@@ -24,5 +24,9 @@ class DeviceModel(GatewayModel):
     # Set by a successful connect, cleared by disconnect/logout: hosts restore and take over
     # only devices that are logged in and meant to be connected.
     wants_connection = BooleanAttribute(default=False)
+    # When the owner's pending webhook URL stopped applying to this device: at its first
+    # connection without a webhook configuration (the URL, if any, was applied then), or
+    # when it got a configuration of its own. Set once; see ``gateway.webhooks.pending``.
+    pending_webhook_settled_at = UnicodeAttribute(null=True)
     created_at = UnicodeAttribute()
     updated_at = UnicodeAttribute()

@@ -30,6 +30,14 @@ ROUTES: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/devices/{device_id}/pair-phone"),
         ("POST", "/devices/{device_id}/disconnect"),
         ("POST", "/devices/{device_id}/logout"),
+        ("POST", "/webhook"),
+        ("GET", "/webhook"),
+        ("DELETE", "/webhook"),
+        ("GET", "/webhook/events"),
+        ("POST", "/user/webhook"),
+        ("GET", "/webhook/deliveries"),
+        ("POST", "/webhook/deliveries/{event_id}/redeliver"),
+        ("POST", "/messages/read"),
     }
 )
 

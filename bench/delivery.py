@@ -1,0 +1,195 @@
+"""Webhook delivery throughput and latency, from the events queue to a receiver on loopback.
+
+    .venv/bin/python -m bench.delivery [--burst 2000] [--paced 300] [--rate 50]
+
+One moto server (the template's tables and queues, as the local stack makes them), one
+webhook configuration written straight to its table, the local delivery worker running the
+delivery function's real handler, and an HTTP receiver on loopback answering 204:
+
+* **burst**: ``--burst`` envelopes are published at once (SendMessageBatch, as the session
+  host publishes); events delivered per second = events / (last receipt - first publication).
+* **paced**: ``--paced`` envelopes published one at a time at ``--rate`` per second, so the
+  queue is never backed up; latency = receipt at the receiver - publication (after the
+  SendMessage call returned), p50 and p90.
+
+Everything runs in this one process (moto included), so the figures are those of one Python
+process sharing its cores between the queue, the table, the worker and the receiver.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from local_stack.aws import create_resources, start_moto
+from local_stack.stack import LocalStack
+from local_stack.template import load_template, local_resources
+
+PREFIX = "benchdelivery"
+TENANT, DEVICE = "bench-tenant", "bench-device"
+
+
+class Receipts:
+    """When each event id first reached the receiver (time.perf_counter())."""
+
+    def __init__(self) -> None:
+        self.at: dict[str, float] = {}
+        self.changed = threading.Condition()
+
+    def add(self, event_id: str, now: float) -> None:
+        with self.changed:
+            self.at.setdefault(event_id, now)
+            self.changed.notify_all()
+
+    def wait(self, ids: set[str], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while not ids <= self.at.keys():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise SystemExit(f"only {len(ids & self.at.keys())} of {len(ids)} events arrived")
+                self.changed.wait(remaining)
+
+
+def start_receiver(receipts: Receipts) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            receipts.add(json.loads(body)["id"], time.perf_counter())
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def envelope_entry(index: int) -> tuple[str, dict[str, Any]]:
+    event_id = uuid.uuid4().hex
+    envelope = {
+        "id": event_id,
+        "event": "message.received",
+        "timestamp": int(time.time()),
+        "device_id": DEVICE,
+        "data": {"message_id": f"BENCH{index}", "content": "hello from the bench"},
+    }
+    return event_id, {
+        "Id": str(index % 10),
+        "MessageBody": json.dumps(envelope),
+        "MessageAttributes": {
+            "tenant_id": {"DataType": "String", "StringValue": TENANT},
+            "event": {"DataType": "String", "StringValue": "message.received"},
+        },
+    }
+
+
+def burst(sqs: Any, queue_url: str, receipts: Receipts, count: int) -> tuple[float, float]:
+    """(events per second, p50 latency ms) of ``count`` events published at once."""
+    entries = [envelope_entry(index) for index in range(count)]
+    batches = [entries[start : start + 10] for start in range(0, count, 10)]
+    published: dict[str, float] = {}
+
+    def send(batch: list[tuple[str, dict[str, Any]]]) -> None:
+        sqs.send_message_batch(QueueUrl=queue_url, Entries=[entry for _, entry in batch])
+        now = time.perf_counter()
+        published.update({event_id: now for event_id, _ in batch})
+
+    began = time.perf_counter()
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(send, batches))
+    ids = {event_id for event_id, _ in entries}
+    receipts.wait(ids, timeout=600)
+    last = max(receipts.at[event_id] for event_id in ids)
+    latencies = [(receipts.at[event_id] - published[event_id]) * 1000 for event_id in ids]
+    return count / (last - began), statistics.median(latencies)
+
+
+def paced(sqs: Any, queue_url: str, receipts: Receipts, count: int, rate: float) -> list[float]:
+    """Latencies (ms) of ``count`` events published one by one at ``rate`` per second."""
+    latencies: dict[str, float] = {}
+    next_at = time.perf_counter()
+    for index in range(count):
+        event_id, entry = envelope_entry(index)
+        entry.pop("Id")
+        sqs.send_message(QueueUrl=queue_url, **entry)
+        latencies[event_id] = time.perf_counter()
+        next_at += 1 / rate
+        time.sleep(max(0.0, next_at - time.perf_counter()))
+    receipts.wait(set(latencies), timeout=120)
+    return [(receipts.at[event_id] - sent) * 1000 for event_id, sent in latencies.items()]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.delivery", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--burst", type=int, default=2000, help="events published at once (2000)")
+    parser.add_argument("--paced", type=int, default=300, help="events published one by one (300)")
+    parser.add_argument("--rate", type=float, default=50.0, help="their rate per second (50)")
+    args = parser.parse_args(argv)
+
+    stack = LocalStack(prefix=PREFIX)
+    os.environ.update(stack.environment())  # before any gateway module is imported
+    server, endpoint = start_moto(stack.moto_port)
+    try:
+        create_resources(endpoint, local_resources(load_template()), PREFIX)
+        run(args.burst, args.paced, args.rate)
+    finally:
+        server.stop()
+
+
+def run(burst_count: int, paced_count: int, rate: float) -> None:
+    from gateway.bus.queues import sqs_client
+    from gateway.config import get_settings
+    from gateway.models.webhooks import WebhookModel
+    from gateway.webhooks.catalog import CATALOG
+    from local_stack import moto_fixes
+    from local_stack.delivery_worker import DeliveryWorker
+
+    moto_fixes.apply()  # as the local stack does
+
+    receipts = Receipts()
+    receiver = start_receiver(receipts)
+    WebhookModel(
+        TENANT,
+        DEVICE,
+        webhook_id="bench",
+        webhook_url=f"http://127.0.0.1:{receiver.server_address[1]}/hook",
+        enabled_events=set(CATALOG),
+        secret=uuid.uuid4().hex,  # signing is part of every delivery
+        headers={"Authorization": "Bearer bench"},
+        created_at="2026-01-01T00:00:00.000Z",
+        updated_at="2026-01-01T00:00:00.000Z",
+    ).save()
+    sqs, queue_url = sqs_client(), get_settings().events_queue_url
+    worker = DeliveryWorker(queue_url).start()
+    try:
+        paced(sqs, queue_url, receipts, 20, rate)  # warm-up: clients, pools, code paths
+        throughput, burst_p50 = burst(sqs, queue_url, receipts, burst_count)
+        latencies = paced(sqs, queue_url, receipts, paced_count, rate)
+    finally:
+        worker.stop()
+        receiver.shutdown()
+    print(
+        f"burst: {burst_count} events, {throughput:.0f} events/s delivered (p50 latency {burst_p50:.0f} ms)"
+    )
+    print(
+        f"paced: {paced_count} events at {rate:g}/s, latency publication -> receipt "
+        f"p50 {statistics.median(latencies):.1f} ms, p90 {statistics.quantiles(latencies, n=10)[-1]:.1f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()

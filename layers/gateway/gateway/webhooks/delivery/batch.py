@@ -1,0 +1,98 @@
+"""What the records of one invocation share: their configurations, each read once, and the
+count of their outcomes, published once as metrics."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+
+from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+
+from gateway.models.webhooks import WebhookModel
+from gateway.observability import logger, metrics
+from gateway.webhooks import pending, store
+from gateway.webhooks.catalog import expand
+from gateway.webhooks.delivery.incoming import IncomingEvent
+
+PENDING_WEBHOOK_EVENT = "device.connected"
+"""The event that applies a user's pending webhook URL to a device without a configuration."""
+
+
+class Configurations:
+    """The webhook configurations of one batch, each read once (consistently) for the batch.
+
+    A batch usually holds several events of one device; its records are delivered at the same
+    time, so one read per device serves them all and sees the configuration as it is when
+    the batch starts: a configuration deleted or disabled before then delivers nothing.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._slots: dict[tuple[str, str], _Slot] = {}
+
+    def subscribed(self, incoming: IncomingEvent) -> WebhookModel | None:
+        """The device's configuration if it is enabled and subscribed to this event.
+
+        A ``device.connected`` of a device with no configuration first applies its owner's
+        pending webhook URL, so that very event is delivered to it. Redeliveries follow the
+        same rules: the current configuration, its ``enabled`` flag and ``enabled_events``.
+        """
+        with self._lock:
+            slot = self._slots.setdefault((incoming.tenant_id, incoming.device_id), _Slot())
+        with slot.lock:
+            if not slot.read:
+                slot.config = store.get_config(incoming.tenant_id, incoming.device_id)
+                slot.read = True
+            if slot.config is None and incoming.event == PENDING_WEBHOOK_EVENT:
+                slot.config = pending.apply_pending_webhook(incoming.tenant_id, incoming.device_id)
+            config = slot.config
+        if config is None or not config.enabled or incoming.event not in expand(config.enabled_events or ()):
+            logger.debug(
+                "event not delivered: no subscription",
+                extra={
+                    "device_id": incoming.device_id,
+                    "event": incoming.event,
+                    "configured": config is not None,
+                    "redelivery": incoming.redelivery,
+                },
+            )
+            return None
+        return config
+
+
+@dataclass
+class _Slot:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    read: bool = False
+    config: WebhookModel | None = None
+
+
+class Outcomes:
+    """How the batch's events ended, counted across its threads and published at the end of
+    the invocation as EMF metrics, one value per name. The metrics object is the invocation's
+    own: Powertools' shared one is not safe to add to from several threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: Counter[str] = Counter()
+
+    def count(self, name: str) -> None:
+        with self._lock:
+            self._counts[name] += 1
+
+    def publish(self) -> None:
+        if not self._counts:
+            return
+        emf = EphemeralMetrics(namespace=metrics.namespace, service=metrics.service)
+        for name, value in self._counts.items():
+            emf.add_metric(name=name, unit=MetricUnit.Count, value=value)
+        emf.flush_metrics()
+
+
+@dataclass
+class Batch:
+    """The per-invocation state the records of a batch share."""
+
+    configurations: Configurations = field(default_factory=Configurations)
+    outcomes: Outcomes = field(default_factory=Outcomes)

@@ -1,0 +1,212 @@
+"""The receiver call: one HTTP POST, its outcome, the connect-time address guard and a hard
+deadline.
+
+Outside local mode the address a connection actually reaches (the socket's peer, after DNS and
+after connecting) must be public (:func:`gateway.webhooks.addresses.is_public_address`); the
+connection is closed before a byte is sent otherwise. Checking the peer, not a name resolved
+earlier, also defeats DNS rebinding between the configuration check and the delivery.
+Redirects are not followed (a 3xx is a failed attempt) and proxies from the environment are
+not used, so nothing else decides where the request goes.
+
+``timeout`` bounds the whole attempt: socket timeouts bound each connect and read, and a
+watchdog shuts the connection down when the attempt's total time runs out, so a receiver
+trickling its answer byte by byte cannot hold the batch (and the other tenants' events in it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from gateway.webhooks.addresses import is_public_address
+from gateway.webhooks.delivery.constants import MAX_BATCH_SIZE, MAX_RESPONSE_BYTES
+
+AddressCheck = Callable[[str], bool]
+
+
+class UnsafeAddress(Exception):
+    """The connection reached an address the gateway may not call. Not an ``OSError``, so
+    urllib3 and requests let it through untouched instead of retrying another way."""
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    """What one POST gave: the status (when the receiver answered) or why it failed."""
+
+    status_code: int | None
+    duration_ms: int
+    error: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.status_code is not None and 200 <= self.status_code < 300
+
+
+class _Attempt:
+    """The connection one attempt uses, so the watchdog (another thread) can cut it."""
+
+    def __init__(self) -> None:
+        self.connection: HTTPConnection | None = None
+        self.cut = False
+
+    def cut_connection(self) -> None:
+        self.cut = True
+        sock = getattr(self.connection, "sock", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):  # already closed
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+_current = threading.local()  # .attempt: the _Attempt of the thread's ongoing POST
+
+
+def _verified(sock: socket.socket, allowed: AddressCheck | None) -> socket.socket:
+    if allowed is None:
+        return sock
+    peer = str(sock.getpeername()[0]).split("%", 1)[0]
+    if not allowed(peer):
+        sock.close()
+        raise UnsafeAddress(f"the receiver's address {peer} is not public")
+    return sock
+
+
+class _DeliveryAdapter(HTTPAdapter):
+    """An adapter whose connections check their peer address right after connecting (when
+    ``allowed`` is given) and are handed to the thread's ongoing attempt."""
+
+    def __init__(self, allowed: AddressCheck | None) -> None:
+        self._allowed = allowed  # read by init_poolmanager, which HTTPAdapter.__init__ calls
+        super().__init__(pool_connections=MAX_BATCH_SIZE, pool_maxsize=MAX_BATCH_SIZE, max_retries=0)
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        allowed = self._allowed
+
+        class DeliveryHTTPConnection(HTTPConnection):
+            def _new_conn(self) -> socket.socket:
+                return _verified(super()._new_conn(), allowed)
+
+        class DeliveryHTTPSConnection(HTTPSConnection):
+            def _new_conn(self) -> socket.socket:
+                return _verified(super()._new_conn(), allowed)
+
+        def handed_to_the_attempt(connection: Any) -> Any:
+            attempt: _Attempt | None = getattr(_current, "attempt", None)
+            if attempt is not None:
+                attempt.connection = connection
+            return connection
+
+        class DeliveryHTTPPool(HTTPConnectionPool):
+            ConnectionCls = DeliveryHTTPConnection
+
+            def _get_conn(self, timeout: float | None = None) -> Any:
+                return handed_to_the_attempt(super()._get_conn(timeout))
+
+        class DeliveryHTTPSPool(HTTPSConnectionPool):
+            ConnectionCls = DeliveryHTTPSConnection
+
+            def _get_conn(self, timeout: float | None = None) -> Any:
+                return handed_to_the_attempt(super()._get_conn(timeout))
+
+        self.poolmanager.pool_classes_by_scheme = {"http": DeliveryHTTPPool, "https": DeliveryHTTPSPool}
+
+
+class Transport:
+    """POSTs to receivers. One ``requests`` session per thread (keep-alive connections are
+    reused across the deliveries a thread makes; sessions are not shared between threads).
+
+    ``address_allowed`` is the connect-time check; ``None`` (local mode) allows any address.
+    """
+
+    def __init__(self, address_allowed: AddressCheck | None) -> None:
+        self._allowed = address_allowed
+        self._local = threading.local()
+
+    def _session(self) -> requests.Session:
+        session: requests.Session | None = getattr(self._local, "session", None)
+        if session is None:
+            session = requests.Session()
+            session.trust_env = False  # no proxies or .netrc from the environment
+            adapter = _DeliveryAdapter(self._allowed)
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
+            self._local.session = session
+        return session
+
+    def post(self, url: str, body: bytes, headers: Mapping[str, str], timeout: float) -> AttemptResult:
+        """One attempt. Any 2xx within ``timeout`` seconds (in total) is success."""
+        attempt = _current.attempt = _Attempt()
+        watchdog = threading.Timer(timeout, attempt.cut_connection)
+        watchdog.daemon = True
+        began = time.perf_counter()
+        watchdog.start()
+        status: int | None = None
+        error: str | None = None
+        try:
+            with self._session().post(
+                url,
+                data=body,
+                headers=dict(headers),
+                timeout=(timeout, timeout),
+                stream=True,
+                allow_redirects=False,
+            ) as response:
+                status = response.status_code
+                _drain(response)
+        except UnsafeAddress as refused:
+            error = f"refused: {refused}"
+        except requests.Timeout:
+            error = f"timed out after {timeout:g} s"
+        except requests.RequestException as failed:
+            error = f"connection failed: {_reason(failed)}"
+        finally:
+            watchdog.cancel()
+            _current.attempt = None
+        elapsed = time.perf_counter() - began
+        if attempt.cut or (error is None and elapsed > timeout):
+            error = f"timed out after {timeout:g} s"
+        elif error is None and not 200 <= (status or 0) < 300:
+            error = f"receiver answered HTTP {status}"
+        return AttemptResult(status_code=status, duration_ms=round(elapsed * 1000), error=error)
+
+
+def _drain(response: requests.Response) -> None:
+    """Read a short answer to its end (the connection can then be reused); stop reading a long
+    one at the limit (the connection is then closed)."""
+    received = 0
+    for chunk in response.iter_content(8192):
+        received += len(chunk)
+        if received >= MAX_RESPONSE_BYTES:
+            return
+
+
+_OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-f]+>: ")
+
+
+def _reason(error: BaseException) -> str:
+    """The innermost cause of a requests/urllib3 error, without object addresses."""
+    reason: object = error
+    while True:
+        inner = getattr(reason, "reason", None) or (reason.args[0] if getattr(reason, "args", None) else None)
+        if not isinstance(inner, BaseException) or inner is reason:
+            break
+        reason = inner
+    return _OBJECT_REPR.sub("", str(reason))[:300]
+
+
+@lru_cache(maxsize=2)
+def transport_for(local_mode: bool) -> Transport:
+    """The process's transport: any address in local mode, public addresses only otherwise."""
+    return Transport(None if local_mode else is_public_address)

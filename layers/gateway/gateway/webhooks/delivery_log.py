@@ -1,0 +1,74 @@
+"""The delivery log as the API shows it (GET /webhook/deliveries) and redelivery (POST
+/webhook/deliveries/{id}/redeliver).
+
+The delivery function writes the log; this module only reads it, and puts a logged event
+back on the events queue. A redelivered event keeps its ``id`` (receivers deduplicate on it)
+and goes through delivery like a new one: the current configuration, a fresh attempt count,
+the ``enabled_events`` filter. So redelivery is refused up front when that would deliver
+nothing: no configuration, a disabled one, or one not subscribed to the event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.bus.queues import sqs_client
+from gateway.config import get_settings
+from gateway.errors import conflict, not_found
+from gateway.models import DeviceModel
+from gateway.observability import logger
+from gateway.webhooks import store
+from gateway.webhooks.catalog import expand
+from gateway.webhooks.delivery.constants import (
+    ATTRIBUTE_EVENT,
+    ATTRIBUTE_REDELIVERY,
+    ATTRIBUTE_TENANT,
+    AttemptStatus,
+)
+from gateway.webhooks.service import webhook_not_configured
+from gateway.webhooks.views import attempt_view
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 200
+_MAX_EVENT_ID = 128  # longer ids were never issued: no read is spent on them
+
+
+def recent_attempts(device: DeviceModel, limit: int, status: AttemptStatus | None) -> list[dict[str, Any]]:
+    """The device's delivery attempts, newest first, only those of ``status`` when given."""
+    items = store.recent_attempts(device.tenant_id, device.device_id, limit, status)
+    return [attempt_view(item) for item in items]
+
+
+def redeliver(device: DeviceModel, event_id: str) -> dict[str, Any]:
+    """Queue a logged event of the device for delivery again, with the same envelope."""
+    logged = (
+        store.get_logged_event(device.tenant_id, device.device_id, event_id)
+        if 0 < len(event_id) <= _MAX_EVENT_ID
+        else None
+    )
+    if logged is None or not logged.envelope:
+        raise not_found("EVENT_NOT_FOUND", "no event with this id in the device's delivery log")
+    config = store.get_config(device.tenant_id, device.device_id)
+    if config is None:
+        raise webhook_not_configured()
+    if not config.enabled:
+        raise conflict("WEBHOOK_DISABLED", "the webhook is disabled; enable it to redeliver events")
+    if logged.event not in expand(config.enabled_events):
+        raise conflict(
+            "EVENT_NOT_SUBSCRIBED",
+            f"the webhook is not subscribed to {logged.event}; add it to enabled_events",
+        )
+    sqs_client().send_message(
+        QueueUrl=get_settings().events_queue_url,
+        MessageBody=logged.envelope,
+        MessageAttributes={
+            ATTRIBUTE_TENANT: {"DataType": "String", "StringValue": device.tenant_id},
+            ATTRIBUTE_EVENT: {"DataType": "String", "StringValue": logged.event},
+            ATTRIBUTE_REDELIVERY: {"DataType": "String", "StringValue": "true"},
+        },
+    )
+    logger.info(
+        "event queued for redelivery",
+        extra={"tenant_id": device.tenant_id, "device_id": device.device_id, "event_id": event_id},
+    )
+    return {"id": event_id, "event": logged.event, "status": "queued"}

@@ -1,0 +1,85 @@
+"""Request bodies of the webhook routes. Unknown fields are ignored, as on every route.
+
+What needs the catalog or the network (event names, the URL's addresses) is checked by
+``service``, so that its errors can carry ``available_events`` and say which address failed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StrictBool, StrictInt, StringConstraints, field_validator
+
+from gateway.webhooks.delivery.constants import RESERVED_HEADERS
+
+MAX_HEADERS = 20
+DEFAULT_RETRY_ATTEMPTS = 3
+DEFAULT_TIMEOUT_SECONDS = 10
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,100}$")  # an HTTP field name (RFC 9110 token)
+_VALUE = re.compile(r"^[\x20-\x7e\t]{0,2048}$")  # visible ASCII, space and tab: no CR/LF injection
+_RESERVED_PREFIX = "x-webhook-"  # the gateway's own headers, today's and future ones
+
+WebhookUrl = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2048)]
+EventName = Annotated[str, StringConstraints(min_length=1, max_length=100)]
+
+
+class WebhookRequest(BaseModel):
+    """POST /webhook. Fields left out of an update keep their stored values."""
+
+    webhook_url: WebhookUrl = Field(
+        description="HTTPS URL that receives the events (plain HTTP only where the deployment allows it)",
+        examples=["https://hooks.example.com/gateway"],
+    )
+    enabled_events: list[EventName] = Field(
+        min_length=1,
+        max_length=200,
+        description="Names from GET /webhook/events; `message` and `message.ack` are aliases",
+        examples=[["message.received", "message.ack", "device.connected"]],
+    )
+    enabled: StrictBool = Field(
+        default=True, description="false keeps the configuration but delivers nothing"
+    )
+    retry_attempts: StrictInt = Field(
+        default=DEFAULT_RETRY_ATTEMPTS, ge=0, le=10, description="retries after a failed attempt"
+    )
+    timeout: StrictInt = Field(
+        default=DEFAULT_TIMEOUT_SECONDS, ge=1, le=30, description="seconds each attempt may take"
+    )
+    secret: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = Field(
+        default=None,
+        description="Signing key; never shown again. Left out of an update: kept; `null`: removed",
+    )
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description=f"Up to {MAX_HEADERS} custom headers sent with every attempt",
+        examples=[{"Authorization": "Bearer receiver-token"}],
+    )
+
+    @field_validator("headers")
+    @classmethod
+    def _sendable_headers(cls, headers: dict[str, str]) -> dict[str, str]:
+        if len(headers) > MAX_HEADERS:
+            raise ValueError(f"at most {MAX_HEADERS} headers")
+        seen: set[str] = set()
+        for name, value in headers.items():
+            lowered = name.lower()
+            if not _TOKEN.match(name):
+                raise ValueError(f"{name!r} is not a valid header name")
+            if lowered in RESERVED_HEADERS or lowered.startswith(_RESERVED_PREFIX):
+                raise ValueError(f"{name!r} is set by the gateway and cannot be overridden")
+            if lowered in seen:
+                raise ValueError(f"{name!r} is given twice")
+            if not _VALUE.match(value):
+                raise ValueError(f"the value of {name!r} must be printable ASCII, at most 2048 characters")
+            seen.add(lowered)
+        return headers
+
+
+class PendingWebhookRequest(BaseModel):
+    """POST /user/webhook."""
+
+    webhook_url: WebhookUrl = Field(
+        description="Applied, with every catalog event, to each new device of the caller when it connects",
+        examples=["https://hooks.example.com/gateway"],
+    )

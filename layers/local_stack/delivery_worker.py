@@ -1,0 +1,161 @@
+"""The local stand-in for the events queue's Lambda event source mapping.
+
+A poller thread receives up to 10 messages at a time from the events queue and hands each
+batch, as the SQS event Lambda would build, to the delivery function's real ``handler`` on one
+of a few invoker threads (Lambda runs concurrent invocations the same way). After the handler
+returns, the records it did not list in ``batchItemFailures`` are deleted; the failed ones stay
+and come back when their visibility timeout, set by the handler, runs out. An invocation that
+raises deletes nothing. Local delivery therefore follows the same code and the same retry
+timing as AWS.
+
+The poller long-polls (one-second polls: moto answers at once when a message is sent). But
+moto wakes a long poll only once a second for a message whose visibility timeout ran out,
+which would blur the 1 s, 2 s, 3 s retry timing; so for as long as a retry may be due (the
+longest retry delay after an invocation reported failures) it short-polls every
+``poll_interval`` seconds instead. Other differences from AWS, on purpose: it does not wait up
+to the mapping's one-second batching window to fill a batch, and the handler runs without its
+logger's Lambda-context decorator (see :func:`_delivery_handler`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from gateway.bus.queues import sqs_client
+from gateway.observability import logger
+from gateway.webhooks.delivery.constants import MAX_BATCH_SIZE, MAX_RETRY_DELAY_SECONDS
+
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+LONG_POLL_SECONDS = 1  # also how long stop() may wait for the poller
+FUNCTION_NAME = "WebhookDeliveryFunction"
+
+
+@dataclass
+class LambdaContext:
+    """The attributes of the Lambda context object that Powertools reads."""
+
+    function_name: str = FUNCTION_NAME
+    memory_limit_in_mb: int = 512
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    invoked_function_arn: str = f"arn:aws:lambda:us-east-1:123456789012:function:{FUNCTION_NAME}"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 60_000  # the template's Timeout of the delivery function
+
+
+def lambda_record(message: dict[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
+    """One SQS message in the shape of a record of Lambda's SQS event."""
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": dict(message.get("Attributes", {})),
+        "messageAttributes": {
+            name: {
+                "stringValue": value.get("StringValue"),
+                "binaryValue": value.get("BinaryValue"),
+                "stringListValues": [],
+                "binaryListValues": [],
+                "dataType": value["DataType"],
+            }
+            for name, value in message.get("MessageAttributes", {}).items()
+        },
+        "md5OfBody": message.get("MD5OfBody", ""),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": region,
+    }
+
+
+def _delivery_handler() -> Handler:
+    """The delivery function's handler, less its logger's Lambda-context decorator: those keys
+    are global to the process's Powertools logger, which the session host and the API server
+    share in the local stack, and would label their lines as the function's."""
+    from webhook_delivery.handler import handler  # imported once the environment is set
+
+    return handler.__wrapped__  # type: ignore[attr-defined,no-any-return]
+
+
+class DeliveryWorker:
+    """Polls ``queue_url`` and invokes ``handler`` with SQS events, like the event source mapping."""
+
+    def __init__(
+        self,
+        queue_url: str,
+        handler: Handler | None = None,
+        *,
+        invokers: int = 4,
+        poll_interval: float = 0.05,
+    ) -> None:
+        self._queue_url = queue_url
+        self._handler = handler or _delivery_handler()
+        self._poll_interval = poll_interval
+        self._slots = threading.Semaphore(invokers)
+        self._invokers = ThreadPoolExecutor(max_workers=invokers, thread_name_prefix="delivery-invoke")
+        self._stopped = threading.Event()
+        self._short_polls_until = 0.0  # time.monotonic() until which retries may come back
+        self._poller = threading.Thread(target=self._poll, name="delivery-poller", daemon=True)
+
+    def start(self) -> DeliveryWorker:
+        sqs = sqs_client()
+        attributes = sqs.get_queue_attributes(QueueUrl=self._queue_url, AttributeNames=["QueueArn"])
+        self._queue_arn = attributes["Attributes"]["QueueArn"]
+        self._region = self._queue_arn.split(":")[3]
+        self._poller.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop polling and let the invocations under way finish (their records are settled)."""
+        self._stopped.set()
+        self._poller.join(timeout=timeout)
+        self._invokers.shutdown(wait=True)
+
+    def _poll(self) -> None:
+        sqs = sqs_client()
+        while not self._stopped.is_set():
+            if not self._slots.acquire(timeout=self._poll_interval):
+                continue  # every invoker busy: leave the messages to the queue for now
+            retries_due = time.monotonic() < self._short_polls_until
+            pause = retries_due  # a short poll, or a failed one, is followed by a pause
+            try:
+                messages = sqs.receive_message(
+                    QueueUrl=self._queue_url,
+                    MaxNumberOfMessages=MAX_BATCH_SIZE,
+                    WaitTimeSeconds=0 if retries_due else LONG_POLL_SECONDS,
+                    MessageSystemAttributeNames=["All"],
+                    MessageAttributeNames=["All"],
+                ).get("Messages", [])
+            except Exception:  # moto going away at shutdown, or a transient error
+                logger.exception("polling the events queue failed")
+                messages, pause = [], True
+            if not messages:
+                self._slots.release()
+                if pause:
+                    self._stopped.wait(self._poll_interval)
+                continue
+            self._invokers.submit(self._invoke, messages)
+
+    def _invoke(self, messages: list[dict[str, Any]]) -> None:
+        try:
+            event = {"Records": [lambda_record(m, self._queue_arn, self._region) for m in messages]}
+            response = self._handler(event, LambdaContext())
+            failed = {failure["itemIdentifier"] for failure in response.get("batchItemFailures", [])}
+            if failed:  # they come back within the longest retry delay
+                self._short_polls_until = time.monotonic() + MAX_RETRY_DELAY_SECONDS + 1
+            done = [m for m in messages if m["MessageId"] not in failed]
+            if done:
+                sqs_client().delete_message_batch(
+                    QueueUrl=self._queue_url,
+                    Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)],
+                )
+        except Exception:  # as in Lambda: a failed invocation leaves its whole batch on the queue
+            logger.exception("a delivery invocation failed; its records stay on the queue")
+        finally:
+            self._slots.release()

@@ -1,0 +1,117 @@
+"""The local delivery worker against a queue of its own (moto): it feeds a handler SQS events and
+settles the records as Lambda's event source mapping does."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from aws_lambda_powertools.utilities.data_classes import SQSEvent
+
+from gateway.bus.queues import sqs_client
+from local_stack.delivery_worker import DeliveryWorker
+from local_stack.stack import LocalStack
+
+
+class RecordingHandler:
+    """Answers like the delivery function: bodies starting with ``fail`` are reported as failed,
+    ``boom`` makes the whole invocation raise."""
+
+    def __init__(self) -> None:
+        self.seen: Counter[str] = Counter()
+        self.batch_sizes: list[int] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        records = list(SQSEvent(event).records)
+        with self.lock:
+            self.batch_sizes.append(len(records))
+            self.seen.update(record.body for record in records)
+        assert context.function_name == "WebhookDeliveryFunction"
+        if any(record.body == "boom" for record in records):
+            raise RuntimeError("the invocation failed")
+        return {
+            "batchItemFailures": [
+                {"itemIdentifier": record.message_id} for record in records if record.body.startswith("fail")
+            ]
+        }
+
+
+@pytest.fixture
+def queue_url(stack: LocalStack) -> Iterator[str]:
+    # Failed records come back after 1 s, so a test sees them again quickly.
+    url = sqs_client().create_queue(
+        QueueName=f"worker-it-{uuid.uuid4().hex[:12]}", Attributes={"VisibilityTimeout": "1"}
+    )["QueueUrl"]
+    yield url
+    sqs_client().delete_queue(QueueUrl=url)
+
+
+def send(queue_url: str, *bodies: str) -> None:
+    for body in bodies:
+        sqs_client().send_message(
+            QueueUrl=queue_url,
+            MessageBody=body,
+            MessageAttributes={"tenant_id": {"DataType": "String", "StringValue": "t-1"}},
+        )
+
+
+def test_processed_records_are_deleted_and_failed_ones_come_back(queue_url: str) -> None:
+    # Given a worker on a queue holding two good events and one the handler fails
+    handler = RecordingHandler()
+    worker = DeliveryWorker(queue_url, handler).start()
+    try:
+        send(queue_url, "ok-1", "ok-2", "fail-1")
+
+        # When it runs for a few visibility timeouts
+        time.sleep(3.5)
+    finally:
+        worker.stop()
+
+    # Then the good events were handled once, the failed one again and again
+    assert handler.seen["ok-1"] == 1
+    assert handler.seen["ok-2"] == 1
+    assert handler.seen["fail-1"] >= 2
+    assert max(handler.batch_sizes) <= 10
+
+
+def test_a_failed_invocation_leaves_its_whole_batch_on_the_queue(queue_url: str) -> None:
+    handler = RecordingHandler()
+    worker = DeliveryWorker(queue_url, handler).start()
+    try:
+        send(queue_url, "boom")
+        time.sleep(2.5)
+    finally:
+        worker.stop()
+    assert handler.seen["boom"] >= 2
+
+
+def test_the_handler_gets_lambdas_sqs_event(queue_url: str) -> None:
+    # Given a handler that keeps the event it is given
+    events: list[dict[str, Any]] = []
+
+    def keep(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        events.append(event)
+        return {"batchItemFailures": []}
+
+    worker = DeliveryWorker(queue_url, keep).start()
+    try:
+        send(queue_url, "hello")
+        deadline = time.monotonic() + 5
+        while not events and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        worker.stop()
+
+    # Then it is an SQS event of that queue, with the receive count and the message attributes
+    (record,) = SQSEvent(events[0]).records
+    assert record.body == "hello"
+    assert record.event_source == "aws:sqs"
+    assert record.event_source_arn.endswith(":" + queue_url.rsplit("/", 1)[1])
+    assert record.attributes.approximate_receive_count == "1"
+    assert record.message_attributes["tenant_id"].string_value == "t-1"

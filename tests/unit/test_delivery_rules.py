@@ -1,0 +1,174 @@
+"""Delivery rules without I/O: which configuration delivers an event, the request headers, and
+the retry delay."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from gateway.models.webhooks import WebhookModel
+from gateway.webhooks.delivery import batch, service
+from gateway.webhooks.delivery.incoming import IncomingEvent
+from gateway.webhooks.signing import body_bytes, signed_envelope
+
+TENANT, DEVICE = "t-1", "dev-1"
+
+
+def incoming(event: str = "message.received", attempt: int = 1, device_id: str = DEVICE) -> IncomingEvent:
+    return IncomingEvent(
+        envelope={
+            "id": "e1" * 16,
+            "event": event,
+            "timestamp": 1767225600,
+            "device_id": device_id,
+            "data": {"content": "hi"},
+        },
+        tenant_id=TENANT,
+        attempt=attempt,
+        redelivery=False,
+        receipt_handle="rh",
+        queue_url="https://sqs.eu-west-1.amazonaws.com/123456789012/events",
+    )
+
+
+def config(**overrides: Any) -> WebhookModel:
+    values: dict[str, Any] = {
+        "webhook_id": "w-1",
+        "webhook_url": "https://hooks.example.com/in",
+        "enabled_events": {"message"},
+        "enabled": True,
+        "retry_attempts": 3,
+        "timeout": 10,
+        "secret": None,
+        "headers": {},
+        "created_at": "2026-01-01T00:00:00.000Z",
+        "updated_at": "2026-01-01T00:00:00.000Z",
+        **overrides,
+    }
+    return WebhookModel(TENANT, DEVICE, **values)
+
+
+class StandInStore:
+    """``store.get_config`` and ``pending.apply_pending_webhook`` answering from memory."""
+
+    def __init__(self, stored: WebhookModel | None, pending: WebhookModel | None = None) -> None:
+        self.stored = stored
+        self.pending = pending
+        self.reads = 0
+        self.pending_calls = 0
+
+    def get_config(self, tenant_id: str, device_id: str) -> WebhookModel | None:
+        self.reads += 1
+        time.sleep(0.01)  # concurrent callers overlap
+        return self.stored
+
+    def apply_pending_webhook(self, tenant_id: str, device_id: str) -> WebhookModel | None:
+        self.pending_calls += 1
+        applied, self.pending = self.pending, None
+        return applied
+
+
+@pytest.fixture
+def stand_in(monkeypatch: pytest.MonkeyPatch) -> StandInStore:
+    store = StandInStore(config())
+    monkeypatch.setattr(batch.store, "get_config", store.get_config)
+    monkeypatch.setattr(batch.pending, "apply_pending_webhook", store.apply_pending_webhook)
+    return store
+
+
+@pytest.mark.parametrize(
+    ("event", "enabled_events", "delivered"),
+    [
+        ("message.received", {"message"}, True),
+        ("message.read", {"message.ack"}, True),
+        ("message.delivered", {"message.ack"}, True),
+        ("message.received", {"message.ack"}, False),
+        ("device.connected", {"message"}, False),
+        ("device.connected", {"device.connected", "message.sent"}, True),
+    ],
+)
+def test_only_subscribed_events_are_delivered_with_aliases_expanded(
+    stand_in: StandInStore, event: str, enabled_events: set[str], delivered: bool
+) -> None:
+    stand_in.stored = config(enabled_events=enabled_events)
+    found = batch.Configurations().subscribed(incoming(event))
+    assert (found is not None) is delivered
+
+
+def test_a_disabled_or_missing_configuration_delivers_nothing(stand_in: StandInStore) -> None:
+    stand_in.stored = config(enabled=False)
+    assert batch.Configurations().subscribed(incoming()) is None
+    stand_in.stored = None
+    assert batch.Configurations().subscribed(incoming()) is None
+    assert stand_in.pending_calls == 0  # only device.connected applies a pending URL
+
+
+def test_device_connected_without_configuration_applies_the_pending_url_first(
+    stand_in: StandInStore,
+) -> None:
+    # Given a device without a configuration whose owner has a pending URL (every event)
+    stand_in.stored = None
+    stand_in.pending = config(enabled_events={"device.connected", "message.received"})
+    configurations = batch.Configurations()
+
+    # When its device.connected is delivered, and then a message of the same batch
+    first = configurations.subscribed(incoming("device.connected"))
+    second = configurations.subscribed(incoming("message.received"))
+
+    # Then the pending configuration delivers both, and was applied once
+    assert first is not None
+    assert second is first
+    assert stand_in.pending_calls == 1
+
+
+def test_a_batch_reads_each_devices_configuration_once(stand_in: StandInStore) -> None:
+    # Given one batch's configurations and ten events of one device and one of another
+    configurations = batch.Configurations()
+    events = [incoming() for _ in range(10)] + [incoming(device_id="dev-2")]
+
+    # When they are looked up at the same time, as the batch's records are delivered
+    threads = [threading.Thread(target=configurations.subscribed, args=(event,)) for event in events]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    # Then the table was read once per device
+    assert stand_in.reads == 2
+
+
+def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
+    # Given a configuration with a secret and custom headers, one of them a reserved name
+    secret = "s3cret"
+    webhook = config(secret=secret, headers={"Authorization": "Bearer x", "content-type": "text/plain"})
+    event = incoming()
+    body = body_bytes(signed_envelope(event.envelope, secret))
+
+    # When the request headers are built
+    headers = service.request_headers(event, webhook, body)
+
+    # Then the gateway's headers are set and cannot be replaced, and the custom one is kept
+    assert headers == {
+        "Authorization": "Bearer x",
+        "User-Agent": "messaging-gateway-webhooks",
+        "Content-Type": "application/json",
+        "X-Webhook-Id": event.event_id,
+        "X-Webhook-Event": "message.received",
+        "X-Webhook-Timestamp": "1767225600",
+        "X-Webhook-Signature-256": "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest(),
+    }
+
+
+def test_without_a_secret_there_is_no_signature_header() -> None:
+    event = incoming()
+    headers = service.request_headers(event, config(), body_bytes(signed_envelope(event.envelope, None)))
+    assert "X-Webhook-Signature-256" not in headers
+
+
+def test_the_nth_failure_is_retried_n_seconds_later() -> None:
+    assert [service.retry_delay(n) for n in range(1, 11)] == list(range(1, 11))
