@@ -28,8 +28,6 @@ from local_stack.delivery_worker import LambdaContext, lambda_record
 from local_stack.stack import LocalStack
 from webhook_delivery.handler import handler
 
-pytestmark = pytest.mark.filterwarnings("ignore:No application metrics to publish:UserWarning")
-
 
 @dataclass
 class Setup:

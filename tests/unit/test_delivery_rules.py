@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import threading
 import time
 from typing import Any
@@ -172,3 +173,27 @@ def test_without_a_secret_there_is_no_signature_header() -> None:
 
 def test_the_nth_failure_is_retried_n_seconds_later() -> None:
     assert [service.retry_delay(n) for n in range(1, 11)] == list(range(1, 11))
+
+
+def test_a_batch_publishes_each_outcome_once_with_its_count(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given a batch whose records ended in different ways, counted from several threads
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
+    outcomes = batch.Outcomes()
+    names = ["WebhookEventsDelivered"] * 7 + ["WebhookAttemptsRetried"] * 2 + ["WebhookEventsUnsubscribed"]
+    threads = [threading.Thread(target=outcomes.count, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    # When the invocation ends
+    outcomes.publish()
+
+    # Then one EMF document carries each count once
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    document = json.loads(line)
+    assert document["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "MessagingGateway"
+    assert (document["WebhookEventsDelivered"], document["WebhookAttemptsRetried"]) == ([7.0], [2.0])
+    assert document["WebhookEventsUnsubscribed"] == [1.0]
