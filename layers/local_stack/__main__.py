@@ -37,7 +37,11 @@ Pair a device on the simulated network (TOKEN is the admin token from /register)
   curl -s -X POST {base}/_simulator/devices/$DEVICE_ID/scan {auth} \\
     -H 'Content-Type: application/json' -d '{{"phone":"4915112345678"}}'
   curl -s {base}/devices/$DEVICE_ID -H "Authorization: Bearer $TOKEN"   # status: connected
-More in docs/devices.md and docs/simulator.md."""
+Send the device's events to your server (a plain-HTTP receiver on loopback is fine locally):
+  curl -s -X POST {base}/webhook -H "Authorization: Bearer $TOKEN" -H "X-Device-Id: $DEVICE_ID" \\
+    -H 'Content-Type: application/json' \\
+    -d '{{"webhook_url":"http://127.0.0.1:9000/hook","enabled_events":["message","device.connected"]}}'
+More in docs/devices.md, docs/simulator.md and docs/webhooks.md."""
         if stack.network is not None
         else "\nThe session host runs the real network (neonize): pair with GET /devices/{id}/qr on a phone."
     )
@@ -47,6 +51,7 @@ Messaging gateway running locally
   master token:  {master_token}
   AWS (moto):    {stack.endpoint}
   session host:  {hosts} ({network} network)
+  webhooks:      the delivery worker reads the events queue and calls the delivery function
 
 Register a tenant:
   curl -s -X POST {base}/register {auth} \\
