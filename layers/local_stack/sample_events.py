@@ -1,4 +1,4 @@
-"""The API Gateway sample events of ``events/``, ready to hand to a Lambda handler.
+"""The sample events of ``events/`` (API Gateway requests, an SQS batch), ready for a Lambda handler.
 
 Shared by the handler tests and the cold-start bench so both drive the same payloads.
 """

@@ -2,109 +2,31 @@
 
 Each test loads an API Gateway HTTP API (payload format 2.0) event from ``events/``,
 replaces its placeholders with a token and ids made by an earlier call, and invokes the
-deployed entry point (``platform_api.handler.handler`` or ``users_api.handler.handler``)
-with a fake Lambda context, against the tables of the local stack (moto). This is what
-``sam local invoke`` does, without Docker: Mangum, Powertools and the FastAPI app all run.
+deployed entry point of its function (``platform_api.handler.handler`` etc., see
+``lambda_invoke``) with a fake Lambda context, against the tables of the local stack (moto).
+This is what ``sam local invoke`` does, without Docker: Mangum, Powertools and the FastAPI app
+all run. The platform and users functions are driven here; the devices, webhooks, messages and
+delivery functions in ``test_lambda_handlers_devices.py``. Every API Gateway sample is checked
+here for the route its function serves.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
+from lambda_invoke import EVENT_FUNCTIONS, PLACEHOLDERS, RegisteredTenant, invoke, register_tenant
 
 from local_stack.sample_events import EVENTS_DIR, load_event
 from local_stack.stack import LocalStack
 from local_stack.template import load_template
-from platform_api.handler import handler as platform_handler
-from users_api.handler import handler as users_handler
-
-PLACEHOLDERS = (
-    "REPLACE_WITH_MASTER_TOKEN",
-    "REPLACE_WITH_USER_TOKEN",
-    "REPLACE_WITH_TENANT_ID",
-    "REPLACE_WITH_USER_ID",
-)
-
-# Sample event -> the function API Gateway sends it to (the same table is in events/README.md).
-EVENT_FUNCTIONS = {
-    "register": "PlatformFunction",
-    "tenants-list": "PlatformFunction",
-    "tenant-get": "PlatformFunction",
-    "tenant-delete": "PlatformFunction",
-    "unknown-route": "PlatformFunction",
-    "users-create": "UsersFunction",
-    "users-list": "UsersFunction",
-    "user-get": "UsersFunction",
-    "user-update": "UsersFunction",
-    "status": "UsersFunction",
-}
-HANDLERS: dict[str, Callable[[dict[str, Any], Any], dict[str, Any]]] = {
-    "PlatformFunction": platform_handler,
-    "UsersFunction": users_handler,
-}
 
 # Every invocation ends with Powertools' "No application metrics to publish" warning, because
 # the handlers are wrapped in `metrics.log_metrics` but publish no metric yet.
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics to publish:UserWarning")
-
-
-@dataclass
-class FakeLambdaContext:
-    """The attributes of the Lambda context object that Powertools and Mangum read."""
-
-    function_name: str
-    memory_limit_in_mb: int = 512
-    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-
-    @property
-    def invoked_function_arn(self) -> str:
-        return f"arn:aws:lambda:us-east-1:123456789012:function:{self.function_name}"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 30_000
-
-
-@dataclass
-class Response:
-    status: int
-    headers: dict[str, str]  # lower-case names
-    body: Any
-    event: dict[str, Any]
-
-
-@dataclass
-class RegisteredTenant:
-    id: str
-    name: str
-    admin_id: str
-    admin_token: str
-
-
-def invoke(name: str, event: dict[str, Any]) -> Response:
-    """Invoke the handler of the function that serves sample event ``name``."""
-    function = EVENT_FUNCTIONS[name]
-    result = HANDLERS[function](event, FakeLambdaContext(function_name=function))
-    headers = {key.lower(): value for key, value in result.get("headers", {}).items()}
-    assert result.get("isBase64Encoded") is False
-    assert headers.get("content-type") == "application/json"
-    # Every response carries API Gateway's request id, so client reports and logs join up.
-    assert headers.get("x-request-id") == event["requestContext"]["requestId"]
-    return Response(result["statusCode"], headers, json.loads(result["body"]), event)
-
-
-def register_tenant(master_token: str) -> RegisteredTenant:
-    name = f"lambda-{uuid.uuid4().hex[:12]}"
-    body = {"tenant_name": name, "email": f"admin@{name}.example.com", "password": "secret123"}
-    response = invoke("register", load_event("register", body=body, master_token=master_token))
-    assert response.status == 201, response.body
-    return RegisteredTenant(
-        response.body["tenant"]["id"], name, response.body["user"]["id"], response.body["token"]
-    )
 
 
 def as_route(event: dict[str, Any], method: str, path: str) -> dict[str, Any]:
@@ -166,6 +88,7 @@ def test_sample_event_is_an_http_api_v2_event_of_its_function(name: str) -> None
         for param, value in event.get("pathParameters", {}).items():
             path = path.replace(f"{{{param}}}", value)
         assert path == event["rawPath"]
+    assert urlencode(event.get("queryStringParameters", {})) == event["rawQueryString"]
     assert event["isBase64Encoded"] is False
     assert event["headers"]["content-type"] == "application/json"
     assert event["headers"]["authorization"].split()[1] in PLACEHOLDERS
