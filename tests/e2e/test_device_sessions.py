@@ -4,6 +4,7 @@ simulator's control API playing the phones."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -233,3 +234,34 @@ def test_deleting_a_tenant_stops_and_unlinks_its_sessions(api: Any, tenant: Any,
     assert stack.network.connection_count(device_id) == 0
     assert stack.network.linked_jid(device_id) is None
     assert all(device_id not in host.owned_devices() for host in stack.hosts)
+
+
+def test_presence_typing_names_and_calls_reach_the_webhook(api: Any, tenant: Any, events: Any) -> None:
+    # Given a connected device subscribed to every event, and a contact
+    device_phone, contact_phone = new_phone(), new_phone()
+    device_id = create_device(api, tenant.admin_token)
+    events.subscribe(api, tenant.admin_token, device_id)
+    jid = pair_by_qr(api, tenant.admin_token, device_id, device_phone)["messaging_jid"]
+    contact = simulator(api, "POST", "/accounts", phone=contact_phone, name="Ana")
+
+    # When the contact writes, comes online, types, calls and hangs up, renames itself and
+    # writes again (the network tells a device about a new name with the next message)
+    simulator(api, "POST", f"/accounts/{contact_phone}/messages", to=jid, text="hello")
+    simulator(api, "POST", f"/accounts/{contact_phone}/presence", to=jid, available=True)
+    simulator(api, "POST", f"/accounts/{contact_phone}/typing", to=jid, state="composing")
+    call = simulator(api, "POST", f"/accounts/{contact_phone}/calls", to=jid)
+    simulator(api, "POST", f"/accounts/{contact_phone}/calls/{call['call_id']}/terminate")
+    simulator(api, "POST", f"/accounts/{contact_phone}/name", name="Ana B.")
+    simulator(api, "POST", f"/accounts/{contact_phone}/messages", to=jid, text="new name")
+
+    # Then each reaches the receiver as its catalog event, about that contact
+    (presence,) = events.wait_for(device_id, "contact.presence")
+    (typing,) = events.wait_for(device_id, "chat.presence")
+    (offer,) = events.wait_for(device_id, "call.offer")
+    (ended,) = events.wait_for(device_id, "call.terminate")
+    (renamed,) = events.wait_for(device_id, "contact.pushname")
+    assert contact["jid"] in json.dumps(presence["data"])
+    assert contact["jid"] in json.dumps(typing["data"])
+    assert offer["data"]["call_id"] == ended["data"]["call_id"] == call["call_id"]
+    assert offer["data"]["from"] == contact["jid"]
+    assert "Ana B." in json.dumps(renamed["data"])
