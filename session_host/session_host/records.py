@@ -19,7 +19,7 @@ from pynamodb.expressions.condition import Condition
 
 from gateway.bus import DeviceSnapshot
 from gateway.models import DeviceModel
-from gateway.models.base import utc_now_iso
+from gateway.timestamps import iso_utc
 from session_host.network.port import NetworkEvent, SessionState
 
 
@@ -45,7 +45,7 @@ def claim(tenant_id: str, device_id: str, queue_url: str, how: Claim) -> bool:
 
 def apply_changes(tenant_id: str, device_id: str, queue_url: str, changes: Mapping[str, Any]) -> bool:
     """Write an event's state changes while the record still names this host; else False."""
-    actions = _set_fields({**changes, "updated_at": utc_now_iso()})
+    actions = _set_fields({**changes, "updated_at": iso_utc()})
     return _update(tenant_id, device_id, actions, DeviceModel.host_queue_url == queue_url) is not None
 
 
@@ -54,7 +54,7 @@ def hand_back(tenant_id: str, device_id: str, queue_url: str, snapshot: DeviceSn
     and record the session's last state, so another host restores it."""
     fields: dict[str, Any] = {"host_queue_url": None}
     if snapshot is not None:
-        fields |= snapshot_fields(snapshot) | {"updated_at": utc_now_iso()}
+        fields |= snapshot_fields(snapshot) | {"updated_at": iso_utc()}
     return (
         _update(tenant_id, device_id, _set_fields(fields), DeviceModel.host_queue_url == queue_url)
         is not None
@@ -66,7 +66,7 @@ def stop_wanting(tenant_id: str, device_id: str, snapshot: DeviceSnapshot | None
     the host holding the device's lease. Returns the record as written, None if it is gone."""
     fields: dict[str, Any] = {"host_queue_url": None, "wants_connection": False}
     if snapshot is not None:
-        fields |= snapshot_fields(snapshot) | {"updated_at": utc_now_iso()}
+        fields |= snapshot_fields(snapshot) | {"updated_at": iso_utc()}
     return _update(tenant_id, device_id, _set_fields(fields), DeviceModel.device_id.exists())
 
 

@@ -11,15 +11,11 @@ Handlers raise :class:`ApiError` subclasses; the app turns them into responses.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from fastapi.responses import JSONResponse
 
-
-def utc_timestamp() -> str:
-    """RFC 3339 UTC timestamp with millisecond precision."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+from gateway.timestamps import iso_utc
 
 
 class ApiError(Exception):
@@ -48,7 +44,7 @@ class ApiError(Exception):
             "success": False,
             "error": self.message,
             "error_code": self.code,
-            "timestamp": utc_timestamp(),
+            "timestamp": iso_utc(),
         }
         if self.validation is not None:
             body["validation"] = self.validation

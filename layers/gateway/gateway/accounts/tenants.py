@@ -13,8 +13,8 @@ from gateway.devices import commands as device_commands
 from gateway.devices import store as device_store
 from gateway.errors import conflict, not_found
 from gateway.models import TenantModel
-from gateway.models.base import utc_now_iso
 from gateway.observability import logger
+from gateway.timestamps import iso_utc
 from gateway.webhooks import store as webhook_store
 from gateway.webhooks.service import checked_webhook_url
 
@@ -23,7 +23,7 @@ def register(tenant_name: str, email: str, password: str, webhook_url: str | Non
     """Create a tenant and its first user, always an admin; answer with the only copy of the token."""
     if webhook_url is not None:
         checked_webhook_url(webhook_url)
-    now = utc_now_iso()
+    now = iso_utc()
     tenant = TenantModel(str(uuid.uuid4()), name=tenant_name.strip(), created_at=now, updated_at=now)
     created = new_user(tenant.tenant_id, email, password, Role.ADMIN, webhook_url, now)
     admin = created.user

@@ -12,7 +12,7 @@ from gateway.devices.access import visible_devices
 from gateway.devices.views import device_summary
 from gateway.errors import conflict, insufficient_permissions, invalid_token, not_found
 from gateway.models import UserModel
-from gateway.models.base import utc_now_iso
+from gateway.timestamps import iso_utc
 from gateway.webhooks.service import checked_webhook_url
 
 
@@ -22,7 +22,7 @@ def create_user(
     """A new user in the caller's tenant; the response is the only place its token appears."""
     if webhook_url is not None:
         checked_webhook_url(webhook_url)
-    created = new_user(caller.tenant_id, email, password, role, webhook_url, utc_now_iso())
+    created = new_user(caller.tenant_id, email, password, role, webhook_url, iso_utc())
     try:
         store.create_user(created.user, created.token_record)
     except store.UniqueValueTaken:
@@ -49,7 +49,7 @@ def update_user(caller: Principal, user_id: str, active: bool | None, role: Role
     new_active = user.active if active is None else active
     new_role = user.role if role is None else role.value
     if (new_active, new_role) != (user.active, user.role):
-        now = utc_now_iso()
+        now = iso_utc()
         store.update_user_access(user, active=new_active, role=new_role, updated_at=now)
         user.active, user.role, user.updated_at = new_active, new_role, now
     return user_view(user)

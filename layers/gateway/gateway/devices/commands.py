@@ -8,7 +8,6 @@ deadline is 503 SERVICE_UNAVAILABLE, and the host will not execute the command a
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from gateway.bus import BusTimeout, CommandName, Reply, get_bus
@@ -18,6 +17,7 @@ from gateway.devices.views import device_view
 from gateway.errors import ApiError
 from gateway.models import DeviceModel
 from gateway.observability import logger
+from gateway.timestamps import iso_utc
 
 
 def connect(device: DeviceModel) -> dict[str, Any]:
@@ -34,7 +34,7 @@ def qr(device: DeviceModel) -> dict[str, Any]:
         code, expires_at = str(result["qr_code"]), float(result["expires_at"])
     except (KeyError, TypeError, ValueError):
         raise _malformed(device, CommandName.QR) from None
-    return {"qr_code": code, "qr_png_base64": qr_png_base64(code), "expires_at": _iso_utc(expires_at)}
+    return {"qr_code": code, "qr_png_base64": qr_png_base64(code), "expires_at": iso_utc(expires_at)}
 
 
 def pair_phone(device: DeviceModel, phone: str) -> str:
@@ -110,8 +110,3 @@ def _malformed(device: DeviceModel, name: CommandName) -> ApiError:
         extra={"command": name.value, "device_id": device.device_id},
     )
     return ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
-
-
-def _iso_utc(epoch_seconds: float) -> str:
-    moment = datetime.fromtimestamp(epoch_seconds, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

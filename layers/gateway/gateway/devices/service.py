@@ -10,13 +10,13 @@ from gateway.devices import commands, store
 from gateway.devices.access import check_can_delete, visible_devices
 from gateway.devices.views import device_view
 from gateway.models import DeviceModel
-from gateway.models.base import utc_now_iso
 from gateway.observability import logger
+from gateway.timestamps import iso_utc
 
 
 def create_device(caller: Principal, name: str | None) -> dict[str, Any]:
     """A new device of the caller's tenant, owned by the caller, not connected yet."""
-    device = store.new_device(caller.tenant_id, caller.user_id, name, utc_now_iso())
+    device = store.new_device(caller.tenant_id, caller.user_id, name, iso_utc())
     store.create_device(device)
     logger.info("device created", extra={"tenant_id": device.tenant_id, "device_id": device.device_id})
     return device_view(device)

@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from pynamodb.models import Model
 
 from gateway.config import get_settings
-
-
-def utc_now_iso() -> str:
-    """ISO 8601 UTC timestamp, the form every record and response uses."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def table_meta(table_setting: str) -> type:

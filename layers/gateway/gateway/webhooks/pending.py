@@ -26,8 +26,8 @@ import uuid
 from gateway.accounts import store as accounts_store
 from gateway.devices import store as device_store
 from gateway.models import WebhookModel
-from gateway.models.base import utc_now_iso
 from gateway.observability import logger
+from gateway.timestamps import iso_utc
 from gateway.webhooks import store
 from gateway.webhooks.addresses import UnsafeUrl
 from gateway.webhooks.catalog import CATALOG
@@ -46,7 +46,7 @@ def apply_pending_webhook(tenant_id: str, device_id: str) -> WebhookModel | None
     device = device_store.get_device(tenant_id, device_id)
     if device is None or device.pending_webhook_settled_at is not None:
         return None
-    now = utc_now_iso()
+    now = iso_utc()
     owner = accounts_store.get_user(tenant_id, device.owner_user_id)
     url = owner.pending_webhook_url if owner is not None else None
     if url is not None:

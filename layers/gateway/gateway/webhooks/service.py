@@ -19,8 +19,8 @@ from gateway.devices import store as device_store
 from gateway.devices.access import device_not_found
 from gateway.errors import ApiError, conflict, invalid_token, not_found, validation_error
 from gateway.models import DeviceModel, WebhookModel
-from gateway.models.base import utc_now_iso
 from gateway.observability import logger
+from gateway.timestamps import iso_utc
 from gateway.webhooks import store
 from gateway.webhooks.addresses import UnsafeUrl, check_url
 from gateway.webhooks.catalog import CATALOG, SUBSCRIBABLE, unknown_names
@@ -133,7 +133,7 @@ def _merged(
 ) -> WebhookModel:
     """The configuration to store: the request, with what an update left out taken from
     ``current`` (or the defaults when creating)."""
-    now = utc_now_iso()
+    now = iso_utc()
     given = request.model_fields_set
     optional = {
         name: getattr(request, name) if current is None or name in given else getattr(current, name)
@@ -174,6 +174,6 @@ def set_pending_url(caller: Principal, request: PendingWebhookRequest) -> dict[s
     """Store the caller's pending URL, applied with every catalog event to each device of the
     caller when it first connects without a configuration of its own."""
     url = checked_webhook_url(request.webhook_url)
-    if not store.set_pending_url(caller.tenant_id, caller.user_id, url, utc_now_iso()):
+    if not store.set_pending_url(caller.tenant_id, caller.user_id, url, iso_utc()):
         raise invalid_token()  # the user was deleted after its token was read
     return {"webhook_url": url, "available_events": list(CATALOG), "events_count": len(CATALOG)}

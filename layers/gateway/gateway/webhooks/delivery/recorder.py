@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime
 
 from gateway.models.webhooks import DeliveryModel
+from gateway.timestamps import iso_utc
 from gateway.webhooks.delivery.constants import RETENTION_SECONDS, AttemptStatus, EventStatus
 from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.transport import AttemptResult
@@ -38,7 +38,7 @@ def record_attempt(
 ) -> None:
     """Write the attempt and the event's new state in one batch (two puts)."""
     now = time.time() if now is None else now
-    attempted_at = datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    attempted_at = iso_utc(now)
     common = {
         "tenant_id": incoming.tenant_id,
         "event_id": incoming.event_id,
