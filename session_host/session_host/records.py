@@ -11,6 +11,7 @@ These functions block (PynamoDB); the host runs them on its AWS threads.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from enum import Enum
 from typing import Any
 
@@ -54,7 +55,7 @@ def hand_back(tenant_id: str, device_id: str, queue_url: str, snapshot: DeviceSn
     and record the session's last state, so another host restores it."""
     fields: dict[str, Any] = {"host_queue_url": None}
     if snapshot is not None:
-        fields |= snapshot_fields(snapshot) | {"updated_at": iso_utc()}
+        fields |= asdict(snapshot) | {"updated_at": iso_utc()}
     return (
         _update(tenant_id, device_id, _set_fields(fields), DeviceModel.host_queue_url == queue_url)
         is not None
@@ -66,7 +67,7 @@ def stop_wanting(tenant_id: str, device_id: str, snapshot: DeviceSnapshot | None
     the host holding the device's lease. Returns the record as written, None if it is gone."""
     fields: dict[str, Any] = {"host_queue_url": None, "wants_connection": False}
     if snapshot is not None:
-        fields |= snapshot_fields(snapshot) | {"updated_at": iso_utc()}
+        fields |= asdict(snapshot) | {"updated_at": iso_utc()}
     return _update(tenant_id, device_id, _set_fields(fields), DeviceModel.device_id.exists())
 
 
@@ -129,15 +130,6 @@ def event_changes(event: NetworkEvent) -> dict[str, Any] | None:
     if event.name == "connection.pair_error":
         return {"status": SessionState.NOT_READY.value, "is_connected": False}
     return None
-
-
-def snapshot_fields(snapshot: DeviceSnapshot) -> dict[str, Any]:
-    return {
-        "status": snapshot.status,
-        "is_connected": snapshot.is_connected,
-        "is_logged_in": snapshot.is_logged_in,
-        "messaging_jid": snapshot.messaging_jid,
-    }
 
 
 def record_snapshot(record: DeviceModel) -> DeviceSnapshot:

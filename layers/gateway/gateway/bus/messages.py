@@ -39,7 +39,11 @@ class ErrorKind(StrEnum):
 
 @dataclass(frozen=True)
 class DeviceSnapshot:
-    """A device's session state as the host saw it when it answered."""
+    """A device's session state as the host saw it when it answered.
+
+    The field names are the device record's and the API view's, so both take it as it is
+    (``dataclasses.asdict``).
+    """
 
     status: str
     is_connected: bool

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from gateway.bus import DeviceSnapshot
@@ -28,12 +29,7 @@ def device_view(device: DeviceModel, snapshot: DeviceSnapshot | None = None) -> 
         "updated_at": device.updated_at,
     }
     if snapshot is not None:
-        view.update(
-            status=snapshot.status,
-            is_connected=snapshot.is_connected,
-            is_logged_in=snapshot.is_logged_in,
-            messaging_jid=snapshot.messaging_jid,
-        )
+        view.update(asdict(snapshot))
     return view
 
 
