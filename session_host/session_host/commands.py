@@ -9,6 +9,7 @@ touched: the command is forwarded to that host's queue.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,38 +82,36 @@ class CommandExecutor:
         if name is CommandName.MARK_READ:
             return await self._mark_read(command, owned)
         if name is CommandName.DISCONNECT:
-            owned.ending = True
-            try:
-                await session.disconnect()
-            except NetworkError:
-                owned.ending = False
-                raise
-            return ok(command, await self._own.retire(owned, RecordOnEnd.STOP_WANTING))
+            return await self._end(command, owned, session.disconnect)
         if name is CommandName.LOGOUT:
             if session.jid is None:
                 return failed(
                     command, NetworkErrorKind.NOT_CONNECTED, NOT_LOGGED_IN, session_snapshot(session)
                 )
-            owned.ending = True
-            try:
-                await unlink(owned)
-            except NetworkError:
-                owned.ending = False
-                raise
-            return ok(command, await self._own.retire(owned, RecordOnEnd.STOP_WANTING))
+            return await self._end(command, owned, lambda: unlink(owned))
         if name is CommandName.DELETE:
             owned.ending = True
             await forget(owned)
             return ok(command, await self._own.retire(owned, RecordOnEnd.STOP_WANTING))
         return failed(command, ErrorKind.HOST_ERROR, f"unknown command {name}")
 
+    async def _end(
+        self, command: Command, owned: OwnedDevice, action: Callable[[], Awaitable[None]]
+    ) -> Reply:
+        """End the session with ``action`` and let the device go; a network failure leaves
+        the session running as it was."""
+        owned.ending = True
+        try:
+            await action()
+        except NetworkError:
+            owned.ending = False
+            raise
+        return ok(command, await self._own.retire(owned, RecordOnEnd.STOP_WANTING))
+
     async def _qr(self, command: Command, owned: OwnedDevice) -> Reply:
         session = owned.session
-        await owned.wait_until(
-            lambda: session.jid is not None or session.current_qr is not None, READY_WAIT_SECONDS
-        )
-        if session.jid is not None:
-            return failed(command, NetworkErrorKind.ALREADY_LOGGED_IN, "the device is already paired")
+        if refused := await _refuse_if_paired(command, owned):
+            return refused
         qr = session.current_qr
         if qr is not None:
             return ok(command, session_snapshot(session), {"qr_code": qr[0], "expires_at": qr[1]})
@@ -130,11 +129,8 @@ class CommandExecutor:
         phone = command.args.get("phone")
         if not isinstance(phone, str) or not phone:
             return failed(command, NetworkErrorKind.INVALID, "phone is required")
-        await owned.wait_until(
-            lambda: session.jid is not None or session.current_qr is not None, READY_WAIT_SECONDS
-        )
-        if session.jid is not None:
-            return failed(command, NetworkErrorKind.ALREADY_LOGGED_IN, "the device is already paired")
+        if refused := await _refuse_if_paired(command, owned):
+            return refused
         code = await session.pair_phone(phone)
         return ok(command, session_snapshot(session), {"pair_code": code})
 
@@ -158,15 +154,13 @@ class CommandExecutor:
     async def _on_idle(self, command: Command) -> Outcome:
         own = self._own
         if command.name in _NEED_A_SESSION:  # forward to the host that runs the device, if any
-            holder = await own.holder(command.device_id)
-            if holder is not None and holder.owner_queue_url:
-                return Forward(holder.owner_queue_url)
+            if forward := await self._to_holder(command):
+                return forward
             return failed(command, ErrorKind.NOT_RUNNING, "no session runs this device; connect it first")
         lease = await own.acquire(command.tenant_id, command.device_id)
         if lease is None:
-            holder = await own.holder(command.device_id)
-            if holder is not None and holder.owner_queue_url:
-                return Forward(holder.owner_queue_url)
+            if forward := await self._to_holder(command):
+                return forward
             return failed(
                 command, ErrorKind.HOST_ERROR, "the device is held by a host that cannot be reached"
             )
@@ -183,6 +177,13 @@ class CommandExecutor:
             if owned.active:  # a tenure never outlives the command that failed to start it
                 await own.retire(owned, RecordOnEnd.RELEASE_ONLY)
             raise
+
+    async def _to_holder(self, command: Command) -> Forward | None:
+        """Where to forward a command for a device another live host runs, if one does."""
+        holder = await self._own.holder(command.device_id)
+        if holder is not None and holder.owner_queue_url:
+            return Forward(holder.owner_queue_url)
+        return None
 
     async def _on_opened(self, command: Command, owned: OwnedDevice) -> Reply:
         own = self._own
@@ -228,3 +229,15 @@ class CommandExecutor:
 
 def _text(value: Any) -> bool:
     return isinstance(value, str) and bool(value)
+
+
+async def _refuse_if_paired(command: Command, owned: OwnedDevice) -> Reply | None:
+    """Pairing commands wait (briefly) for a session that is just starting to show its first
+    QR code or to resume; a paired device is refused."""
+    session = owned.session
+    await owned.wait_until(
+        lambda: session.jid is not None or session.current_qr is not None, READY_WAIT_SECONDS
+    )
+    if session.jid is not None:
+        return failed(command, NetworkErrorKind.ALREADY_LOGGED_IN, "the device is already paired")
+    return None
