@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format openapi bench clean
+.PHONY: run receiver test lint format openapi bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,11 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(PY) -m local_stack
+
+# A loopback webhook receiver on port 9000 that prints every delivery and checks its signatures
+# with the README's secret; more options through ARGS, e.g. `make receiver ARGS="--port 9001"`.
+receiver: $(STAMP)
+	$(PY) -m local_stack.receiver --secret s3cret $(ARGS)
 
 test: $(STAMP)
 	$(PY) -m ruff check .

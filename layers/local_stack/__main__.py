@@ -37,10 +37,10 @@ Pair a device on the simulated network (TOKEN is the admin token from /register)
   curl -s -X POST {base}/_simulator/devices/$DEVICE_ID/scan {auth} \\
     -H 'Content-Type: application/json' -d '{{"phone":"4915112345678"}}'
   curl -s {base}/devices/$DEVICE_ID -H "Authorization: Bearer $TOKEN"   # status: connected
-Send the device's events to your server (a plain-HTTP receiver on loopback is fine locally):
+Send the device's events to a receiver (`make receiver` prints each delivery on port 9000):
   curl -s -X POST {base}/webhook -H "Authorization: Bearer $TOKEN" -H "X-Device-Id: $DEVICE_ID" \\
     -H 'Content-Type: application/json' \\
-    -d '{{"webhook_url":"http://127.0.0.1:9000/hook","enabled_events":["message","device.connected"]}}'
+    -d '{{"webhook_url":"http://127.0.0.1:9000/hooks","enabled_events":["message","device.connected"],"secret":"s3cret"}}'
 More in docs/devices.md, docs/simulator.md and docs/webhooks.md."""
         if stack.network is not None
         else "\nThe session host runs the real network (neonize): pair with GET /devices/{id}/qr on a phone."
