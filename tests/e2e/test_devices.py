@@ -335,8 +335,30 @@ def test_device_counts_of_a_tenant_follow_creation_and_deletion(api):
 
 @pytest.mark.parametrize(
     "phone",
-    ["+15551234567", "555-1234", "123456", "1234567890123456", "05551234567", "", 15551234567],
-    ids=["plus", "dashes", "too short", "too long", "leading zero", "empty", "number"],
+    [
+        "+15551234567",
+        "555-1234",
+        "+49 151-2345 678",
+        " 15551234567",
+        "123456",
+        "1234567890123456",
+        "05551234567",
+        "\uff11\uff15\uff15\uff15\uff11\uff12\uff13\uff14",
+        "",
+        15551234567,
+    ],
+    ids=[
+        "plus",
+        "dashes",
+        "separators",
+        "space",
+        "too short",
+        "too long",
+        "leading zero",
+        "fullwidth digits",
+        "empty",
+        "number",
+    ],
 )
 def test_pair_phone_needs_a_plain_phone_number(api, envelope, phone):
     # Given a device

@@ -13,7 +13,7 @@ from neonize.proto.Neonize_pb2 import JID, ChatPresence, ConnectFailureReason, L
 
 from session_host.network.neonize import PRODUCED_EVENTS, UNAVAILABLE_EVENTS, events
 from session_host.network.neonize.errors import library_error
-from session_host.network.neonize.jids import iso_from_millis, parse_jid
+from session_host.network.neonize.jids import full_jid_str, iso_from_millis, jid_str, parse_jid
 from session_host.network.payloads import iso_utc
 from session_host.network.port import NetworkError, NetworkErrorKind
 
@@ -76,6 +76,7 @@ def test_chat_and_contact_presence() -> None:
         ("120363000000000001@g.us", GROUP),
         ("207180606656725@lid", PEER_LID),
         ("5511999998888:3@s.whatsapp.net", jid("5511999998888", device=3)),
+        ("status@broadcast", jid("status", "broadcast")),
     ],
 )
 def test_parse_jid_accepts_phone_digits_and_jids(value: str, expected: JID) -> None:
@@ -83,12 +84,40 @@ def test_parse_jid_accepts_phone_digits_and_jids(value: str, expected: JID) -> N
     assert parse_jid(value) == expected
 
 
-@pytest.mark.parametrize("value", ["", "+5511999998888", "12345", "abc@example.com", "5511@c.us", "a b@g.us"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        "+5511999998888",
+        "12345",
+        "abc@example.com",
+        "5511@c.us",
+        "a b@g.us",
+        " 5511999998888",  # refused, not trimmed: the same rule as the API's (gateway.jids)
+        "05511999998888",
+        "5511999998888@S.WHATSAPP.NET",
+    ],
+)
 def test_parse_jid_refuses_anything_else(value: str) -> None:
     # Given an unusable address, When it is parsed, Then INVALID is raised
     with pytest.raises(NetworkError) as raised:
         parse_jid(value)
     assert raised.value.kind is NetworkErrorKind.INVALID
+
+
+def test_agent_and_device_parts_survive_the_round_trip() -> None:
+    # Given a device JID with an agent, as whatsmeow writes it
+    text = "5511999998888.1:3@s.whatsapp.net"
+    # When it is parsed, Then the protobuf has each part, and writing it gives the text back
+    parsed = parse_jid(text)
+    assert (parsed.User, parsed.RawAgent, parsed.Device, parsed.Server) == (
+        "5511999998888",
+        1,
+        3,
+        "s.whatsapp.net",
+    )
+    assert full_jid_str(parsed) == text
+    assert jid_str(parsed) == "5511999998888@s.whatsapp.net"
 
 
 def test_timestamps_render_as_iso_8601_utc_with_milliseconds() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from fakes_neonize import CTX, EMPTY, GROUP, PEER_LID, PEER_PHONE, jid
 from neonize.events import (
     CallAcceptEv,
@@ -300,3 +301,12 @@ def test_an_unknown_call_node_keeps_its_tag_and_what_identifies_the_call() -> No
             "tag": "video_upgrade",
         },
     )
+
+
+@pytest.mark.parametrize("at", ["\u00b9\u2077\u2070\u2070", "soon"])
+def test_an_unknown_call_node_with_a_time_that_is_no_ascii_number_has_no_timestamp(at: str) -> None:
+    # Given a <call> node whose "t" is not ASCII digits (str.isdigit() accepts superscripts,
+    # which float() then refuses)
+    node = Node(Tag="call", Attrs=[NodeAttrs(name="t", text=at)], Nodes=[Node(Tag="video_upgrade")])
+    # When it is mapped, Then it maps without a timestamp instead of failing
+    assert calls.call_unknown(CTX, UnknownCallEventEV(node=node)).data["timestamp"] is None

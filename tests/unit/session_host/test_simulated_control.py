@@ -96,8 +96,8 @@ def test_create_accounts(client: TestClient) -> None:
     again = client.post("/_simulator/accounts", json={"phone": CONTACT}, headers=MASTER)
     assert_envelope(again, 409, "ACCOUNT_EXISTS")
 
-    # And a phone that is not 7 to 15 digits fails validation
-    for phone in ("123", "1234567890123456", "+15550002222"):
+    # And a phone that is not a plain phone number (gateway.jids) fails validation
+    for phone in ("123", "1234567890123456", "+15550002222", "05550002222", " 15550002222", "١٥٥٥٠٠٠٢٢٢٢"):
         bad = client.post("/_simulator/accounts", json={"phone": phone}, headers=MASTER)
         assert_envelope(bad, 400, "VALIDATION_ERROR")
         assert bad.json()["validation"][0]["field"] == "phone"

@@ -133,6 +133,24 @@ def test_receipts_for_an_offline_sender_wait_for_it(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+def test_phone_digits_address_the_account_as_with_the_real_network(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a connected device and a contact
+        network = fast_network()
+        network.create_account(CONTACT)
+        session, _ = await paired(network, tmp_path)
+
+        # When it sends to the contact's phone number (as neonize's adapter accepts)
+        sent = await session.send_text(CONTACT, "hello by number")
+
+        # Then the contact gets it and the chat is the contact's user JID
+        assert sent.chat_jid == CONTACT_JID
+        assert [m["text"] for m in network.inbox(CONTACT)["messages"]] == ["hello by number"]
+        await session.close()
+
+    asyncio.run(scenario())
+
+
 def test_sending_to_someone_not_on_the_network(tmp_path: Path) -> None:
     async def scenario() -> None:
         # Given a connected device
@@ -145,11 +163,14 @@ def test_sending_to_someone_not_on_the_network(tmp_path: Path) -> None:
             await session.send_text("120363000000000000@g.us", "hello group")
         with pytest.raises(NetworkError) as malformed:
             await session.send_text("not-a-jid", "hello")
+        with pytest.raises(NetworkError) as with_plus:
+            await session.send_text("+19990000000", "hello")
 
         # Then the network refuses each in its own way
         assert unknown.value.kind is NetworkErrorKind.NOT_FOUND
         assert group.value.kind is NetworkErrorKind.NOT_FOUND
         assert malformed.value.kind is NetworkErrorKind.INVALID
+        assert with_plus.value.kind is NetworkErrorKind.INVALID
         await session.close()
 
     asyncio.run(scenario())

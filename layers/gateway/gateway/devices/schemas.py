@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator
+from pydantic import BaseModel, Field, StringConstraints
 
-_PHONE = re.compile(r"^[1-9][0-9]{6,14}$")
+from gateway.jids import PHONE_RULE, PhoneNumber
 
 DeviceName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 
@@ -19,14 +18,6 @@ class CreateDeviceRequest(BaseModel):
 
 
 class PairPhoneRequest(BaseModel):
-    phone: str = Field(
-        description="The phone number of the account to link: digits only, country code first, no `+`",
-        examples=["15551234567"],
+    phone: PhoneNumber = Field(
+        description=f"The phone number of the account to link: {PHONE_RULE}", examples=["15551234567"]
     )
-
-    @field_validator("phone")
-    @classmethod
-    def _plain_phone_number(cls, value: str) -> str:
-        if not _PHONE.match(value):
-            raise ValueError("must be 7 to 15 digits with the country code first, without + or spaces")
-        return value

@@ -8,7 +8,7 @@ from gateway.bus import CommandName
 from gateway.devices import commands
 from gateway.devices.access import require_session
 from gateway.errors import ApiError, validation_error
-from gateway.messages.chats import Chat, parse_chat, parse_person
+from gateway.jids import PHONE_RULE, Address, parse_chat, parse_participant
 from gateway.messages.schemas import MarkReadRequest
 from gateway.models import DeviceModel
 from gateway.observability import logger
@@ -20,16 +20,15 @@ def mark_read(device: DeviceModel, request: MarkReadRequest) -> dict[str, Any]:
     The input is checked first (400), then the device's status on its record (503), and only
     then is the session host asked; it answers 503 too when the record was behind the session.
     """
-    chat_value = (request.chat_jid or "").strip()
     message_ids = list(dict.fromkeys(request.message_ids or ()))
-    _require(chat_jid=chat_value, message_ids=message_ids)
-    chat = parse_chat(chat_value)
+    _require(chat_jid=(request.chat_jid or "").strip(), message_ids=message_ids)
+    chat = parse_chat(request.chat_jid)
     if chat is None:
         raise ApiError(
             400,
             "INVALID_CHAT_JID",
-            "chat_jid must be a user JID (<digits>@s.whatsapp.net), 7 to 15 phone digits, "
-            "or a group JID (<digits>@g.us)",
+            "chat_jid must be a user JID (<phone number>@s.whatsapp.net), a phone number "
+            f"({PHONE_RULE}) or a group JID (<digits>@g.us)",
         )
     sender = _sender(chat, request.sender_jid)
     require_session(device)
@@ -54,13 +53,13 @@ def _require(**fields: str | list[str]) -> None:
         )
 
 
-def _sender(chat: Chat, value: str | None) -> str:
+def _sender(chat: Address, value: str | None) -> str:
     """Who sent the messages: named for a group chat, the chat itself by default for a person."""
     if value is None or not value.strip():
         if chat.is_group:
             raise validation_error("sender_jid", "required for a group chat: the participant who sent them")
         return chat.jid
-    sender = parse_person(value)
+    sender = parse_participant(value)
     if sender is None:
-        raise validation_error("sender_jid", "must be a user JID, phone digits or a LID", value)
-    return sender
+        raise validation_error("sender_jid", "must be a user JID, a phone number or a LID", value)
+    return sender.jid

@@ -12,6 +12,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from gateway.jids import CHAT_PATTERN, PARTICIPANT_PATTERN
+
 MAX_MESSAGE_IDS = 100
 MessageId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
@@ -21,9 +23,10 @@ class MarkReadRequest(BaseModel):
 
     chat_jid: str | None = Field(
         default=None,
-        description="The chat the messages were received in: a user JID (`<digits>@s.whatsapp.net`), "
-        "the phone digits of one, or a group JID (`<digits>@g.us`)",
+        description="The chat the messages were received in: a user JID (`<phone>@s.whatsapp.net`), "
+        "a phone number, or a group JID (`<digits>@g.us`); see docs/identifiers.md",
         examples=["15551234567@s.whatsapp.net"],
+        json_schema_extra={"pattern": CHAT_PATTERN},
     )
     message_ids: list[MessageId] | None = Field(
         default=None,
@@ -34,7 +37,8 @@ class MarkReadRequest(BaseModel):
     )
     sender_jid: str | None = Field(
         default=None,
-        description="Who sent the messages: required for a group chat (a user JID, phone digits or a "
-        "LID); for a person's chat it defaults to that person",
+        description="Who sent the messages: required for a group chat (a user JID, a phone number or "
+        "a LID); for a person's chat it defaults to that person",
         examples=["15557654321@s.whatsapp.net"],
+        json_schema_extra={"pattern": PARTICIPANT_PATTERN},
     )

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -41,6 +40,8 @@ from typing import Any
 
 from neonize.proto.Neonize_pb2 import JID
 from neonize.utils.enum import ClientName
+
+from gateway import jids
 
 from ..port import (
     EventSink,
@@ -60,8 +61,6 @@ from .store import DeviceStore
 from .teardown import TeardownMixin
 
 logger = logging.getLogger(__name__)
-
-_PHONE = re.compile(r"^[0-9]{7,15}$")
 
 
 @dataclass(frozen=True)
@@ -176,9 +175,8 @@ class NeonizeSession(OperationsMixin, TeardownMixin, NetworkHandlers):
             runner, state, first_qr = self._runner, self._state, self._first_qr
         if runner is None or not runner.alive or state is not SessionState.PAIRING or first_qr is None:
             raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "no pairing session is running")
-        digits = (phone or "").strip()
-        if not _PHONE.match(digits):
-            raise NetworkError(NetworkErrorKind.INVALID, "phone must be 7 to 15 digits, country code first")
+        if not jids.is_phone(phone):
+            raise NetworkError(NetworkErrorKind.INVALID, f"phone must be {jids.PHONE_RULE}")
         try:
             await asyncio.wait_for(first_qr.wait(), self._timings.first_qr_wait)
         except TimeoutError as exc:
@@ -186,7 +184,7 @@ class NeonizeSession(OperationsMixin, TeardownMixin, NetworkHandlers):
                 NetworkErrorKind.TIMEOUT,
                 f"the network did not start pairing within {self._timings.first_qr_wait:g} s",
             ) from exc
-        return await asyncio.to_thread(self._pair_phone_now, digits)
+        return await asyncio.to_thread(self._pair_phone_now, phone)
 
     def _pair_phone_now(self, phone: str) -> str:
         with self._gate.shared():

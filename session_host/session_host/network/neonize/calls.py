@@ -116,6 +116,6 @@ def call_unknown(_ctx: EventContext, ev: UnknownCallEvent) -> NetworkEvent:
         call_id=_attr(child, "call-id") or "",
         sender=_attr(call, "from"),
         creator=_attr(child, "call-creator"),
-        at=float(at) if at and at.isdigit() else None,
+        at=float(at) if at and at.isascii() and at.isdigit() else None,
         extra={"tag": child.Tag or None},
     )

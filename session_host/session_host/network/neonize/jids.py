@@ -1,29 +1,25 @@
 """JIDs and timestamps between the port (strings) and neonize (``JID`` protobufs).
 
-JIDs leave the adapter as ``user@server`` strings without agent or device part
-(``12025550123@s.whatsapp.net``, ``120363000000000000@g.us``). When the network names a
-person by a LID (``<opaque>@lid``) and also gives the phone JID (``SenderAlt`` /
-``RecipientAlt``), the phone JID wins, so receivers see the same address they send to.
+The string rules (which JIDs exist, how one is written) are :mod:`gateway.jids`; this module
+only converts between those strings and neonize's protobufs. JIDs leave the adapter as
+``user@server`` strings without agent or device part (``12025550123@s.whatsapp.net``,
+``120363000000000000@g.us``). When the network names a person by a LID (``<opaque>@lid``)
+and also gives the phone JID (``SenderAlt`` / ``RecipientAlt``), the phone JID wins, so
+receivers see the same address they send to.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from neonize.proto.Neonize_pb2 import JID, MessageSource
 from neonize.utils.jid import build_jid
 
+from gateway.jids import LID_SERVER, Jid
+from gateway.jids import parse_jid as parse_jid_text
+
 from ..payloads import iso_utc
 from ..port import NetworkError, NetworkErrorKind
-
-USER_SERVER = "s.whatsapp.net"
-GROUP_SERVER = "g.us"
-LID_SERVER = "lid"
-KNOWN_SERVERS = frozenset({USER_SERVER, GROUP_SERVER, LID_SERVER, "broadcast", "newsletter"})
-
-_PHONE = re.compile(r"^[0-9]{7,15}$")
-_JID = re.compile(r"^(?P<user>[0-9A-Za-z.-]+)(?::(?P<device>[0-9]+))?@(?P<server>[a-z.]+)$")
 
 _JID_FIELDS = ("User", "RawAgent", "Device", "Integrator", "Server")
 
@@ -32,16 +28,12 @@ def jid_str(jid: JID | None) -> str | None:
     """``user@server`` of a JID (agent and device dropped); None for an empty JID."""
     if jid is None or not jid.Server:
         return None
-    return f"{jid.User}@{jid.Server}" if jid.User else jid.Server
+    return Jid(jid.User, jid.Server).bare
 
 
 def full_jid_str(jid: JID) -> str:
     """The JID with its device part, as whatsmeow stores it (``user[.agent]:device@server``)."""
-    if jid.RawAgent > 0:
-        return f"{jid.User}.{jid.RawAgent}:{jid.Device}@{jid.Server}"
-    if jid.Device > 0:
-        return f"{jid.User}:{jid.Device}@{jid.Server}"
-    return f"{jid.User}@{jid.Server}"
+    return str(Jid(jid.User, jid.Server, jid.RawAgent, jid.Device))
 
 
 def is_lid(jid: JID) -> bool:
@@ -69,22 +61,18 @@ def chat_of(source: MessageSource) -> str | None:
 
 
 def parse_jid(value: str) -> JID:
-    """A JID protobuf from phone digits or a ``user[:device]@server`` string.
+    """A JID protobuf from phone digits or a ``user[.agent][:device]@server`` string.
 
     Raises
     ------
     NetworkError
-        ``INVALID`` when the value is neither phone digits nor a JID of a known server.
+        ``INVALID`` when :func:`gateway.jids.parse_jid` refuses the value.
     """
-    text = (value or "").strip()
-    if _PHONE.match(text):
-        return build_jid(text, USER_SERVER)
-    match = _JID.match(text)
-    if match is None or match["server"] not in KNOWN_SERVERS:
+    parsed = parse_jid_text(value)
+    if parsed is None:
         raise NetworkError(NetworkErrorKind.INVALID, f"not a phone number or JID: {value!r}")
-    jid = build_jid(match["user"], match["server"])
-    if match["device"]:
-        jid.Device = int(match["device"])
+    jid = build_jid(parsed.user, parsed.server)
+    jid.RawAgent, jid.Device = parsed.agent, parsed.device
     return jid
 
 

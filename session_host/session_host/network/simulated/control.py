@@ -14,30 +14,30 @@ from fastapi import Path as PathParam
 from pydantic import BaseModel, Field, StringConstraints, field_validator
 
 from gateway.errors import ApiError
+from gateway.jids import PHONE_PATTERN, PhoneNumber
 
-from .model import OPERATIONS, PHONE_PATTERN, ControlError
+from .model import OPERATIONS, ControlError
 from .network import SimulatedNetwork
 
-Phone = Annotated[str, StringConstraints(pattern=PHONE_PATTERN)]
-PhoneInPath = Annotated[str, PathParam(pattern=PHONE_PATTERN, description="phone digits, 7 to 15")]
+PhoneInPath = Annotated[str, PathParam(pattern=PHONE_PATTERN, description="a plain phone number")]
 DeviceIdInPath = Annotated[str, PathParam(min_length=1, max_length=128)]
 CallIdInPath = Annotated[str, PathParam(min_length=1, max_length=64)]
-Target = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
+Target = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 T = TypeVar("T")
 
 
 class AccountIn(BaseModel):
-    phone: Phone
+    phone: PhoneNumber
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)] | None = None
 
 
 class ScanIn(BaseModel):
-    phone: Phone
+    phone: PhoneNumber
 
 
 class PairCodeIn(BaseModel):
-    phone: Phone
+    phone: PhoneNumber
     code: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$")]
 
 

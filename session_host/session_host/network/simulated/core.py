@@ -20,11 +20,11 @@ from .model import (
     Connection,
     Deliver,
     Fault,
+    account_phone,
     new_connection_id,
     new_message_id,
     new_pair_code,
     new_qr_code,
-    phone_of,
 )
 from .persistence import read_json, write_json
 from .world import World
@@ -206,15 +206,16 @@ class NetworkCore:
 
     # --- traffic (called by sessions) -------------------------------------------------
 
-    def send_text(self, conn_id: str, to: str, text: str) -> tuple[str, float]:
-        """A connected device sends a text; returns the network's message id and time."""
+    def send_text(self, conn_id: str, to: str, text: str) -> tuple[str, str, float]:
+        """A connected device sends a text; returns the network's message id, the chat's JID
+        (phone digits name a user JID) and the time."""
         with self._lock:
             conn, sender = self._live(conn_id)
             recipient = self._recipient(to)
             message_id = new_message_id()
             self._world.post(sender, recipient, message_id, text, exclude=conn.device_key)
             self._save()
-            return message_id, time.time()
+            return message_id, recipient.jid, time.time()
 
     def send_presence(self, conn_id: str, chat: str, state: str) -> None:
         with self._lock:
@@ -227,7 +228,7 @@ class NetworkCore:
     def mark_read(self, conn_id: str, chat: str, sender: str, message_ids: list[str]) -> None:
         with self._lock:
             _conn, reader = self._live(conn_id)
-            phone_of(chat)
+            account_phone(chat)
             if self._world.account_of_jid(sender) is not None:
                 self._world.read(reader, sender, message_ids, claimed=True)
                 self._save()

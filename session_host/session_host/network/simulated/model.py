@@ -1,4 +1,6 @@
-"""Pieces of the simulated network's world: JIDs, identifiers, records and errors.
+"""Pieces of the simulated network's world: identifiers, records and errors.
+
+Phone numbers and JIDs follow :mod:`gateway.jids`, as with the real network's adapter.
 
 Pure code, no locks and no I/O: :mod:`.network` holds the world and its lock.
 """
@@ -7,21 +9,16 @@ from __future__ import annotations
 
 import base64
 import inspect
-import re
 import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from gateway import jids
+
 from ..port import DeviceSession, NetworkError, NetworkErrorKind
 
-USER_SERVER = "s.whatsapp.net"
-GROUP_SERVER = "g.us"
-PHONE_PATTERN = r"^\d{7,15}$"
-_PHONE = re.compile(PHONE_PATTERN)
-_USER_JID = re.compile(r"^(\d{7,15})@s\.whatsapp\.net$")
-_GROUP_JID = re.compile(r"^[\d-]+@g\.us$")
 _PAIR_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"  # the network's linking alphabet (no 0, O, I, U)
 
 FAULT_KINDS: dict[str, NetworkErrorKind] = {
@@ -57,28 +54,22 @@ class ControlError(Exception):
 # --- identifiers ----------------------------------------------------------------------
 
 
-def is_phone(value: str) -> bool:
-    return bool(_PHONE.match(value))
+def account_phone(address: str) -> str:
+    """The phone of the account ``address`` names (phone digits or a user JID, as the
+    adapters take addresses: :func:`gateway.jids.parse_jid`).
 
-
-def user_jid(phone: str) -> str:
-    return f"{phone}@{USER_SERVER}"
-
-
-def phone_of(jid: str) -> str:
-    """The phone digits of a user JID; NetworkError INVALID for anything else."""
-    match = _USER_JID.match(jid)
-    if match is None:
-        if _GROUP_JID.match(jid):
-            raise NetworkError(NetworkErrorKind.NOT_FOUND, f"group {jid} does not exist on the network")
-        raise NetworkError(NetworkErrorKind.INVALID, f"not a user JID: {jid!r}")
-    return match.group(1)
-
-
-def normalize_target(value: str) -> str:
-    """A user JID from a JID or from bare phone digits (the control API accepts both)."""
-    value = value.strip()
-    return user_jid(value) if is_phone(value) else value
+    Raises
+    ------
+    NetworkError
+        ``INVALID`` when ``address`` is no address; ``NOT_FOUND`` when it names what this
+        network does not model (a group, a LID, a broadcast list).
+    """
+    jid = jids.parse_jid(address)
+    if jid is None:
+        raise NetworkError(NetworkErrorKind.INVALID, f"not a phone number or JID: {address!r}")
+    if jid.server != jids.USER_SERVER:
+        raise NetworkError(NetworkErrorKind.NOT_FOUND, f"{address} does not exist on the network")
+    return jid.user
 
 
 def new_message_id() -> str:
@@ -129,7 +120,7 @@ class Account:
 
     @property
     def jid(self) -> str:
-        return user_jid(self.phone)
+        return jids.user_jid(self.phone)
 
     @property
     def push_name(self) -> str:

@@ -16,6 +16,8 @@ import copy
 import time
 from typing import Any
 
+from gateway import jids
+
 from ..port import NetworkError, NetworkErrorKind
 from . import events
 from .core import REAL_QR_LIFETIMES, NetworkCore
@@ -25,12 +27,10 @@ from .model import (
     Connection,
     ControlError,
     Link,
-    is_phone,
     new_call_id,
     new_device_key,
     new_message_id,
     normalize_pair_code,
-    normalize_target,
 )
 
 __all__ = ["REAL_QR_LIFETIMES", "SimulatedNetwork"]
@@ -67,7 +67,7 @@ class SimulatedNetwork(NetworkCore):
     def _target(self, to: str) -> Account:
         """The account a phone addresses (user JID or phone digits), as a control API error."""
         try:
-            return self._recipient(normalize_target(to))
+            return self._recipient(to)
         except NetworkError as error:
             raise _control_error(error) from error
 
@@ -81,8 +81,8 @@ class SimulatedNetwork(NetworkCore):
 
     @staticmethod
     def _check_phone(phone: str) -> None:
-        if not is_phone(phone):
-            raise ControlError(400, "VALIDATION_ERROR", "phone must be 7 to 15 digits")
+        if not jids.is_phone(phone):
+            raise ControlError(400, "VALIDATION_ERROR", f"phone must be {jids.PHONE_RULE}")
 
     def inbox(self, phone: str) -> dict[str, Any]:
         """What the phone received and saw: messages, chat presence, statuses, and what it sent."""

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from gateway import jids
+
 from .. import payloads
 from ..port import (
     ChatPresence,
@@ -26,7 +28,7 @@ from ..port import (
     SessionState,
 )
 from . import events
-from .model import Deliver, is_phone
+from .model import Deliver
 from .network import SimulatedNetwork
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
@@ -91,8 +93,8 @@ class SimulatedSession:
             raise NetworkError(NetworkErrorKind.ALREADY_LOGGED_IN, f"device {self._device_id} is paired")
         if self._state is not SessionState.PAIRING:
             raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not pairing")
-        if not is_phone(phone):
-            raise NetworkError(NetworkErrorKind.INVALID, "phone must be 7 to 15 digits")
+        if not jids.is_phone(phone):
+            raise NetworkError(NetworkErrorKind.INVALID, f"phone must be {jids.PHONE_RULE}")
         await self._fault("pair_phone")
         if self._conn is None or self._state is not SessionState.PAIRING:
             raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not pairing")
@@ -146,8 +148,8 @@ class SimulatedSession:
         if not text:
             raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
         await self._fault("send_text")
-        message_id, at = self._network.send_text(self._connection(), to, text)
-        return SentMessage(message_id=message_id, chat_jid=to, timestamp=at)
+        message_id, chat_jid, at = self._network.send_text(self._connection(), to, text)
+        return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
         self._connection()

@@ -17,7 +17,7 @@ from typing import Any
 from ..payloads import ReceiptKind, iso_utc
 from ..port import NetworkEvent
 from . import events
-from .model import Account, Call, Connection, Link, phone_of
+from .model import Account, Call, Connection, Link, account_phone
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ class World:
     # --- lookups ----------------------------------------------------------------------
 
     def account_of_jid(self, jid: str) -> Account | None:
-        return self.accounts.get(phone_of(jid))
+        return self.accounts.get(account_phone(jid))
 
     def links_of(self, jid: str) -> list[Link]:
         return [link for link in self.links.values() if link.jid == jid]
@@ -118,7 +118,7 @@ class World:
 
     def receipt(self, kind: ReceiptKind, sender_jid: str, chat_jid: str, message_ids: list[str]) -> None:
         """A ``delivered`` or ``read`` receipt from ``chat_jid`` for messages ``sender_jid`` sent."""
-        sender = self.accounts.get(phone_of(sender_jid))
+        sender = self.accounts.get(account_phone(sender_jid))
         if sender is None:
             return
         rank = {"sent": 0, "delivered": 1, "read": 2}

@@ -1,0 +1,151 @@
+"""Commands on a device's session itself: connect, pairing (QR, pair code), disconnect,
+logout and delete."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from gateway.bus import Command, CommandName, Reply
+from gateway.observability import logger
+from session_host import records
+from session_host.commands.context import NOT_LOGGED_IN, Host, Outcome, failed, ok, refuse_if_paired
+from session_host.commands.registry import handles
+from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.owned import OwnedDevice, session_snapshot
+from session_host.ownership import RecordOnEnd
+from session_host.unlink import forget, unlink
+
+# --- connect ----------------------------------------------------------------------------
+
+
+async def _start(host: Host, command: Command, owned: OwnedDevice, _claimed: bool) -> Reply:
+    try:
+        await owned.session.connect()
+    except NetworkError as error:
+        snapshot = await host.own.retire(owned, RecordOnEnd.STOP_WANTING)
+        return failed(command, error.kind.value, str(error), snapshot)
+    logger.info("device session started", extra={"device_id": owned.device_id, "tenant_id": owned.tenant_id})
+    return ok(command, session_snapshot(owned.session))
+
+
+async def _connect_idle(host: Host, command: Command) -> Outcome:
+    return await host.take(command, records.Claim.CONNECT, _start)
+
+
+@handles(CommandName.CONNECT, when_idle=_connect_idle)
+async def connect(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+    """A running session is connected again if it dropped; otherwise this is a no-op."""
+    session = owned.session
+    if session.state not in (SessionState.CONNECTED, SessionState.PAIRING):
+        await session.connect()
+    return ok(command, session_snapshot(session))
+
+
+# --- pairing ----------------------------------------------------------------------------
+
+
+@handles(CommandName.QR)
+async def qr(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+    """The QR code the pairing session shows now, answered from memory."""
+    session = owned.session
+    if refused := await refuse_if_paired(command, owned):
+        return refused
+    shown = session.current_qr
+    if shown is not None:
+        return ok(command, session_snapshot(session), {"qr_code": shown[0], "expires_at": shown[1]})
+    if session.state is SessionState.PAIRING:
+        return failed(command, NetworkErrorKind.TIMEOUT, "the network has shown no QR code yet; retry")
+    return failed(
+        command,
+        NetworkErrorKind.NOT_CONNECTED,
+        "the device is not pairing; connect it first",
+        session_snapshot(session),
+    )
+
+
+@handles(CommandName.PAIR_PHONE)
+async def pair_phone(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+    """A pair code for ``args.phone`` (the adapter checks the number with gateway.jids)."""
+    session = owned.session
+    phone = command.args.get("phone")
+    if not isinstance(phone, str) or not phone:
+        return failed(command, NetworkErrorKind.INVALID, "phone is required")
+    if refused := await refuse_if_paired(command, owned):
+        return refused
+    code = await session.pair_phone(phone)
+    return ok(command, session_snapshot(session), {"pair_code": code})
+
+
+# --- disconnect -------------------------------------------------------------------------
+
+
+async def _disconnect_idle(host: Host, command: Command) -> Outcome:
+    """Nothing runs: only the record stops wanting a connection (under the lease, so no host
+    restores the device meanwhile)."""
+    own = host.own
+    lease = await own.acquire(command.tenant_id, command.device_id)
+    if lease is None:
+        return await host.held_elsewhere(command)
+    try:
+        record = await own.aws(records.stop_wanting_idle, command.tenant_id, command.device_id)
+    finally:
+        await own.release(lease)
+    return ok(command, records.record_snapshot(record) if record is not None else None)
+
+
+@handles(CommandName.DISCONNECT, when_idle=_disconnect_idle)
+async def disconnect(host: Host, command: Command, owned: OwnedDevice) -> Reply:
+    """Close the connection and keep the login."""
+    return await host.end(command, owned, owned.session.disconnect)
+
+
+# --- logout -----------------------------------------------------------------------------
+
+
+async def _logout_taken(host: Host, command: Command, owned: OwnedDevice, _claimed: bool) -> Reply:
+    """Logout of a device no host ran: connect it just to unlink it, then stop."""
+    if owned.session.jid is None:
+        snapshot = await host.own.retire(owned, RecordOnEnd.RELEASE_ONLY)
+        return failed(command, NetworkErrorKind.NOT_CONNECTED, NOT_LOGGED_IN, snapshot)
+    owned.ending = True
+    try:
+        await unlink(owned)
+    except NetworkError as error:
+        snapshot = await host.own.retire(owned, RecordOnEnd.HAND_BACK)
+        return failed(command, error.kind.value, str(error), snapshot)
+    return ok(command, await host.own.retire(owned, RecordOnEnd.STOP_WANTING))
+
+
+async def _logout_idle(host: Host, command: Command) -> Outcome:
+    return await host.take(command, records.Claim.VISIT, _logout_taken)
+
+
+@handles(CommandName.LOGOUT, when_idle=_logout_idle)
+async def logout(host: Host, command: Command, owned: OwnedDevice) -> Reply:
+    """Unlink the device from its account and forget the credentials."""
+    session = owned.session
+    if session.jid is None:
+        return failed(command, NetworkErrorKind.NOT_CONNECTED, NOT_LOGGED_IN, session_snapshot(session))
+    return await host.end(command, owned, partial(unlink, owned))
+
+
+# --- delete -----------------------------------------------------------------------------
+
+
+async def _delete_taken(host: Host, command: Command, owned: OwnedDevice, claimed: bool) -> Reply:
+    owned.ending = True
+    await forget(owned)
+    return ok(
+        command, await host.own.retire(owned, RecordOnEnd.STOP_WANTING if claimed else RecordOnEnd.NOTHING)
+    )
+
+
+async def _delete_idle(host: Host, command: Command) -> Outcome:
+    """A device without a record is still cleaned up: the API deletes the record after."""
+    return await host.take(command, records.Claim.VISIT, _delete_taken, missing_ok=True)
+
+
+@handles(CommandName.DELETE, when_idle=_delete_idle)
+async def delete(host: Host, command: Command, owned: OwnedDevice) -> Reply:
+    """Unlink if the network can be told, and stop everything; never fails on the network."""
+    return await _delete_taken(host, command, owned, True)

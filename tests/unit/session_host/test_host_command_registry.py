@@ -1,0 +1,89 @@
+"""The session host's command registry: every command has exactly one handler, and a command
+registered without an idle policy never starts a session."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, cast
+
+import pytest
+
+from gateway.bus import Command, CommandName, Reply
+from gateway.bus.messages import ErrorKind
+from gateway.leases import Lease
+from session_host.commands import CommandExecutor, Forward
+from session_host.commands.context import Host, needs_a_session
+from session_host.commands.registry import NOT_EXECUTED, REGISTRY, CommandRegistry
+from session_host.owned import OwnedDevice
+from session_host.ownership import Ownership
+
+
+def test_every_command_has_one_handler_or_is_declared_not_executed() -> None:
+    # Given every command the bus carries
+    names = set(CommandName)
+    # Then each has a handler on the host, or says why it has none; never both
+    missing = names - REGISTRY.names - set(NOT_EXECUTED)
+    assert not missing, f"commands without a handler on the session host: {sorted(missing)}"
+    assert not REGISTRY.names & set(NOT_EXECUTED)
+
+
+async def _served(_host: Host, command: Command, _owned: OwnedDevice) -> Reply:
+    return Reply.success(command, {"served": True}, None)
+
+
+def test_a_command_has_one_handler() -> None:
+    # Given a registry with a handler for MARK_READ
+    registry = CommandRegistry()
+    registry.handles(CommandName.MARK_READ)(_served)
+    # When a second one is registered, or one for a command the dispatcher answers, Then it is refused
+    with pytest.raises(ValueError, match="mark_read"):
+        registry.handles(CommandName.MARK_READ)(_served)
+    with pytest.raises(ValueError, match="ping"):
+        registry.handles(CommandName.PING)(_served)
+
+
+class _Ownership:
+    """Just enough of :class:`Ownership` for a device no session on this host runs."""
+
+    def __init__(self, holder_queue: str | None) -> None:
+        self.devices: dict[str, OwnedDevice] = {}
+        self._holder = Lease("d1", "t1", "host-b", holder_queue, 1, 0) if holder_queue else None
+        self.acquired = 0
+
+    async def holder(self, device_id: str, consistent: bool = True) -> Lease | None:
+        return self._holder
+
+    async def acquire(self, tenant_id: str, device_id: str) -> Lease | None:
+        self.acquired += 1
+        return None
+
+
+def _execute(registry: CommandRegistry, ownership: _Ownership) -> Any:
+    command = Command(CommandName.MARK_READ, "t1", "d1", deadline=time.time() + 30)
+    executor = CommandExecutor(cast(Ownership, ownership), registry)
+    return asyncio.run(executor.execute(command))
+
+
+def test_by_default_a_device_running_nowhere_here_is_forwarded_or_refused_never_started() -> None:
+    # Given a command registered without an idle policy
+    registry = CommandRegistry()
+    registry.handles(CommandName.MARK_READ)(_served)
+    assert registry.get(CommandName.MARK_READ).on_idle is needs_a_session
+
+    # When the device runs on another host, Then the command goes to that host's queue
+    elsewhere = _Ownership("https://queue/host-b")
+    assert _execute(registry, elsewhere) == Forward("https://queue/host-b")
+
+    # When it runs nowhere, Then NOT_RUNNING; and neither case took the device
+    nowhere = _Ownership(None)
+    reply = _execute(registry, nowhere)
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.NOT_RUNNING)
+    assert elsewhere.acquired == nowhere.acquired == 0
+
+
+def test_a_command_without_a_handler_is_a_host_error() -> None:
+    # Given a host that knows no handler for the command (an older host, a newer API)
+    reply = _execute(CommandRegistry(), _Ownership(None))
+    # Then it answers host_error rather than guessing what to do with the device
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.HOST_ERROR)
