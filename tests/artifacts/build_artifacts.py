@@ -156,7 +156,10 @@ def link_locked_distributions(lock: Path, target: Path) -> Path:
     """
     target.mkdir(parents=True)
     for pin in read_lock(lock).values():
-        distribution = importlib.metadata.distribution(pin.name)
+        try:
+            distribution = importlib.metadata.distribution(pin.name)
+        except importlib.metadata.PackageNotFoundError:
+            raise AssertionError(f"the dev venv has no {pin.name} ({pin.version} locked): run make") from None
         if distribution.version != pin.version:
             raise AssertionError(
                 f"the dev venv has {pin.name} {distribution.version}, the lock {pin.version}: run make"
