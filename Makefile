@@ -1,16 +1,37 @@
 # Two commands: `make run` starts the whole gateway locally, `make test` runs every test.
-# Both create the virtual environment they need on first use.
+# Both create the virtual environment they need on first use, from the lock (pip only).
+#
+# Dependencies (docs/dependencies.md): pyproject.toml says which versions are allowed, the
+# lock layers/requirements-dev.txt says which are used, with hashes; the layer's and the
+# session host image's requirements are its subsets, with the same pins.
+#   make lock      re-lock after a change to pyproject.toml (keeps every pin it can)
+#   make upgrade   move every pin to the newest version pyproject.toml allows
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+LOCK := layers/requirements-dev.txt
+LAYER_REQUIREMENTS := layers/gateway/requirements.txt
+IMAGE_REQUIREMENTS := session_host/requirements.txt
+UV_VERSION := 0.13.8
+UV := $(VENV)/bin/uv
+# The platform Lambda and Fargate run (x86_64, glibc); every wheel's hash is kept, so the lock
+# installs on other platforms too.
+LOCK_FLAGS := --quiet --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
+	--custom-compile-command "make lock"
 
-.PHONY: run receiver test lint format openapi bench clean
+.PHONY: run receiver test lint format openapi bench clean lock upgrade
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml layers/local_stack/pyproject.toml $(LOCK)
+	@echo "Setting up $(VENV): installing the locked dependencies (~110 packages; 1-2 minutes the first time)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,session-host]"
+	$(PY) -m pip install --require-hashes --progress-bar on -r $(LOCK)
+	@echo "Installing the project and the local runner in editable mode"
+	@# setuptools warns that the top-level session_host/ folder has the package's name; it has no
+	@# __init__.py, so from the repository root it only lends its name to the installed package.
+	PYTHONWARNINGS="ignore:Editable installation" \
+		$(PY) -m pip install --quiet --no-deps --no-build-isolation -e . -e layers/local_stack
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -38,6 +59,22 @@ openapi: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.coldstart
+
+# The complete lock first, then the two subsets resolved with it as constraints, so they
+# cannot pin anything differently (tests/artifacts/test_locks.py checks it without network).
+lock: $(UV)
+	$(UV) pip compile pyproject.toml --extra dev --extra session-host $(LOCK_FLAGS) $(UPGRADE) -o $(LOCK)
+	$(UV) pip compile pyproject.toml -c $(LOCK) $(LOCK_FLAGS) -o $(LAYER_REQUIREMENTS)
+	$(UV) pip compile pyproject.toml --extra session-host -c $(LOCK) $(LOCK_FLAGS) -o $(IMAGE_REQUIREMENTS)
+	@echo "Locked. Run 'make test' (it reinstalls $(VENV) from the new lock) and commit the three files."
+
+upgrade: UPGRADE := --upgrade
+upgrade: lock
+
+# uv only resolves; installing stays pip's, so `make run`/`make test` and CI never need it.
+$(UV):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet "uv==$(UV_VERSION)"
 
 clean:
 	rm -rf $(VENV) .aws-sam .pytest_cache .ruff_cache

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 
+from local_stack.server import PortUnavailable, ensure_port_free
 from local_stack.stack import LocalStack, persistent_master_token
 
 
 def main() -> None:
-    port = int(os.environ.get("GATEWAY_PORT", "8000"))
+    try:
+        port = api_port(os.environ.get("GATEWAY_PORT", "8000"))
+    except PortUnavailable as error:
+        sys.exit(str(error))  # one line on stderr, exit status 1: nothing has started yet
     master_token = os.environ.get("GATEWAY_MASTER_TOKEN") or persistent_master_token()
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -20,6 +25,16 @@ def main() -> None:
     stop.wait()
     print("stopping...", flush=True)
     stack.stop()
+
+
+def api_port(value: str) -> int:
+    """``GATEWAY_PORT``, checked to be a port the API server can bind."""
+    try:
+        port = int(value)
+    except ValueError:
+        raise PortUnavailable(f"GATEWAY_PORT={value!r} is not a port number") from None
+    ensure_port_free(port)
+    return port
 
 
 def banner(stack: LocalStack, master_token: str) -> str:

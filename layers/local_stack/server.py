@@ -8,6 +8,8 @@ timeout is added to its h11 protocol, and the read/write deadlines by an ASGI wr
 from __future__ import annotations
 
 import asyncio
+import errno
+import socket
 from typing import Any
 
 import uvicorn
@@ -120,6 +122,51 @@ class DeadlinesMiddleware:
                     504, "GATEWAY_TIMEOUT", "the response was not ready within the write timeout"
                 )
                 await error.response()(scope, receive, send)
+
+
+class PortUnavailable(Exception):
+    """The API's port cannot be bound; the message says why and what to do, in one line."""
+
+
+def ensure_port_free(port: int, host: str = "127.0.0.1") -> None:
+    """Refuse a port the API server could not bind, before anything starts.
+
+    Found later, uvicorn would log its error inside its thread and the stack would end in a
+    traceback, with moto and a session host already running. The probe binds as uvicorn binds
+    (``SO_REUSEADDR``), so a port left in TIME_WAIT by the previous run is not refused.
+    """
+    if not 0 <= port < 65536:
+        raise PortUnavailable(f"GATEWAY_PORT={port} is not a TCP port: use a number from 0 (any) to 65535")
+    if port == 0:
+        return  # any free port, chosen when the server starts
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                raise PortUnavailable(
+                    f"port {port} is in use: stop the other process or set GATEWAY_PORT "
+                    f"(e.g. GATEWAY_PORT={_next_free_port(host, port)} make run)"
+                ) from None
+            raise PortUnavailable(
+                f"port {port} cannot be used ({error.strerror}): set GATEWAY_PORT to another port"
+            ) from None
+
+
+def _next_free_port(host: str, taken: int) -> int:
+    """A free port near the one asked for, to suggest (any free port past 65535)."""
+    for candidate in range(taken + 1, min(taken + 100, 65536)):
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, candidate))
+            except OSError:
+                continue
+            return candidate
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
 
 
 def build_app(routers: list[APIRouter], extra: list[APIRouter] | None = None) -> FastAPI:

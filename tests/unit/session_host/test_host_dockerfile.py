@@ -42,9 +42,19 @@ def test_libmagic_and_ffmpeg_are_installed_without_recommends_and_lists_are_clea
     assert "rm -rf /var/lib/apt/lists/*" in apt
 
 
-def test_the_project_is_installed_with_the_session_host_extra() -> None:
-    # Given the RUN steps / When the pip one is found / Then it installs the repository with neonize
-    assert any('pip install ".[session-host]"' in run for run in arguments("RUN"))
+def test_the_locked_dependencies_then_the_project_without_dependencies_are_installed() -> None:
+    # Given the RUN steps / When the pip ones are found
+    runs = arguments("RUN")
+    install_lock = "pip install --require-hashes -r session_host/requirements.txt"
+    locked = [i for i, run in enumerate(runs) if install_lock in run]
+    project = [i for i, run in enumerate(runs) if re.search(r"pip install --no-deps \.( |$)", run)]
+
+    # Then the image's lock (runtime + neonize, with hashes) goes in first, then the project's
+    # wheel alone, so the image runs exactly the locked versions
+    assert len(locked) == 1, runs
+    assert len(project) == 1, runs
+    assert locked[0] < project[0]
+    assert not [run for run in runs if "pip install" in run and "[session-host]" in run]
 
 
 def test_it_runs_as_a_non_root_user_owning_the_sessions_directory() -> None:
