@@ -73,7 +73,10 @@ class LocalStack:
         }
 
     def start(self) -> LocalStack:
+        from local_stack import moto_fixes
+
         os.environ.update(self.environment())
+        moto_fixes.apply()  # before the first request: DynamoDB safe under concurrency, SQS cheap
         self._moto, _ = start_moto(self.moto_port)
         resources = local_resources(load_template())
         self.names = create_resources(self.endpoint, resources, self.prefix)
@@ -92,10 +95,8 @@ class LocalStack:
     def _start_delivery(self) -> None:
         """The webhook delivery function, fed from the events queue as Lambda would feed it."""
         from gateway.config import get_settings
-        from local_stack import moto_fixes
         from local_stack.delivery_worker import DeliveryWorker
 
-        moto_fixes.apply()  # the worker drains deep queues; moto's receive was quadratic in depth
         self.delivery = DeliveryWorker(get_settings().events_queue_url).start()
 
     # --- session hosts ------------------------------------------------------------------
