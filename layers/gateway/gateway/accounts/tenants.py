@@ -8,12 +8,13 @@ from typing import Any
 from gateway.accounts import store
 from gateway.accounts.records import new_user
 from gateway.accounts.roles import Role
-from gateway.accounts.views import tenant_view, user_view
+from gateway.accounts.views import tenant_view, tenant_with_counts, user_view
 from gateway.devices import commands as device_commands
 from gateway.devices import store as device_store
 from gateway.errors import conflict, not_found
 from gateway.models import TenantModel
 from gateway.observability import logger
+from gateway.pagination import Page, PageRequest
 from gateway.timestamps import iso_utc
 from gateway.webhooks import store as webhook_store
 from gateway.webhooks.service import checked_webhook_url
@@ -24,7 +25,14 @@ def register(tenant_name: str, email: str, password: str, webhook_url: str | Non
     if webhook_url is not None:
         checked_webhook_url(webhook_url)
     now = iso_utc()
-    tenant = TenantModel(str(uuid.uuid4()), name=tenant_name.strip(), created_at=now, updated_at=now)
+    tenant = TenantModel(
+        str(uuid.uuid4()),
+        name=tenant_name.strip(),
+        users_count=1,
+        devices_count=0,
+        created_at=now,
+        updated_at=now,
+    )
     created = new_user(tenant.tenant_id, email, password, Role.ADMIN, webhook_url, now)
     admin = created.user
     try:
@@ -51,21 +59,13 @@ def _registration_note(webhook_url: str | None) -> str:
     return note
 
 
-def _with_counts(tenant: TenantModel) -> dict[str, Any]:
-    return {
-        **tenant_view(tenant),
-        "users_count": store.count_users(tenant.tenant_id),
-        "devices_count": store.count_devices(tenant.tenant_id),
-    }
-
-
-def list_tenants() -> list[dict[str, Any]]:
-    tenants = sorted(store.scan_tenants(), key=lambda tenant: tenant.created_at)
-    return [_with_counts(tenant) for tenant in tenants]
+def list_tenants(request: PageRequest) -> Page[dict[str, Any]]:
+    """A page of every tenant with its counts, read from the tenants table alone."""
+    return store.tenants_page(request).map(tenant_with_counts)
 
 
 def get_tenant(tenant_id: str) -> dict[str, Any]:
-    return _with_counts(_existing(tenant_id))
+    return tenant_with_counts(_existing(tenant_id))
 
 
 def _existing(tenant_id: str) -> TenantModel:
