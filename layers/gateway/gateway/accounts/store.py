@@ -9,7 +9,7 @@ from __future__ import annotations
 from pynamodb.exceptions import DoesNotExist, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
-from gateway.models import DeviceModel, TenantModel, TokenModel, UniqueKeyModel, UserModel
+from gateway.models import TenantModel, TokenModel, UniqueKeyModel, UserModel
 from gateway.models.base import TenantGone, failed_conditions, transaction_connection
 from gateway.pagination import Listing, Page, PageRequest, read_page
 
@@ -125,15 +125,18 @@ def update_user_access(user: UserModel, *, active: bool, role: str, updated_at: 
         )
 
 
-def delete_user_records(user: UserModel) -> None:
-    """Token first, so the user's access ends before anything else goes."""
-    TokenModel(user.token_hash).delete()
-    UniqueKeyModel(UniqueKeyModel.user_email(user.tenant_id, user.email)).delete()
-    user.delete()
-
-
-def list_devices(tenant_id: str) -> list[DeviceModel]:
-    return list(DeviceModel.query(tenant_id))
+def delete_users(users: list[UserModel]) -> None:
+    """Delete the users' records in batches (25 items a call): every token first, so the
+    users' access ends before anything else goes, then their email claims and the users."""
+    with TokenModel.batch_write() as tokens:
+        for user in users:
+            tokens.delete(TokenModel(user.token_hash))
+    with UniqueKeyModel.batch_write() as claims:
+        for user in users:
+            claims.delete(UniqueKeyModel(UniqueKeyModel.user_email(user.tenant_id, user.email)))
+    with UserModel.batch_write() as records:
+        for user in users:
+            records.delete(user)
 
 
 def delete_tenant_record(tenant: TenantModel) -> None:
