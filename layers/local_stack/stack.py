@@ -9,6 +9,7 @@ import shutil
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,6 +84,9 @@ class LocalStack:
         if self.names != planned_names(self.endpoint, resources, self.prefix):
             raise RuntimeError(f"moto named the resources differently than planned: {self.names}")
         self._data_dir = Path(tempfile.mkdtemp(prefix="gateway-sessions-"))
+        # Each host's liveness file is its own (as in its own container) and this stack's:
+        # the default, one fixed file in the temp dir, would be shared with any other stack.
+        self._liveness_dir = Path(tempfile.mkdtemp(prefix="gateway-liveness-"))
         if _adapter() == "simulated":
             from session_host.network.simulated import SimulatedNetwork
 
@@ -108,7 +112,10 @@ class LocalStack:
         from session_host.host_thread import HostThread
 
         port = self._port()
-        settings = HostSettings(data_dir=self._data_dir, **self.host_settings)
+        liveness_file = self._liveness_dir / f"host-{uuid.uuid4().hex[:8]}.alive"
+        settings = HostSettings(
+            **{"data_dir": self._data_dir, "liveness_file": liveness_file, **self.host_settings}
+        )
         running = RunningHost(HostThread(SessionHost(port=port, settings=settings)).start(), port)
         self.hosts.append(running)
         return running
@@ -162,6 +169,7 @@ class LocalStack:
             self.delivery.stop()
         self._moto.stop()
         shutil.rmtree(self._data_dir, ignore_errors=True)
+        shutil.rmtree(self._liveness_dir, ignore_errors=True)
 
 
 @dataclass(frozen=True)
