@@ -63,6 +63,20 @@ class Api:
         data = response.json()
         return Tenant(data["tenant"]["id"], name, data["token"], data["user"]["id"])
 
+    def walk(self, path: str, token: str, key: str, **params: object) -> list[dict]:
+        """Every item of a paginated list, following ``next`` from the first page to the last."""
+        items: list[dict] = []
+        cursor: str | None = None
+        while True:
+            query = {**params, **({"cursor": cursor} if cursor else {})}
+            response = self.request("GET", path, token, params=query)
+            assert response.status_code == 200, response.text
+            body = response.json()
+            items.extend(body[key])
+            cursor = body["next"]
+            if cursor is None:
+                return items
+
     def create_user(self, tenant: Tenant, role: str, token: str | None = None) -> tuple[str, str]:
         """A new user of ``role``; returns (user id, token)."""
         body = {"email": f"{role}-{uuid.uuid4().hex[:8]}@{tenant.name}.example.com", "password": "secret123"}

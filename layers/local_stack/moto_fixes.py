@@ -1,4 +1,5 @@
-"""Fixes of moto's costs for the load the local delivery worker puts on it.
+"""Fixes of moto for the local stack: the costs of the load the delivery worker puts on it,
+and DynamoDB writes that concurrent requests could lose.
 
 moto 5.2.5 makes SQS calls cost O(queue depth), with a large constant: each message's
 visibility is decided by reading the clock through datetime arithmetic (~12 µs), and
@@ -15,19 +16,31 @@ request on a busy machine).
 :func:`apply` gives SQS a clock read by ``time.time()`` (the same value), a retention check
 that reads only the retention period (the same comparison), and the server the package's
 module list read once. Behaviour is unchanged; that receive takes ~15 ms.
+
+DynamoDB in moto 5.2.5 is not safe under concurrent requests, which the threaded server
+serves at once. TransactWriteItems deep-copies every table it touches first and, when the
+transaction is cancelled (a condition failed: a duplicate name, a deleted tenant), puts those
+copies back: every write another request made to those tables meanwhile is lost. And an
+``ADD`` update reads and writes the item in two steps, so two at once count one. DynamoDB
+itself makes each item write atomic and a transaction all-or-nothing without touching other
+items; :func:`apply` gets the same results by serialising moto's DynamoDB requests.
 """
 
 from __future__ import annotations
 
 import datetime
+import threading
 import time
 from typing import Any
 
 from moto import backends
 from moto.core import utils
+from moto.dynamodb.responses import DynamoHandler
 from moto.sqs import models
 
 _MOTO_MODULES = tuple(backends.list_of_moto_modules())
+_DYNAMODB_LOCK = threading.Lock()
+_DYNAMODB_CALL_ACTION = DynamoHandler.call_action
 
 
 def _unix_time(dt: datetime.datetime | None = None) -> float:
@@ -49,6 +62,12 @@ def _list_of_moto_modules() -> tuple[str, ...]:
     return _MOTO_MODULES
 
 
+def _serialised_dynamodb_call(self: DynamoHandler) -> Any:
+    """One DynamoDB request at a time, each complete before the next reads the tables."""
+    with _DYNAMODB_LOCK:
+        return _DYNAMODB_CALL_ACTION(self)
+
+
 def apply() -> None:
     """Patch moto in this process (idempotent)."""
     backends.list_of_moto_modules = _list_of_moto_modules  # type: ignore[assignment]
@@ -57,3 +76,4 @@ def apply() -> None:
     models.SQSBackend.is_message_valid_based_on_retention_period = (  # type: ignore[method-assign]
         _is_message_valid_based_on_retention_period
     )
+    DynamoHandler.call_action = _serialised_dynamodb_call  # type: ignore[method-assign]

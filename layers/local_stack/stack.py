@@ -9,6 +9,7 @@ import shutil
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,13 +74,19 @@ class LocalStack:
         }
 
     def start(self) -> LocalStack:
+        from local_stack import moto_fixes
+
         os.environ.update(self.environment())
+        moto_fixes.apply()  # before the first request: DynamoDB safe under concurrency, SQS cheap
         self._moto, _ = start_moto(self.moto_port)
         resources = local_resources(load_template())
         self.names = create_resources(self.endpoint, resources, self.prefix)
         if self.names != planned_names(self.endpoint, resources, self.prefix):
             raise RuntimeError(f"moto named the resources differently than planned: {self.names}")
         self._data_dir = Path(tempfile.mkdtemp(prefix="gateway-sessions-"))
+        # Each host's liveness file is its own (as in its own container) and this stack's:
+        # the default, one fixed file in the temp dir, would be shared with any other stack.
+        self._liveness_dir = Path(tempfile.mkdtemp(prefix="gateway-liveness-"))
         if _adapter() == "simulated":
             from session_host.network.simulated import SimulatedNetwork
 
@@ -92,10 +99,8 @@ class LocalStack:
     def _start_delivery(self) -> None:
         """The webhook delivery function, fed from the events queue as Lambda would feed it."""
         from gateway.config import get_settings
-        from local_stack import moto_fixes
         from local_stack.delivery_worker import DeliveryWorker
 
-        moto_fixes.apply()  # the worker drains deep queues; moto's receive was quadratic in depth
         self.delivery = DeliveryWorker(get_settings().events_queue_url).start()
 
     # --- session hosts ------------------------------------------------------------------
@@ -107,7 +112,10 @@ class LocalStack:
         from session_host.host_thread import HostThread
 
         port = self._port()
-        settings = HostSettings(data_dir=self._data_dir, **self.host_settings)
+        liveness_file = self._liveness_dir / f"host-{uuid.uuid4().hex[:8]}.alive"
+        settings = HostSettings(
+            **{"data_dir": self._data_dir, "liveness_file": liveness_file, **self.host_settings}
+        )
         running = RunningHost(HostThread(SessionHost(port=port, settings=settings)).start(), port)
         self.hosts.append(running)
         return running
@@ -161,6 +169,7 @@ class LocalStack:
             self.delivery.stop()
         self._moto.stop()
         shutil.rmtree(self._data_dir, ignore_errors=True)
+        shutil.rmtree(self._liveness_dir, ignore_errors=True)
 
 
 @dataclass(frozen=True)

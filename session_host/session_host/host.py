@@ -96,6 +96,11 @@ class SessionHost:
         """Ids of the devices this host runs now; safe to call from any thread."""
         return self._ownership.device_ids
 
+    def restore_passes(self) -> int:
+        """How many restore passes this host has completed (failed ones included); safe to
+        call from any thread. Lets a caller wait for passes instead of guessing their timing."""
+        return self._restorer.passes
+
     async def start(self) -> None:
         self.queue_url = await self._aws(queues.create_dynamic_queue, queues.HOST_QUEUE, self.host_id)
         self._ownership.queue_url = self.queue_url

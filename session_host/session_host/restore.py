@@ -31,6 +31,7 @@ class Restorer:
         self._settings = settings
         self._slots = asyncio.Semaphore(settings.restore_concurrency)
         self._finishing = asyncio.Event()
+        self.passes = 0  # completed passes, read by other threads (an int: no lock needed)
 
     async def run(self) -> None:
         """Restore passes until :meth:`finish` is called; a pass under way completes first."""
@@ -41,6 +42,7 @@ class Restorer:
                 logger.warning("restore pass failed", extra={"error": str(error)})
             except Exception:
                 logger.exception("restore pass failed")
+            self.passes += 1
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self._settings.takeover_every_seconds):
                     await self._finishing.wait()

@@ -180,22 +180,23 @@ def test_user_lists_its_own_devices_and_admin_and_manager_list_all(api):
     third = create_device(api, manager_token, name="manager's")
     fourth = create_device(api, user_token, name="user's 2")
     # When each of them lists the devices
-    # Then the user sees its own two, the admin and the manager all four, oldest first
-    assert listed_ids(api, user_token) == [second["id"], fourth["id"]]
-    everything = [first["id"], second["id"], third["id"], fourth["id"]]
+    # Then the user sees its own two, the admin and the manager all four, ordered by id
+    assert listed_ids(api, user_token) == sorted([second["id"], fourth["id"]])
+    everything = sorted([first["id"], second["id"], third["id"], fourth["id"]])
     assert listed_ids(api, tenant.admin_token) == everything
     assert listed_ids(api, manager_token) == everything
     # And the listed devices have the same shape as a single read
     listed = api.request("GET", "/devices", tenant.admin_token).json()
     assert listed["success"] is True
-    assert listed["devices"][1] == second
+    assert listed["next"] is None
+    assert listed["devices"][everything.index(second["id"])] == second
 
 
 def test_tenant_without_devices_lists_none(api):
     tenant = api.register()
     response = api.request("GET", "/devices", tenant.admin_token)
     assert response.status_code == 200, response.text
-    assert response.json() == {"success": True, "devices": []}
+    assert response.json() == {"success": True, "devices": [], "next": None}
 
 
 @pytest.mark.parametrize("reader", ["owner", "admin", "manager"])

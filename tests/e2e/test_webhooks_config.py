@@ -82,7 +82,7 @@ def test_an_update_keeps_what_it_leaves_out(api, owner):
     # Then the others keep their stored values, the secret included
     assert (kept["enabled"], kept["retry_attempts"], kept["timeout"]) == (False, 7, 5)
     assert kept["has_secret"] is True
-    assert kept["headers"] == {"Authorization": "Bearer abc", "X-Tenant": "acme"}
+    assert kept["headers"] == {"Authorization": "***", "X-Tenant": "***"}
     # When an update sets the secret to null and the headers to an empty object
     cleared = configure(api, token, secret=None, headers={})
     # Then the secret is removed and the headers cleared

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-T = TypeVar("T")
+from waiting import wait_until
+
+__all__ = ["WEBHOOK_FIELDS", "configure", "new_device", "wait_until", "webhook_body"]
 
 WEBHOOK_FIELDS = {
     "id",
@@ -42,14 +42,3 @@ def new_device(api: Any, token: str) -> str:
     response = api.request("POST", "/devices", token, json={})
     assert response.status_code == 201, response.text
     return response.json()["device"]["id"]
-
-
-def wait_until(check: Callable[[], T], timeout: float = 15.0, interval: float = 0.1) -> T:
-    """The first truthy result of ``check()``, polling until ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(interval)

@@ -24,6 +24,7 @@ from gateway.bus import (
     CommandName,
     DeviceSnapshot,
     Reply,
+    Target,
     queues,
 )
 from local_stack.stack import LocalStack
@@ -219,3 +220,36 @@ def test_call_raises_the_hosts_failure(bus: CommandBus, shared: QueueReader) -> 
     error = outcome["error"]
     assert isinstance(error, CommandFailed)
     assert (error.kind, str(error)) == ("not_running", "no session runs this device")
+
+
+def test_request_all_sends_every_command_at_once_and_waits_under_one_deadline(
+    bus: CommandBus, shared: QueueReader
+) -> None:
+    # Given a command for five devices, which the host receives all before answering any
+    targets = [Target("t", f"many-{n}") for n in range(5)]
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        outcome["replies"] = bus.request_all(CommandName.PING, targets, timeout=3)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    commands = [shared.next() for _ in targets]
+    # When the host answers all but the last one, in reverse order
+    for command in reversed(commands):
+        if command.device_id != "many-4":
+            reply(command, device_id=command.device_id)
+    thread.join(timeout=15)
+    # Then every command was sent before any reply came, with one shared deadline
+    assert {command.device_id for command in commands} == {target.device_id for target in targets}
+    assert len({command.deadline for command in commands}) == 1
+    # And the replies come in the order of the targets, None for the one not answered in time
+    replies = outcome["replies"]
+    assert isinstance(replies, list)
+    assert [answer.result["device_id"] if answer else None for answer in replies] == [
+        "many-0",
+        "many-1",
+        "many-2",
+        "many-3",
+        None,
+    ]

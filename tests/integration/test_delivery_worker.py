@@ -4,7 +4,6 @@ settles the records as Lambda's event source mapping does."""
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -12,6 +11,7 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes import SQSEvent
+from waiting import wait_until
 
 from gateway.bus.queues import sqs_client
 from local_stack.delivery_worker import DeliveryWorker
@@ -68,15 +68,15 @@ def test_processed_records_are_deleted_and_failed_ones_come_back(queue_url: str)
     try:
         send(queue_url, "ok-1", "ok-2", "fail-1")
 
-        # When it runs for a few visibility timeouts
-        time.sleep(3.5)
+        # When it runs until the failed one was handled a third time, two visibility timeouts
+        # after its first (the good ones, sent first, were received no later than it)
+        wait_until(lambda: handler.seen["fail-1"] >= 3, what="the failed record handled three times")
     finally:
         worker.stop()
 
-    # Then the good events were handled once, the failed one again and again
+    # Then the good events were handled once (deleted: never back), the failed one again and again
     assert handler.seen["ok-1"] == 1
     assert handler.seen["ok-2"] == 1
-    assert handler.seen["fail-1"] >= 2
     assert max(handler.batch_sizes) <= 10
 
 
@@ -85,10 +85,10 @@ def test_a_failed_invocation_leaves_its_whole_batch_on_the_queue(queue_url: str)
     worker = DeliveryWorker(queue_url, handler).start()
     try:
         send(queue_url, "boom")
-        time.sleep(2.5)
+        # Then the record comes back after its visibility timeout and is handled again
+        wait_until(lambda: handler.seen["boom"] >= 2, what="the record of a failed invocation back")
     finally:
         worker.stop()
-    assert handler.seen["boom"] >= 2
 
 
 def test_the_handler_gets_lambdas_sqs_event(queue_url: str) -> None:
@@ -102,9 +102,7 @@ def test_the_handler_gets_lambdas_sqs_event(queue_url: str) -> None:
     worker = DeliveryWorker(queue_url, keep).start()
     try:
         send(queue_url, "hello")
-        deadline = time.monotonic() + 5
-        while not events and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: events, what="the handler invoked")
     finally:
         worker.stop()
 

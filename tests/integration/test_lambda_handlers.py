@@ -155,13 +155,19 @@ def test_tenants_list_shows_the_tenant_with_its_counts(master_token: str, tenant
     # Given a registered tenant (with its admin)
     event = load_event("tenants-list", master_token=master_token)
 
-    # When tenants-list.json is invoked with the master token
+    # When tenants-list.json is invoked with the master token, and again for every next page
     response = invoke("tenants-list", event)
-
-    # Then the tenant is listed with its user and device counts
     assert response.status == 200, response.body
     assert response.body["success"] is True
     listed = {item["id"]: item for item in response.body["tenants"]}
+    while response.body["next"] is not None:
+        query = {"limit": "200", "cursor": response.body["next"]}
+        paged = {**event, "queryStringParameters": query, "rawQueryString": urlencode(query)}
+        response = invoke("tenants-list", paged)
+        assert response.status == 200, response.body
+        listed.update({item["id"]: item for item in response.body["tenants"]})
+
+    # Then the tenant is listed with its user and device counts
     assert listed[tenant.id]["name"] == tenant.name
     assert listed[tenant.id]["users_count"] >= 1
     assert listed[tenant.id]["devices_count"] == 0

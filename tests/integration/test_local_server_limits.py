@@ -12,6 +12,7 @@ import pytest
 import requests
 import uvicorn
 from fastapi import APIRouter, Request
+from waiting import wait_until
 
 from gateway.web import create_app
 from local_stack.aws import free_port
@@ -51,8 +52,7 @@ def server() -> Iterator[str]:
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, daemon=True)
     thread.start()
-    while not instance.started:
-        time.sleep(0.01)
+    wait_until(lambda: instance.started, timeout=15, interval=0.01, what="the server started")
     yield f"127.0.0.1:{port}"
     instance.should_exit = True
     thread.join(5)

@@ -162,7 +162,7 @@ def test_deliverable_url_follows_the_deployment(deployment, local_mode, allow_ht
 # --- public shapes ------------------------------------------------------------------------
 
 
-def test_webhook_view_never_carries_the_secret():
+def test_webhook_view_never_carries_the_secret_nor_header_values():
     config = WebhookModel(
         "tenant",
         "device",
@@ -173,15 +173,16 @@ def test_webhook_view_never_carries_the_secret():
         retry_attempts=2,
         timeout=5,
         secret="top-secret",
-        headers={"X-A": "1"},
+        headers={"X-A": "receiver-credential"},
         created_at="2026-01-01T00:00:00.000Z",
         updated_at="2026-01-01T00:00:01.000Z",
     )
     view = webhook_view(config)
     assert "top-secret" not in str(view)
+    assert "receiver-credential" not in str(view)
     assert view["has_secret"] is True
     assert view["enabled_events"] == ["message.received", "device.connected", "message.ack"]
-    assert view["headers"] == {"X-A": "1"}
+    assert view["headers"] == {"X-A": "***"}
 
 
 def test_events_are_ordered_as_the_catalog_lists_them():

@@ -14,6 +14,7 @@ from gateway.devices.dependencies import path_device
 from gateway.devices.schemas import CreateDeviceRequest, PairPhoneRequest
 from gateway.devices.views import device_view
 from gateway.models import DeviceModel
+from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal
 
 router = APIRouter(tags=["devices"])
@@ -28,8 +29,11 @@ def create_device(
 
 
 @router.get("/devices")
-def list_devices(caller: Principal = Depends(current_principal)) -> dict[str, Any]:
-    return {"success": True, "devices": service.list_devices(caller)}
+def list_devices(
+    caller: Principal = Depends(current_principal), paging: PageRequest = Depends(page_request)
+) -> dict[str, Any]:
+    page = service.list_devices(caller, paging)
+    return {"success": True, "devices": page.items, "next": page.next}
 
 
 @router.get("/devices/{device_id}")

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Depends, Request
 
 from gateway.accounts import tenants
 from gateway.errors import ApiError
+from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import require_master
 from gateway.web.openapi_document import openapi_document
 from gateway.web.route_table import allowed_methods
@@ -24,8 +25,9 @@ def register(body: RegisterRequest) -> dict[str, Any]:
 
 
 @router.get("/tenants")
-def list_tenants() -> dict[str, Any]:
-    return {"success": True, "tenants": tenants.list_tenants()}
+def list_tenants(paging: PageRequest = Depends(page_request)) -> dict[str, Any]:
+    page = tenants.list_tenants(paging)
+    return {"success": True, "tenants": page.items, "next": page.next}
 
 
 @router.get("/global/tenants/{tenant_id}")

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Depends
 
 from gateway.accounts import users
 from gateway.accounts.roles import Principal, Role
+from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal, require_roles
 from users_api.schemas import CreateUserRequest, UpdateUserRequest
 
@@ -22,8 +23,11 @@ def create_user(
 
 
 @router.get("/users")
-def list_users(caller: Principal = Depends(require_roles(Role.MANAGER))) -> dict[str, Any]:
-    return {"success": True, "users": users.list_users(caller)}
+def list_users(
+    caller: Principal = Depends(require_roles(Role.MANAGER)), paging: PageRequest = Depends(page_request)
+) -> dict[str, Any]:
+    page = users.list_users(caller, paging)
+    return {"success": True, "users": page.items, "next": page.next}
 
 
 @router.get("/users/{user_id}")

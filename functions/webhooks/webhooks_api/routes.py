@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from gateway.accounts.roles import Principal
 from gateway.devices.dependencies import authenticated_device
 from gateway.models import DeviceModel
+from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal
 from gateway.webhooks import delivery_log, service
 from gateway.webhooks.catalog import SUBSCRIBABLE
@@ -66,12 +67,11 @@ def set_pending_webhook(
 @router.get("/webhook/deliveries")
 def list_deliveries(
     device: DeviceModel = Depends(authenticated_device),
-    limit: int = Query(
-        default=delivery_log.DEFAULT_LIMIT, ge=1, le=delivery_log.MAX_LIMIT, description="attempts to list"
-    ),
+    paging: PageRequest = Depends(page_request),
     status: AttemptStatus | None = Query(default=None, description="only attempts with this outcome"),
 ) -> dict[str, Any]:
-    return {"success": True, "deliveries": delivery_log.recent_attempts(device, limit, status)}
+    page = delivery_log.recent_attempts(device, paging, status)
+    return {"success": True, "deliveries": page.items, "next": page.next}
 
 
 @router.post("/webhook/deliveries/{event_id}/redeliver", status_code=202)

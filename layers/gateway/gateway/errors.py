@@ -103,10 +103,23 @@ def conflict(code: str, message: str) -> ApiError:
     return ApiError(409, code, message)
 
 
+MAX_ECHOED_CHARS = 200
+TRUNCATION_MARKER = "…[truncated]"
+
+
+def bounded(value: Any, limit: int = MAX_ECHOED_CHARS) -> Any:
+    """``value`` as an error may echo it: a string longer than ``limit`` is cut to that many
+    characters followed by :data:`TRUNCATION_MARKER`, so a huge field is never sent back whole."""
+    if isinstance(value, str) and len(value) > limit:
+        return value[:limit] + TRUNCATION_MARKER
+    return value
+
+
 def validation_error(field: str, message: str, value: Any = None) -> ApiError:
+    field = bounded(field)
     return ApiError(
         400,
         "VALIDATION_ERROR",
         f"{field}: {message}",
-        validation=[{"field": field, "message": message, "value": value}],
+        validation=[{"field": field, "message": message, "value": bounded(value)}],
     )

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from waiting import wait_until
 
 from gateway.bus import CommandBus, CommandName, Reply, queues
 from gateway.models import DeviceModel
@@ -20,19 +20,10 @@ from session_host.host import SessionHost
 from session_host.host_thread import HostThread
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort
 
+__all__ = ["LEASE_TTL", "PHONE", "Events", "Harness", "Hosts", "record", "wait_until"]
+
 LEASE_TTL = 3.0
 PHONE = "15550001111"
-
-
-def wait_until(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
-    """Poll ``check`` until it returns something truthy; AssertionError after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"{what} not reached within {timeout} s"
-        time.sleep(0.02)
 
 
 def record(tenant_id: str, device_id: str) -> DeviceModel:
@@ -87,7 +78,7 @@ class Events:
         found = wait_until(
             lambda: (items := self.of(device_id, name)) and len(items) >= count and items,
             timeout,
-            f"{count} x {name} for {device_id}",
+            what=f"{count} x {name} for {device_id}",
         )
         return found[count - 1]
 

@@ -54,7 +54,7 @@ def test_a_second_host_never_takes_a_device_another_live_host_runs(harness: Harn
 
     # When host B runs several restore passes and is asked to connect the device
     other = harness.hosts.start()
-    time.sleep(LEASE_TTL)
+    wait_until(lambda: other.host.restore_passes() >= 3, timeout=LEASE_TTL * 3, what="three restore passes")
     reply = harness.send_to(other.host.queue_url, CommandName.CONNECT, device)
 
     # Then the connect is forwarded to A (a no-op there) and the device never ran twice

@@ -25,9 +25,11 @@ class FakeSqs:
         self.script: list[Callable[[list[dict[str, Any]]], dict[str, Any]]] = []
         self.gate = threading.Event()
         self.gate.set()
+        self.called = threading.Event()  # set when a call arrives, before it waits on the gate
 
     def send_message_batch(self, QueueUrl: str, Entries: list[dict[str, Any]]) -> dict[str, Any]:  # noqa: N803
         assert QueueUrl == QUEUE
+        self.called.set()
         self.gate.wait(5)
         self.calls.append(Entries)
         if self.script:
@@ -149,14 +151,16 @@ def test_a_full_buffer_makes_the_sink_wait_instead_of_dropping() -> None:
     async def scenario(sqs: FakeSqs, publisher: EventPublisher) -> None:
         sqs.gate.clear()
         await publish_all(publisher, 1)  # taken by the sender, which now waits on SQS
-        await asyncio.sleep(0.05)
+        assert await asyncio.to_thread(sqs.called.wait, 5), "the sender never called SQS"
         await publish_all(publisher, 2)  # fills the buffer
 
-        # When one more envelope is published
+        # When one more envelope is published, and it has run as far as it can
         more = asyncio.create_task(publisher.publish(item(99), "t1"))
-        await asyncio.sleep(0.1)
+        for _ in range(10):
+            await asyncio.sleep(0)
 
-        # Then it waits until SQS answers, and then goes out too
+        # Then it waits (SQS holds the sender, so nothing can free the buffer), and once SQS
+        # answers it goes out too
         assert not more.done()
         sqs.gate.set()
         await asyncio.wait_for(more, 5)

@@ -1,32 +1,24 @@
-"""Data access for tenants and users: every write that must be atomic is one transaction."""
+"""Data access for tenants and users: every write that must be atomic is one transaction.
+
+A tenant's ``users_count`` changes in the transaction that creates the user, so the count
+is exact without counting (users are deleted only with their tenant).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from functools import lru_cache
-
-from pynamodb.connection import Connection
 from pynamodb.exceptions import DoesNotExist, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
-from gateway.config import get_settings
-from gateway.models import DeviceModel, TenantModel, TokenModel, UniqueKeyModel, UserModel
+from gateway.models import TenantModel, TokenModel, UniqueKeyModel, UserModel
+from gateway.models.base import TenantGone, failed_conditions, transaction_connection
+from gateway.pagination import Listing, Page, PageRequest, read_page
+
+TENANTS = "tenants"
+USERS = "users"
 
 
 class UniqueValueTaken(Exception):
     """A tenant name or email is claimed already."""
-
-
-@lru_cache(maxsize=1)
-def _connection() -> Connection:
-    """One connection for every transaction: creating one builds a botocore session and client,
-    which costs more than the transaction itself. Shared like the models' own connections."""
-    return Connection(region=get_settings().aws_region)
-
-
-def _cancelled_by_condition(error: TransactWriteError) -> bool:
-    reasons = error.cancellation_reasons or []
-    return any(reason is not None and reason.code == "ConditionalCheckFailed" for reason in reasons)
 
 
 def create_tenant_with_admin(tenant: TenantModel, admin: UserModel, token: TokenModel) -> None:
@@ -41,23 +33,40 @@ def create_tenant_with_admin(tenant: TenantModel, admin: UserModel, token: Token
 
 
 def create_user(user: UserModel, token: TokenModel) -> None:
+    """The user, its token digest and its email claim, and one more user on the tenant's count.
+
+    Raises :class:`UniqueValueTaken` when the email is claimed, :class:`TenantGone` when the
+    tenant was deleted meanwhile.
+    """
     _create(
         [user, token],
         [UniqueKeyModel(UniqueKeyModel.user_email(user.tenant_id, user.email), owner_id=user.user_id)],
+        counted_in=user.tenant_id,
     )
 
 
-def _create(records: list, claims: list[UniqueKeyModel]) -> None:
+def _create(records: list, claims: list[UniqueKeyModel], counted_in: str | None = None) -> None:
     try:
-        with TransactWrite(connection=_connection()) as transaction:
+        with TransactWrite(connection=transaction_connection()) as transaction:
             for claim in claims:
                 transaction.save(claim, condition=UniqueKeyModel.unique_key.does_not_exist())
             for record in records:
                 hash_key = type(record)._hash_key_attribute()
                 transaction.save(record, condition=hash_key.does_not_exist())
+            if counted_in is not None:
+                transaction.update(
+                    TenantModel(counted_in),
+                    actions=[TenantModel.users_count.add(1)],
+                    condition=TenantModel.tenant_id.exists(),
+                )
     except TransactWriteError as error:
-        if _cancelled_by_condition(error):
+        # PynamoDB sends the puts before the updates: the tenant's reason comes last.
+        failed = failed_conditions(error)
+        puts_failed = failed[:-1] if counted_in is not None else failed
+        if any(puts_failed):
             raise UniqueValueTaken from error
+        if any(failed):
+            raise TenantGone from error
         raise
 
 
@@ -68,16 +77,9 @@ def get_tenant(tenant_id: str) -> TenantModel | None:
         return None
 
 
-def scan_tenants() -> Iterator[TenantModel]:
-    return TenantModel.scan()
-
-
-def count_users(tenant_id: str) -> int:
-    return UserModel.count(tenant_id)
-
-
-def count_devices(tenant_id: str) -> int:
-    return DeviceModel.count(tenant_id)
+def tenants_page(request: PageRequest) -> Page[TenantModel]:
+    """A page of every tenant, counts included: one Scan, in the table's order."""
+    return read_page(Listing(TENANTS, TenantModel), request)
 
 
 def get_token(token_hash: str) -> TokenModel | None:
@@ -99,9 +101,14 @@ def list_users(tenant_id: str) -> list[UserModel]:
     return list(UserModel.query(tenant_id))
 
 
+def users_page(tenant_id: str, request: PageRequest) -> Page[UserModel]:
+    """A page of the tenant's users, by id: one Query."""
+    return read_page(Listing(USERS, UserModel, partition=tenant_id), request)
+
+
 def update_user_access(user: UserModel, *, active: bool, role: str, updated_at: str) -> None:
     """Change a user's access and its token record in one transaction."""
-    with TransactWrite(connection=_connection()) as transaction:
+    with TransactWrite(connection=transaction_connection()) as transaction:
         transaction.update(
             user,
             actions=[
@@ -118,15 +125,18 @@ def update_user_access(user: UserModel, *, active: bool, role: str, updated_at: 
         )
 
 
-def delete_user_records(user: UserModel) -> None:
-    """Token first, so the user's access ends before anything else goes."""
-    TokenModel(user.token_hash).delete()
-    UniqueKeyModel(UniqueKeyModel.user_email(user.tenant_id, user.email)).delete()
-    user.delete()
-
-
-def list_devices(tenant_id: str) -> list[DeviceModel]:
-    return list(DeviceModel.query(tenant_id))
+def delete_users(users: list[UserModel]) -> None:
+    """Delete the users' records in batches (25 items a call): every token first, so the
+    users' access ends before anything else goes, then their email claims and the users."""
+    with TokenModel.batch_write() as tokens:
+        for user in users:
+            tokens.delete(TokenModel(user.token_hash))
+    with UniqueKeyModel.batch_write() as claims:
+        for user in users:
+            claims.delete(UniqueKeyModel(UniqueKeyModel.user_email(user.tenant_id, user.email)))
+    with UserModel.batch_write() as records:
+        for user in users:
+            records.delete(user)
 
 
 def delete_tenant_record(tenant: TenantModel) -> None:

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from gateway.accounts import store
 from gateway.accounts.records import new_user
 from gateway.accounts.roles import Role
-from gateway.accounts.views import tenant_view, user_view
+from gateway.accounts.views import tenant_view, tenant_with_counts, user_view
 from gateway.devices import commands as device_commands
 from gateway.devices import store as device_store
 from gateway.errors import conflict, not_found
 from gateway.models import TenantModel
 from gateway.observability import logger
+from gateway.pagination import Page, PageRequest
 from gateway.timestamps import iso_utc
 from gateway.webhooks import store as webhook_store
 from gateway.webhooks.service import checked_webhook_url
+
+_PARALLEL_DEVICE_DELETIONS = 8  # each device's records are a few calls; run several at once
 
 
 def register(tenant_name: str, email: str, password: str, webhook_url: str | None) -> dict[str, Any]:
@@ -24,7 +28,14 @@ def register(tenant_name: str, email: str, password: str, webhook_url: str | Non
     if webhook_url is not None:
         checked_webhook_url(webhook_url)
     now = iso_utc()
-    tenant = TenantModel(str(uuid.uuid4()), name=tenant_name.strip(), created_at=now, updated_at=now)
+    tenant = TenantModel(
+        str(uuid.uuid4()),
+        name=tenant_name.strip(),
+        users_count=1,
+        devices_count=0,
+        created_at=now,
+        updated_at=now,
+    )
     created = new_user(tenant.tenant_id, email, password, Role.ADMIN, webhook_url, now)
     admin = created.user
     try:
@@ -51,21 +62,13 @@ def _registration_note(webhook_url: str | None) -> str:
     return note
 
 
-def _with_counts(tenant: TenantModel) -> dict[str, Any]:
-    return {
-        **tenant_view(tenant),
-        "users_count": store.count_users(tenant.tenant_id),
-        "devices_count": store.count_devices(tenant.tenant_id),
-    }
-
-
-def list_tenants() -> list[dict[str, Any]]:
-    tenants = sorted(store.scan_tenants(), key=lambda tenant: tenant.created_at)
-    return [_with_counts(tenant) for tenant in tenants]
+def list_tenants(request: PageRequest) -> Page[dict[str, Any]]:
+    """A page of every tenant with its counts, read from the tenants table alone."""
+    return store.tenants_page(request).map(tenant_with_counts)
 
 
 def get_tenant(tenant_id: str) -> dict[str, Any]:
-    return _with_counts(_existing(tenant_id))
+    return tenant_with_counts(_existing(tenant_id))
 
 
 def _existing(tenant_id: str) -> TenantModel:
@@ -76,24 +79,23 @@ def _existing(tenant_id: str) -> TenantModel:
 
 
 def delete_tenant(tenant_id: str) -> dict[str, int]:
-    """Delete a tenant and everything it owns.
+    """Delete a tenant and everything it owns, within the function's time whatever its size.
 
-    The devices' sessions are stopped (and unlinked) first, through the session hosts: if a
-    host does not answer, the deletion stops there with 503 and nothing is deleted yet. Then
-    users' access ends, then the webhook configurations (delivery stops at once), the devices
-    with their delivery logs, and the tenant record last, so a deletion interrupted half-way
-    can simply be repeated.
+    The devices' sessions are stopped (and unlinked) first, all at once through the session
+    hosts and under one deadline (the command timeout, 10 s): if a host does not answer for
+    one of them, the deletion stops there with 503 and no record is deleted yet. Then the
+    users' access ends (tokens first, in batches), then the webhook configurations (delivery
+    stops at once), the devices with their delivery logs (several devices at a time), and
+    the tenant record last, so a deletion interrupted half-way can simply be repeated.
     """
     tenant = _existing(tenant_id)
-    for device in store.list_devices(tenant_id):
-        device_commands.stop_for_deletion(device)
+    device_commands.stop_all_for_deletion(device_store.list_devices(tenant_id))
     users = store.list_users(tenant_id)
-    for user in users:
-        store.delete_user_records(user)
+    store.delete_users(users)
     webhooks = webhook_store.delete_tenant_configs(tenant_id)
-    devices = store.list_devices(tenant_id)
-    for device in devices:
-        device_store.delete_device_records(device)
+    devices = device_store.list_devices(tenant_id)
+    with ThreadPoolExecutor(max_workers=_PARALLEL_DEVICE_DELETIONS) as pool:
+        list(pool.map(device_store.delete_device_records, devices))
     store.delete_tenant_record(tenant)
     logger.info(
         "tenant deleted",

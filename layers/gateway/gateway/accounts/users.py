@@ -12,6 +12,7 @@ from gateway.devices.access import visible_devices
 from gateway.devices.views import device_summary
 from gateway.errors import conflict, insufficient_permissions, invalid_token, not_found
 from gateway.models import UserModel
+from gateway.pagination import Page, PageRequest
 from gateway.timestamps import iso_utc
 from gateway.webhooks.service import checked_webhook_url
 
@@ -27,12 +28,14 @@ def create_user(
         store.create_user(created.user, created.token_record)
     except store.UniqueValueTaken:
         raise conflict("USER_EXISTS", "a user with this email exists in the tenant") from None
+    except store.TenantGone:  # deleted after the caller's token was read
+        raise invalid_token() from None
     return {**user_view(created.user), "token": created.token}
 
 
-def list_users(caller: Principal) -> list[dict[str, Any]]:
-    users = sorted(store.list_users(caller.tenant_id), key=lambda user: user.created_at)
-    return [user_view(user) for user in users]
+def list_users(caller: Principal, request: PageRequest) -> Page[dict[str, Any]]:
+    """A page of the caller's tenant's users, by id."""
+    return store.users_page(caller.tenant_id, request).map(user_view)
 
 
 def get_user(caller: Principal, user_id: str) -> dict[str, Any]:

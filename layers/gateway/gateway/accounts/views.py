@@ -16,6 +16,15 @@ def tenant_view(tenant: TenantModel) -> dict[str, Any]:
     }
 
 
+def tenant_with_counts(tenant: TenantModel) -> dict[str, Any]:
+    """What the platform routes show of a tenant: the Tenant fields and its counts."""
+    return {
+        **tenant_view(tenant),
+        "users_count": int(tenant.users_count or 0),
+        "devices_count": int(tenant.devices_count or 0),
+    }
+
+
 def user_view(user: UserModel) -> dict[str, Any]:
     return {
         "id": user.user_id,

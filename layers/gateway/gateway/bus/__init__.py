@@ -7,7 +7,7 @@ on a reply queue of the sending process, matched by the command id. Every comman
 deadline; a host never executes a command whose deadline has passed.
 """
 
-from gateway.bus.client import BusTimeout, CommandBus, CommandFailed, get_bus
+from gateway.bus.client import BusTimeout, CommandBus, CommandFailed, Target, get_bus
 from gateway.bus.messages import Command, CommandName, DeviceSnapshot, Reply
 
 __all__ = [
@@ -18,5 +18,6 @@ __all__ = [
     "CommandName",
     "DeviceSnapshot",
     "Reply",
+    "Target",
     "get_bus",
 ]

@@ -5,6 +5,9 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -14,6 +17,17 @@ from gateway.bus import queues
 from gateway.bus.inbox import ReplyInbox
 from gateway.bus.messages import Command, CommandName, Reply
 from gateway.config import get_settings
+
+_PARALLEL_SENDS = 8  # SendMessage calls in flight at once for a command sent to many devices
+
+
+@dataclass(frozen=True)
+class Target:
+    """A device a command goes to, and the queue of the host that runs it (None: any host)."""
+
+    tenant_id: str
+    device_id: str
+    host_queue_url: str | None = None
 
 
 class BusTimeout(Exception):
@@ -76,6 +90,42 @@ class CommandBus:
         if reply is None:
             raise BusTimeout(f"no answer from the session host within {timeout:g} s")
         return reply
+
+    def request_all(
+        self, name: CommandName, targets: Sequence[Target], *, timeout: float | None = None
+    ) -> list[Reply | None]:
+        """Send ``name`` to every target at once and wait for all replies under one deadline.
+
+        The replies in the order of ``targets``; None for a device whose host did not answer
+        within ``timeout`` seconds (it will not execute the command afterwards). However many
+        targets, the wait is bounded by ``timeout``: the commands run side by side on the hosts.
+        """
+        if not targets:
+            return []
+        inbox = self._ready_inbox()
+        timeout = get_settings().command_timeout_seconds if timeout is None else timeout
+        deadline = time.time() + timeout
+        commands = [
+            Command(
+                name=name,
+                tenant_id=target.tenant_id,
+                device_id=target.device_id,
+                deadline=deadline,
+                reply_to=inbox.queue_url,
+                args={},
+            )
+            for target in targets
+        ]
+        for command in commands:
+            inbox.expect(command.id)
+        try:
+            with ThreadPoolExecutor(max_workers=min(_PARALLEL_SENDS, len(commands))) as pool:
+                list(pool.map(self._send, commands, [target.host_queue_url for target in targets]))
+        except Exception:
+            for command in commands:
+                inbox.discard(command.id)
+            raise
+        return [inbox.wait(command.id, deadline) for command in commands]
 
     def call(self, name: CommandName, **kwargs: Any) -> Reply:
         """Like :meth:`request`, but a failure reply raises :class:`CommandFailed`."""

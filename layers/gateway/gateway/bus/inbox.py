@@ -35,6 +35,11 @@ class ReplyInbox:
         with self._changed:
             self._expected[command_id] = None
 
+    def discard(self, command_id: str) -> None:
+        """Stop expecting a reply that will not be waited for (its command was never sent)."""
+        with self._changed:
+            self._expected.pop(command_id, None)
+
     def wait(self, command_id: str, deadline: float) -> Reply | None:
         """The reply to ``command_id``, or ``None`` once ``deadline`` (epoch seconds) passes."""
         try:

@@ -51,10 +51,14 @@ def find_visible_device(caller: Principal, device_id: str) -> DeviceModel:
     return device
 
 
+def visible_owner(caller: Principal) -> str | None:
+    """The owner whose devices alone the caller sees (its own, for a ``user``), else None."""
+    return caller.user_id if caller.role is Role.USER else None
+
+
 def visible_devices(caller: Principal) -> list[DeviceModel]:
     """Every device the caller may see, oldest first."""
-    owner = caller.user_id if caller.role is Role.USER else None
-    return store.list_devices(caller.tenant_id, owner_user_id=owner)
+    return store.list_devices(caller.tenant_id, owner_user_id=visible_owner(caller))
 
 
 def only_device(devices: list[DeviceModel]) -> DeviceModel:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.bus import BusTimeout, CommandName, Reply, get_bus
+from gateway.bus import BusTimeout, CommandName, Reply, Target, get_bus
 from gateway.devices.command_errors import already_logged_in, bus_timeout, command_error
 from gateway.devices.qr_image import qr_png_base64
 from gateway.devices.views import device_view
@@ -64,9 +64,37 @@ def stop_for_deletion(device: DeviceModel) -> None:
 
     A device that no host runs and that never logged in has nothing to stop: no command.
     """
-    if device.host_queue_url is None and not device.is_logged_in:
+    if _has_session(device):
+        execute(device, CommandName.DELETE)
+
+
+def stop_all_for_deletion(devices: list[DeviceModel]) -> None:
+    """Stop and unlink the sessions of all ``devices`` side by side, so their records can go.
+
+    Every command is sent at once and every reply awaited under one deadline (the command
+    timeout), so the time does not grow with the number of devices. Each session that can be
+    stopped is; then the first failure, if any, is raised as :func:`execute` raises it.
+    """
+    running = [device for device in devices if _has_session(device)]
+    targets = [Target(device.tenant_id, device.device_id, device.host_queue_url) for device in running]
+    replies = get_bus().request_all(CommandName.DELETE, targets)
+    answered = zip(running, replies, strict=True)
+    failures = [(device, reply) for device, reply in answered if reply is None or not reply.ok]
+    if not failures:
         return
-    execute(device, CommandName.DELETE)
+    logger.warning(
+        "sessions not stopped for deletion",
+        extra={"devices": [device.device_id for device, _ in failures], "of": len(running)},
+    )
+    device, reply = failures[0]
+    if reply is None:
+        raise bus_timeout()
+    raise command_error(reply, device.status)
+
+
+def _has_session(device: DeviceModel) -> bool:
+    """Whether a host may run the device or hold its login: else there is nothing to stop."""
+    return device.host_queue_url is not None or bool(device.is_logged_in)
 
 
 def _refuse_if_paired(device: DeviceModel) -> None:

@@ -7,23 +7,31 @@ from typing import Any
 
 from gateway.accounts.roles import Principal
 from gateway.devices import commands, store
-from gateway.devices.access import check_can_delete, visible_devices
+from gateway.devices.access import check_can_delete, visible_owner
 from gateway.devices.views import device_view
+from gateway.errors import invalid_token
 from gateway.models import DeviceModel
+from gateway.models.base import TenantGone
 from gateway.observability import logger
+from gateway.pagination import Page, PageRequest
 from gateway.timestamps import iso_utc
 
 
 def create_device(caller: Principal, name: str | None) -> dict[str, Any]:
     """A new device of the caller's tenant, owned by the caller, not connected yet."""
     device = store.new_device(caller.tenant_id, caller.user_id, name, iso_utc())
-    store.create_device(device)
+    try:
+        store.create_device(device)
+    except TenantGone:  # deleted after the caller's token was read
+        raise invalid_token() from None
     logger.info("device created", extra={"tenant_id": device.tenant_id, "device_id": device.device_id})
     return device_view(device)
 
 
-def list_devices(caller: Principal) -> list[dict[str, Any]]:
-    return [device_view(device) for device in visible_devices(caller)]
+def list_devices(caller: Principal, request: PageRequest) -> Page[dict[str, Any]]:
+    """A page of the devices the caller may see, by id."""
+    page = store.devices_page(caller.tenant_id, request, owner_user_id=visible_owner(caller))
+    return page.map(device_view)
 
 
 def delete_device(caller: Principal, device: DeviceModel) -> None:

@@ -1,14 +1,24 @@
 """Data access for device records. Reads are strongly consistent: a device just created,
-or just changed by its session host, is seen as it is now."""
+or just changed by its session host, is seen as it is now.
+
+Creating or deleting a device changes its tenant's ``devices_count`` in the same
+transaction, so the count is exact without counting.
+"""
 
 from __future__ import annotations
 
 import uuid
 
-from pynamodb.exceptions import DoesNotExist
+from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.transactions import TransactWrite
 
-from gateway.models import DeviceModel
+from gateway.models import DeviceModel, TenantModel
+from gateway.models.base import TenantGone, failed_conditions, transaction_connection
+from gateway.pagination import Listing, Page, PageRequest, read_page
 from gateway.webhooks import store as webhook_store
+
+DEVICES = "devices"
+_OWNER_FILTER_READ = 200  # a user's own devices among the tenant's: read more per request
 
 
 def new_device(tenant_id: str, owner_user_id: str, name: str | None, now: str) -> DeviceModel:
@@ -25,8 +35,25 @@ def new_device(tenant_id: str, owner_user_id: str, name: str | None, now: str) -
 
 
 def create_device(device: DeviceModel) -> None:
-    """Save a new record; the condition makes an id collision fail instead of overwriting."""
-    device.save(condition=DeviceModel.device_id.does_not_exist())
+    """Save a new record and count it on its tenant, in one transaction.
+
+    The device's condition makes an id collision fail instead of overwriting; the tenant's
+    makes a device of a deleted tenant fail (:class:`TenantGone`).
+    """
+    try:
+        with TransactWrite(connection=transaction_connection()) as transaction:
+            transaction.save(device, condition=DeviceModel.device_id.does_not_exist())
+            transaction.update(
+                TenantModel(device.tenant_id),
+                actions=[TenantModel.devices_count.add(1)],
+                condition=TenantModel.tenant_id.exists(),
+            )
+    except TransactWriteError as error:
+        # PynamoDB sends the put before the update: the reasons are [device, tenant].
+        device_taken, tenant_gone = [*failed_conditions(error), False, False][:2]
+        if tenant_gone and not device_taken:
+            raise TenantGone from error
+        raise
 
 
 def get_device(tenant_id: str, device_id: str) -> DeviceModel | None:
@@ -34,6 +61,19 @@ def get_device(tenant_id: str, device_id: str) -> DeviceModel | None:
         return DeviceModel.get(tenant_id, device_id, consistent_read=True)
     except DoesNotExist:
         return None
+
+
+def devices_page(tenant_id: str, request: PageRequest, owner_user_id: str | None = None) -> Page[DeviceModel]:
+    """A page of the tenant's devices (only ``owner_user_id``'s when given), by id."""
+    if owner_user_id is None:
+        return read_page(Listing(DEVICES, DeviceModel, partition=tenant_id), request, consistent_read=True)
+    return read_page(
+        Listing(DEVICES, DeviceModel, partition=tenant_id),
+        request,
+        filter_condition=DeviceModel.owner_user_id == owner_user_id,
+        consistent_read=True,
+        read_size=_OWNER_FILTER_READ,
+    )
 
 
 def list_devices(tenant_id: str, owner_user_id: str | None = None) -> list[DeviceModel]:
@@ -53,4 +93,26 @@ def delete_device_records(device: DeviceModel) -> None:
     """
     webhook_store.delete_config(device.tenant_id, device.device_id)
     webhook_store.delete_delivery_log(device.device_id)
-    device.delete()
+    _delete_counted(device)
+
+
+def _delete_counted(device: DeviceModel) -> None:
+    """Delete the record and count it off its tenant, in one transaction; once only, however
+    often it is repeated. A tenant deleted meanwhile has no count left to keep."""
+    try:
+        with TransactWrite(connection=transaction_connection()) as transaction:
+            transaction.delete(device, condition=DeviceModel.device_id.exists())
+            transaction.update(
+                TenantModel(device.tenant_id),
+                actions=[TenantModel.devices_count.add(-1)],
+                condition=TenantModel.tenant_id.exists(),
+            )
+    except TransactWriteError as error:
+        # PynamoDB sends the delete before the update: the reasons are [device, tenant].
+        device_gone, tenant_gone = [*failed_conditions(error), False, False][:2]
+        if device_gone:
+            return  # deleted (and counted off) by someone else
+        if tenant_gone:
+            device.delete()
+            return
+        raise

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from pynamodb.attributes import BooleanAttribute, UnicodeAttribute
+from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
 
 from gateway.models.base import GatewayModel, table_meta
 
 
 class TenantModel(GatewayModel):
+    """A tenant, with the number of its users and devices.
+
+    The counts change in the same transaction as the user or device they count (see
+    ``accounts.store`` and ``devices.store``), so listing tenants reads this table alone.
+    """
+
     Meta = table_meta("tenants_table")
 
     tenant_id = UnicodeAttribute(hash_key=True)
     name = UnicodeAttribute()
+    users_count = NumberAttribute(default=0)
+    devices_count = NumberAttribute(default=0)
     created_at = UnicodeAttribute()
     updated_at = UnicodeAttribute()
 

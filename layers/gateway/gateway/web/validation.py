@@ -1,4 +1,9 @@
-"""Translation of request validation failures into the documented error codes."""
+"""Translation of request validation failures into the documented error codes.
+
+Each failure names its field and echoes the offending value, bounded: secrets are never
+echoed, nor objects or arrays, and long strings (in values and in field names, which may hold
+a dict key) are cut to 200 characters with a marker (``gateway.errors.bounded``).
+"""
 
 from __future__ import annotations
 
@@ -6,17 +11,18 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from gateway.errors import ApiError
+from gateway.errors import ApiError, bounded
 
+_MAX_MESSAGE_CHARS = 500  # a message may quote the input (a dict key, say)
 _SECRET_FIELDS = frozenset({"password", "secret", "token"})
 _SHAPE_ERRORS = frozenset({"model_attributes_type", "dict_type", "model_type"})
 
 
 def _field_name(loc: Sequence[Any]) -> str:
     parts = (
-        [str(part) for part in loc[1:]]
+        [bounded(str(part)) for part in loc[1:]]
         if loc and loc[0] in ("body", "query", "path", "header")
-        else [str(part) for part in loc]
+        else [bounded(str(part)) for part in loc]
     )
     return ".".join(parts) or "body"
 
@@ -30,7 +36,7 @@ def _shown_value(field: str, error: dict[str, Any]) -> Any:
         return None
     if isinstance(value, str) and not _utf8_encodable(value):  # a lone surrogate ("\ud800")
         return None
-    return value if isinstance(value, str | int | float | bool) or value is None else None
+    return bounded(value) if isinstance(value, str | int | float | bool) or value is None else None
 
 
 def _utf8_encodable(text: str) -> bool:
@@ -55,7 +61,11 @@ def standard_validation_error(errors: Sequence[dict[str, Any]]) -> ApiError:
     for error in errors:
         field = _field_name(error.get("loc", ()))
         items.append(
-            {"field": field, "message": error.get("msg", "invalid"), "value": _shown_value(field, error)}
+            {
+                "field": field,
+                "message": bounded(str(error.get("msg", "invalid")), _MAX_MESSAGE_CHARS),
+                "value": _shown_value(field, error),
+            }
         )
     summary = "; ".join(f"{item['field']}: {item['message']}" for item in items)
     return ApiError(400, "VALIDATION_ERROR", f"validation failed: {summary}", validation=items)

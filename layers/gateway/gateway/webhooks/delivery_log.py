@@ -17,6 +17,7 @@ from gateway.config import get_settings
 from gateway.errors import conflict, not_found
 from gateway.models import DeviceModel
 from gateway.observability import logger
+from gateway.pagination import Page, PageRequest
 from gateway.webhooks import store
 from gateway.webhooks.catalog import expand
 from gateway.webhooks.delivery.constants import (
@@ -28,15 +29,14 @@ from gateway.webhooks.delivery.constants import (
 from gateway.webhooks.service import webhook_not_configured
 from gateway.webhooks.views import attempt_view
 
-DEFAULT_LIMIT = 50
-MAX_LIMIT = 200
 _MAX_EVENT_ID = 128  # longer ids were never issued: no read is spent on them
 
 
-def recent_attempts(device: DeviceModel, limit: int, status: AttemptStatus | None) -> list[dict[str, Any]]:
-    """The device's delivery attempts, newest first, only those of ``status`` when given."""
-    items = store.recent_attempts(device.tenant_id, device.device_id, limit, status)
-    return [attempt_view(item) for item in items]
+def recent_attempts(
+    device: DeviceModel, request: PageRequest, status: AttemptStatus | None
+) -> Page[dict[str, Any]]:
+    """A page of the device's delivery attempts, newest first, only those of ``status`` when given."""
+    return store.attempts_page(device.tenant_id, device.device_id, request, status).map(attempt_view)
 
 
 def redeliver(device: DeviceModel, event_id: str) -> dict[str, Any]:

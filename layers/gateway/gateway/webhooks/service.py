@@ -25,7 +25,7 @@ from gateway.webhooks import store
 from gateway.webhooks.addresses import UnsafeUrl, check_url
 from gateway.webhooks.catalog import CATALOG, SUBSCRIBABLE, unknown_names
 from gateway.webhooks.schemas import PendingWebhookRequest, WebhookRequest
-from gateway.webhooks.views import plain_headers, webhook_view
+from gateway.webhooks.views import HEADER_VALUE_MASK, plain_headers, webhook_view
 
 _URL = TypeAdapter(HttpUrl)
 _WRITE_ATTEMPTS = 3
@@ -149,10 +149,28 @@ def _merged(
         retry_attempts=optional["retry_attempts"],
         timeout=optional["timeout"],
         secret=optional["secret"],
-        headers=plain_headers(optional["headers"]),
+        headers=_unmasked(plain_headers(optional["headers"]), current),
         created_at=current.created_at if current is not None else now,
         updated_at=now,
     )
+
+
+def _unmasked(headers: dict[str, str], current: WebhookModel | None) -> dict[str, str]:
+    """The headers to store: a value given as the mask (what GET shows) keeps the value stored
+    under that name (names compare case-insensitively), so a configuration read, changed and
+    posted back keeps its header values. A mask for a header not stored is 400."""
+    stored_headers = plain_headers(current.headers) if current is not None else {}
+    stored = {name.lower(): value for name, value in stored_headers.items()}
+    resolved = {}
+    for name, value in headers.items():
+        if value == HEADER_VALUE_MASK:
+            if name.lower() not in stored:
+                raise validation_error(
+                    f"headers.{name}", f"{HEADER_VALUE_MASK} keeps a stored value, and none is stored"
+                )
+            value = stored[name.lower()]
+        resolved[name] = value
+    return resolved
 
 
 def get(device: DeviceModel) -> dict[str, Any]:

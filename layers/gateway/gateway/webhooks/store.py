@@ -11,15 +11,15 @@ the writer, which then deletes it again (see ``service`` and ``pending``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from pynamodb.exceptions import DeleteError, DoesNotExist, PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
 from gateway.models import DeliveryModel, DeviceModel, UserModel, WebhookModel
+from gateway.pagination import Listing, Page, PageRequest, read_page
 
 EVENT_PREFIX = "event#"
 ATTEMPT_PREFIX = "attempt#"
+DELIVERIES = "deliveries"
 _FILTERED_PAGE_SIZE = 200
 _CONDITION_FAILED = "ConditionalCheckFailedException"
 
@@ -117,23 +117,22 @@ def get_logged_event(tenant_id: str, device_id: str, event_id: str) -> DeliveryM
     return item if item.tenant_id == tenant_id else None
 
 
-def recent_attempts(
-    tenant_id: str, device_id: str, limit: int, status: str | None
-) -> Iterator[DeliveryModel]:
-    """The device's delivery attempts, newest first, at most ``limit``, of ``status`` if given.
+def attempts_page(
+    tenant_id: str, device_id: str, request: PageRequest, status: str | None
+) -> Page[DeliveryModel]:
+    """A page of the device's delivery attempts, newest first, of ``status`` if given.
 
     Attempt keys start with the attempt's epoch milliseconds, so a descending Query on the
-    prefix is newest first. The iterator reads further pages until ``limit`` items matched;
-    with a status filter the pages are larger, since fewer of their items match.
+    prefix is newest first. With a status filter each read evaluates more items, since fewer
+    of them match.
     """
     condition = DeliveryModel.tenant_id == tenant_id
     if status is not None:
         condition &= DeliveryModel.status == status
-    return DeliveryModel.query(
-        device_id,
-        DeliveryModel.delivery_key.startswith(ATTEMPT_PREFIX),
+    return read_page(
+        Listing(DELIVERIES, DeliveryModel, partition=device_id, range_prefix=ATTEMPT_PREFIX),
+        request,
         filter_condition=condition,
-        scan_index_forward=False,
-        limit=limit,
-        page_size=limit if status is None else _FILTERED_PAGE_SIZE,
+        newest_first=True,
+        read_size=None if status is None else _FILTERED_PAGE_SIZE,
     )

@@ -1,5 +1,6 @@
-"""Public shapes of webhook configurations and delivery attempts. The secret is never shown:
-a configuration says only whether it has one."""
+"""Public shapes of webhook configurations and delivery attempts. Secrets are write-only: a
+configuration says only whether it has a signing secret, and shows its custom headers' names
+with every value masked (a value is often a credential of the receiver, e.g. a bearer token)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from gateway.models import DeliveryModel, WebhookModel
 from gateway.webhooks.catalog import SUBSCRIBABLE
 
 _ORDER = {name: index for index, name in enumerate(SUBSCRIBABLE)}
+HEADER_VALUE_MASK = "***"
+"""What every custom header value is shown as; sent back in an update, it keeps the stored value."""
 
 
 def ordered_events(names: set[str] | frozenset[str]) -> list[str]:
@@ -33,7 +36,7 @@ def webhook_view(config: WebhookModel) -> dict[str, Any]:
         "enabled": bool(config.enabled),
         "retry_attempts": int(config.retry_attempts),
         "timeout": int(config.timeout),
-        "headers": plain_headers(config.headers),
+        "headers": dict.fromkeys(plain_headers(config.headers), HEADER_VALUE_MASK),
         "has_secret": bool(config.secret),
         "created_at": config.created_at,
         "updated_at": config.updated_at,
