@@ -195,7 +195,7 @@ def test_tenant_without_devices_lists_none(api):
     tenant = api.register()
     response = api.request("GET", "/devices", tenant.admin_token)
     assert response.status_code == 200, response.text
-    assert response.json() == {"success": True, "devices": []}
+    assert response.json() == {"success": True, "devices": [], "next": None}
 
 
 @pytest.mark.parametrize("reader", ["owner", "admin", "manager"])
