@@ -20,11 +20,14 @@ from gateway.webhooks.service import checked_webhook_url
 
 
 def register(tenant_name: str, email: str, password: str, webhook_url: str | None) -> dict[str, Any]:
-    """Create a tenant and its first user, always an admin; answer with the only copy of the token."""
+    """Create a tenant and its first user, always an admin; answer with the only copy of the token.
+
+    ``tenant_name`` comes stripped of whitespace by the request model.
+    """
     if webhook_url is not None:
         checked_webhook_url(webhook_url)
     now = iso_utc()
-    tenant = TenantModel(str(uuid.uuid4()), name=tenant_name.strip(), created_at=now, updated_at=now)
+    tenant = TenantModel(str(uuid.uuid4()), name=tenant_name, created_at=now, updated_at=now)
     created = new_user(tenant.tenant_id, email, password, Role.ADMIN, webhook_url, now)
     admin = created.user
     try:

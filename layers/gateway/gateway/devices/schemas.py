@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator
+from pydantic import BaseModel, Field, field_validator
+
+from gateway.web.fields import non_blank
 
 _PHONE = re.compile(r"^[1-9][0-9]{6,14}$")
 
-DeviceName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+DeviceName = non_blank(100)
 
 
 class CreateDeviceRequest(BaseModel):
@@ -22,6 +23,7 @@ class PairPhoneRequest(BaseModel):
     phone: str = Field(
         description="The phone number of the account to link: digits only, country code first, no `+`",
         examples=["15551234567"],
+        json_schema_extra={"pattern": _PHONE.pattern},
     )
 
     @field_validator("phone")

@@ -20,6 +20,11 @@ _USER_JID = re.compile(r"[0-9]{7,15}@s\.whatsapp\.net")
 _GROUP_JID = re.compile(r"[0-9]{1,32}(-[0-9]{1,20})?@g\.us")
 _LID = re.compile(r"[0-9A-Za-z]{1,64}@lid")
 
+# The same rules as JSON Schema patterns, for the request schemas.
+PERSON_CHAT_PATTERN = f"^(?:{_PHONE.pattern}|{_USER_JID.pattern})$"
+GROUP_CHAT_PATTERN = f"^{_GROUP_JID.pattern}$"
+PERSON_PATTERN = f"^(?:{_PHONE.pattern}|{_USER_JID.pattern}|{_LID.pattern})$"
+
 
 @dataclass(frozen=True)
 class Chat:
