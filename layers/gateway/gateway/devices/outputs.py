@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from enum import StrEnum
+from typing import Annotated
 
 from pydantic import Field
 
 from gateway.web.fields import Timestamp, Uuid
 from gateway.web.outputs import NextCursor, OutputModel, Succeeded
 
-DeviceStatus = Literal["not_ready", "pairing", "connected", "disconnected", "logged_out"]
-"""The session states of ``session_host.network.port.SessionState`` (a test keeps them equal)."""
+
+class DeviceStatus(StrEnum):
+    """A device's session state: ``session_host.network.port.SessionState``, which the shared
+    library cannot import (a test keeps the two equal)."""
+
+    NOT_READY = "not_ready"
+    PAIRING = "pairing"
+    CONNECTED = "connected"
+    DISCONNECTED = "disconnected"
+    LOGGED_OUT = "logged_out"
 
 
 MessagingJid = Annotated[str | None, Field(description="The account's user JID; null until paired")]

@@ -25,10 +25,8 @@ class MarkReadRequest(BaseModel):
     model_config = ConfigDict(
         json_schema_extra={
             "required": ["chat_jid", "message_ids"],
-            "anyOf": [
-                {"properties": {"chat_jid": {"pattern": PERSON_CHAT_PATTERN}}},
-                {"properties": {"chat_jid": {"pattern": GROUP_CHAT_PATTERN}}, "required": ["sender_jid"]},
-            ],
+            "if": {"properties": {"chat_jid": {"pattern": GROUP_CHAT_PATTERN}}, "required": ["chat_jid"]},
+            "then": {"required": ["sender_jid"]},
         }
     )
 

@@ -85,6 +85,12 @@ async def _http_error(request: Request, error: Exception) -> JSONResponse:
     return ApiError(error.status_code, code, message, headers=headers).response()
 
 
+def _operation_id(route: APIRoute) -> str:
+    """The route function's name (``register``, ``list_devices``): what generated clients call
+    the operation. A test keeps them unique."""
+    return route.name
+
+
 def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
     """A FastAPI app serving ``routers`` with the gateway's errors, headers and limits.
 
@@ -98,6 +104,7 @@ def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         openapi_url=openapi_url,
+        generate_unique_id_function=_operation_id,
     )
     for router in routers:
         app.include_router(router)
