@@ -301,7 +301,7 @@ def test_webhook_deliveries_of_a_device_without_deliveries_is_empty(owner: User)
 
     # Then the log is empty
     assert response.status == 200, response.body
-    assert response.body == {"success": True, "deliveries": []}
+    assert response.body == {"success": True, "deliveries": [], "next": None}
 
 
 # --- messages function -----------------------------------------------------------------------
