@@ -38,7 +38,7 @@ def non_blank(max_length: int) -> Any:
     """A text field stripped of surrounding whitespace, then 1 to ``max_length`` characters.
 
     The schema says so with ``NOT_BLANK``; its ``maxLength`` applies to the text as sent, which
-    is never longer than the stripped text the server measures.
+    is never shorter than the stripped text the server measures, so the schema is the stricter.
     """
     return Annotated[
         str,
