@@ -4,71 +4,83 @@ A device another user owns is visible to admins and managers only; one of anothe
 nobody (404 ``DEVICE_NOT_FOUND``, never 403).
 """
 
-from typing import Any
-
 from fastapi import APIRouter, Depends
 
 from gateway.accounts.roles import Principal
 from gateway.devices import commands, service
+from gateway.devices.access import PATH_DEVICE_ERRORS
+from gateway.devices.command_errors import COMMAND_ERRORS, PAIRING_ERRORS
 from gateway.devices.dependencies import path_device
+from gateway.devices.outputs import (
+    DeviceDeletedResponse,
+    DeviceListResponse,
+    DeviceResponse,
+    PairCodeResponse,
+    QrCodeResponse,
+)
 from gateway.devices.schemas import CreateDeviceRequest, PairPhoneRequest
 from gateway.devices.views import device_view
 from gateway.models import DeviceModel
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal
+from gateway.web.error_docs import AUTHENTICATED, ROLE_GATED, WITH_BODY, WITH_PARAMETERS, answers
 
 router = APIRouter(tags=["devices"])
 
+DEVICE_ROUTE = (AUTHENTICATED, PATH_DEVICE_ERRORS)
+COMMAND_ROUTE = (*DEVICE_ROUTE, COMMAND_ERRORS)
 
-@router.post("/devices", status_code=201)
+
+@router.post("/devices", status_code=201, responses=answers(AUTHENTICATED, WITH_BODY))
 def create_device(
     body: CreateDeviceRequest | None = None, caller: Principal = Depends(current_principal)
-) -> dict[str, Any]:
+) -> DeviceResponse:
     name = body.name if body is not None else None
-    return {"success": True, "device": service.create_device(caller, name)}
+    return DeviceResponse(device=service.create_device(caller, name))
 
 
-@router.get("/devices")
+@router.get("/devices", responses=answers(AUTHENTICATED, WITH_PARAMETERS))
 def list_devices(
     caller: Principal = Depends(current_principal), paging: PageRequest = Depends(page_request)
-) -> dict[str, Any]:
+) -> DeviceListResponse:
     page = service.list_devices(caller, paging)
-    return {"success": True, "devices": page.items, "next": page.next}
+    return DeviceListResponse(devices=page.items, next=page.next)
 
 
-@router.get("/devices/{device_id}")
-def get_device(device: DeviceModel = Depends(path_device)) -> dict[str, Any]:
-    return {"success": True, "device": device_view(device)}
+@router.get("/devices/{device_id}", responses=answers(DEVICE_ROUTE))
+def get_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
+    return DeviceResponse(device=device_view(device))
 
 
-@router.delete("/devices/{device_id}")
+@router.delete("/devices/{device_id}", responses=answers(ROLE_GATED, COMMAND_ROUTE))
 def delete_device(
     device: DeviceModel = Depends(path_device), caller: Principal = Depends(current_principal)
-) -> dict[str, Any]:
+) -> DeviceDeletedResponse:
+    """Owner or admin: a manager may see another user's device but not delete it (403)."""
     service.delete_device(caller, device)
-    return {"success": True, "message": "device deleted", "device_id": device.device_id}
+    return DeviceDeletedResponse(message="device deleted", device_id=device.device_id)
 
 
-@router.post("/devices/{device_id}/connect", status_code=202)
-def connect_device(device: DeviceModel = Depends(path_device)) -> dict[str, Any]:
-    return {"success": True, "device": commands.connect(device)}
+@router.post("/devices/{device_id}/connect", status_code=202, responses=answers(COMMAND_ROUTE))
+def connect_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
+    return DeviceResponse(device=commands.connect(device))
 
 
-@router.get("/devices/{device_id}/qr")
-def device_qr(device: DeviceModel = Depends(path_device)) -> dict[str, Any]:
-    return {"success": True, **commands.qr(device)}
+@router.get("/devices/{device_id}/qr", responses=answers(DEVICE_ROUTE, PAIRING_ERRORS))
+def device_qr(device: DeviceModel = Depends(path_device)) -> QrCodeResponse:
+    return QrCodeResponse(**commands.qr(device))
 
 
-@router.post("/devices/{device_id}/pair-phone")
-def pair_phone(body: PairPhoneRequest, device: DeviceModel = Depends(path_device)) -> dict[str, Any]:
-    return {"success": True, "pair_code": commands.pair_phone(device, body.phone)}
+@router.post("/devices/{device_id}/pair-phone", responses=answers(DEVICE_ROUTE, WITH_BODY, PAIRING_ERRORS))
+def pair_phone(body: PairPhoneRequest, device: DeviceModel = Depends(path_device)) -> PairCodeResponse:
+    return PairCodeResponse(pair_code=commands.pair_phone(device, body.phone))
 
 
-@router.post("/devices/{device_id}/disconnect")
-def disconnect_device(device: DeviceModel = Depends(path_device)) -> dict[str, Any]:
-    return {"success": True, "device": commands.disconnect(device)}
+@router.post("/devices/{device_id}/disconnect", responses=answers(COMMAND_ROUTE))
+def disconnect_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
+    return DeviceResponse(device=commands.disconnect(device))
 
 
-@router.post("/devices/{device_id}/logout")
-def logout_device(device: DeviceModel = Depends(path_device)) -> dict[str, Any]:
-    return {"success": True, "device": commands.logout(device)}
+@router.post("/devices/{device_id}/logout", responses=answers(COMMAND_ROUTE))
+def logout_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
+    return DeviceResponse(device=commands.logout(device))

@@ -1,52 +1,60 @@
 """Platform routes, master token only: registration and cross-tenant administration."""
 
-from typing import Any
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 
 from gateway.accounts import tenants
+from gateway.accounts.outputs import (
+    RegisterResponse,
+    TenantDeletedResponse,
+    TenantListResponse,
+    TenantResponse,
+)
+from gateway.devices.command_errors import COMMAND_ERRORS
 from gateway.errors import ApiError
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import require_master
-from gateway.web.openapi_document import openapi_document
+from gateway.web.error_docs import MASTER, WITH_BODY, WITH_PARAMETERS, answers, standard
+from gateway.web.openapi_document import openapi_bytes
 from gateway.web.route_table import allowed_methods
 from platform_api.schemas import RegisterRequest
 
 router = APIRouter(dependencies=[Depends(require_master)], tags=["platform"])
 
+TENANT_NOT_FOUND = standard(404, "TENANT_NOT_FOUND")
 
-@router.post("/register", status_code=201)
-def register(body: RegisterRequest) -> dict[str, Any]:
+
+@router.post(
+    "/register", status_code=201, responses=answers(MASTER, WITH_BODY, standard(409, "TENANT_EXISTS"))
+)
+def register(body: RegisterRequest) -> RegisterResponse:
     webhook_url = str(body.webhook_url) if body.webhook_url else None
-    return {
-        "success": True,
-        **tenants.register(body.tenant_name, str(body.email), body.password, webhook_url),
-    }
+    return RegisterResponse(**tenants.register(body.tenant_name, str(body.email), body.password, webhook_url))
 
 
-@router.get("/tenants")
-def list_tenants(paging: PageRequest = Depends(page_request)) -> dict[str, Any]:
+@router.get("/tenants", responses=answers(MASTER, WITH_PARAMETERS))
+def list_tenants(paging: PageRequest = Depends(page_request)) -> TenantListResponse:
     page = tenants.list_tenants(paging)
-    return {"success": True, "tenants": page.items, "next": page.next}
+    return TenantListResponse(tenants=page.items, next=page.next)
 
 
-@router.get("/global/tenants/{tenant_id}")
-def get_tenant(tenant_id: str) -> dict[str, Any]:
-    return {"success": True, "tenant": tenants.get_tenant(tenant_id)}
+@router.get("/global/tenants/{tenant_id}", responses=answers(MASTER, TENANT_NOT_FOUND))
+def get_tenant(tenant_id: str) -> TenantResponse:
+    return TenantResponse(tenant=tenants.get_tenant(tenant_id))
 
 
-@router.delete("/global/tenants/{tenant_id}")
-def delete_tenant(tenant_id: str) -> dict[str, Any]:
-    return {"success": True, "deleted": tenants.delete_tenant(tenant_id)}
+@router.delete("/global/tenants/{tenant_id}", responses=answers(MASTER, TENANT_NOT_FOUND, COMMAND_ERRORS))
+def delete_tenant(tenant_id: str) -> TenantDeletedResponse:
+    """Stops the tenant's sessions first: a session host that fails answers as a device command does."""
+    return TenantDeletedResponse(deleted=tenants.delete_tenant(tenant_id))
 
 
 fallback_router = APIRouter(include_in_schema=False)
 
 
 @fallback_router.get("/openapi.json")
-def openapi() -> dict[str, Any]:
-    """The complete OpenAPI document of every function's routes."""
-    return openapi_document()
+def openapi() -> Response:
+    """The complete OpenAPI document of every function's routes, as packaged."""
+    return Response(openapi_bytes(), media_type="application/json")
 
 
 @fallback_router.api_route(

@@ -2,12 +2,17 @@
 
 from typing import Literal
 
-from pydantic import BaseModel, EmailStr, Field, HttpUrl
+from pydantic import BaseModel, Field
+
+from gateway.web.fields import Email, non_blank
+from gateway.webhooks.schemas import OptionalWebhookUrl
+
+TenantName = non_blank(100)
 
 
 class RegisterRequest(BaseModel):
-    tenant_name: str = Field(min_length=1, max_length=100, pattern=r"\S")
-    email: EmailStr
+    tenant_name: TenantName = Field(description="Unique on the platform, compared case-insensitively")
+    email: Email
     password: str = Field(min_length=6, max_length=1024)
     role: Literal["admin"] = "admin"
-    webhook_url: HttpUrl | None = None
+    webhook_url: OptionalWebhookUrl = None

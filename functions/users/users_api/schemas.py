@@ -1,20 +1,27 @@
 """Request bodies of the user routes."""
 
-from pydantic import BaseModel, EmailStr, Field, HttpUrl, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gateway.accounts.roles import Role
+from gateway.web.fields import Email, omittable
+from gateway.webhooks.schemas import OptionalWebhookUrl
 
 
 class CreateUserRequest(BaseModel):
-    email: EmailStr
+    email: Email = Field(description="Unique within the tenant")
     password: str = Field(min_length=6, max_length=1024)
     role: Role
-    webhook_url: HttpUrl | None = None
+    webhook_url: OptionalWebhookUrl = None
 
 
 class UpdateUserRequest(BaseModel):
-    active: bool | None = None
-    role: Role | None = None
+    """At least one of `active` and `role`. A null counts as left out and other fields are
+    ignored, so the schema, which asks for at least one field, allows neither."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1, "additionalProperties": False})
+
+    active: bool | None = omittable()
+    role: Role | None = omittable()
 
     @model_validator(mode="after")
     def _something_to_change(self) -> "UpdateUserRequest":

@@ -24,13 +24,16 @@ _PARALLEL_DEVICE_DELETIONS = 8  # each device's records are a few calls; run sev
 
 
 def register(tenant_name: str, email: str, password: str, webhook_url: str | None) -> dict[str, Any]:
-    """Create a tenant and its first user, always an admin; answer with the only copy of the token."""
+    """Create a tenant and its first user, always an admin; answer with the only copy of the token.
+
+    ``tenant_name`` comes stripped of whitespace by the request model.
+    """
     if webhook_url is not None:
         checked_webhook_url(webhook_url)
     now = iso_utc()
     tenant = TenantModel(
         str(uuid.uuid4()),
-        name=tenant_name.strip(),
+        name=tenant_name,
         users_count=1,
         devices_count=0,
         created_at=now,

@@ -14,8 +14,17 @@ from gateway.accounts.roles import Principal, Role
 from gateway.devices import store
 from gateway.errors import ApiError, OperationError, insufficient_permissions, not_found
 from gateway.models import DeviceModel
+from gateway.web.error_docs import standard
 
 DEVICE_HEADER = "X-Device-Id"
+
+# What the rules below answer, for the routes' documented errors (gateway.web.error_docs).
+PATH_DEVICE_ERRORS = (standard(404, "DEVICE_NOT_FOUND"),)
+"""A ``/devices/{device_id}`` route: the device is not one the caller can see."""
+ACTING_DEVICE_ERRORS = (standard(400, "DEVICE_ID_REQUIRED"), standard(404, "DEVICE_NOT_FOUND"))
+"""A route acting through the ``X-Device-Id`` device, or the caller's only one."""
+SESSION_ERRORS = (standard(503, "DEVICE_NOT_READY", "DEVICE_DISCONNECTED"),)
+"""An operation that needs the device's session connected."""
 
 
 def device_not_found() -> ApiError:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.bus import Reply
-from gateway.devices.access import session_unavailable
+from gateway.devices.access import SESSION_ERRORS, session_unavailable
 from gateway.errors import ApiError, validation_error
+from gateway.web.error_docs import standard
 
 # kind -> (HTTP status, error_code, message used when the host gave none)
 _BY_KIND: dict[str, tuple[int, str, str]] = {
@@ -24,6 +25,18 @@ _BY_KIND: dict[str, tuple[int, str, str]] = {
 _NOT_RUNNING = "not_running"  # no session runs the device
 _NOT_CONNECTED = "not_connected"  # a session runs, but is not connected or not logged in
 _DEVICE_ERROR = "the device could not be acquired; retry later, and quote the X-Request-Id if it persists"
+_PAIRING_KINDS = frozenset({"already_logged_in"})
+
+COMMAND_ERRORS = (
+    *(standard(status, code) for kind, (status, code, _) in _BY_KIND.items() if kind not in _PAIRING_KINDS),
+    standard(400, "VALIDATION_ERROR"),  # the ``invalid`` kind
+    standard(500, "DEVICE_ERROR"),  # ``host_error``, an unknown kind, an incomplete answer
+    standard(503, "SERVICE_UNAVAILABLE"),  # no answer in time
+    *SESSION_ERRORS,  # no session runs the device, or it is not connected
+)
+"""What a route sending a device command may answer, for its documented errors."""
+PAIRING_ERRORS = (*COMMAND_ERRORS, standard(409, "ALREADY_LOGGED_IN"))
+""":data:`COMMAND_ERRORS` of the pairing commands (QR code, pair code), refused on a paired device."""
 
 
 def bus_timeout() -> ApiError:

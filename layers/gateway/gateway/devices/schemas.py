@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field
 
 from gateway.jids import PHONE_RULE, PhoneNumber
+from gateway.web.fields import non_blank
 
-DeviceName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+DeviceName = non_blank(100)
 
 
 class CreateDeviceRequest(BaseModel):

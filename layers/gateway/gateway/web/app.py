@@ -18,6 +18,7 @@ from gateway import __version__
 from gateway.config import get_settings
 from gateway.errors import ApiError, ShortBodyError
 from gateway.observability import logger, metrics, tracer
+from gateway.web.contract import DESCRIPTION, install_contract_document
 from gateway.web.middleware import GatewayMiddleware
 from gateway.web.route_table import allowed_methods
 from gateway.web.validation import standard_validation_error
@@ -84,6 +85,12 @@ async def _http_error(request: Request, error: Exception) -> JSONResponse:
     return ApiError(error.status_code, code, message, headers=headers).response()
 
 
+def _operation_id(route: APIRoute) -> str:
+    """The route function's name (``register``, ``list_devices``): what generated clients call
+    the operation. A test keeps them unique."""
+    return route.name
+
+
 def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
     """A FastAPI app serving ``routers`` with the gateway's errors, headers and limits.
 
@@ -93,10 +100,11 @@ def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
     app = FastAPI(
         title="Messaging Gateway",
         version=__version__,
-        description="Multi-tenant HTTP/JSON gateway to a messaging network.",
+        description=DESCRIPTION,
         docs_url=None,
         redoc_url=None,
         openapi_url=openapi_url,
+        generate_unique_id_function=_operation_id,
     )
     for router in routers:
         app.include_router(router)
@@ -104,6 +112,7 @@ def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_middleware(GatewayMiddleware, max_body_bytes=get_settings().max_body_bytes)
+    install_contract_document(app)
     return app
 
 

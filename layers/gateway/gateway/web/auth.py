@@ -11,7 +11,8 @@ import hmac
 from collections.abc import Callable
 from functools import lru_cache
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Security
+from fastapi.security import HTTPBearer
 
 from gateway.accounts import store
 from gateway.accounts.credentials import is_uuid4, token_digest
@@ -39,9 +40,34 @@ def bearer_token(request: Request) -> str | None:
     return ""
 
 
-def current_principal(request: Request) -> Principal:
+class _BearerToken(HTTPBearer):
+    """An HTTP bearer security scheme that reads the header with :func:`bearer_token`.
+
+    Declaring the schemes makes the OpenAPI document mark every route with the token it needs;
+    reading the header our own way keeps bare tokens accepted, and refusals are left to the
+    dependencies below, so their bodies stay the specification's.
+    """
+
+    async def __call__(self, request: Request) -> str | None:  # type: ignore[override]
+        return bearer_token(request)
+
+
+user_token = _BearerToken(
+    scheme_name="UserToken",
+    bearerFormat="UUID",
+    description="A user's token (UUID v4), issued by POST /register or POST /users. "
+    "The `Bearer` word may be left out.",
+    auto_error=False,
+)
+master_token = _BearerToken(
+    scheme_name="MasterToken",
+    description="The platform's master token, for the master-only routes. The `Bearer` word may be left out.",
+    auto_error=False,
+)
+
+
+def current_principal(token: str | None = Security(user_token)) -> Principal:
     """The calling user, or 401 ``Invalid token``."""
-    token = bearer_token(request)
     if not token or not is_uuid4(token):
         raise invalid_token()
     record = store.get_token(token_digest(token))
@@ -75,11 +101,10 @@ def _master_token() -> str:
     return ""
 
 
-def require_master(request: Request) -> None:
+def require_master(token: str | None = Security(master_token)) -> None:
     """Master-only routes: 403 when disabled, 401 with the specification's two bodies otherwise."""
     if not get_settings().super_admin_enabled:
         raise super_admin_disabled()
-    token = bearer_token(request)
     if token is None:
         raise master_token_required()
     expected = _master_token()

@@ -6,14 +6,13 @@ all routers (``make openapi``) and packaged here; the platform function serves i
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 PACKAGED_DOCUMENT = Path(__file__).with_name("openapi.json")
 
 
 @cache
-def openapi_document() -> dict[str, Any]:
-    return json.loads(PACKAGED_DOCUMENT.read_text())
+def openapi_bytes() -> bytes:
+    """The packaged document as served: read once per function instance."""
+    return PACKAGED_DOCUMENT.read_bytes()

@@ -9,8 +9,18 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import BaseModel, Field, StrictBool, StrictInt, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    HttpUrl,
+    StrictBool,
+    StringConstraints,
+    WithJsonSchema,
+    field_validator,
+)
 
+from gateway.web.fields import DOMAIN_LABEL, TOP_LABEL, JsonInteger, any_case
+from gateway.webhooks.catalog import SUBSCRIBABLE
 from gateway.webhooks.delivery.constants import RESERVED_HEADERS
 
 MAX_HEADERS = 20
@@ -20,8 +30,38 @@ _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,100}$")  # an HTTP field na
 _VALUE = re.compile(r"^[\x20-\x7e\t]{0,2048}$")  # visible ASCII, space and tab: no CR/LF injection
 _RESERVED_PREFIX = "x-webhook-"  # the gateway's own headers, today's and future ones
 
-WebhookUrl = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2048)]
-EventName = Annotated[str, StringConstraints(min_length=1, max_length=100)]
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})"
+_HOST = rf"(?:(?:{DOMAIN_LABEL}\.)*{TOP_LABEL}|(?:{_OCTET}\.){{3}}{_OCTET})"
+URL_SCHEMA = {
+    "type": "string",
+    "maxLength": 2048,
+    "pattern": rf"^{any_case('http')}[Ss]?://{_HOST}(?::{_PORT})?(?:[/?#][^\s]*)?$",
+    "not": {"pattern": "^[^:]+://[^/?#:]{254,}"},
+    "description": "An http(s) URL with a host name (at most 253 characters) or an IPv4 address; "
+    "a bracketed IPv6 address is accepted too. HTTPS unless the deployment allows HTTP; outside "
+    "local mode the host must resolve to public addresses only (refused with `VALIDATION_ERROR`).",
+}
+"""The URLs the gateway may deliver to (``service.deliverable_url``), as far as a pattern can say."""
+
+WebhookUrl = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=2048),
+    WithJsonSchema(URL_SCHEMA),
+]
+OptionalWebhookUrl = Annotated[HttpUrl, WithJsonSchema(URL_SCHEMA)] | None
+"""The ``webhook_url`` of POST /register and POST /users: a user's pending URL."""
+EventName = Annotated[
+    str, StringConstraints(min_length=1, max_length=100), WithJsonSchema({"enum": list(SUBSCRIBABLE)})
+]
+_HEADER_NAME_SCHEMA = {
+    "type": "string",
+    "pattern": "^"
+    + "".join(f"(?!{any_case(name)}$)" for name in sorted(RESERVED_HEADERS))
+    + f"(?!{any_case(_RESERVED_PREFIX)})"
+    + _TOKEN.pattern[1:],
+}
+"""An HTTP field name that is not one the gateway sets."""
 
 
 class WebhookRequest(BaseModel):
@@ -40,10 +80,10 @@ class WebhookRequest(BaseModel):
     enabled: StrictBool = Field(
         default=True, description="false keeps the configuration but delivers nothing"
     )
-    retry_attempts: StrictInt = Field(
+    retry_attempts: JsonInteger = Field(
         default=DEFAULT_RETRY_ATTEMPTS, ge=0, le=10, description="retries after a failed attempt"
     )
-    timeout: StrictInt = Field(
+    timeout: JsonInteger = Field(
         default=DEFAULT_TIMEOUT_SECONDS, ge=1, le=30, description="seconds each attempt may take"
     )
     secret: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = Field(
@@ -52,8 +92,14 @@ class WebhookRequest(BaseModel):
     )
     headers: dict[str, str] = Field(
         default_factory=dict,
-        description=f"Up to {MAX_HEADERS} custom headers sent with every attempt",
+        description=f"Up to {MAX_HEADERS} custom headers sent with every attempt; names are "
+        "case-insensitive, so one name may not appear twice in different cases",
         examples=[{"Authorization": "Bearer receiver-token"}],
+        json_schema_extra={
+            "maxProperties": MAX_HEADERS,
+            "propertyNames": _HEADER_NAME_SCHEMA,
+            "additionalProperties": {"type": "string", "pattern": _VALUE.pattern},
+        },
     )
 
     @field_validator("headers")
@@ -64,13 +110,13 @@ class WebhookRequest(BaseModel):
         seen: set[str] = set()
         for name, value in headers.items():
             lowered = name.lower()
-            if not _TOKEN.match(name):
+            if not _TOKEN.fullmatch(name):
                 raise ValueError(f"{name!r} is not a valid header name")
             if lowered in RESERVED_HEADERS or lowered.startswith(_RESERVED_PREFIX):
                 raise ValueError(f"{name!r} is set by the gateway and cannot be overridden")
             if lowered in seen:
                 raise ValueError(f"{name!r} is given twice")
-            if not _VALUE.match(value):
+            if not _VALUE.fullmatch(value):
                 raise ValueError(f"the value of {name!r} must be printable ASCII, at most 2048 characters")
             seen.add(lowered)
         return headers

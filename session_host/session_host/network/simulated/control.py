@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, StringConstraints, field_validator
 
 from gateway.errors import ApiError
 from gateway.jids import PHONE_PATTERN, PhoneNumber
+from gateway.web.error_docs import MASTER, WITH_BODY, answers, standard
 
 from .model import OPERATIONS, ControlError
 from .network import SimulatedNetwork
@@ -25,6 +26,23 @@ CallIdInPath = Annotated[str, PathParam(min_length=1, max_length=64)]
 Target = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 T = TypeVar("T")
+
+# What the control API answers, for all of its routes at once (ControlError in .network).
+CONTROL_ERRORS = answers(
+    MASTER,
+    WITH_BODY,
+    standard(400, "INVALID_CHAT_JID"),
+    standard(
+        404,
+        "ACCOUNT_NOT_FOUND",
+        "CALL_NOT_FOUND",
+        "DEVICE_NOT_FOUND",
+        "MESSAGE_NOT_FOUND",
+        "PAIR_CODE_NOT_FOUND",
+        "RECIPIENT_NOT_FOUND",
+    ),
+    standard(409, "ACCOUNT_EXISTS", "ALREADY_LOGGED_IN"),
+)
 
 
 class AccountIn(BaseModel):
@@ -99,7 +117,9 @@ def _call(action: Callable[..., T], *args: Any) -> T:
 
 def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> APIRouter:
     """The ``/_simulator`` routes acting on ``network``; ``master`` guards every one."""
-    router = APIRouter(prefix="/_simulator", tags=["simulator"], dependencies=[Depends(master)])
+    router = APIRouter(
+        prefix="/_simulator", tags=["simulator"], dependencies=[Depends(master)], responses=CONTROL_ERRORS
+    )
 
     @router.post("/accounts", status_code=201)
     def create_account(body: AccountIn) -> dict[str, Any]:

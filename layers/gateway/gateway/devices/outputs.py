@@ -1,0 +1,73 @@
+"""Response bodies of the device routes, in the shapes ``gateway.devices.views`` builds."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import Field
+
+from gateway.web.fields import Timestamp, Uuid
+from gateway.web.outputs import NextCursor, OutputModel, Succeeded
+
+
+class DeviceStatus(StrEnum):
+    """A device's session state: ``session_host.network.port.SessionState``, which the shared
+    library cannot import (a test keeps the two equal)."""
+
+    NOT_READY = "not_ready"
+    PAIRING = "pairing"
+    CONNECTED = "connected"
+    DISCONNECTED = "disconnected"
+    LOGGED_OUT = "logged_out"
+
+
+MessagingJid = Annotated[str | None, Field(description="The account's user JID; null until paired")]
+
+
+class Device(OutputModel):
+    id: Uuid
+    tenant_id: Uuid
+    owner_user_id: Uuid = Field(description="The user who created the device")
+    name: str
+    status: DeviceStatus
+    is_connected: bool
+    is_logged_in: bool
+    messaging_jid: MessagingJid
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class DeviceSummary(OutputModel):
+    """A device as GET /status lists it: the fields of ``views.SUMMARY_FIELDS``."""
+
+    id: Uuid
+    name: str
+    status: DeviceStatus
+    is_connected: bool
+    is_logged_in: bool
+    messaging_jid: MessagingJid
+
+
+class DeviceResponse(Succeeded):
+    device: Device
+
+
+class DeviceListResponse(Succeeded):
+    devices: list[Device]
+    next: NextCursor = None
+
+
+class DeviceDeletedResponse(Succeeded):
+    message: str
+    device_id: Uuid
+
+
+class QrCodeResponse(Succeeded):
+    qr_code: str = Field(description="The text a phone's camera reads")
+    qr_png_base64: str = Field(description="The same code as a PNG image, base64")
+    expires_at: Timestamp
+
+
+class PairCodeResponse(Succeeded):
+    pair_code: str = Field(description="The code to type on the phone, e.g. `ABCD-EFGH`")

@@ -1,0 +1,126 @@
+"""Fixtures of the contract tests: the served OpenAPI document and a tenant to exercise it with.
+
+The contract tests drive the running local stack (``stack``) through the document it serves,
+as a client generated from it would.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from _pytest.nodeid import coerce_node_id
+from _pytest.nodes import Node
+from schemathesis import Case
+from schemathesis.openapi import from_url
+
+from gateway.devices.access import DEVICE_HEADER
+
+if not hasattr(Node, "_nodeid"):
+    # schemathesis 4.32.5 names each operation's subtest by setting ``node._nodeid``, which
+    # pytest 9.2 replaced with ``node._id``: the old name is mapped onto the new one.
+    Node._nodeid = property(  # type: ignore[attr-defined]
+        lambda node: node.nodeid, lambda node, value: setattr(node, "_id", coerce_node_id(value))
+    )
+
+CONFIG = schemathesis.Config.from_dict(
+    {
+        "seed": 8,
+        "generation": {
+            "mode": "positive",
+            "max-examples": 10,
+            "deterministic": True,
+            "with-security-parameters": False,
+        },
+        "phases": {"stateful": {"enabled": False}},
+        "checks": {
+            # The test device has no session: its documented 503s are answers, not refusals.
+            "positive_data_acceptance": {"expected-statuses": ["2xx", "404", "409", "503"]},
+        },
+    }
+)
+
+
+@dataclass(frozen=True)
+class World:
+    """What the contract test acts on: a tenant's admin, one of its devices and one of its users."""
+
+    base_url: str
+    master_token: str
+    admin_token: str
+    tenant_id: str
+    device_id: str
+    user_id: str
+
+    def request(self, method: str, path: str, token: str, **kwargs: Any) -> requests.Response:
+        headers = {"Authorization": f"Bearer {token}"}
+        return requests.request(method, self.base_url + path, headers=headers, timeout=30, **kwargs)
+
+    def new_device(self) -> str:
+        response = self.request("POST", "/devices", self.admin_token, json={"name": "throwaway"})
+        assert response.status_code == 201, response.text
+        return response.json()["device"]["id"]
+
+    def new_tenant(self) -> str:
+        name = f"contract-throwaway-{uuid.uuid4().hex[:12]}"
+        body = {"tenant_name": name, "email": f"admin@{name}.example.com", "password": "secret123"}
+        response = self.request("POST", "/register", self.master_token, json=body)
+        assert response.status_code == 201, response.text
+        return response.json()["tenant"]["id"]
+
+    def aim(self, case: Case) -> None:
+        """Point ``case`` at the test's own records: its device in ``X-Device-Id`` always, and
+        its device, user and tenant in the path for half of the cases (the generated value is
+        kept for the others, so ids of every shape are tried too). A deletion gets a record of
+        its own, so the others stay."""
+        if any(parameter.name == DEVICE_HEADER for parameter in case.operation.headers):
+            case.headers = {**(case.headers or {}), DEVICE_HEADER: self.device_id}
+        deleting = case.method.upper() == "DELETE"
+        own = {
+            "device_id": self.new_device if deleting else lambda: self.device_id,
+            "user_id": lambda: self.user_id,
+            "tenant_id": self.new_tenant if deleting else lambda: self.tenant_id,
+        }
+        for name, value in (case.path_parameters or {}).items():
+            if name in own and len(str(value)) % 2 == 0:
+                case.path_parameters[name] = own[name]()
+
+    def tenant_ids(self) -> set[str]:
+        response = self.request("GET", "/tenants", self.master_token)
+        assert response.status_code == 200, response.text
+        return {tenant["id"] for tenant in response.json()["tenants"]}
+
+
+@pytest.fixture(scope="module")
+def served_document(stack: Any, world: World) -> schemathesis.BaseSchema:
+    """The document the running gateway serves, as schemathesis reads it."""
+    return from_url(f"{stack.base_url}/openapi.json", config=CONFIG)
+
+
+@pytest.fixture(scope="module")
+def world(api: Any) -> Iterator[World]:
+    """A fresh tenant with one device and one extra user. Every tenant registered meanwhile,
+    this one included, is deleted afterwards, so the rest of the suite does not list them."""
+    listed = api.request("GET", "/tenants", api.master_token)
+    assert listed.status_code == 200, listed.text
+    before = {tenant["id"] for tenant in listed.json()["tenants"]}
+    tenant = api.register()
+    device = api.request("POST", "/devices", tenant.admin_token, json={"name": "contract"})
+    assert device.status_code == 201, device.text
+    user_id, _ = api.create_user(tenant, "user")
+    world = World(
+        base_url=api.base_url,
+        master_token=api.master_token,
+        admin_token=tenant.admin_token,
+        tenant_id=tenant.id,
+        device_id=device.json()["device"]["id"],
+        user_id=user_id,
+    )
+    yield world
+    for tenant_id in world.tenant_ids() - before:
+        world.request("DELETE", f"/global/tenants/{tenant_id}", world.master_token)
