@@ -57,8 +57,10 @@ class World:
     device_id: str
     user_id: str
 
-    def request(self, method: str, path: str, token: str, **kwargs: Any) -> requests.Response:
-        headers = {"Authorization": f"Bearer {token}"}
+    def request(
+        self, method: str, path: str, token: str, headers: dict[str, str] | None = None, **kwargs: Any
+    ) -> requests.Response:
+        headers = {**(headers or {}), "Authorization": f"Bearer {token}"}
         return requests.request(method, self.base_url + path, headers=headers, timeout=30, **kwargs)
 
     def new_device(self) -> str:
@@ -89,11 +91,36 @@ class World:
         for name, value in (case.path_parameters or {}).items():
             if name in own and len(str(value)) % 2 == 0:
                 case.path_parameters[name] = own[name]()
+        if case.query and "cursor" in case.query:
+            self._issued_cursor(case)
+
+    def _issued_cursor(self, case: Case) -> None:
+        """A cursor is opaque: only a ``next`` the gateway issued is valid, which no schema can
+        describe beyond its alphabet. The case gets a real one of its list (a second page of
+        one item per page), or none where the list has a single page; refusing any other is
+        tested in tests/e2e/test_pagination.py."""
+        token = self.master_token if case.path == "/tenants" else self.admin_token
+        headers = {DEVICE_HEADER: self.device_id} if case.path.startswith("/webhook") else {}
+        response = self.request("GET", case.path, token, params={"limit": 1}, headers=headers)
+        assert response.status_code == 200, response.text
+        issued = response.json()["next"]
+        if issued is None:
+            del case.query["cursor"]
+        else:
+            case.query["cursor"] = issued
 
     def tenant_ids(self) -> set[str]:
-        response = self.request("GET", "/tenants", self.master_token)
-        assert response.status_code == 200, response.text
-        return {tenant["id"] for tenant in response.json()["tenants"]}
+        """Every tenant on the platform, page after page."""
+        ids: set[str] = set()
+        params: dict[str, Any] = {"limit": 200}
+        while True:
+            response = self.request("GET", "/tenants", self.master_token, params=params)
+            assert response.status_code == 200, response.text
+            body = response.json()
+            ids |= {tenant["id"] for tenant in body["tenants"]}
+            if body["next"] is None:
+                return ids
+            params["cursor"] = body["next"]
 
 
 @pytest.fixture(scope="module")
@@ -106,9 +133,6 @@ def served_document(stack: Any, world: World) -> schemathesis.BaseSchema:
 def world(api: Any) -> Iterator[World]:
     """A fresh tenant with one device and one extra user. Every tenant registered meanwhile,
     this one included, is deleted afterwards, so the rest of the suite does not list them."""
-    listed = api.request("GET", "/tenants", api.master_token)
-    assert listed.status_code == 200, listed.text
-    before = {tenant["id"] for tenant in listed.json()["tenants"]}
     tenant = api.register()
     device = api.request("POST", "/devices", tenant.admin_token, json={"name": "contract"})
     assert device.status_code == 201, device.text
@@ -121,6 +145,7 @@ def world(api: Any) -> Iterator[World]:
         device_id=device.json()["device"]["id"],
         user_id=user_id,
     )
+    before = world.tenant_ids() - {world.tenant_id}
     yield world
     for tenant_id in world.tenant_ids() - before:
         world.request("DELETE", f"/global/tenants/{tenant_id}", world.master_token)

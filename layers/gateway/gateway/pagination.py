@@ -31,6 +31,8 @@ from gateway.errors import ApiError, validation_error
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]+$"
+"""Url-safe base64 without padding: the alphabet every cursor is written in."""
 MAX_CURSOR_CHARS = 1024  # a key is two strings of at most a few hundred characters
 
 T = TypeVar("T")
@@ -57,7 +59,9 @@ def page_request(
         default=None,
         min_length=1,
         max_length=MAX_CURSOR_CHARS,
-        description="the `next` of the previous page, as given; left out for the first page",
+        pattern=CURSOR_PATTERN,
+        description="the `next` of the previous page, as given (opaque: only a cursor the gateway "
+        "issued for this list is accepted); left out for the first page",
     ),
 ) -> PageRequest:
     """FastAPI dependency of every list route: the ``limit`` and ``cursor`` query parameters."""
