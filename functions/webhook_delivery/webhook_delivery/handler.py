@@ -22,10 +22,10 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from gateway.observability import logger, tracer
 from gateway.webhooks.delivery.batch import Batch
-from gateway.webhooks.delivery.constants import DELIVERY_THREADS
+from gateway.webhooks.delivery.constants import DELIVERY_THREAD_PREFIX, DELIVERY_THREADS
 from gateway.webhooks.delivery.service import deliver_record
 
-executor = ThreadPoolExecutor(max_workers=DELIVERY_THREADS, thread_name_prefix="delivery")
+executor = ThreadPoolExecutor(max_workers=DELIVERY_THREADS, thread_name_prefix=DELIVERY_THREAD_PREFIX)
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -16,6 +16,8 @@ MAX_BATCH_SIZE = 10
 DELIVERY_THREADS = 40
 """Threads running receiver calls: a whole batch at once in Lambda (one invocation per sandbox),
 and room for the local worker's concurrent invocations (``local_stack.delivery_worker``)."""
+DELIVERY_THREAD_PREFIX = "delivery"
+"""Names the delivery function's threads, so logs and tests can tell them from others."""
 
 MAX_RESPONSE_BYTES = 64 * 1024
 """A receiver's answer is read this far and no further; only its status counts."""
