@@ -1,0 +1,221 @@
+"""The simulated network's groups and communities: the network's own rules, for every account."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import pytest
+
+from session_host.network.simulated.group_records import GroupError, Role
+from session_host.network.simulated.groups import Groups
+
+ANA = "15550000001@s.whatsapp.net"
+BOB = "15550000002@s.whatsapp.net"
+CAI = "15550000003@s.whatsapp.net"
+DEE = "15550000004@s.whatsapp.net"
+GHOST = "15550000099@s.whatsapp.net"
+DEE_LID = "207180606656725@lid"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def counter_ids() -> Callable[[str], str]:
+    counters = {kind: itertools.count(1) for kind in ("group", "invite", "picture")}
+    return lambda kind: f"{kind[:3]}{next(counters[kind])}" if kind != "group" else f"{next(counters[kind])}"
+
+
+def on_network(jid: str) -> str | None:
+    """Everyone but GHOST is on the network; DEE's LID names DEE."""
+    if jid == GHOST:
+        return None
+    return DEE if jid == DEE_LID else jid
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def groups(clock: Clock) -> Groups:
+    return Groups(clock=clock, ids=counter_ids(), resolve=on_network)
+
+
+def refused(code: str, call: Callable[[], object]) -> GroupError:
+    with pytest.raises(GroupError) as caught:
+        call()
+    assert caught.value.code == code
+    return caught.value
+
+
+# --- create and read -----------------------------------------------------------------------
+
+
+def test_create_makes_the_creator_super_admin_and_answers_per_person(groups: Groups, clock: Clock) -> None:
+    # Given Ana, and people by phone, JID, LID, one not on the network and Ana herself
+    # When she creates a group with them
+    group, change = groups.create(ANA, "Trip", ["15550000002", BOB, DEE_LID, GHOST, ANA], locked=True)
+
+    # Then the group has a generated group JID, Ana as owner and super admin, the others members
+    assert group.jid == "1@g.us"
+    assert group.owner == ANA
+    assert group.created_at == clock.now
+    assert group.participants == {ANA: Role.SUPER_ADMIN, BOB: Role.MEMBER, DEE: Role.MEMBER}
+    assert group.is_locked is True
+    assert (group.is_announce, group.join_approval, group.is_community) == (False, False, False)
+    assert group.member_add_mode == "admin"
+    assert group.ephemeral_duration == 0
+    assert group.invite_link == "https://chat.whatsapp.com/inv1"
+    # And each person asked gets a status; the change names who joined
+    assert [r.to_json() for r in change.results] == [
+        {"jid": BOB, "is_admin": False, "is_super_admin": False, "status": "ok"},
+        {"jid": DEE, "is_admin": False, "is_super_admin": False, "status": "ok"},
+        {"jid": GHOST, "is_admin": False, "is_super_admin": False, "status": "not_found"},
+        {"jid": ANA, "is_admin": True, "is_super_admin": True, "status": "already_member"},
+    ]
+    assert (change.kind, change.author, change.join) == ("create", ANA, [ANA, BOB, DEE])
+
+
+@pytest.mark.parametrize("name", ["", "x" * 101])
+def test_create_refuses_a_name_outside_1_to_100_characters(groups: Groups, name: str) -> None:
+    # Given / When a group is created with a bad name / Then it is refused
+    refused("invalid_request", lambda: groups.create(ANA, name, []))
+
+
+def test_create_refuses_a_participant_that_is_not_a_person_and_creates_nothing(groups: Groups) -> None:
+    # Given a participant list with a group JID in it
+    # When Ana creates a group / Then it is refused and no group exists
+    refused("invalid_participant", lambda: groups.create(ANA, "G", [BOB, "1@g.us"]))
+    assert groups.groups_of(ANA) == []
+
+
+def test_get_refuses_a_malformed_jid_and_an_unknown_group(groups: Groups) -> None:
+    # Given no groups / When reading a malformed and an unknown JID / Then each is refused
+    refused("invalid_group_jid", lambda: groups.get("nope"))
+    refused("group_not_found", lambda: groups.get("999@g.us"))
+
+
+def test_a_group_is_visible_to_participants_only(groups: Groups) -> None:
+    # Given a group of Ana and Bob, and Ana's second group
+    group, _ = groups.create(ANA, "G", [BOB])
+    other, _ = groups.create(ANA, "H", [])
+
+    # When each reads it / Then Bob sees it, Cai is told it does not exist
+    assert groups.get_for(group.jid, BOB) is group
+    refused("group_not_found", lambda: groups.get_for(group.jid, CAI))
+    # And each account's groups are the ones it is in
+    assert groups.groups_of(ANA) == [group, other]
+    assert groups.groups_of(BOB) == [group]
+
+
+def test_the_record_round_trips_through_json(groups: Groups) -> None:
+    # Given a group with roles
+    group, _ = groups.create(ANA, "G", [BOB])
+    groups.change_participants(group.jid, ANA, "promote", [BOB])
+
+    # When the registry is saved and loaded into another
+    again = Groups()
+    again.load_json(groups.to_json())
+
+    # Then the record is the same, with the spec's fields in its JSON
+    assert again.get(group.jid) == group
+    data = group.to_json()
+    assert data["description"] == data["topic"] == ""
+    assert data["members_count"] == 2
+    assert data["participants"][1] == {"jid": BOB, "is_admin": True, "is_super_admin": False}
+
+
+# --- participants --------------------------------------------------------------------------
+
+
+def test_an_admin_adds_people_each_with_a_status(groups: Groups) -> None:
+    # Given Ana's group with Bob
+    group, _ = groups.create(ANA, "G", [BOB])
+
+    # When Ana adds Bob, Cai, Dee by LID and someone not on the network
+    change = groups.change_participants(group.jid, ANA, "add", [BOB, CAI, DEE_LID, GHOST])
+
+    # Then only the new people are added, each answered
+    assert [(r.jid, r.status) for r in change.results] == [
+        (BOB, "already_member"),
+        (CAI, "ok"),
+        (DEE, "ok"),
+        (GHOST, "not_found"),
+    ]
+    assert change.join == [CAI, DEE]
+    assert list(group.participants) == [ANA, BOB, CAI, DEE]
+
+
+def test_a_member_may_add_only_when_member_add_mode_is_all(groups: Groups) -> None:
+    # Given Ana's group where Bob is a member
+    group, _ = groups.create(ANA, "G", [BOB])
+
+    # When Bob adds Cai / Then the network refuses: only admins add
+    refused("not_group_admin", lambda: groups.change_participants(group.jid, BOB, "add", [CAI]))
+
+    # When members may add / Then Bob's add goes through, but he still may not remove
+    group.member_add_mode = "all"
+    assert groups.change_participants(group.jid, BOB, "add", [CAI]).join == [CAI]
+    refused("not_group_admin", lambda: groups.change_participants(group.jid, BOB, "remove", [CAI]))
+
+
+def test_only_participants_change_members_and_only_with_known_actions(groups: Groups) -> None:
+    # Given Ana's group
+    group, _ = groups.create(ANA, "G", [BOB])
+
+    # When an outsider or an unknown action is tried / Then each is refused
+    refused("group_not_found", lambda: groups.change_participants(group.jid, CAI, "add", [DEE]))
+    refused("invalid_request", lambda: groups.change_participants(group.jid, ANA, "kick", [BOB]))
+    refused("invalid_participant", lambda: groups.change_participants(group.jid, ANA, "add", ["+1555"]))
+
+
+def test_promote_demote_and_remove(groups: Groups) -> None:
+    # Given Ana's group with Bob and Cai
+    group, _ = groups.create(ANA, "G", [BOB, CAI])
+
+    # When Ana promotes Bob twice and Dee, who is not in the group
+    change = groups.change_participants(group.jid, ANA, "promote", [BOB, DEE])
+    again = groups.change_participants(group.jid, ANA, "promote", [BOB])
+
+    # Then Bob is an admin once; Dee is not a member
+    assert [(r.jid, r.status, r.role) for r in change.results] == [
+        (BOB, "ok", Role.ADMIN),
+        (DEE, "not_member", None),
+    ]
+    assert change.promote == [BOB]
+    assert again.results[0].status == "ok"
+    assert again.promote == []
+
+    # When Ana demotes Bob, promotes him again, and Bob removes Cai
+    assert groups.change_participants(group.jid, ANA, "demote", [BOB]).demote == [BOB]
+    groups.change_participants(group.jid, ANA, "promote", [BOB])
+    removal = groups.change_participants(group.jid, BOB, "remove", [CAI])
+
+    # Then Cai is gone
+    assert removal.leave == [CAI]
+    assert removal.results[0].to_json()["status"] == "ok"
+    assert CAI not in group.participants
+
+
+def test_nobody_removes_or_demotes_the_super_admin_nor_removes_itself(groups: Groups) -> None:
+    # Given Ana's group where Bob is an admin
+    group, _ = groups.create(ANA, "G", [BOB])
+    groups.change_participants(group.jid, ANA, "promote", [BOB])
+
+    # When Bob removes or demotes Ana, and removes himself
+    results = [
+        groups.change_participants(group.jid, BOB, "remove", [ANA]).results[0],
+        groups.change_participants(group.jid, BOB, "demote", [ANA]).results[0],
+        groups.change_participants(group.jid, BOB, "remove", [BOB]).results[0],
+    ]
+
+    # Then each is not allowed and nothing changed
+    assert [r.status for r in results] == ["not_allowed"] * 3
+    assert group.participants == {ANA: Role.SUPER_ADMIN, BOB: Role.ADMIN}
