@@ -45,6 +45,7 @@ class GroupError(Exception):
         "invalid_participant": 400,
         "invalid_duration": 400,
         "invalid_image": 400,
+        "invalid_invite_link": 400,
         "not_group_admin": 403,
         "group_not_found": 404,
         "already_member": 409,

@@ -22,25 +22,36 @@ locks and no I/O: the network holds the lock, emits the events and saves the sta
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 from gateway import jids
 
+from .group_access import GroupAccess
 from .group_records import (
+    EPHEMERAL_DURATIONS,
+    MEMBER_ADD_MODES,
     NAME_MAX,
+    TOPIC_MAX,
     Group,
     GroupChange,
     GroupError,
     PersonResult,
     Role,
-    new_id,
     parse_people,
 )
 
-Resolve = Callable[[str], str | None]
-"""The account a participant JID (user JID or LID) names on the network, or None."""
+_ATTRIBUTES = {
+    "name": "name",
+    "topic": "topic",
+    "announce": "is_announce",
+    "locked": "is_locked",
+    "join_approval": "join_approval",
+    "member_add_mode": "member_add_mode",
+}
+"""PATCH fields and the record's attribute each sets."""
+_ADMIN_ONLY = frozenset({"announce", "locked", "join_approval", "member_add_mode"})
+"""Settings only admins change, locked or not; the rest is group info (locked: admins only)."""
+JPEG_MAGIC = b"\xff\xd8\xff"
 
 
 def _check_name(name: object) -> str:
@@ -49,77 +60,9 @@ def _check_name(name: object) -> str:
     return name
 
 
-class Groups:
-    """Every group and community of the network.
-
-    Parameters
-    ----------
-    clock:
-        Epoch seconds now (``created_at``, ``requested_at``, change times).
-    ids:
-        A fresh identifier of a kind (``group``, ``invite``, ``picture``): see
-        :func:`.group_records.new_id`.
-    resolve:
-        Who a participant JID is on the network (None: nobody, per-person ``not_found``).
-        By default every JID is an account.
-    """
-
-    def __init__(
-        self,
-        *,
-        clock: Callable[[], float] = time.time,
-        ids: Callable[[str], str] = new_id,
-        resolve: Resolve = lambda jid: jid,
-    ) -> None:
-        self._clock = clock
-        self._ids = ids
-        self._resolve = resolve
-        self._groups: dict[str, Group] = {}
-        self._revoked: dict[str, str] = {}  # revoked invite code -> group JID
-
-    # --- reading ----------------------------------------------------------------------
-
-    def get(self, group_jid: str) -> Group:
-        """The network's record of a group, whoever asks (the simulator's control API).
-
-        Raises
-        ------
-        GroupError
-            ``invalid_group_jid`` for a malformed JID; ``group_not_found``.
-        """
-        if not jids.is_group_jid(group_jid):
-            raise GroupError("invalid_group_jid", f"not a group JID: {group_jid!r}")
-        group = self._groups.get(group_jid)
-        if group is None:
-            raise GroupError("group_not_found", f"{group_jid} does not exist")
-        return group
-
-    def get_for(self, group_jid: str, jid: str) -> Group:
-        """A group as a participant sees it; one ``jid`` is not in is ``group_not_found``."""
-        group = self.get(group_jid)
-        if jid not in group.participants:
-            raise GroupError("group_not_found", f"{jid} is not in {group_jid}")
-        return group
-
-    def groups_of(self, jid: str) -> list[Group]:
-        """The groups and communities ``jid`` is in, oldest first."""
-        return [g for g in self._groups.values() if jid in g.participants]
-
-    def may_send(self, group_jid: str, jid: str) -> bool:
-        """Whether ``jid`` may send to the group: a participant, and an admin if it is announce."""
-        group = self._groups.get(group_jid)
-        if group is None or jid not in group.participants:
-            return False
-        return not group.is_announce or group.is_admin(jid)
-
-    def _admin(self, group_jid: str, jid: str) -> Group:
-        group = self.get_for(group_jid, jid)
-        if not group.is_admin(jid):
-            raise GroupError("not_group_admin", f"{jid} is not an admin of {group_jid}")
-        return group
-
-    def _change(self, kind: str, group: Group, author: str | None) -> GroupChange:
-        return GroupChange(kind, group.jid, author, self._clock())
+class Groups(GroupAccess):
+    """Every group and community of the network: :class:`~.group_access.GroupAccess` (reading,
+    invites, joining, requests, leaving) plus creating and administering them."""
 
     # --- creating ---------------------------------------------------------------------
 
@@ -244,6 +187,127 @@ class Groups:
         group.participants[account] = wanted
         (change.promote if action == "promote" else change.demote).append(account)
         return PersonResult(account, "ok", wanted, changed=True)
+
+    # --- settings and info ------------------------------------------------------------
+
+    def update(
+        self,
+        group_jid: str,
+        actor: str,
+        *,
+        name: str | None = None,
+        topic: str | None = None,
+        description: str | None = None,
+        announce: bool | None = None,
+        locked: bool | None = None,
+        join_approval: bool | None = None,
+        member_add_mode: str | None = None,
+    ) -> GroupChange:
+        """``actor`` changes the group's info and settings, all or nothing.
+
+        ``topic`` and ``description`` are the one description field (both only when equal).
+        ``fields`` of the answer holds only what really changed. Turning join approval off
+        lets everyone waiting in (``join``), as the network does.
+        """
+        if topic is not None and description is not None and topic != description:
+            raise GroupError("invalid_request", "topic and description are one field: give one")
+        given = {
+            "name": name,
+            "topic": topic if topic is not None else description,
+            "announce": announce,
+            "locked": locked,
+            "join_approval": join_approval,
+            "member_add_mode": member_add_mode,
+        }
+        wanted = {key: value for key, value in given.items() if value is not None}
+        if not wanted:
+            raise GroupError("invalid_request", "nothing to change")
+        if "name" in wanted:
+            _check_name(name)
+        if len(wanted.get("topic", "")) > TOPIC_MAX:
+            raise GroupError("invalid_request", f"a description has at most {TOPIC_MAX} characters")
+        if member_add_mode is not None and member_add_mode not in MEMBER_ADD_MODES:
+            raise GroupError("invalid_request", f"member_add_mode is one of {list(MEMBER_ADD_MODES)}")
+        group = self.get_for(group_jid, actor)
+        self._may_edit(group, actor, admin_only=bool(_ADMIN_ONLY & wanted.keys()))
+        change = self._change("settings", group, actor)
+        for key, value in wanted.items():
+            if getattr(group, _ATTRIBUTES[key]) != value:
+                setattr(group, _ATTRIBUTES[key], value)
+                change.fields[key] = value
+        if change.fields.get("join_approval") is False:
+            for request in group.pending:
+                group.participants[request["jid"]] = Role.MEMBER
+                change.join.append(request["jid"])
+            group.pending = []
+        return change
+
+    def _may_edit(self, group: Group, actor: str, *, admin_only: bool) -> None:
+        if group.is_admin(actor) or not (admin_only or group.is_locked):
+            return
+        why = "only admins change settings" if admin_only else "the group is locked"
+        raise GroupError("not_group_admin", f"{actor} is not an admin of {group.jid}: {why}")
+
+    def set_picture(self, group_jid: str, actor: str, jpeg: bytes) -> GroupChange:
+        """``actor`` sets the group's picture (a JPEG); ``fields`` has the new ``picture_id``."""
+        if not jpeg.startswith(JPEG_MAGIC):
+            raise GroupError("invalid_image", "a group picture is a JPEG image")
+        group = self.get_for(group_jid, actor)
+        self._may_edit(group, actor, admin_only=False)
+        group.picture_id = self._ids("picture")
+        change = self._change("picture", group, actor)
+        change.fields["picture_id"] = group.picture_id
+        return change
+
+    def set_ephemeral(self, group_jid: str, actor: str, seconds: int) -> GroupChange:
+        """``actor`` sets the disappearing-message timer to one of the network's four values."""
+        if isinstance(seconds, bool) or seconds not in EPHEMERAL_DURATIONS:
+            raise GroupError("invalid_duration", f"duration_seconds is one of {list(EPHEMERAL_DURATIONS)}")
+        group = self.get_for(group_jid, actor)
+        self._may_edit(group, actor, admin_only=False)
+        group.ephemeral_duration = seconds
+        change = self._change("ephemeral", group, actor)
+        change.fields["ephemeral_seconds"] = seconds
+        return change
+
+    # --- communities --------------------------------------------------------------------
+
+    def _community(self, community_jid: str, actor: str) -> Group:
+        community = self.get_for(community_jid, actor)
+        if not community.is_community:
+            raise GroupError("not_a_community", f"{community_jid} is not a community")
+        if not community.is_admin(actor):
+            raise GroupError("not_group_admin", f"{actor} is not an admin of {community_jid}")
+        return community
+
+    def link(self, community_jid: str, group_jid: str, actor: str) -> GroupChange:
+        """An admin of both links a group into a community; one community per group
+        (``already_linked`` otherwise, even the same one). ``linked`` names the child."""
+        community = self._community(community_jid, actor)
+        child = self.get_for(group_jid, actor)
+        if child.is_community:
+            raise GroupError("invalid_request", "a community cannot be linked into another")
+        if not child.is_admin(actor):
+            raise GroupError("not_group_admin", f"{actor} is not an admin of {group_jid}")
+        if child.parent_jid is not None:
+            raise GroupError("already_linked", f"{group_jid} is linked to {child.parent_jid}")
+        child.parent_jid = community.jid
+        community.linked_groups.append(child.jid)
+        change = self._change("link", community, actor)
+        change.linked.append(child.jid)
+        return change
+
+    def unlink(self, community_jid: str, group_jid: str, actor: str) -> GroupChange:
+        """An admin of the community removes a linked group (``not_linked`` if it is not)."""
+        community = self._community(community_jid, actor)
+        child = self.get(group_jid)
+        if child.parent_jid != community.jid:
+            raise GroupError("not_linked", f"{group_jid} is not linked to {community_jid}")
+        child.parent_jid = None
+        community.linked_groups.remove(child.jid)
+        change = self._change("unlink", community, actor)
+        change.unlinked.append(child.jid)
+        return change
 
     # --- persistence ------------------------------------------------------------------
 
