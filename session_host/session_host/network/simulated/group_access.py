@@ -1,5 +1,5 @@
-"""The simulated network's groups as people reach them: reading and invite links.
-:class:`~.groups.Groups` adds creating and administering.
+"""The simulated network's groups as people reach them: reading, invite links,
+joining, join requests and leaving. :class:`~.groups.Groups` adds creating and administering.
 
 Pure code, no locks and no I/O: the network holds the lock, emits the events and saves the state.
 """
@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from gateway import jids
 
 from .group_records import (
+    INVITE_HOST,
     Group,
     GroupChange,
     GroupError,
+    PersonResult,
+    Role,
     new_id,
+    parse_people,
 )
 
 Resolve = Callable[[str], str | None]
@@ -108,3 +113,119 @@ class GroupAccess:
         change = self._change("invite", group, actor)
         change.fields["invite_link"] = group.invite_link
         return change
+
+    def _by_code(self, code: str) -> Group:
+        group = next((g for g in self._groups.values() if g.invite_code == code), None)
+        if group is not None:
+            return group
+        if code in self._revoked:
+            raise GroupError("invite_link_revoked", "the invite link was reset")
+        raise GroupError("group_not_found", "no group has this invite link")
+
+    # --- joining ----------------------------------------------------------------------
+
+    def join(self, jid: str, code: str, *, group_jid: str | None = None) -> GroupChange:
+        """``jid`` joins by invite code (``group_jid``: the code form, which must match).
+
+        With join approval on, ``jid`` waits in the pending list (``requested``; asking
+        again keeps the first request); otherwise it is a member (``join``, reason
+        ``invite``). The group JID is what the API's ``approval_request_jid`` names.
+
+        Raises
+        ------
+        GroupError
+            ``group_not_found`` (unknown code, or not this group's), ``invite_link_revoked``,
+            ``already_member``.
+        """
+        group = self._by_code(code)
+        if group_jid is not None and group_jid != group.jid:
+            raise GroupError("group_not_found", f"the invite code is not one of {group_jid}")
+        if jid in group.participants:
+            raise GroupError("already_member", f"{jid} is already in {group.jid}")
+        change = self._change("join", group, jid)
+        if group.join_approval:
+            if group.pending_of(jid) is None:
+                group.pending.append({"jid": jid, "requested_at": change.at})
+            change.requested.append(jid)
+            return change
+        group.participants[jid] = Role.MEMBER
+        change.join.append(jid)
+        change.join_reason = "invite"
+        return change
+
+    def requests(self, group_jid: str, actor: str) -> list[dict[str, Any]]:
+        """The join requests waiting, ``[{jid, requested_at}]``, oldest first; admins only."""
+        return [dict(r) for r in self._admin(group_jid, actor).pending]
+
+    def answer_requests(
+        self, group_jid: str, actor: str, action: str, participants: list[str]
+    ) -> GroupChange:
+        """An admin approves (the person becomes a member) or rejects join requests;
+        per person ``ok``, or ``not_found`` when no such request waits."""
+        if action not in ("approve", "reject"):
+            raise GroupError("invalid_request", f"unknown action {action!r}")
+        people = parse_people(participants)
+        group = self._admin(group_jid, actor)
+        change = self._change("requests", group, actor)
+        for person in people:
+            account = self._resolve(person) or person
+            if group.pending_of(account) is None:
+                change.results.append(PersonResult(account, "not_found"))
+                continue
+            group.pending = [r for r in group.pending if r["jid"] != account]
+            if action == "reject":
+                change.results.append(PersonResult(account, "ok", None, changed=True))
+                continue
+            group.participants[account] = Role.MEMBER
+            change.join.append(account)
+            change.results.append(PersonResult(account, "ok", Role.MEMBER, changed=True))
+        return change
+
+    # --- leaving ----------------------------------------------------------------------
+
+    def leave(self, group_jid: str, jid: str) -> GroupChange:
+        """``jid`` leaves. Choice: when the last super admin leaves, the longest-standing
+        admin becomes super admin, or else the longest-standing member (``promote``); the
+        ``owner`` stays the creator, as on the network. When nobody is left, the group ends
+        (``deleted``): its invite link stops working and its community links are removed
+        (``unlinked``). Leaving a community leaves the community only, not its groups."""
+        group = self.get_for(group_jid, jid)
+        role = group.participants.pop(jid)
+        change = self._change("leave", group, jid)
+        change.leave.append(jid)
+        if not group.participants:
+            self._end(group, change)
+        elif role is Role.SUPER_ADMIN and Role.SUPER_ADMIN not in group.participants.values():
+            admins = [p for p, r in group.participants.items() if r is Role.ADMIN]
+            heir = admins[0] if admins else next(iter(group.participants))
+            group.participants[heir] = Role.SUPER_ADMIN
+            change.promote.append(heir)
+        return change
+
+    def _end(self, group: Group, change: GroupChange) -> None:
+        del self._groups[group.jid]
+        change.fields["deleted"] = True
+        parent = self._groups.get(group.parent_jid or "")
+        if parent is not None:
+            parent.linked_groups.remove(group.jid)
+            change.unlinked.append(parent.jid)
+        for child_jid in group.linked_groups:
+            child = self._groups.get(child_jid)
+            if child is not None:
+                child.parent_jid = None
+                change.unlinked.append(child_jid)
+        group.linked_groups = []
+
+
+def code_of_link(link: str) -> str:
+    """The invite code of an invite link (``https://chat.whatsapp.com/<code>``).
+
+    Raises
+    ------
+    GroupError
+        ``invalid_invite_link`` when the link has no ``chat.whatsapp.com/`` or no code.
+    """
+    _, marker, code = link.partition(f"{INVITE_HOST}/")
+    if not marker or not code or "/" in code:
+        raise GroupError("invalid_invite_link", f"not an invite link of {INVITE_HOST}: {link!r}")
+    return code
