@@ -205,20 +205,21 @@ def test_promote_demote_and_remove(groups: Groups) -> None:
     assert CAI not in group.participants
 
 
-def test_nobody_removes_or_demotes_the_super_admin_nor_removes_itself(groups: Groups) -> None:
+def test_nobody_removes_or_demotes_the_super_admin_nor_itself(groups: Groups) -> None:
     # Given Ana's group where Bob is an admin
     group, _ = groups.create(ANA, "G", [BOB])
     groups.change_participants(group.jid, ANA, "promote", [BOB])
 
-    # When Bob removes or demotes Ana, and removes himself
+    # When Bob removes or demotes Ana, and removes or demotes himself
     results = [
         groups.change_participants(group.jid, BOB, "remove", [ANA]).results[0],
         groups.change_participants(group.jid, BOB, "demote", [ANA]).results[0],
         groups.change_participants(group.jid, BOB, "remove", [BOB]).results[0],
+        groups.change_participants(group.jid, BOB, "demote", [BOB]).results[0],
     ]
 
     # Then each is not allowed and nothing changed
-    assert [r.status for r in results] == ["not_allowed"] * 3
+    assert [r.status for r in results] == ["not_allowed"] * 4
     assert group.participants == {ANA: Role.SUPER_ADMIN, BOB: Role.ADMIN}
 
 

@@ -4,7 +4,8 @@ These rules bind every account alike, the gateway's devices and the simulator's 
 
 - the creator is the group's super admin; only admins change members, except that any
   member may add people when ``member_add_mode`` is ``all``;
-- a super admin cannot be removed or demoted by anyone else (per-person ``not_allowed``);
+- a super admin cannot be removed or demoted, and nobody removes or demotes itself
+  (per-person ``not_allowed``: one leaves instead);
 - only admins change the settings (announce, locked, join approval, member-add mode) and
   the invite link; a locked group lets only admins edit its info (name, topic, picture,
   disappearing timer), an unlocked one lets every member;
@@ -139,8 +140,8 @@ class Groups(GroupAccess):
 
         Adding needs an admin, or any member when ``member_add_mode`` is ``all``; adding
         someone waiting for approval lets them in. Removing, promoting and demoting need an
-        admin; a super admin cannot be removed or demoted by anyone (``not_allowed``; one
-        leaves instead), nor can the actor remove itself. Choice: the simulated network never
+        admin; a super admin cannot be removed or demoted (``not_allowed``; one leaves
+        instead), and nobody removes or demotes itself. Choice: the simulated network never
         answers ``invite_sent`` (it has no privacy settings that would force an invitation).
         """
         if action not in ("add", "remove", "promote", "demote"):
