@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
+from gateway import jids
 from session_host.network.simulated.group_access import code_of_link
 from session_host.network.simulated.group_records import GroupError, Role
 from session_host.network.simulated.groups import Groups
@@ -560,3 +561,32 @@ def test_the_last_person_leaving_ends_the_group_and_its_links(groups: Groups) ->
     # When she leaves the community / Then its remaining group is unlinked
     assert groups.leave(club.jid, ANA).unlinked == [kept.jid]
     assert kept.parent_jid is None
+
+
+# --- identifiers and errors ------------------------------------------------------------------
+
+
+def test_default_identifiers_have_the_network_shapes() -> None:
+    # Given a registry with the default clock and identifiers
+    groups = Groups()
+
+    # When a group is created and given a picture
+    group, _ = groups.create(ANA, "G", [])
+    groups.set_picture(group.jid, ANA, b"\xff\xd8\xff")
+
+    # Then its JID is a group JID, its code 22 letters or digits, its picture id digits
+    assert jids.is_group_jid(group.jid)
+    assert len(group.invite_code) == 22
+    assert group.invite_code.isascii()
+    assert group.invite_code.isalnum()
+    assert group.picture_id is not None
+    assert group.picture_id.isdigit()
+
+
+def test_errors_carry_their_status_and_refuse_unknown_codes() -> None:
+    # Given / When errors are made / Then each code has its decided status, unknown codes none
+    assert GroupError("not_group_admin", "x").status == 403
+    assert GroupError("invite_link_revoked", "x").status == 410
+    assert GroupError("not_a_community", "x").status == 409
+    with pytest.raises(ValueError, match="unknown group error code"):
+        GroupError("NOT_GROUP_ADMIN", "x")
