@@ -11,6 +11,7 @@ from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE
 from fastapi import Request
 from fastapi.testclient import TestClient
 
+from gateway import jids
 from gateway.errors import master_token_required
 from gateway.web import create_app
 from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
@@ -92,7 +93,10 @@ def test_create_accounts(client: TestClient) -> None:
 
     # Then it is 201 with its JID, and again is a conflict
     assert created.status_code == 201
-    assert created.json() == {"success": True, "jid": CONTACT_JID, "phone": CONTACT, "name": "Bob"}
+    body = created.json()
+    assert body == {"success": True, "jid": CONTACT_JID, "lid": body["lid"], "phone": CONTACT, "name": "Bob"}
+    assert jids.is_lid(body["lid"])
+    assert body["lid"].removesuffix("@lid").isdigit()
     again = client.post("/_simulator/accounts", json={"phone": CONTACT}, headers=MASTER)
     assert_envelope(again, 409, "ACCOUNT_EXISTS")
 

@@ -5,6 +5,7 @@ Sessions are stood in for by plain ``deliver`` callbacks that record the signals
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,7 @@ def test_accounts_are_unique_phones() -> None:
     # Given a network with one contact
     network = SimulatedNetwork()
     created = network.create_account(CONTACT, "Bob")
-    assert created == {"jid": CONTACT_JID, "phone": CONTACT, "name": "Bob"}
+    assert created == {"jid": CONTACT_JID, "lid": created["lid"], "phone": CONTACT, "name": "Bob"}
 
     # When the same phone or a malformed one joins, Then the network refuses
     with pytest.raises(ControlError) as duplicate:
@@ -268,6 +269,28 @@ def test_state_survives_a_restart(tmp_path: Path) -> None:
 
     # And a network without a state file starts empty
     assert SimulatedNetwork(tmp_path / "absent.json").linked_jid("dev-1") is None
+
+
+def test_accounts_keep_their_lid_across_restarts(tmp_path: Path) -> None:
+    # Given a persistent network with a contact, and a state saved before accounts had LIDs
+    state = tmp_path / "network.json"
+    lid = SimulatedNetwork(state).create_account(CONTACT, "Bob")["lid"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"version": 1, "accounts": [{"phone": PHONE}]}))
+
+    # When the processes restart
+    restarted, upgraded = SimulatedNetwork(state), SimulatedNetwork(old)
+
+    # Then the contact keeps its LID, and names the same person as its JID
+    world = restarted._world
+    assert world.accounts[CONTACT].lid == lid
+    assert world.person(lid) == world.person(CONTACT_JID) == world.person(CONTACT) == CONTACT_JID
+    assert world.person("999999@lid") is None
+    assert world.person("15559999999") is None
+    assert world.person("120363000000000001@g.us") is None
+
+    # And an account saved without one gets a LID of its own
+    assert upgraded._world.person(upgraded._world.accounts[PHONE].lid) == JID
 
 
 def test_concurrent_traffic_from_many_threads_is_consistent() -> None:

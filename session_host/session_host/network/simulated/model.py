@@ -72,6 +72,11 @@ def account_phone(address: str) -> str:
     return jid.user
 
 
+def new_lid() -> str:
+    """An account's LID: opaque digits on the ``lid`` server, unrelated to its phone number."""
+    return f"{secrets.randbelow(9 * 10**14) + 10**14}@{jids.LID_SERVER}"
+
+
 def new_message_id() -> str:
     return "3EB0" + secrets.token_hex(8).upper()
 
@@ -109,10 +114,15 @@ def new_qr_code() -> str:
 
 @dataclass
 class Account:
-    """A phone on the network. ``inbox`` is what it received, ``sent`` what it sent."""
+    """A phone on the network. ``inbox`` is what it received, ``sent`` what it sent.
+
+    ``lid`` is its stable LID (given once, saved with the account); group participants
+    may name the account by it.
+    """
 
     phone: str
     name: str | None = None
+    lid: str = field(default_factory=new_lid)
     inbox: list[dict[str, Any]] = field(default_factory=list)
     presence: list[dict[str, Any]] = field(default_factory=list)
     statuses: list[dict[str, Any]] = field(default_factory=list)

@@ -42,14 +42,15 @@ class SimulatedNetwork(NetworkCore):
     # --- accounts ---------------------------------------------------------------------
 
     def create_account(self, phone: str, name: str | None = None) -> dict[str, Any]:
-        """A phone joins the network (a contact); 409 ``ACCOUNT_EXISTS`` if it already has."""
+        """A phone joins the network (a contact) with a LID of its own; 409 ``ACCOUNT_EXISTS``
+        if it already has."""
         self._check_phone(phone)
         with self._lock:
             if phone in self._world.accounts:
                 raise ControlError(409, "ACCOUNT_EXISTS", f"account {phone} already exists")
             account = self._world.accounts[phone] = Account(phone, name)
             self._save()
-            return {"jid": account.jid, "phone": phone, "name": name}
+            return {"jid": account.jid, "lid": account.lid, "phone": phone, "name": name}
 
     def _ensure(self, phone: str, name: str | None = None) -> Account:
         account = self._world.accounts.get(phone)

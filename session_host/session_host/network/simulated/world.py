@@ -14,9 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gateway import jids
+
 from ..payloads import ReceiptKind, iso_utc
 from ..port import NetworkEvent
 from . import events
+from .groups import Groups
 from .model import Account, Call, Connection, Link, account_phone
 
 logger = logging.getLogger(__name__)
@@ -29,11 +32,25 @@ class World:
     queues: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by device key
     conns: dict[str, Connection] = field(default_factory=dict)  # by connection id
     calls: dict[str, Call] = field(default_factory=dict)  # ringing now, by call id (not saved)
+    groups: Groups = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.groups = Groups(resolve=self.person)
 
     # --- lookups ----------------------------------------------------------------------
 
     def account_of_jid(self, jid: str) -> Account | None:
         return self.accounts.get(account_phone(jid))
+
+    def person(self, jid: str) -> str | None:
+        """The user JID of the account a participant JID (user JID or LID) names, or None."""
+        address = jids.parse_participant(jid)
+        if address is None:
+            return None
+        if address.kind is jids.JidKind.LID:
+            return next((a.jid for a in self.accounts.values() if a.lid == address.jid), None)
+        account = self.accounts.get(account_phone(address.jid))
+        return account.jid if account is not None else None
 
     def links_of(self, jid: str) -> list[Link]:
         return [link for link in self.links.values() if link.jid == jid]
@@ -183,9 +200,11 @@ class World:
             "accounts": [account.to_json() for account in self.accounts.values()],
             "links": [link.to_json() for link in self.links.values()],
             "queues": self.queues,
+            "groups": self.groups.to_json(),
         }
 
     def load_json(self, data: dict[str, Any]) -> None:
         self.accounts = {a["phone"]: Account(**a) for a in data.get("accounts", [])}
         self.links = {link["device_key"]: Link(**link) for link in data.get("links", [])}
         self.queues = {key: list(items) for key, items in data.get("queues", {}).items()}
+        self.groups.load_json(data.get("groups", {}))
