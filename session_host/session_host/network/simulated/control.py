@@ -1,7 +1,8 @@
 """The simulator control API (local mode only): plays the other people's phones.
 
 Every route needs the master token: the caller passes the dependency that checks it
-(``gateway.web.auth.require_master``). Errors use the gateway's standard envelope.
+(``gateway.web.auth.require_master``). Errors use the gateway's standard envelope, except
+the group routes' (:mod:`.control_groups`), which use the lowercase group envelope.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from gateway.errors import ApiError
 from gateway.jids import PHONE_PATTERN, PhoneNumber
 from gateway.web.error_docs import MASTER, WITH_BODY, answers, standard
 
+from .control_groups import group_routes
 from .model import OPERATIONS, ControlError
 from .network import SimulatedNetwork
 
@@ -200,4 +202,5 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         network.inject_fault(body.operation, body.error, body.count, body.device_id)
         return {"success": True, **body.model_dump()}
 
+    router.include_router(group_routes(network))
     return router

@@ -20,7 +20,7 @@ from gateway import jids
 
 from ..port import NetworkError, NetworkErrorKind
 from . import events
-from .core import REAL_QR_LIFETIMES, NetworkCore
+from .core import REAL_QR_LIFETIMES
 from .model import (
     Account,
     Call,
@@ -32,12 +32,14 @@ from .model import (
     new_message_id,
     normalize_pair_code,
 )
+from .network_groups import NetworkGroups
 
 __all__ = ["REAL_QR_LIFETIMES", "SimulatedNetwork"]
 
 
-class SimulatedNetwork(NetworkCore):
-    """The whole simulated network (see :class:`~.core.NetworkCore` for the timing knobs)."""
+class SimulatedNetwork(NetworkGroups):
+    """The whole simulated network (see :class:`~.core.NetworkCore` for the timing knobs;
+    :class:`~.network_groups.NetworkGroups` for what phones do with groups)."""
 
     # --- accounts ---------------------------------------------------------------------
 

@@ -1,0 +1,160 @@
+"""The simulator control API's group routes: other people's phones create, administer and
+join groups under the network's rules (:mod:`.groups`).
+
+Included by :func:`.control.control_router` (same prefix, same master token). The network
+refuses in the lowercase group envelope ``{success: false, error: {code, message}}``; an
+unknown acting phone and a body that does not validate keep the standard envelope
+(``ACCOUNT_NOT_FOUND``, ``VALIDATION_ERROR``), as on every control route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter
+from fastapi import Path as PathParam
+from pydantic import BaseModel, Field
+
+from gateway.errors import ApiError, OperationError
+from gateway.jids import PHONE_PATTERN
+from gateway.web.error_docs import MASTER, WITH_BODY, WITH_PARAMETERS, answers, operation, standard
+
+from .group_records import GroupError
+from .model import ControlError
+from .network import SimulatedNetwork
+
+PhoneInPath = Annotated[str, PathParam(pattern=PHONE_PATTERN, description="a plain phone number")]
+GroupJidInPath = Annotated[str, PathParam(min_length=1, max_length=128, description="a group JID")]
+
+T = TypeVar("T")
+
+_ACCOUNT = standard(404, "ACCOUNT_NOT_FOUND")
+_JID = operation(400, "invalid_group_jid")
+_PEOPLE = operation(400, "invalid_request", "invalid_participant")
+_ADMIN = operation(403, "not_group_admin")
+_GROUP = operation(404, "group_not_found")
+_COMMUNITY = operation(409, "not_a_community")
+_SETTINGS = operation(400, "invalid_request")
+
+
+class GroupOptionsIn(BaseModel):
+    announcement: bool = False
+    locked: bool = False
+    join_approval: bool = False
+    community: bool = False
+    parent_jid: str | None = Field(default=None, description="a community to link the new group into")
+
+
+class CreateGroupIn(BaseModel):
+    name: str
+    participants: list[str] = Field(description="phone numbers, user JIDs or LIDs")
+    options: GroupOptionsIn | None = None
+
+
+class ParticipantsIn(BaseModel):
+    action: str = Field(default="add", description="add, remove, promote or demote")
+    participants: list[str] = Field(description="phone numbers, user JIDs or LIDs")
+
+
+class GroupSettingsIn(BaseModel):
+    """The PATCH /groups/{jid} body: omitted fields stay unchanged."""
+
+    name: str | None = None
+    topic: str | None = None
+    description: str | None = None
+    announcement: bool | None = None
+    locked: bool | None = None
+    join_approval: bool | None = None
+    member_add_mode: str | None = Field(default=None, description="admin or all")
+
+
+class RequestsIn(BaseModel):
+    action: str = Field(description="approve or reject")
+    participants: list[str] = Field(description="phone numbers, user JIDs or LIDs")
+
+
+class JoinIn(BaseModel):
+    link: str = Field(description="an invite link, https://chat.whatsapp.com/<code>")
+
+
+def _call(action: Callable[..., T], *args: Any) -> T:
+    try:
+        return action(*args)
+    except GroupError as error:
+        raise OperationError(error.status, error.code, str(error)) from error
+    except ControlError as error:
+        raise ApiError(error.status, error.code, str(error)) from error
+
+
+def group_routes(network: SimulatedNetwork) -> APIRouter:
+    """The group routes acting on ``network``, to include in the control router."""
+    router = APIRouter()
+
+    @router.post(
+        "/accounts/{phone}/groups",
+        status_code=201,
+        responses=answers(MASTER, WITH_BODY, _PEOPLE, _ACCOUNT, _GROUP, _ADMIN, _COMMUNITY),
+    )
+    def create_group(phone: PhoneInPath, body: CreateGroupIn) -> dict[str, Any]:
+        """The account creates a group (with ``options.community``, a community) as its super
+        admin; each participant's status says who came in (``not_found``: no such account)."""
+        options = body.options.model_dump(exclude_none=True) if body.options else {}
+        created = _call(network.create_group, phone, body.name, body.participants, options)
+        return {"success": True, **created}
+
+    @router.get("/groups/{jid}", responses=answers(MASTER, WITH_PARAMETERS, _JID, _GROUP))
+    def get_group(jid: GroupJidInPath) -> dict[str, Any]:
+        """The network's record of the group: its fields, ``participants``, ``pending`` join
+        requests, ``invite_link`` and ``linked_groups`` (a community's children)."""
+        return {"success": True, "group": _call(network.group_record, jid)}
+
+    @router.post(
+        "/accounts/{phone}/groups/{jid}/participants",
+        responses=answers(MASTER, WITH_BODY, _JID, _PEOPLE, _ACCOUNT, _GROUP, _ADMIN),
+    )
+    def change_participants(phone: PhoneInPath, jid: GroupJidInPath, body: ParticipantsIn) -> dict[str, Any]:
+        """The account adds, removes, promotes or demotes members as an admin; each person
+        gets its own status (``ok``, ``not_found``, ``already_member``, ``not_member``,
+        ``not_allowed``)."""
+        changed = _call(network.change_group_participants, phone, jid, body.action, body.participants)
+        return {"success": True, **changed}
+
+    @router.patch(
+        "/accounts/{phone}/groups/{jid}",
+        responses=answers(MASTER, WITH_BODY, _JID, _SETTINGS, _ACCOUNT, _GROUP, _ADMIN),
+    )
+    def update_group(phone: PhoneInPath, jid: GroupJidInPath, body: GroupSettingsIn) -> dict[str, Any]:
+        """The account changes the group (the PATCH /groups/{jid} body) under the network's
+        rules; the refreshed record."""
+        settings = body.model_dump(exclude_none=True)
+        return {"success": True, "group": _call(network.update_group, phone, jid, settings)}
+
+    @router.post(
+        "/accounts/{phone}/groups/{jid}/requests",
+        responses=answers(MASTER, WITH_BODY, _JID, _PEOPLE, _ACCOUNT, _GROUP, _ADMIN),
+    )
+    def answer_requests(phone: PhoneInPath, jid: GroupJidInPath, body: RequestsIn) -> dict[str, Any]:
+        """The account, as an admin, approves (the person becomes a member) or rejects join
+        requests; per person ``ok``, or ``not_found`` when no such request waits."""
+        answered = _call(network.answer_group_requests, phone, jid, body.action, body.participants)
+        return {"success": True, **answered}
+
+    @router.post(
+        "/accounts/{phone}/groups/join",
+        responses=answers(
+            MASTER,
+            WITH_BODY,
+            operation(400, "invalid_invite_link"),
+            _ACCOUNT,
+            _GROUP,
+            operation(409, "already_member"),
+            operation(410, "invite_link_revoked"),
+        ),
+    )
+    def join_group(phone: PhoneInPath, body: JoinIn) -> dict[str, Any]:
+        """The account joins by invite link, or asks to where join approval is on
+        (``pending_approval``: it waits until an admin answers)."""
+        return {"success": True, **_call(network.join_group, phone, body.link)}
+
+    return router
