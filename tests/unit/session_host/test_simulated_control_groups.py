@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from gateway.errors import master_token_required
 from gateway.web import create_app
+from gateway.web.error_docs import ERROR_CODES_KEY
 from session_host.network.simulated import SimulatedNetwork
 from session_host.network.simulated.control import control_router
 
@@ -92,6 +93,35 @@ def test_every_group_route_needs_the_master_token(client: TestClient) -> None:
     for method, path, body in calls:
         response = client.request(method, path, json=body)
         assert response.status_code == 401, path
+
+
+def test_the_document_names_the_group_codes_in_the_lowercase_envelope(network: SimulatedNetwork) -> None:
+    # Given the OpenAPI document of the control API
+    paths = create_app(control_router(network, fake_master)).openapi()["paths"]
+    operations = {
+        ("POST", "/_simulator/accounts/{phone}/groups"): {
+            "403": ["not_group_admin"],
+            "409": ["not_a_community"],
+        },
+        ("GET", "/_simulator/groups/{jid}"): {"404": ["group_not_found"]},
+        ("POST", "/_simulator/accounts/{phone}/groups/{jid}/participants"): {"403": ["not_group_admin"]},
+        ("PATCH", "/_simulator/accounts/{phone}/groups/{jid}"): {"403": ["not_group_admin"]},
+        ("POST", "/_simulator/accounts/{phone}/groups/{jid}/requests"): {"403": ["not_group_admin"]},
+        ("POST", "/_simulator/accounts/{phone}/groups/join"): {
+            "409": ["already_member"],
+            "410": ["invite_link_revoked"],
+        },
+    }
+    # Then each group route documents the network's codes in the OperationErrorEnvelope
+    for (method, path), expected in operations.items():
+        responses = paths[path][method.lower()]["responses"]
+        for status, codes in expected.items():
+            assert set(codes) <= set(responses[status][ERROR_CODES_KEY]), (method, path, status)
+            assert "OperationErrorEnvelope" in str(responses[status]["content"]), (method, path, status)
+    assert (
+        "ACCOUNT_NOT_FOUND"
+        in paths["/_simulator/accounts/{phone}/groups/join"]["post"]["responses"]["404"][ERROR_CODES_KEY]
+    )
 
 
 def test_create_a_group_and_read_the_networks_record(client: TestClient, lids: dict[str, str]) -> None:

@@ -94,7 +94,7 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
     @router.post(
         "/accounts/{phone}/groups",
         status_code=201,
-        responses=answers(MASTER, WITH_BODY, _PEOPLE, _ACCOUNT, _GROUP, _ADMIN, _COMMUNITY),
+        responses=answers(MASTER, WITH_BODY, _JID, _PEOPLE, _ACCOUNT, _GROUP, _ADMIN, _COMMUNITY),
     )
     def create_group(phone: PhoneInPath, body: CreateGroupIn) -> dict[str, Any]:
         """The account creates a group (with ``options.community``, a community) as its super
