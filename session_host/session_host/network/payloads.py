@@ -248,3 +248,51 @@ def call_terminate(
     """The call ended (hung up, not answered in time, answered elsewhere)."""
     extra = {"reason": reason or None}
     return call_event("call.terminate", call_id=call_id, sender=sender, creator=creator, at=at, extra=extra)
+
+
+# --- groups -----------------------------------------------------------------------------
+
+
+def group_joined(
+    *,
+    group_jid: str | None,
+    name: str,
+    topic: str,
+    owner: str | None,
+    created_at: float | None,
+    locked: bool,
+    announce: bool,
+    ephemeral_seconds: int,
+    is_community: bool,
+    community_jid: str | None,
+    participants: Sequence[Mapping[str, Any]],
+    reason: str | None,
+    author: str | None,
+) -> NetworkEvent:
+    """The account was added to a group, joined one, or created one: the group as it is now
+    (``participants``: ``{jid, is_admin, is_super_admin}`` each)."""
+    return _event(
+        "group.joined",
+        {
+            "group_jid": group_jid,
+            "name": name,
+            "topic": topic,
+            "owner": owner,
+            "created_at": iso_utc_or_none(created_at),
+            "locked": locked,
+            "announce": announce,
+            "ephemeral_seconds": ephemeral_seconds,
+            "is_community": is_community,
+            "community_jid": community_jid,
+            "participants": [
+                {
+                    "jid": p["jid"],
+                    "is_admin": bool(p["is_admin"]),
+                    "is_super_admin": bool(p["is_super_admin"]),
+                }
+                for p in participants
+            ],
+            "reason": reason,
+            "author": author,
+        },
+    )

@@ -18,6 +18,7 @@ from neonize.proto.Neonize_pb2 import (
     JoinedGroup,
 )
 
+from .. import payloads
 from ..payloads import iso_utc_or_none
 from ..port import NetworkEvent
 from .events import EventContext, enum_name
@@ -83,19 +84,18 @@ def joined_group(_ctx: EventContext, ev: JoinedGroup) -> NetworkEvent:
     """The account was added to a group, joined one, or created one: the group as it is now."""
     info = ev.GroupInfo
     author = prefer_phone(ev.Sender, ev.SenderPN) if ev.HasField("Sender") else None
-    data = {
-        "group_jid": jid_str(info.JID),
-        "name": info.GroupName.Name,
-        "topic": _topic(info.GroupTopic),
-        "owner": jid_str(prefer_phone(info.OwnerJID, info.OwnerPN)),
-        "created_at": iso_utc_or_none(info.GroupCreated),
-        "locked": info.GroupLocked.isLocked,
-        "announce": info.GroupAnnounce.IsAnnounce,
-        "ephemeral_seconds": _ephemeral_seconds(info.GroupEphemeral),
-        "is_community": info.GroupParent.IsParent,
-        "community_jid": jid_str(info.GroupLinkedParent.LinkedParentJID),
-        "participants": _participants(info),
-        "reason": ev.Reason or None,
-        "author": jid_str(author),
-    }
-    return NetworkEvent(name="group.joined", data=data)
+    return payloads.group_joined(
+        group_jid=jid_str(info.JID),
+        name=info.GroupName.Name,
+        topic=_topic(info.GroupTopic),
+        owner=jid_str(prefer_phone(info.OwnerJID, info.OwnerPN)),
+        created_at=info.GroupCreated,
+        locked=info.GroupLocked.isLocked,
+        announce=info.GroupAnnounce.IsAnnounce,
+        ephemeral_seconds=_ephemeral_seconds(info.GroupEphemeral),
+        is_community=info.GroupParent.IsParent,
+        community_jid=jid_str(info.GroupLinkedParent.LinkedParentJID),
+        participants=_participants(info),
+        reason=ev.Reason or None,
+        author=jid_str(author),
+    )
