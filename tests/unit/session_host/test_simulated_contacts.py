@@ -140,7 +140,7 @@ def test_a_contact_calls_the_device_and_hangs_up(tmp_path: Path) -> None:
 
 def test_the_simulated_network_produces_every_event_it_declares(tmp_path: Path) -> None:
     async def scenario() -> None:
-        # Given a network where a device pairs, chats, gets calls and loses its connection
+        # Given a network where a device pairs, chats, gets calls, joins a group and loses its connection
         network = fast_network()
         network.create_account(CONTACT, "Bob")
         session, recorder = await paired(network, tmp_path)
@@ -153,6 +153,8 @@ def test_the_simulated_network_produces_every_event_it_declares(tmp_path: Path) 
         network.show_presence(CONTACT, JID, available=True)
         network.end_call(CONTACT, network.call(CONTACT, JID))
         await recorder.wait_for("call.terminate")
+        network.create_group(CONTACT, "Trip", [PHONE])
+        await recorder.wait_for("group.joined")
         network.drop("dev-1")
         await recorder.wait_for("device.connected", 2)
         (tmp_path / "copy").mkdir()

@@ -16,6 +16,7 @@ from typing import Any
 from .. import payloads
 from ..payloads import ReceiptKind
 from ..port import NetworkEvent
+from .group_records import Group
 from .model import Call
 
 PLATFORM = "simulated"
@@ -84,6 +85,25 @@ def call_offer(call: Call) -> NetworkEvent:
 def call_terminate(call: Call, reason: str | None, at: float) -> NetworkEvent:
     return payloads.call_terminate(
         call_id=call.call_id, sender=call.caller, creator=call.caller, at=at, reason=reason
+    )
+
+
+def group_joined(group: Group, reason: str | None, author: str | None) -> NetworkEvent:
+    """The group as it is now, for the devices of an account that just got in."""
+    return payloads.group_joined(
+        group_jid=group.jid,
+        name=group.name,
+        topic=group.topic,
+        owner=group.owner,
+        created_at=group.created_at,
+        locked=group.is_locked,
+        announce=group.is_announce,
+        ephemeral_seconds=group.ephemeral_duration,
+        is_community=group.is_community,
+        community_jid=group.parent_jid,
+        participants=[group.participant(jid) for jid in group.participants],
+        reason=reason,
+        author=author,
     )
 
 

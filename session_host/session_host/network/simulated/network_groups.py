@@ -4,8 +4,9 @@ The rules are :class:`~.groups.Groups`' (in the world, saved with it); this laye
 lock, names the acting account and saves the state. Refusals are :class:`~.group_records.GroupError`
 (the lowercase group codes); an unknown acting phone is ``ACCOUNT_NOT_FOUND``.
 
-Not yet: ``group.joined`` and ``group.info`` events to the gateway's devices, and messages
-to groups.
+Every account that gets into a group (created with it, added, approved, joined by link)
+has ``group.joined`` on its gateway devices (:meth:`~.world.World.group_changed`). Not yet:
+``group.info`` events, and messages to groups.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class NetworkGroups(NetworkCore):
         wanted = {key: value for key, value in (options or {}).items() if key in GROUP_OPTIONS}
         with self._lock:
             group, change = self._world.groups.create(self._actor(phone), name, participants, **wanted)
+            self._world.group_changed(change)
             self._save()
             return {"jid": group.jid, "participants": [r.to_json() for r in change.results]}
 
@@ -76,6 +78,7 @@ class NetworkGroups(NetworkCore):
             change = self._world.groups.change_participants(
                 group_jid, self._actor(phone), action, participants
             )
+            self._world.group_changed(change)
             self._save()
             return {"group_jid": group_jid, "participants": [r.to_json() for r in change.results]}
 
@@ -93,6 +96,7 @@ class NetworkGroups(NetworkCore):
         """The account, as an admin, approves or rejects join requests: ``{group_jid, participants}``."""
         with self._lock:
             change = self._world.groups.answer_requests(group_jid, self._actor(phone), action, participants)
+            self._world.group_changed(change)
             self._save()
             return {"group_jid": group_jid, "participants": [r.to_json() for r in change.results]}
 
@@ -102,5 +106,6 @@ class NetworkGroups(NetworkCore):
         code = code_of_link(link)
         with self._lock:
             change = self._world.groups.join(self._actor(phone), code)
+            self._world.group_changed(change)
             self._save()
             return {"group_jid": change.group_jid, "pending_approval": bool(change.requested)}

@@ -19,6 +19,7 @@ from gateway import jids
 from ..payloads import ReceiptKind, iso_utc
 from ..port import NetworkEvent
 from . import events
+from .group_records import GroupChange
 from .groups import Groups
 from .model import Account, Call, Connection, Link, account_phone
 
@@ -173,6 +174,19 @@ class World:
             {"from": sender_jid, "chat": sender_jid, "state": state, "at": iso_utc(time.time())}
         )
         self.live(recipient, events.chat_presence(sender_jid, state))
+
+    def group_changed(self, change: GroupChange) -> None:
+        """Tell the gateway's devices of a group change: every account that got in
+        (``change.join``) gets ``group.joined`` on each of its devices, kept for offline
+        devices like messages. Choice: the creator's devices get it too, as the network
+        tells an account's other devices of a group it created."""
+        if not change.join:
+            return
+        group = self.groups.get(change.group_jid)
+        for jid in change.join:
+            event = events.group_joined(group, change.join_reason, change.author)
+            for link in self.links_of(jid):
+                self.push(link.device_key, event)
 
     def flush(self, conn: Connection) -> bool:
         """Hand a reconnected device what the network kept for it; True when anything moved."""

@@ -1,0 +1,157 @@
+"""Simulated network: ``group.joined`` reaches the devices of every account that gets into a group."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, fast_network, paired
+
+THIRD = "15550003333"
+THIRD_JID = f"{THIRD}@s.whatsapp.net"
+
+
+def test_created_with_the_account_among_participants_the_device_gets_the_group(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a connected device and a contact on the network
+        network = fast_network()
+        network.create_account(CONTACT, "Bob")
+        network.create_account(THIRD)
+        session, recorder = await paired(network, tmp_path)
+
+        # When the contact creates a locked group with the device's account and a third person
+        created = network.create_group(CONTACT, "Trip", [PHONE, THIRD], {"locked": True})
+
+        # Then the device gets group.joined: the group as it is now, the creator as author
+        joined = await recorder.wait_for("group.joined")
+        assert joined.data == {
+            "group_jid": created["jid"],
+            "name": "Trip",
+            "topic": "",
+            "owner": CONTACT_JID,
+            "created_at": joined.data["created_at"],
+            "locked": True,
+            "announce": False,
+            "ephemeral_seconds": 0,
+            "is_community": False,
+            "community_jid": None,
+            "participants": [
+                {"jid": CONTACT_JID, "is_admin": True, "is_super_admin": True},
+                {"jid": JID, "is_admin": False, "is_super_admin": False},
+                {"jid": THIRD_JID, "is_admin": False, "is_super_admin": False},
+            ],
+            "reason": None,
+            "author": CONTACT_JID,
+        }
+        assert joined.data["created_at"].endswith("Z")
+        assert len(recorder.of("group.joined")) == 1
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_creator_s_own_devices_get_the_group_it_created(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a connected device
+        network = fast_network()
+        network.create_account(CONTACT)
+        session, recorder = await paired(network, tmp_path)
+
+        # When its account creates a group (from the phone)
+        created = network.create_group(PHONE, "Mine", [CONTACT])
+
+        # Then the device gets group.joined, its account the super admin
+        joined = await recorder.wait_for("group.joined")
+        assert joined.data["group_jid"] == created["jid"]
+        assert joined.data["author"] == JID
+        assert joined.data["participants"][0] == {"jid": JID, "is_admin": True, "is_super_admin": True}
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_added_approved_or_joined_by_link_the_device_gets_the_group(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a connected device and a contact with three groups, one with join approval
+        network = fast_network()
+        network.create_account(CONTACT, "Bob")
+        session, recorder = await paired(network, tmp_path)
+        added = network.create_group(CONTACT, "Added", [])["jid"]
+        approved = network.create_group(CONTACT, "Approved", [], {"join_approval": True})["jid"]
+        open_group = network.create_group(CONTACT, "Open", [])["jid"]
+        assert recorder.of("group.joined") == []
+
+        # When the contact adds the account to the first
+        network.change_group_participants(CONTACT, added, "add", [PHONE])
+        by_add = await recorder.wait_for("group.joined")
+
+        # Then the device has it, the adder as author
+        assert (by_add.data["group_jid"], by_add.data["author"], by_add.data["reason"]) == (
+            added,
+            CONTACT_JID,
+            None,
+        )
+
+        # When the account asks to join the second by link: nothing until an admin approves
+        link = network.group_record(approved)["invite_link"]
+        assert network.join_group(PHONE, link)["pending_approval"] is True
+        network.answer_group_requests(CONTACT, approved, "approve", [PHONE])
+        by_approval = await recorder.wait_for("group.joined", 2)
+        assert [e.data["group_jid"] for e in recorder.of("group.joined")] == [added, approved]
+        assert (by_approval.data["group_jid"], by_approval.data["author"]) == (approved, CONTACT_JID)
+        assert {"jid": JID, "is_admin": False, "is_super_admin": False} in by_approval.data["participants"]
+
+        # When it joins the third by link, where no approval is needed
+        network.join_group(PHONE, network.group_record(open_group)["invite_link"])
+        by_link = await recorder.wait_for("group.joined", 3)
+        assert (by_link.data["group_jid"], by_link.data["reason"], by_link.data["author"]) == (
+            open_group,
+            "invite",
+            JID,
+        )
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_rejected_request_or_a_removal_sends_no_group_joined(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a connected device that asked to join a group with approval
+        network = fast_network()
+        network.create_account(CONTACT)
+        session, recorder = await paired(network, tmp_path)
+        group = network.create_group(CONTACT, "Closed", [], {"join_approval": True})["jid"]
+        network.join_group(PHONE, network.group_record(group)["invite_link"])
+
+        # When the admin rejects it
+        network.answer_group_requests(CONTACT, group, "reject", [PHONE])
+
+        # Then the device gets no group.joined (a later message still arrives after it)
+        network.send_from_account(CONTACT, JID, "sorry")
+        await recorder.wait_for("message.received")
+        assert recorder.of("group.joined") == []
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_group_joined_waits_for_an_offline_device_like_a_message(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a paired device that disconnected
+        network = fast_network()
+        network.create_account(CONTACT)
+        session, recorder = await paired(network, tmp_path)
+        await session.disconnect()
+        await recorder.wait_for("device.disconnected")
+
+        # When a contact creates a group with its account
+        created = network.create_group(CONTACT, "While away", [PHONE])
+        assert recorder.of("group.joined") == []
+
+        # Then the device gets it when it connects again
+        await session.connect()
+        joined = await recorder.wait_for("group.joined")
+        assert joined.data["group_jid"] == created["jid"]
+        await session.close()
+
+    asyncio.run(scenario())
