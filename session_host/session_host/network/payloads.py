@@ -296,3 +296,51 @@ def group_joined(
             "author": author,
         },
     )
+
+
+def group_info(
+    *,
+    group_jid: str | None,
+    author: str | None,
+    author_name: str | None,
+    at: float | None,
+    name: str | None = None,
+    topic: str | None = None,
+    locked: bool | None = None,
+    announce: bool | None = None,
+    ephemeral_seconds: int | None = None,
+    deleted: bool = False,
+    invite_link: str | None = None,
+    join: Sequence[str | None] = (),
+    leave: Sequence[str | None] = (),
+    promote: Sequence[str | None] = (),
+    demote: Sequence[str | None] = (),
+    join_reason: str | None = None,
+    linked_group: Mapping[str, Any] | None = None,
+    unlinked_group: Mapping[str, Any] | None = None,
+) -> NetworkEvent:
+    """Something about a group the account is in changed: only what changed is set, every
+    other field ``None`` (the lists empty, ``deleted`` False)."""
+    return _event(
+        "group.info",
+        {
+            "group_jid": group_jid,
+            "author": author,
+            "author_name": author_name,
+            "timestamp": iso_utc_or_none(at),
+            "name": name,
+            "topic": topic,
+            "locked": locked,
+            "announce": announce,
+            "ephemeral_seconds": ephemeral_seconds,
+            "deleted": deleted,
+            "invite_link": invite_link,
+            "join": list(join),
+            "leave": list(leave),
+            "promote": list(promote),
+            "demote": list(demote),
+            "join_reason": join_reason,
+            "linked_group": dict(linked_group) if linked_group is not None else None,
+            "unlinked_group": dict(unlinked_group) if unlinked_group is not None else None,
+        },
+    )

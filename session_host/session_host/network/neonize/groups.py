@@ -19,7 +19,6 @@ from neonize.proto.Neonize_pb2 import (
 )
 
 from .. import payloads
-from ..payloads import iso_utc_or_none
 from ..port import NetworkEvent
 from .events import EventContext, enum_name
 from .jids import jid_str, prefer_phone
@@ -46,27 +45,26 @@ def _link(change: GroupLinkChange) -> dict[str, Any]:
 
 def group_info(_ctx: EventContext, ev: GroupInfoEvent) -> NetworkEvent:
     """Settings, description, membership or community links of a group changed."""
-    data = {
-        "group_jid": jid_str(ev.JID),
-        "author": jid_str(ev.Sender) if ev.HasField("Sender") else None,
-        "author_name": ev.Notify or None,
-        "timestamp": iso_utc_or_none(ev.Timestamp),
-        "name": ev.Name.Name if ev.HasField("Name") else None,
-        "topic": _topic(ev.Topic) if ev.HasField("Topic") else None,
-        "locked": ev.Locked.isLocked if ev.HasField("Locked") else None,
-        "announce": ev.Announce.IsAnnounce if ev.HasField("Announce") else None,
-        "ephemeral_seconds": _ephemeral_seconds(ev.Ephemeral) if ev.HasField("Ephemeral") else None,
-        "deleted": ev.HasField("Delete") and ev.Delete.Deleted,
-        "invite_link": ev.NewInviteLink if ev.HasField("NewInviteLink") else None,
-        "join": [jid_str(jid) for jid in ev.Join],
-        "leave": [jid_str(jid) for jid in ev.Leave],
-        "promote": [jid_str(jid) for jid in ev.Promote],
-        "demote": [jid_str(jid) for jid in ev.Demote],
-        "join_reason": ev.JoinReason or None,
-        "linked_group": _link(ev.Link) if ev.HasField("Link") else None,
-        "unlinked_group": _link(ev.Unlink) if ev.HasField("Unlink") else None,
-    }
-    return NetworkEvent(name="group.info", data=data)
+    return payloads.group_info(
+        group_jid=jid_str(ev.JID),
+        author=jid_str(ev.Sender) if ev.HasField("Sender") else None,
+        author_name=ev.Notify or None,
+        at=ev.Timestamp,
+        name=ev.Name.Name if ev.HasField("Name") else None,
+        topic=_topic(ev.Topic) if ev.HasField("Topic") else None,
+        locked=ev.Locked.isLocked if ev.HasField("Locked") else None,
+        announce=ev.Announce.IsAnnounce if ev.HasField("Announce") else None,
+        ephemeral_seconds=_ephemeral_seconds(ev.Ephemeral) if ev.HasField("Ephemeral") else None,
+        deleted=ev.HasField("Delete") and ev.Delete.Deleted,
+        invite_link=ev.NewInviteLink if ev.HasField("NewInviteLink") else None,
+        join=[jid_str(jid) for jid in ev.Join],
+        leave=[jid_str(jid) for jid in ev.Leave],
+        promote=[jid_str(jid) for jid in ev.Promote],
+        demote=[jid_str(jid) for jid in ev.Demote],
+        join_reason=ev.JoinReason or None,
+        linked_group=_link(ev.Link) if ev.HasField("Link") else None,
+        unlinked_group=_link(ev.Unlink) if ev.HasField("Unlink") else None,
+    )
 
 
 def _participants(info: GroupInfo) -> list[dict[str, Any]]:
