@@ -155,3 +155,23 @@ def test_group_joined_waits_for_an_offline_device_like_a_message(tmp_path: Path)
         await session.close()
 
     asyncio.run(scenario())
+
+
+def test_turning_join_approval_off_lets_the_waiting_account_in_with_group_joined(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a connected device whose account waits for approval in a contact's group
+        network = fast_network()
+        network.create_account(CONTACT)
+        session, recorder = await paired(network, tmp_path)
+        group = network.create_group(CONTACT, "Closed", [], {"join_approval": True})["jid"]
+        network.join_group(PHONE, network.group_record(group)["invite_link"])
+
+        # When the admin turns join approval off
+        network.update_group(CONTACT, group, {"join_approval": False})
+
+        # Then the account is in, and its device has group.joined
+        joined = await recorder.wait_for("group.joined")
+        assert (joined.data["group_jid"], joined.data["author"]) == (group, CONTACT_JID)
+        await session.close()
+
+    asyncio.run(scenario())

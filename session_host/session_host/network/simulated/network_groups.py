@@ -4,7 +4,8 @@ The rules are :class:`~.groups.Groups`' (in the world, saved with it); this laye
 lock, names the acting account and saves the state. Refusals are :class:`~.group_records.GroupError`
 (the lowercase group codes); an unknown acting phone is ``ACCOUNT_NOT_FOUND``.
 
-Every account that gets into a group (created with it, added, approved, joined by link)
+Every account that gets into a group (created with it, added, approved, let in when
+join approval is turned off, joined by link)
 has ``group.joined`` on its gateway devices (:meth:`~.world.World.group_changed`). Not yet:
 ``group.info`` events, and messages to groups.
 """
@@ -86,7 +87,8 @@ class NetworkGroups(NetworkCore):
         """The account changes the group with a PATCH /groups/{jid} body; the refreshed record."""
         wanted = {GROUP_SETTINGS[key]: value for key, value in settings.items() if key in GROUP_SETTINGS}
         with self._lock:
-            self._world.groups.update(group_jid, self._actor(phone), **wanted)
+            change = self._world.groups.update(group_jid, self._actor(phone), **wanted)
+            self._world.group_changed(change)
             self._save()
             return group_view(self._world.groups.get(group_jid))
 
