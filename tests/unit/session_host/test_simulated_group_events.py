@@ -1,4 +1,5 @@
-"""Simulated network: ``group.joined`` reaches the devices of every account that gets into a group."""
+"""Simulated network: ``group.joined`` reaches the devices of every account that gets into a
+group, ``group.info`` those of its members when the group changes."""
 
 from __future__ import annotations
 
@@ -172,6 +173,88 @@ def test_turning_join_approval_off_lets_the_waiting_account_in_with_group_joined
         # Then the account is in, and its device has group.joined
         joined = await recorder.wait_for("group.joined")
         assert (joined.data["group_jid"], joined.data["author"]) == (group, CONTACT_JID)
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_members_devices_get_group_info_with_only_what_changed(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a connected device whose account is a member of a contact's group
+        network = fast_network()
+        network.create_account(CONTACT, "Bob")
+        network.create_account(THIRD)
+        session, recorder = await paired(network, tmp_path)
+        group = network.create_group(CONTACT, "Trip", [PHONE])["jid"]
+        await recorder.wait_for("group.joined")
+        assert recorder.of("group.info") == []
+
+        # When the contact renames it and locks it
+        network.update_group(CONTACT, group, {"name": "Trip 2025", "locked": True})
+
+        # Then the device gets group.info with those two fields only
+        renamed = await recorder.wait_for("group.info")
+        assert renamed.data == {
+            "group_jid": group,
+            "author": CONTACT_JID,
+            "author_name": "Bob",
+            "timestamp": renamed.data["timestamp"],
+            "name": "Trip 2025",
+            "topic": None,
+            "locked": True,
+            "announce": None,
+            "ephemeral_seconds": None,
+            "deleted": False,
+            "invite_link": None,
+            "join": [],
+            "leave": [],
+            "promote": [],
+            "demote": [],
+            "join_reason": None,
+            "linked_group": None,
+            "unlinked_group": None,
+        }
+        assert renamed.data["timestamp"].endswith("Z")
+
+        # When the contact adds a third person, promotes the account, then removes it
+        network.change_group_participants(CONTACT, group, "add", [THIRD])
+        network.change_group_participants(CONTACT, group, "promote", [PHONE])
+        network.change_group_participants(CONTACT, group, "remove", [PHONE])
+
+        # Then the device is told each, the last one though it is no longer a member
+        added, promoted, removed = [(await recorder.wait_for("group.info", n)).data for n in (2, 3, 4)]
+        assert (added["join"], added["name"]) == ([THIRD_JID], None)
+        assert promoted["promote"] == [JID]
+        assert removed["leave"] == [JID]
+
+        # And once it is out, the group's changes no longer reach it
+        network.update_group(CONTACT, group, {"name": "After"})
+        network.send_from_account(CONTACT, JID, "bye")
+        await recorder.wait_for("message.received")
+        assert len(recorder.of("group.info")) == 4
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_member_joining_by_link_is_told_to_the_others_with_its_reason(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a connected device whose account created a group
+        network = fast_network()
+        network.create_account(CONTACT)
+        session, recorder = await paired(network, tmp_path)
+        group = network.create_group(PHONE, "Mine", [])["jid"]
+
+        # When a contact joins by its invite link
+        network.join_group(CONTACT, network.group_record(group)["invite_link"])
+
+        # Then the creator's device gets group.info: who joined, and how
+        info = await recorder.wait_for("group.info")
+        assert (info.data["join"], info.data["join_reason"], info.data["author"]) == (
+            [CONTACT_JID],
+            "invite",
+            CONTACT_JID,
+        )
         await session.close()
 
     asyncio.run(scenario())

@@ -1,9 +1,9 @@
 """Which catalog events the simulated network produces.
 
 It models accounts, pairing, one-to-one text messages with receipts, chat and contact
-presence, push names, one-to-one calls that ring and end, groups joined (``group.joined``)
-and connection loss; every other catalog event belongs to something it does not model
-(group changes, channels, app state, history)
+presence, push names, one-to-one calls that ring and end, groups (``group.joined``,
+``group.info``) and connection loss; every other catalog event belongs to something it does
+not model (channels, app state, history)
 or is the gateway's own (``message.sent``), and never comes from it.
 """
 
@@ -26,6 +26,7 @@ PRODUCED_EVENTS: frozenset[str] = frozenset(
         "contact.pushname",
         "call.offer",
         "call.terminate",
+        "group.info",
         "group.joined",
     }
 )

@@ -16,7 +16,7 @@ from typing import Any
 from .. import payloads
 from ..payloads import ReceiptKind
 from ..port import NetworkEvent
-from .group_records import Group
+from .group_records import Group, GroupChange
 from .model import Call
 
 PLATFORM = "simulated"
@@ -104,6 +104,33 @@ def group_joined(group: Group, reason: str | None, author: str | None) -> Networ
         participants=[group.participant(jid) for jid in group.participants],
         reason=reason,
         author=author,
+    )
+
+
+INFO_FIELDS = ("name", "topic", "locked", "announce", "ephemeral_seconds", "invite_link")
+"""The changed settings a ``group.info`` carries (join approval, member-add mode and the
+picture have no field there)."""
+
+
+def group_info(change: GroupChange, author_name: str | None) -> NetworkEvent | None:
+    """What a change did that members see, or None when it did nothing they are told of.
+    Choice: community links are not told yet (``linked_group``/``unlinked_group`` stay None)."""
+    fields = {key: change.fields[key] for key in INFO_FIELDS if key in change.fields}
+    deleted = bool(change.fields.get("deleted"))
+    if not (fields or deleted or change.join or change.leave or change.promote or change.demote):
+        return None
+    return payloads.group_info(
+        group_jid=change.group_jid,
+        author=change.author,
+        author_name=author_name,
+        at=change.at,
+        deleted=deleted,
+        join=change.join,
+        leave=change.leave,
+        promote=change.promote,
+        demote=change.demote,
+        join_reason=change.join_reason if change.join else None,
+        **fields,
     )
 
 

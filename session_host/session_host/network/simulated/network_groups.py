@@ -6,8 +6,8 @@ lock, names the acting account and saves the state. Refusals are :class:`~.group
 
 Every account that gets into a group (created with it, added, approved, let in when
 join approval is turned off, joined by link)
-has ``group.joined`` on its gateway devices (:meth:`~.world.World.group_changed`). Not yet:
-``group.info`` events, and messages to groups.
+has ``group.joined`` on its gateway devices, the other members ``group.info``
+(:meth:`~.world.World.group_changed`). Not yet: messages to groups.
 """
 
 from __future__ import annotations

@@ -176,17 +176,32 @@ class World:
         self.live(recipient, events.chat_presence(sender_jid, state))
 
     def group_changed(self, change: GroupChange) -> None:
-        """Tell the gateway's devices of a group change: every account that got in
-        (``change.join``) gets ``group.joined`` on each of its devices, kept for offline
-        devices like messages. Choice: the creator's devices get it too, as the network
-        tells an account's other devices of a group it created."""
-        if not change.join:
+        """Tell the gateway's devices of a group change, kept for offline devices like messages.
+
+        Every account that got in (``change.join``) gets ``group.joined`` on each of its
+        devices; the other members, and those who left or were removed, get ``group.info``
+        with what changed. Choices: the creator's devices get ``group.joined`` too, as the
+        network tells an account's other devices of a group it created; a new group sends
+        no ``group.info``; the author's devices get ``group.info`` like everyone's.
+        """
+        if change.join:
+            joined = events.group_joined(self.groups.get(change.group_jid), change.join_reason, change.author)
+            for jid in change.join:
+                for link in self.links_of(jid):
+                    self.push(link.device_key, joined)
+        if change.kind == "create":
             return
-        group = self.groups.get(change.group_jid)
-        for jid in change.join:
-            event = events.group_joined(group, change.join_reason, change.author)
+        author = self.account_of_jid(change.author) if change.author else None
+        info = events.group_info(change, author.push_name if author is not None else None)
+        if info is None:
+            return
+        ended = bool(change.fields.get("deleted"))  # an ended group is gone from the network
+        members = {} if ended else self.groups.get(change.group_jid).participants
+        told = [jid for jid in members if jid not in change.join]
+        told += [jid for jid in change.leave if jid not in told]
+        for jid in told:
             for link in self.links_of(jid):
-                self.push(link.device_key, event)
+                self.push(link.device_key, info)
 
     def flush(self, conn: Connection) -> bool:
         """Hand a reconnected device what the network kept for it; True when anything moved."""
