@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 import requests
@@ -54,6 +55,18 @@ class Api:
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
         return self.http.request(method, self.base_url + path, headers=headers, timeout=30, **kwargs)
+
+    def pages(self, path: str, token: str, key: str, **params: object) -> list[list[dict[str, Any]]]:
+        """Every page of the list at ``path`` (its items under ``key``), following ``next``."""
+        found = []
+        while True:
+            response = self.request("GET", path, token, params=params)
+            assert response.status_code == 200, response.text
+            body = response.json()
+            found.append(body[key])
+            if body["next"] is None:
+                return found
+            params = {**params, "cursor": body["next"]}
 
     def register(self, name: str | None = None, **extra: object) -> Tenant:
         name = name or f"tenant-{uuid.uuid4().hex[:12]}"

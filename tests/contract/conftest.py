@@ -109,19 +109,6 @@ class World:
         else:
             case.query["cursor"] = issued
 
-    def tenant_ids(self) -> set[str]:
-        """Every tenant on the platform, page after page."""
-        ids: set[str] = set()
-        params: dict[str, Any] = {"limit": 200}
-        while True:
-            response = self.request("GET", "/tenants", self.master_token, params=params)
-            assert response.status_code == 200, response.text
-            body = response.json()
-            ids |= {tenant["id"] for tenant in body["tenants"]}
-            if body["next"] is None:
-                return ids
-            params["cursor"] = body["next"]
-
 
 @pytest.fixture(scope="module")
 def served_document(stack: Any, world: World) -> schemathesis.BaseSchema:
@@ -145,7 +132,13 @@ def world(api: Any) -> Iterator[World]:
         device_id=device.json()["device"]["id"],
         user_id=user_id,
     )
-    before = world.tenant_ids() - {world.tenant_id}
+    before = tenant_ids(api) - {world.tenant_id}
     yield world
-    for tenant_id in world.tenant_ids() - before:
+    for tenant_id in tenant_ids(api) - before:
         world.request("DELETE", f"/global/tenants/{tenant_id}", world.master_token)
+
+
+def tenant_ids(api: Any) -> set[str]:
+    """Every tenant on the platform, page after page."""
+    pages = api.pages("/tenants", api.master_token, "tenants", limit=200)
+    return {tenant["id"] for page in pages for tenant in page}

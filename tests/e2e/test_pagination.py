@@ -27,17 +27,6 @@ def page(api: Any, path: str, token: str, **params: Any) -> dict[str, Any]:
     return response.json()
 
 
-def pages(api: Any, path: str, token: str, key: str, **params: Any) -> list[list[dict[str, Any]]]:
-    """Every page of a list, following ``next``."""
-    found = []
-    body = page(api, path, token, **params)
-    found.append(body[key])
-    while body["next"] is not None:
-        body = page(api, path, token, **params, cursor=body["next"])
-        found.append(body[key])
-    return found
-
-
 def forged(list_name: str, key: dict[str, str]) -> str:
     raw = json.dumps({"l": list_name, "k": key}, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
@@ -74,7 +63,7 @@ def test_users_come_in_pages_by_id_and_the_last_page_says_so(api):
     tenant = api.register()
     created = {tenant.admin_id} | {api.create_user(tenant, "user")[0] for _ in range(4)}
     # When they are listed two at a time
-    found = pages(api, "/users", tenant.admin_token, "users", limit=2)
+    found = api.pages("/users", tenant.admin_token, "users", limit=2)
     # Then three pages of 2, 2 and 1 hold each user once, ordered by id
     assert [len(items) for items in found] == [2, 2, 1]
     ids = [user["id"] for items in found for user in items]
@@ -100,8 +89,8 @@ def test_devices_come_in_pages_and_a_user_pages_through_its_own(api):
     admins = {new_device(api, tenant.admin_token) for _ in range(3)}
     users = {new_device(api, user_token) for _ in range(3)}
     # When the admin lists them four at a time, and the user two at a time
-    as_admin = pages(api, "/devices", tenant.admin_token, "devices", limit=4)
-    as_user = pages(api, "/devices", user_token, "devices", limit=2)
+    as_admin = api.pages("/devices", tenant.admin_token, "devices", limit=4)
+    as_user = api.pages("/devices", user_token, "devices", limit=2)
     # Then the admin sees all six in two pages, the user its own three in two, by id
     assert [len(items) for items in as_admin] == [4, 2]
     assert [device["id"] for items in as_admin for device in items] == sorted(admins | users)
@@ -115,8 +104,8 @@ def test_deliveries_come_in_pages_newest_first(api):
     device_id = new_device(api, tenant.admin_token)
     logged = log_attempts(device_id, tenant.id, 5)
     # When the log is read two at a time, all of it and the failed ones only
-    every = pages(api, "/webhook/deliveries", tenant.admin_token, "deliveries", limit=2)
-    failed = pages(api, "/webhook/deliveries", tenant.admin_token, "deliveries", limit=2, status="failed")
+    every = api.pages("/webhook/deliveries", tenant.admin_token, "deliveries", limit=2)
+    failed = api.pages("/webhook/deliveries", tenant.admin_token, "deliveries", limit=2, status="failed")
     # Then pages of 2, 2 and 1, newest first, each attempt once
     for found in (every, failed):
         assert [len(items) for items in found] == [2, 2, 1]
@@ -127,7 +116,7 @@ def test_tenants_come_in_pages_each_tenant_once(api):
     # Given a few more tenants on the platform
     registered = {api.register().id for _ in range(3)}
     # When every page is read, a few tenants at a time
-    found = pages(api, "/tenants", api.master_token, "tenants", limit=7)
+    found = api.pages("/tenants", api.master_token, "tenants", limit=7)
     # Then every page but the last is full, and each tenant is listed exactly once
     assert all(len(items) == 7 for items in found[:-1])
     assert 1 <= len(found[-1]) <= 7
