@@ -43,5 +43,5 @@ class CommandExecutor:
         except NetworkError as error:
             owned = devices.get(command.device_id)
             return failed(
-                command, error.kind.value, str(error), session_snapshot(owned.session) if owned else None
+                command, error.reason, str(error), session_snapshot(owned.session) if owned else None
             )

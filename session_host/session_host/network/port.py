@@ -14,6 +14,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
+from gateway.groups import codes
+
+from .group_types import GroupOperations
+
 
 class SessionState(StrEnum):
     """Connection state of one device session, as stored in the device record."""
@@ -69,18 +73,40 @@ class NetworkErrorKind(StrEnum):
     INVALID = "invalid"  # the network refused the input (bad phone, bad JID)
     NOT_FOUND = "not_found"  # the target does not exist on the network
     UNSUPPORTED = "unsupported"  # the adapter cannot do this (documented per adapter)
+    REFUSED = "refused"  # the network refused for a reason ``code`` names (group operations)
 
 
 class NetworkError(Exception):
-    """A network operation failed. ``kind`` is stable; ``str(error)`` is for humans."""
+    """A network operation failed. ``kind`` is stable; ``str(error)`` is for humans.
 
-    def __init__(self, kind: NetworkErrorKind, message: str) -> None:
+    ``code`` is set exactly for ``REFUSED``: a lowercase code of
+    :data:`gateway.groups.codes.REFUSALS` (``not_group_admin``, ``group_not_found``, ...).
+    """
+
+    def __init__(self, kind: NetworkErrorKind, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
+        if (kind is NetworkErrorKind.REFUSED) != (code is not None):
+            raise ValueError("a refusal, and only a refusal, names its code")
         self.kind = kind
+        self.code = code
+
+    @classmethod
+    def refused(cls, code: str, message: str) -> NetworkError:
+        if not codes.is_refusal(code):
+            raise ValueError(f"unknown refusal code {code!r}")
+        return cls(NetworkErrorKind.REFUSED, message, code=code)
+
+    @property
+    def reason(self) -> str:
+        """What the session host replies as the command's error kind: the refusal's code, or
+        the kind."""
+        return self.code or self.kind.value
 
 
-class DeviceSession(Protocol):
+class DeviceSession(GroupOperations, Protocol):
     """One device's session on the network; both adapters follow what is written here.
+
+    The group and community operations are :class:`~.group_types.GroupOperations`.
 
     Lifecycle: ``connect`` starts the session. An unpaired session emits ``qr.generated``
     (and rotates the code) until a phone scans it or a pair code is entered, then

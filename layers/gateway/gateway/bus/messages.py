@@ -28,6 +28,23 @@ class CommandName(StrEnum):
     DELETE = "delete"  # logout if possible, stop everything; the API deletes the record
     PING = "ping"  # answered by the host without touching the network (bench, health)
     MARK_READ = "mark_read"  # args {chat_jid, sender_jid, message_ids}: read receipts to the sender
+    # Groups and communities. ``group`` in a result is ``GroupInfo.to_json()`` of the session
+    # host's network port; ``participants`` results are ``[MemberResult.to_json()]``. People
+    # arrive as user JIDs or LIDs, already checked by the API.
+    CREATE_GROUP = "create_group"  # args {name, participants, options{...}} -> {group, participants}
+    LIST_GROUPS = "list_groups"  # -> {groups: [group]}
+    GROUP_INFO = "group_info"  # args {group_jid} -> {group}
+    GROUP_PARTICIPANTS = "group_participants"  # args {group_jid, action, participants} -> {participants}
+    UPDATE_GROUP = "update_group"  # args {group_jid, settings{name?, topic?, ...}} -> {group}
+    GROUP_PICTURE = "group_picture"  # args {group_jid, image_base64} -> {picture_id}
+    GROUP_EPHEMERAL = "group_ephemeral"  # args {group_jid, duration_seconds} -> {duration_seconds}
+    GROUP_INVITE = "group_invite"  # args {group_jid, reset} -> {invite_link}
+    JOIN_GROUP = "join_group"  # args {code, group_jid?, inviter_jid?} -> {group_jid, pending_approval}
+    LEAVE_GROUP = "leave_group"  # args {group_jid}
+    LINK_GROUP = "link_group"  # args {community_jid, group_jid}
+    UNLINK_GROUP = "unlink_group"  # args {community_jid, group_jid}
+    GROUP_REQUESTS = "group_requests"  # args {group_jid} -> {requests: [{jid, requested_at}]}
+    ANSWER_GROUP_REQUESTS = "answer_group_requests"  # args {group_jid, action, participants} -> {participants}
 
 
 class ErrorKind(StrEnum):

@@ -1,0 +1,228 @@
+"""The group part of the network port: what a device session does with groups and communities,
+and the records it answers with.
+
+Both adapters implement :class:`GroupOperations` (``DeviceSession`` includes it). Inputs are
+already checked by the API with :mod:`gateway.jids`: group JIDs are ``<digits>@g.us``, people
+are user JIDs or LIDs (phone numbers arrive as user JIDs). Records cross the command bus as
+JSON (:meth:`GroupInfo.to_json`), so their field names are the API's.
+
+Failures are :class:`~.port.NetworkError`. Where the network refuses for a reason the API
+names (``not_group_admin``, ``group_not_found``, ``invite_link_revoked``, ...), the kind is
+``REFUSED`` and ``code`` is that lowercase code from :mod:`gateway.groups.codes`; throttling
+is ``RATE_LIMITED``; what the adapter cannot do at all is ``UNSUPPORTED``. Admin checks of the
+gateway's own rule are the session host's (it reads :meth:`GroupOperations.group_info`
+first), so an adapter only reports what the network itself refuses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+
+class ParticipantAction(StrEnum):
+    ADD = "add"
+    REMOVE = "remove"
+    PROMOTE = "promote"
+    DEMOTE = "demote"
+
+
+class RequestAction(StrEnum):
+    APPROVE = "approve"
+    REJECT = "reject"
+
+
+class MemberAddMode(StrEnum):
+    ADMIN = "admin"
+    ALL = "all"
+
+
+EPHEMERAL_DURATIONS = (0, 86400, 604800, 7776000)
+"""The disappearing-message timers the network takes: off, 24 hours, 7 days, 90 days."""
+
+
+@dataclass(frozen=True)
+class GroupMember:
+    """A person in a group. ``jid`` is the user JID when the network gives the phone number,
+    else the LID; ``lid`` is the LID when known as well."""
+
+    jid: str
+    is_admin: bool = False
+    is_super_admin: bool = False
+    lid: str | None = None
+
+
+@dataclass(frozen=True)
+class GroupInfo:
+    """A group (or community) as the network describes it; times are epoch seconds.
+
+    ``member_add_mode`` and ``join_approval`` are None when the adapter cannot read them.
+    """
+
+    jid: str
+    name: str
+    topic: str
+    owner: str | None
+    created_at: float
+    is_announce: bool
+    is_locked: bool
+    join_approval: bool | None
+    member_add_mode: MemberAddMode | None
+    ephemeral_duration: int
+    is_community: bool
+    parent_jid: str | None
+    participants: tuple[GroupMember, ...] = ()
+
+    def member(self, jid: str) -> GroupMember | None:
+        """The participant ``jid`` names (by user JID or LID), if any."""
+        return next((p for p in self.participants if jid in (p.jid, p.lid)), None)
+
+    def is_admin(self, jid: str) -> bool:
+        member = self.member(jid)
+        return member is not None and member.is_admin
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["member_add_mode"] = self.member_add_mode.value if self.member_add_mode else None
+        data["participants"] = [asdict(p) for p in self.participants]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GroupInfo:
+        mode = data.get("member_add_mode")
+        return cls(
+            **{
+                **data,
+                "member_add_mode": MemberAddMode(mode) if mode else None,
+                "participants": tuple(GroupMember(**p) for p in data.get("participants", ())),
+            }
+        )
+
+
+@dataclass(frozen=True)
+class MemberResult:
+    """One person's part of a participant or join-request operation: ``status`` is ``ok`` or a
+    per-person code (``not_found``, ``already_member``, ``not_member``, ``invite_sent``,
+    ``not_allowed``); the admin flags are the person's after the operation."""
+
+    jid: str
+    status: str
+    is_admin: bool = False
+    is_super_admin: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class GroupOptions:
+    """The ``options`` of POST /groups (all off by default)."""
+
+    announcement: bool = False
+    locked: bool = False
+    join_approval: bool = False
+    community: bool = False
+    parent_jid: str | None = None
+
+
+@dataclass(frozen=True)
+class GroupSettings:
+    """A PATCH /groups/{jid}: only the fields that are not None change. ``topic`` is the one
+    description field of the network (the API folds ``description`` into it)."""
+
+    name: str | None = None
+    topic: str | None = None
+    announce: bool | None = None
+    locked: bool | None = None
+    join_approval: bool | None = None
+    member_add_mode: MemberAddMode | None = None
+
+    def given(self) -> dict[str, Any]:
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+@dataclass(frozen=True)
+class GroupInvite:
+    """How to join: an invite ``code`` (from a link), and for the code form also the group and
+    the person who sent the invitation."""
+
+    code: str
+    group_jid: str | None = None
+    inviter_jid: str | None = None
+
+
+@dataclass(frozen=True)
+class JoinOutcome:
+    """``pending_approval``: the request waits for an admin; ``group_jid`` may be None then."""
+
+    group_jid: str | None
+    pending_approval: bool
+
+
+@dataclass(frozen=True)
+class JoinRequest:
+    jid: str
+    requested_at: float
+
+
+@dataclass(frozen=True)
+class GroupCreated:
+    """A new group, and what became of each person asked for."""
+
+    group: GroupInfo
+    participants: tuple[MemberResult, ...] = field(default=())
+
+
+class GroupOperations(Protocol):
+    """What a connected device session does with groups; every call needs ``CONNECTED``
+    (``NOT_CONNECTED`` otherwise, nothing sent)."""
+
+    async def create_group(self, name: str, participants: list[str], options: GroupOptions) -> GroupCreated:
+        """Create a group (a community with ``options.community``) with the device as its
+        super admin; ``options.parent_jid`` links it into that community at once."""
+
+    async def joined_groups(self) -> list[GroupInfo]:
+        """Every group and community the device is in."""
+
+    async def group_info(self, group_jid: str) -> GroupInfo:
+        """The group with its participants; ``REFUSED group_not_found`` when the device is
+        not in it or it does not exist."""
+
+    async def change_participants(
+        self, group_jid: str, action: ParticipantAction, participants: list[str]
+    ) -> list[MemberResult]:
+        """Add, remove, promote or demote people; one result per person, in the order asked."""
+
+    async def update_group(self, group_jid: str, settings: GroupSettings) -> None:
+        """Change the given settings. An adapter that cannot change one of them raises
+        ``UNSUPPORTED`` before changing any."""
+
+    async def set_group_picture(self, group_jid: str, jpeg: bytes) -> str:
+        """Set the group's picture (JPEG bytes); the network's picture id."""
+
+    async def set_group_ephemeral(self, group_jid: str, seconds: int) -> None:
+        """Set the disappearing-message timer to one of :data:`EPHEMERAL_DURATIONS`."""
+
+    async def group_invite_link(self, group_jid: str, *, reset: bool = False) -> str:
+        """The invite link; with ``reset`` the old one is revoked and a new one answered."""
+
+    async def join_group(self, invite: GroupInvite) -> JoinOutcome:
+        """Join by invite (or ask to, where approval is on)."""
+
+    async def leave_group(self, group_jid: str) -> None:
+        """Leave the group."""
+
+    async def link_group(self, community_jid: str, group_jid: str) -> None:
+        """Link a group into a community."""
+
+    async def unlink_group(self, community_jid: str, group_jid: str) -> None:
+        """Remove a group from a community."""
+
+    async def group_requests(self, group_jid: str) -> list[JoinRequest]:
+        """The join requests waiting for an admin."""
+
+    async def answer_group_requests(
+        self, group_jid: str, action: RequestAction, participants: list[str]
+    ) -> list[MemberResult]:
+        """Approve or reject join requests; per person ``ok`` or ``not_found``."""
