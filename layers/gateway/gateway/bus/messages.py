@@ -44,7 +44,8 @@ class CommandName(StrEnum):
     LINK_GROUP = "link_group"  # args {community_jid, group_jid}
     UNLINK_GROUP = "unlink_group"  # args {community_jid, group_jid}
     GROUP_REQUESTS = "group_requests"  # args {group_jid} -> {requests: [{jid, requested_at}]}
-    ANSWER_GROUP_REQUESTS = "answer_group_requests"  # args {group_jid, action, participants} -> {participants}
+    # args {group_jid, action, participants} -> {participants}
+    ANSWER_GROUP_REQUESTS = "answer_group_requests"
 
 
 class ErrorKind(StrEnum):
