@@ -1,10 +1,9 @@
 """The neonize adapter's group operations against an autospec ``NewClient`` and neonize's own
-protobuf classes: the exact library call, the conversion of its answer, what is unsupported,
-and how whatsmeow's errors become refusals."""
+protobuf classes: creating, reading, members and settings (the exact library call, the
+conversion of its answer, what is unsupported). Joining, errors: ``test_neonize_group_joining.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from unittest.mock import call
@@ -13,143 +12,45 @@ import pytest
 from fakes_neonize import (
     ACCOUNT_JID,
     EMPTY,
-    FakeNetwork,
-    Recorder,
-    connected,
-    deliver,
     jid,
-    make_port,
-    open_session,
-    patched_client,
-    run,
-    seed_paired,
 )
-from neonize.events import DisconnectedEv
+from fakes_neonize_groups import (
+    ANA,
+    BOB,
+    CAI,
+    COMMUNITY,
+    COMMUNITY_JID,
+    CREATED,
+    DEE,
+    DEE_LID,
+    GROUP,
+    GROUP_JID,
+    JPEG,
+    group_proto,
+    library_calls,
+    on_connected,
+    person,
+    refused_person,
+)
 from neonize.exc import (
     CreateGroupError,
-    GetGroupInfoError,
-    InviteLinkError,
-    JoinGroupWithInviteError,
     SetGroupLockedError,
     SetGroupPhotoError,
     SetGroupTopicError,
-    UpdateGroupParticipantsError,
 )
-from neonize.proto.Neonize_pb2 import (
-    GroupAnnounce,
-    GroupEphemeral,
-    GroupInfo,
-    GroupLinkedParent,
-    GroupLocked,
-    GroupName,
-    GroupParent,
-    GroupParticipant,
-    GroupParticipantAddRequest,
-    GroupParticipantRequest,
-    GroupTopic,
-)
+from neonize.proto.Neonize_pb2 import GroupLinkedParent, GroupParent
 from neonize.utils.enum import ParticipantChange
 
 from session_host.network.group_types import (
     GroupCreated,
-    GroupInvite,
     GroupMember,
     GroupOptions,
     GroupSettings,
-    JoinOutcome,
-    JoinRequest,
     MemberAddMode,
     MemberResult,
     ParticipantAction,
-    RequestAction,
 )
-from session_host.network.neonize.errors import group_error
 from session_host.network.port import NetworkError, NetworkErrorKind
-
-GROUP_JID = "120363000000000001@g.us"
-GROUP = jid("120363000000000001", "g.us")
-COMMUNITY_JID = "120363000000000009@g.us"
-COMMUNITY = jid("120363000000000009", "g.us")
-OWN = jid("12025550123")
-ANA = jid("12025550101")
-BOB = jid("12025550102")
-CAI = jid("12025550103")
-DEE = jid("12025550104")
-DEE_LID = jid("207180606656725", "lid")
-JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 16
-CREATED = 1_700_000_000.0  # exact in a float32, as neonize sends creation times
-
-Body = Callable[[Any, Any], Awaitable[None]]
-
-
-def on_connected(tmp_path: Path, body: Body) -> None:
-    """Run ``body(session, client)`` on a connected device, then close the session."""
-    fake = FakeNetwork()
-
-    async def scenario() -> None:
-        with patched_client(fake):
-            session, _ = await connected(tmp_path, fake)
-            try:
-                await body(session, fake.client)
-            finally:
-                await session.close()
-
-    run(scenario())
-
-
-def person(
-    who: Any, *, admin: bool = False, super_admin: bool = False, lid: Any = EMPTY, phone: Any = None
-) -> GroupParticipant:
-    return GroupParticipant(
-        JID=who,
-        LID=lid,
-        PhoneNumber=who if phone is None else phone,
-        IsAdmin=admin or super_admin,
-        IsSuperAdmin=super_admin,
-        DisplayName="",
-        Error=0,
-    )
-
-
-def refused_person(who: Any, code: int, *, invite: bool = False) -> GroupParticipant:
-    answer = person(who)
-    answer.Error = code
-    if invite:
-        answer.AddRequest.CopyFrom(GroupParticipantAddRequest(Code="AbCdEf", Expiration=1_700_600_000.0))
-    return answer
-
-
-def group_proto(
-    *participants: GroupParticipant,
-    group: Any = GROUP,
-    community: bool = False,
-    parent: Any = EMPTY,
-    announce: bool = False,
-    locked: bool = False,
-    timer: int = 0,
-) -> GroupInfo:
-    return GroupInfo(
-        JID=group,
-        OwnerJID=OWN,
-        OwnerPN=EMPTY,
-        GroupName=GroupName(Name="Team", NameSetAt=0, NameSetBy=OWN),
-        GroupTopic=GroupTopic(Topic="Plans", TopicID="T1", TopicSetAt=0, TopicSetBy=OWN, TopicDeleted=False),
-        GroupLocked=GroupLocked(isLocked=locked),
-        GroupAnnounce=GroupAnnounce(IsAnnounce=announce, AnnounceVersionID=""),
-        GroupEphemeral=GroupEphemeral(IsEphemeral=timer > 0, DisappearingTimer=timer),
-        GroupParent=GroupParent(
-            IsParent=community, DefaultMembershipApprovalMode="request_required" if community else ""
-        ),
-        GroupLinkedParent=GroupLinkedParent(LinkedParentJID=parent),
-        GroupCreated=CREATED,
-        ParticipantVersionID="",
-        Participants=[person(OWN, super_admin=True), *participants],
-    )
-
-
-def library_calls(client: Any) -> list[str]:
-    return [name for name, *_ in client.mock_calls if name != "connect"]
-
 
 # --- creating -------------------------------------------------------------------------------
 
@@ -490,228 +391,6 @@ def test_other_timers_are_refused_without_a_call(tmp_path: Path, seconds: int) -
             await session.set_group_ephemeral(GROUP_JID, seconds)
         assert raised.value.code == "invalid_duration"
         assert library_calls(client) == []
-
-    on_connected(tmp_path, body)
-
-
-# --- invites and joining --------------------------------------------------------------------
-
-
-def test_invite_link_is_read_or_reset(tmp_path: Path) -> None:
-    async def body(session: Any, client: Any) -> None:
-        client.get_group_invite_link.side_effect = [
-            "https://chat.whatsapp.com/Old123",
-            "https://chat.whatsapp.com/New456",
-        ]
-        assert await session.group_invite_link(GROUP_JID) == "https://chat.whatsapp.com/Old123"
-        assert await session.group_invite_link(GROUP_JID, reset=True) == "https://chat.whatsapp.com/New456"
-        assert client.get_group_invite_link.call_args_list == [
-            call(GROUP, revoke=False),
-            call(GROUP, revoke=True),
-        ]
-
-    on_connected(tmp_path, body)
-
-
-def test_joining_by_link_reads_the_group_to_know_whether_approval_is_pending(tmp_path: Path) -> None:
-    async def body(session: Any, client: Any) -> None:
-        client.join_group_with_link.return_value = GROUP
-        # When the device can read the group afterwards, it is a member
-        joined = await session.join_group(GroupInvite(code="AbC123"))
-        assert joined == JoinOutcome(group_jid=GROUP_JID, pending_approval=False)
-        # When it cannot (not participating), its request waits for an admin
-        client.get_group_info.side_effect = GetGroupInfoError("you're not participating in that group")
-        pending = await session.join_group(GroupInvite(code="AbC123"))
-        assert pending == JoinOutcome(group_jid=GROUP_JID, pending_approval=True)
-        assert client.join_group_with_link.call_args_list == [call("AbC123"), call("AbC123")]
-        assert client.get_group_info.call_args_list == [call(GROUP), call(GROUP)]
-
-    on_connected(tmp_path, body)
-
-
-@pytest.mark.parametrize(
-    ("message", "code"),
-    [
-        ("that group invite link has been revoked", "invite_link_revoked"),
-        ("that group invite link is not valid", "group_not_found"),
-        ("info query returned status 409: conflict", "already_member"),
-        ("info query returned status 406: not-acceptable", "group_not_found"),
-    ],
-)
-def test_join_refusals_name_their_code(tmp_path: Path, message: str, code: str) -> None:
-    async def body(session: Any, client: Any) -> None:
-        client.join_group_with_link.side_effect = InviteLinkError(message)
-        with pytest.raises(NetworkError) as raised:
-            await session.join_group(GroupInvite(code="AbC123"))
-        assert (raised.value.kind, raised.value.code) == (NetworkErrorKind.REFUSED, code)
-        assert message in str(raised.value)
-        assert library_calls(client) == ["join_group_with_link"]
-
-    on_connected(tmp_path, body)
-
-
-def test_joining_with_an_invitation_code_names_the_group_and_the_inviter(tmp_path: Path) -> None:
-    async def body(session: Any, client: Any) -> None:
-        invite = GroupInvite(code="XyZ789", group_jid=GROUP_JID, inviter_jid="12025550101")
-        assert await session.join_group(invite) == JoinOutcome(group_jid=GROUP_JID, pending_approval=False)
-        client.join_group_with_invite.assert_called_once_with(GROUP, ANA, "XyZ789", 0)
-        client.join_group_with_invite.side_effect = JoinGroupWithInviteError(
-            "info query returned status 410: gone"
-        )
-        with pytest.raises(NetworkError) as raised:
-            await session.join_group(invite)
-        assert raised.value.code == "invite_link_revoked"
-        with pytest.raises(NetworkError) as half:
-            await session.join_group(GroupInvite(code="XyZ789", group_jid=GROUP_JID))
-        assert half.value.code == "invalid_request"
-
-    on_connected(tmp_path, body)
-
-
-def test_leave_link_unlink_and_join_requests(tmp_path: Path) -> None:
-    async def body(session: Any, client: Any) -> None:
-        client.get_group_request_participants.return_value = [
-            GroupParticipantRequest(Participant=ANA, TimeAt=1_700_000_123_456_789),
-        ]
-        await session.leave_group(GROUP_JID)
-        await session.link_group(COMMUNITY_JID, GROUP_JID)
-        await session.unlink_group(COMMUNITY_JID, GROUP_JID)
-        requests = await session.group_requests(GROUP_JID)
-        assert client.mock_calls[1:] == [
-            call.leave_group(GROUP),
-            call.link_group(COMMUNITY, GROUP),
-            call.unlink_group(COMMUNITY, GROUP),
-            call.get_group_request_participants(GROUP),
-        ]
-        # TimeAt is in microseconds
-        assert requests == [JoinRequest("12025550101@s.whatsapp.net", 1_700_000_123.456789)]
-
-    on_connected(tmp_path, body)
-
-
-@pytest.mark.parametrize("action", [RequestAction.APPROVE, RequestAction.REJECT])
-def test_answering_join_requests_is_unsupported_without_a_call(tmp_path: Path, action: RequestAction) -> None:
-    async def body(session: Any, client: Any) -> None:
-        with pytest.raises(NetworkError) as raised:
-            await session.answer_group_requests(GROUP_JID, action, ["12025550101"])
-        assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
-        assert f"{action.value} 1 join request(s) of {GROUP_JID}" in str(raised.value)
-        assert library_calls(client) == []
-
-    on_connected(tmp_path, body)
-
-
-# --- not connected ----------------------------------------------------------------------------
-
-EVERY_CALL = [
-    lambda s: s.create_group("Team", ["12025550101"], GroupOptions()),
-    lambda s: s.joined_groups(),
-    lambda s: s.group_info(GROUP_JID),
-    lambda s: s.change_participants(GROUP_JID, ParticipantAction.ADD, ["12025550101"]),
-    lambda s: s.update_group(GROUP_JID, GroupSettings(name="x")),
-    lambda s: s.set_group_picture(GROUP_JID, JPEG),
-    lambda s: s.set_group_ephemeral(GROUP_JID, 86400),
-    lambda s: s.group_invite_link(GROUP_JID, reset=True),
-    lambda s: s.join_group(GroupInvite(code="AbC123")),
-    lambda s: s.leave_group(GROUP_JID),
-    lambda s: s.link_group(COMMUNITY_JID, GROUP_JID),
-    lambda s: s.unlink_group(COMMUNITY_JID, GROUP_JID),
-    lambda s: s.group_requests(GROUP_JID),
-]
-
-
-@pytest.mark.parametrize("operation", EVERY_CALL)
-def test_group_calls_on_a_dropped_connection_raise_without_touching_the_client(
-    tmp_path: Path, operation: Any
-) -> None:
-    async def body(session: Any, client: Any) -> None:
-        await deliver(client, DisconnectedEv(status=True))
-        with pytest.raises(NetworkError) as raised:
-            await operation(session)
-        assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
-        assert library_calls(client) == []
-
-    on_connected(tmp_path, body)
-
-
-def test_group_calls_before_connect_raise_not_connected(tmp_path: Path) -> None:
-    seed_paired(tmp_path)
-    fake = FakeNetwork()
-
-    async def scenario() -> None:
-        with patched_client(fake):
-            session = open_session(make_port(), tmp_path, Recorder())
-            for operation in EVERY_CALL:
-                with pytest.raises(NetworkError) as raised:
-                    await operation(session)
-                assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
-            assert fake.clients == []
-
-    run(scenario())
-
-
-# --- error mapping ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("message", "kind", "code"),
-    [
-        ("that group does not exist", NetworkErrorKind.REFUSED, "group_not_found"),
-        ("you're not participating in that group", NetworkErrorKind.REFUSED, "group_not_found"),
-        ("info query returned status 404: item-not-found", NetworkErrorKind.REFUSED, "group_not_found"),
-        (
-            "failed to get old group info to update topic: that group does not exist",
-            NetworkErrorKind.REFUSED,
-            "group_not_found",
-        ),
-        ("that group invite link is not valid", NetworkErrorKind.REFUSED, "group_not_found"),
-        ("that group invite link has been revoked", NetworkErrorKind.REFUSED, "invite_link_revoked"),
-        ("info query returned status 410: gone", NetworkErrorKind.REFUSED, "invite_link_revoked"),
-        ("info query returned status 401: not-authorized", NetworkErrorKind.REFUSED, "not_group_admin"),
-        ("info query returned status 403: forbidden", NetworkErrorKind.REFUSED, "not_group_admin"),
-        (
-            "you don't have the permission to get the group's invite link",
-            NetworkErrorKind.REFUSED,
-            "not_group_admin",
-        ),
-        ("the given data is not a valid image", NetworkErrorKind.REFUSED, "invalid_image"),
-        ("info query returned status 429: rate-overlimit", NetworkErrorKind.RATE_LIMITED, None),
-        ("info query timed out", NetworkErrorKind.TIMEOUT, None),
-        ("info query returned status 500: internal-server-error", NetworkErrorKind.NETWORK, None),
-        ("websocket not connected", NetworkErrorKind.NETWORK, None),
-    ],
-)
-def test_group_error_mapping(message: str, kind: NetworkErrorKind, code: str | None) -> None:
-    error = group_error("get group", GetGroupInfoError(message))
-    assert (error.kind, error.code) == (kind, code)
-    assert str(error) == f"get group failed: {message}"
-
-
-@pytest.mark.parametrize(
-    ("message", "kind", "code"),
-    [
-        ("info query returned status 406: not-acceptable", NetworkErrorKind.REFUSED, "group_not_found"),
-        ("info query returned status 409: conflict", NetworkErrorKind.REFUSED, "already_member"),
-        ("info query returned status 403: forbidden", NetworkErrorKind.NETWORK, None),
-        ("info query returned status 401: not-authorized", NetworkErrorKind.NETWORK, None),
-    ],
-)
-def test_join_error_mapping_reads_406_and_409_and_never_says_admin(
-    message: str, kind: NetworkErrorKind, code: str | None
-) -> None:
-    error = group_error("join group", InviteLinkError(message), joining=True)
-    assert (error.kind, error.code) == (kind, code)
-
-
-def test_a_refusal_through_the_session_keeps_the_library_message(tmp_path: Path) -> None:
-    async def body(session: Any, client: Any) -> None:
-        client.update_group_participants.side_effect = UpdateGroupParticipantsError(
-            "info query returned status 403: forbidden"
-        )
-        with pytest.raises(NetworkError) as raised:
-            await session.change_participants(GROUP_JID, ParticipantAction.PROMOTE, ["12025550101"])
-        assert raised.value.reason == "not_group_admin"
-        assert "promote participants failed: info query returned status 403: forbidden" in str(raised.value)
 
     on_connected(tmp_path, body)
 
