@@ -11,9 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 from gateway import jids
+from gateway.groups import invites
+from gateway.groups.codes import INVITE_HOST
 
 from .group_records import (
-    INVITE_HOST,
     Group,
     GroupChange,
     GroupError,
@@ -218,14 +219,15 @@ class GroupAccess:
 
 
 def code_of_link(link: str) -> str:
-    """The invite code of an invite link (``https://chat.whatsapp.com/<code>``).
+    """The invite code of an invite link (``https://chat.whatsapp.com/<code>``), read as the
+    gateway reads it (:func:`gateway.groups.invites.code_of_link`).
 
     Raises
     ------
     GroupError
         ``invalid_invite_link`` when the link has no ``chat.whatsapp.com/`` or no code.
     """
-    _, marker, code = link.partition(f"{INVITE_HOST}/")
-    if not marker or not code or "/" in code:
+    code = invites.code_of_link(link)
+    if code is None:
         raise GroupError("invalid_invite_link", f"not an invite link of {INVITE_HOST}: {link!r}")
     return code
