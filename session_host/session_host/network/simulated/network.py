@@ -32,14 +32,15 @@ from .model import (
     new_message_id,
     normalize_pair_code,
 )
-from .network_groups import NetworkGroups
+from .network_device_groups import DeviceGroups
 
 __all__ = ["REAL_QR_LIFETIMES", "SimulatedNetwork"]
 
 
-class SimulatedNetwork(NetworkGroups):
+class SimulatedNetwork(DeviceGroups):
     """The whole simulated network (see :class:`~.core.NetworkCore` for the timing knobs;
-    :class:`~.network_groups.NetworkGroups` for what phones do with groups)."""
+    :class:`~.network_groups.NetworkGroups` for what phones do with groups,
+    :class:`~.network_device_groups.DeviceGroups` for what the gateway's devices do)."""
 
     # --- accounts ---------------------------------------------------------------------
 
