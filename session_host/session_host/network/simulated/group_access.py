@@ -91,6 +91,20 @@ class GroupAccess:
             return False
         return not group.is_announce or group.is_admin(jid)
 
+    def audience(self, group_jid: str, sender: str) -> list[str]:
+        """Whom a message of ``sender`` to the group reaches: every other member.
+
+        Raises
+        ------
+        GroupError
+            ``group_not_found`` when there is no such group or ``sender`` is not in it,
+            ``not_group_admin`` in an announce group when ``sender`` is no admin (:meth:`may_send`).
+        """
+        group = self.get_for(group_jid, sender)
+        if not self.may_send(group_jid, sender):
+            raise GroupError("not_group_admin", f"only admins send to {group_jid}: it is an announce group")
+        return [jid for jid in group.participants if jid != sender]
+
     def _admin(self, group_jid: str, jid: str) -> Group:
         group = self.get_for(group_jid, jid)
         if not group.is_admin(jid):

@@ -28,7 +28,7 @@ from ..group_types import (
 )
 from ..port import NetworkError
 from . import group_port
-from .group_records import Group, GroupChange, GroupError
+from .group_records import Group, GroupError
 from .network_groups import NetworkGroups
 
 
@@ -44,12 +44,6 @@ class DeviceGroups(NetworkGroups):
                 yield account.jid
             except GroupError as error:
                 raise NetworkError.refused(error.code, str(error)) from error
-
-    def _changed(self, change: GroupChange) -> GroupChange:
-        """Tell the members' devices and keep the new state, as the control side does."""
-        self._world.group_changed(change)
-        self._save()
-        return change
 
     def _info(self, group: Group) -> GroupInfo:
         return group_port.group_info(group, self._lid_of)
