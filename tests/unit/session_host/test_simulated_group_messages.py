@@ -10,7 +10,7 @@ import pytest
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, THIRD, fast_network, paired, refusal
 
 from session_host.network.group_types import GroupOptions
-from session_host.network.port import ChatPresence
+from session_host.network.port import ChatPresence, NetworkError, NetworkErrorKind
 from session_host.network.simulated.group_records import GroupError
 
 
@@ -209,5 +209,33 @@ def test_typing_in_a_group_is_seen_by_its_other_members(tmp_path: Path) -> None:
         assert presence_of_device.data["sender"] == CONTACT_JID
         await session.close()
         await other.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_device_reads_in_a_group_naming_the_sender_by_lid(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a contact's message in a group the device's account is in
+        network = fast_network()
+        lid = network.create_account(CONTACT)["lid"]
+        session, recorder = await paired(network, tmp_path)
+        group = network.create_group(CONTACT, "G", [PHONE])["jid"]
+        message_id = network.send_from_account(CONTACT, group, "hi")
+        await recorder.wait_for("message.received")
+
+        # When the device marks it read naming the sender by LID
+        await session.mark_read(group, lid, [message_id])
+
+        # Then the sender's phone has it read
+        assert network.inbox(CONTACT)["sent"][0]["status"] == "read"
+
+        # And a group the network does not know, or a sender that is no person, is refused
+        with pytest.raises(NetworkError) as unknown:
+            await session.mark_read("120363000000000009@g.us", CONTACT_JID, [message_id])
+        assert unknown.value.kind is NetworkErrorKind.NOT_FOUND
+        with pytest.raises(NetworkError) as nobody:
+            await session.mark_read(group, group, [message_id])
+        assert nobody.value.kind is NetworkErrorKind.INVALID
+        await session.close()
 
     asyncio.run(scenario())

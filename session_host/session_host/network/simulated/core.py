@@ -246,11 +246,20 @@ class NetworkCore:
             self._save()
 
     def mark_read(self, conn_id: str, chat: str, sender: str, message_ids: list[str]) -> None:
-        """Read receipts for messages ``sender`` sent in ``chat`` (the sender, or a group)."""
+        """Read receipts for messages ``sender`` (a user JID, phone digits or a LID) sent in
+        ``chat``: the sender's chat, or a group the network knows (``NOT_FOUND`` otherwise)."""
+        if jids.parse_participant(sender) is None:
+            raise NetworkError(NetworkErrorKind.INVALID, f"not a person: {sender!r}")
         with self._lock:
             _conn, reader = self._live(conn_id)
-            chat_jid = chat if jids.is_group_jid(chat) else jids.user_jid(account_phone(chat))
-            author = self._world.account_of_jid(sender)
+            if jids.is_group_jid(chat):
+                try:
+                    chat_jid = self._world.groups.get(chat).jid
+                except GroupError as error:
+                    raise NetworkError(NetworkErrorKind.NOT_FOUND, str(error)) from error
+            else:
+                chat_jid = jids.user_jid(account_phone(chat))
+            author = self._world.person(sender)
             if author is not None:
-                self._world.read(reader, chat_jid, message_ids, sender=author.jid)
+                self._world.read(reader, chat_jid, message_ids, sender=author)
                 self._save()

@@ -9,7 +9,8 @@ These rules bind every account alike, the gateway's devices and the simulator's 
 - only admins change the settings (announce, locked, join approval, member-add mode) and
   the invite link; a locked group lets only admins edit its info (name, topic, picture,
   disappearing timer), an unlocked one lets every member;
-- an announce group takes messages from admins only (:meth:`Groups.may_send`);
+- only members send to a group, and an announce group takes messages from admins only
+  (:meth:`Groups.may_send`, :meth:`Groups.audience`);
 - joining by link puts the joiner in the pending list when join approval is on, until an
   admin approves or rejects; turning join approval off lets everyone waiting in;
 - resetting the invite link revokes the old code (``invite_link_revoked``); an unknown code
