@@ -354,11 +354,12 @@ def test_the_device_sets_the_picture_and_the_timer(tmp_path: Path) -> None:
         picture_id = await session.set_group_picture(group, JPEG)
         await session.set_group_ephemeral(group, 604800)
 
-        # Then the network has both, and members are told of the timer
+        # Then the network has both, and members are told of each
         assert network.group_record(group)["picture_id"] == picture_id
         assert (await session.group_info(group)).ephemeral_duration == 604800
-        info = await other_events.wait_for("group.info")
-        assert info.data["ephemeral_seconds"] == 604800
+        pictured, timed = [(await other_events.wait_for("group.info", n)).data for n in (1, 2)]
+        assert pictured["picture"] == {"picture_id": picture_id, "removed": False}
+        assert (pictured["author"], timed["ephemeral_seconds"]) == (JID, 604800)
 
         # And only a JPEG, one of the four timers, and (the group locked) an admin will do
         assert await refusal(session.set_group_picture(group, b"\x89PNG....")) == "invalid_image"

@@ -238,7 +238,7 @@ def test_the_device_links_and_unlinks_groups_of_its_community(tmp_path: Path) ->
         # Given a device's community and group, and a contact's group it is a member of
         network = fast_network()
         network.create_account(CONTACT)
-        session, _ = await paired(network, tmp_path)
+        session, recorder = await paired(network, tmp_path)
         community = (await session.create_group("Club", [], GroupOptions(community=True))).group.jid
         group = (await session.create_group("Chat", [], GroupOptions())).group.jid
         theirs = network.create_group(CONTACT, "Theirs", [PHONE])["jid"]
@@ -246,9 +246,11 @@ def test_the_device_links_and_unlinks_groups_of_its_community(tmp_path: Path) ->
         # When it links its group into its community
         await session.link_group(community, group)
 
-        # Then the group names its parent and the community its child
+        # Then the group names its parent, the community its child, and its members are told
         assert (await session.group_info(group)).parent_jid == community
         assert network.group_record(community)["linked_groups"] == [group]
+        linked = await recorder.wait_for("group.info", where=lambda e: e.data["linked_group"] is not None)
+        assert (linked.data["group_jid"], linked.data["linked_group"]["group_jid"]) == (community, group)
 
         # And linking again, into a plain group, or a group it does not administer is refused
         assert await refusal(session.link_group(community, group)) == "already_linked"
