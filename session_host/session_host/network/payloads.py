@@ -318,9 +318,13 @@ def group_info(
     join_reason: str | None = None,
     linked_group: Mapping[str, Any] | None = None,
     unlinked_group: Mapping[str, Any] | None = None,
+    join_approval: bool | None = None,
+    member_add_mode: str | None = None,
+    picture: Mapping[str, Any] | None = None,
 ) -> NetworkEvent:
     """Something about a group the account is in changed: only what changed is set, every
-    other field ``None`` (the lists empty, ``deleted`` False)."""
+    other field ``None`` (the lists empty, ``deleted`` False). ``picture`` is
+    ``{picture_id, removed}`` (``picture_id`` None where the network does not say it)."""
     return _event(
         "group.info",
         {
@@ -342,5 +346,8 @@ def group_info(
             "join_reason": join_reason,
             "linked_group": dict(linked_group) if linked_group is not None else None,
             "unlinked_group": dict(unlinked_group) if unlinked_group is not None else None,
+            "join_approval": join_approval,
+            "member_add_mode": member_add_mode,
+            "picture": dict(picture) if picture is not None else None,
         },
     )

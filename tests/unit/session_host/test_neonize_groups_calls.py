@@ -14,6 +14,7 @@ from neonize.events import (
     CallTransportEv,
     GroupInfoEv,
     JoinedGroupEv,
+    PictureEv,
     UnknownCallEventEV,
 )
 from neonize.proto.Neonize_pb2 import (
@@ -34,7 +35,7 @@ from neonize.proto.Neonize_pb2 import (
     NodeAttrs,
 )
 
-from session_host.network.neonize import calls, groups
+from session_host.network.neonize import calls, events, groups
 
 AT = 1_700_000_000  # 2023-11-14T22:13:20.000Z
 AT_ISO = "2023-11-14T22:13:20.000Z"
@@ -78,7 +79,29 @@ def test_group_info_carries_only_what_changed() -> None:
             "join_reason": None,
             "linked_group": None,
             "unlinked_group": None,
+            "join_approval": None,
+            "member_add_mode": None,
+            "picture": None,
         },
+    )
+
+
+def test_a_groups_new_picture_is_a_group_info_and_a_contacts_stays_contact_picture() -> None:
+    # Given whatsmeow's one picture event, for a group and for a contact
+    group_picture = PictureEv(JID=GROUP, Author=PEER_PHONE, Timestamp=AT, Remove=False)
+    contact_picture = PictureEv(JID=PEER_PHONE, Author=PEER_PHONE, Timestamp=AT, Remove=True)
+    # When they are mapped
+    group_event = events.picture(CTX, group_picture)
+    contact_event = events.picture(CTX, contact_picture)
+    # Then the group's is told like every other change of the group, the contact's as before
+    assert group_event.name == "group.info"
+    assert group_event.data["group_jid"] == GROUP_JID
+    assert group_event.data["author"] == PHONE_JID
+    assert group_event.data["picture"] == {"picture_id": None, "removed": False}
+    assert (contact_event.name, contact_event.data["jid"], contact_event.data["removed"]) == (
+        "contact.picture",
+        PHONE_JID,
+        True,
     )
 
 

@@ -213,6 +213,9 @@ def test_members_devices_get_group_info_with_only_what_changed(tmp_path: Path) -
             "join_reason": None,
             "linked_group": None,
             "unlinked_group": None,
+            "join_approval": None,
+            "member_add_mode": None,
+            "picture": None,
         }
         assert renamed.data["timestamp"].endswith("Z")
 

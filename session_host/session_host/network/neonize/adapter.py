@@ -53,10 +53,10 @@ from ..port import (
 from . import events
 from .clients import CLIENTS, ClientRegistry, ClientRunner
 from .errors import library_error
+from .group_ops import GroupOpsMixin
 from .handlers import NetworkHandlers
 from .jids import jid_str
 from .locks import GO_GATE, GoCallGate
-from .operations import OperationsMixin
 from .store import DeviceStore
 from .teardown import TeardownMixin
 
@@ -76,8 +76,10 @@ class NeonizeTimings:
     stop_join: float = 15.0  # how long stop() waits for connect() to return
 
 
-class NeonizeSession(OperationsMixin, TeardownMixin, NetworkHandlers):
-    """One device's session on the real network (implements ``DeviceSession``)."""
+class NeonizeSession(GroupOpsMixin, TeardownMixin, NetworkHandlers):
+    """One device's session on the real network (implements ``DeviceSession``); its send,
+    presence and receipt calls come from ``OperationsMixin``, its group calls from
+    ``GroupOpsMixin`` (``group_ops.py``)."""
 
     def __init__(
         self,

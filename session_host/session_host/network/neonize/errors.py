@@ -1,12 +1,38 @@
-"""Library exceptions → :class:`NetworkError`, keeping the library's own message."""
+"""Library exceptions → :class:`NetworkError`, keeping the library's own message.
+
+neonize raises one exception class per call carrying whatsmeow's error text, so the kind is
+read from that text. Group operations read more of it (:func:`group_error`): whatsmeow wraps
+the network's answers to group queries in fixed sentences ("that group does not exist", "that
+group invite link has been revoked", ...) and otherwise reports the raw answer as ``info query
+returned status <code>: <text>`` (401 ``not-authorized``, 403 ``forbidden``, 404
+``item-not-found``, 406 ``not-acceptable``, 409 ``conflict``, 410 ``gone``, 429
+``rate-overlimit``).
+"""
 
 from __future__ import annotations
+
+import re
 
 from ..port import NetworkError, NetworkErrorKind
 
 _RATE_LIMITED = ("rate-overlimit", "429")
 _TIMEOUT = ("timed out", "deadline exceeded", "timeout")
 _INVALID_PHONE = ("phone number",)
+
+_IQ_STATUS = re.compile(r"returned status (\d{3})\b")
+_GROUP_NOT_FOUND = (
+    "that group does not exist",  # whatsmeow ErrGroupNotFound (404 on a group query)
+    "you're not participating in that group",  # ErrNotInGroup (403 on a group query)
+    "that group invite link is not valid",  # ErrInviteLinkInvalid: unknown links are 404s too
+    "item-not-found",
+)
+_INVITE_REVOKED = ("that group invite link has been revoked",)  # ErrInviteLinkRevoked (410)
+_NOT_ADMIN = (
+    "not-authorized",
+    "forbidden",
+    "permission to get the group's invite link",  # ErrGroupInviteLinkUnauthorized (401)
+)
+_INVALID_IMAGE = ("not a valid image",)  # ErrInvalidImageFormat (406 on a picture)
 
 
 def library_error(operation: str, exc: BaseException, *, phone: bool = False) -> NetworkError:
@@ -27,3 +53,38 @@ def library_error(operation: str, exc: BaseException, *, phone: bool = False) ->
     else:
         kind = NetworkErrorKind.NETWORK
     return NetworkError(kind, f"{operation} failed: {text}")
+
+
+def group_error(operation: str, exc: BaseException, *, joining: bool = False) -> NetworkError:
+    """:func:`library_error`, plus the refusals a group operation can name.
+
+    ``group_not_found``: the group does not exist or the device is not in it (whatsmeow's
+    sentences, or a raw 404), and an invite link that is not valid (the decisions answer
+    unknown links with 404). ``invite_link_revoked``: the link was reset (410).
+    ``invalid_image``: the network refused the picture. ``not_group_admin``: the network
+    refused the device (401 ``not-authorized``, 403 ``forbidden``), except while ``joining``,
+    where those say nothing about admins and stay ``NETWORK``. While ``joining``, a raw 406
+    (invalid code) is ``group_not_found`` and 409 is ``already_member``. Throttling and
+    timeouts keep their kinds; anything else is ``NETWORK``.
+    """
+    error = library_error(operation, exc)
+    if error.kind is not NetworkErrorKind.NETWORK:
+        return error
+    code = _refusal(str(exc).lower(), joining=joining)
+    return NetworkError.refused(code, str(error)) if code else error
+
+
+def _refusal(text: str, *, joining: bool) -> str | None:
+    match = _IQ_STATUS.search(text)
+    status = int(match.group(1)) if match else None
+    if status == 410 or any(marker in text for marker in _INVITE_REVOKED):
+        return "invite_link_revoked"
+    if any(marker in text for marker in _INVALID_IMAGE):
+        return "invalid_image"
+    if status == 404 or any(marker in text for marker in _GROUP_NOT_FOUND):
+        return "group_not_found"
+    if joining:
+        return {406: "group_not_found", 409: "already_member"}.get(status or 0)
+    if status in (401, 403) or any(marker in text for marker in _NOT_ADMIN):
+        return "not_group_admin"
+    return None

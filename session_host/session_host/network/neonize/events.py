@@ -38,6 +38,8 @@ from neonize.proto.Neonize_pb2 import (
 )
 from neonize.proto.Neonize_pb2 import Message as MessageEv
 
+from gateway.jids import GROUP_SERVER
+
 from .. import payloads
 from ..payloads import iso_utc
 from ..port import NetworkEvent
@@ -214,6 +216,16 @@ def presence(_ctx: EventContext, ev: Presence) -> NetworkEvent:
 
 
 def picture(_ctx: EventContext, ev: Picture) -> NetworkEvent:
+    """A contact's picture: ``contact.picture``; a group's: ``group.info`` with ``picture``, as
+    every other change of a group (whatsmeow reports both as one event type)."""
+    if ev.JID.Server == GROUP_SERVER:
+        return payloads.group_info(
+            group_jid=jid_str(ev.JID),
+            author=jid_str(ev.Author),
+            author_name=None,
+            at=ev.Timestamp,
+            picture={"picture_id": None, "removed": ev.Remove},
+        )
     return _event(
         "contact.picture",
         {

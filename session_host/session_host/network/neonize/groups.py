@@ -24,12 +24,12 @@ from .events import EventContext, enum_name
 from .jids import jid_str, prefer_phone
 
 
-def _topic(topic: GroupTopic) -> str:
+def topic_of(topic: GroupTopic) -> str:
     """The group description; empty when it was removed."""
     return "" if topic.TopicDeleted else topic.Topic
 
 
-def _ephemeral_seconds(ephemeral: GroupEphemeral) -> int:
+def ephemeral_seconds(ephemeral: GroupEphemeral) -> int:
     """The disappearing-messages timer in seconds; 0 when it is off."""
     return ephemeral.DisappearingTimer if ephemeral.IsEphemeral else 0
 
@@ -51,10 +51,10 @@ def group_info(_ctx: EventContext, ev: GroupInfoEvent) -> NetworkEvent:
         author_name=ev.Notify or None,
         at=ev.Timestamp,
         name=ev.Name.Name if ev.HasField("Name") else None,
-        topic=_topic(ev.Topic) if ev.HasField("Topic") else None,
+        topic=topic_of(ev.Topic) if ev.HasField("Topic") else None,
         locked=ev.Locked.isLocked if ev.HasField("Locked") else None,
         announce=ev.Announce.IsAnnounce if ev.HasField("Announce") else None,
-        ephemeral_seconds=_ephemeral_seconds(ev.Ephemeral) if ev.HasField("Ephemeral") else None,
+        ephemeral_seconds=ephemeral_seconds(ev.Ephemeral) if ev.HasField("Ephemeral") else None,
         deleted=ev.HasField("Delete") and ev.Delete.Deleted,
         invite_link=ev.NewInviteLink if ev.HasField("NewInviteLink") else None,
         join=[jid_str(jid) for jid in ev.Join],
@@ -85,12 +85,12 @@ def joined_group(_ctx: EventContext, ev: JoinedGroup) -> NetworkEvent:
     return payloads.group_joined(
         group_jid=jid_str(info.JID),
         name=info.GroupName.Name,
-        topic=_topic(info.GroupTopic),
+        topic=topic_of(info.GroupTopic),
         owner=jid_str(prefer_phone(info.OwnerJID, info.OwnerPN)),
         created_at=info.GroupCreated,
         locked=info.GroupLocked.isLocked,
         announce=info.GroupAnnounce.IsAnnounce,
-        ephemeral_seconds=_ephemeral_seconds(info.GroupEphemeral),
+        ephemeral_seconds=ephemeral_seconds(info.GroupEphemeral),
         is_community=info.GroupParent.IsParent,
         community_jid=jid_str(info.GroupLinkedParent.LinkedParentJID),
         participants=_participants(info),

@@ -29,6 +29,8 @@ from .jids import jid_str, parse_jid
 from .locks import GoCallGate
 
 T = TypeVar("T")
+ErrorMapper = Callable[[str, BaseException], NetworkError]
+"""Turns a library exception raised during an operation into a :class:`NetworkError`."""
 _PRESENCE = {
     ChatPresence.COMPOSING: NeonizeChatPresence.CHAT_PRESENCE_COMPOSING,
     ChatPresence.PAUSED: NeonizeChatPresence.CHAT_PRESENCE_PAUSED,
@@ -71,15 +73,20 @@ class OperationsMixin:
             lambda client: client.mark_read(*ids, chat=chat_jid, sender=sender_jid, receipt=ReceiptType.READ),
         )
 
-    async def _call(self, operation: str, call: Callable[[NewClient], T]) -> T:
+    async def _call(
+        self, operation: str, call: Callable[[NewClient], T], *, error: ErrorMapper = library_error
+    ) -> T:
         """Run a library call that needs a connected session, off the loop, inside the gate.
 
         The state is checked first, inside the gate (so no stop can slip in between): on a
-        client that is not connected several calls abort the whole process.
+        client that is not connected several calls abort the whole process. ``error`` maps
+        the library's exceptions (group operations read more out of whatsmeow's messages).
         """
-        return await asyncio.to_thread(self._call_now, operation, call)
+        return await asyncio.to_thread(self._call_now, operation, call, error)
 
-    def _call_now(self, operation: str, call: Callable[[NewClient], T]) -> T:
+    def _call_now(
+        self, operation: str, call: Callable[[NewClient], T], error: ErrorMapper = library_error
+    ) -> T:
         with self._gate.shared():
             with self._mutex:
                 runner, state = self._runner, self._state
@@ -92,4 +99,4 @@ class OperationsMixin:
             except NetworkError:
                 raise
             except Exception as exc:
-                raise library_error(operation, exc) from exc
+                raise error(operation, exc) from exc

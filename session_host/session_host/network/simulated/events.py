@@ -107,17 +107,35 @@ def group_joined(group: Group, reason: str | None, author: str | None) -> Networ
     )
 
 
-INFO_FIELDS = ("name", "topic", "locked", "announce", "ephemeral_seconds", "invite_link")
-"""The changed settings a ``group.info`` carries (join approval, member-add mode and the
-picture have no field there)."""
+INFO_FIELDS = (
+    "name",
+    "topic",
+    "locked",
+    "announce",
+    "ephemeral_seconds",
+    "invite_link",
+    "join_approval",
+    "member_add_mode",
+)
+"""The changed settings a ``group.info`` carries as they are named in the change."""
 
 
 def group_info(change: GroupChange, author_name: str | None) -> NetworkEvent | None:
     """What a change did that members see, or None when it did nothing they are told of.
-    Choice: community links are not told yet (``linked_group``/``unlinked_group`` stay None)."""
+
+    A new picture is ``picture``; a community link made or removed is ``linked_group`` /
+    ``unlinked_group`` naming the child group (``type`` ``sub``), told to the community's members.
+    """
     fields = {key: change.fields[key] for key in INFO_FIELDS if key in change.fields}
+    if "picture_id" in change.fields:
+        fields["picture"] = {"picture_id": change.fields["picture_id"], "removed": False}
     deleted = bool(change.fields.get("deleted"))
-    if not (fields or deleted or change.join or change.leave or change.promote or change.demote):
+    links = {
+        "linked_group": _link(change.linked[0]) if change.linked and change.kind == "link" else None,
+        "unlinked_group": _link(change.unlinked[0]) if change.unlinked and change.kind == "unlink" else None,
+    }
+    told = fields or deleted or change.join or change.leave or change.promote or change.demote
+    if not (told or any(links.values())):
         return None
     return payloads.group_info(
         group_jid=change.group_jid,
@@ -130,8 +148,13 @@ def group_info(change: GroupChange, author_name: str | None) -> NetworkEvent | N
         promote=change.promote,
         demote=change.demote,
         join_reason=change.join_reason if change.join else None,
+        **links,
         **fields,
     )
+
+
+def _link(group_jid: str) -> dict[str, Any]:
+    return {"group_jid": group_jid, "name": None, "type": "sub", "reason": None}
 
 
 def to_item(event: NetworkEvent) -> dict[str, Any]:
