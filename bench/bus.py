@@ -119,9 +119,9 @@ def run(rounds: int, per_round: int) -> None:
         host = HostThread(SessionHost(port=SimulatedPort(network), settings=settings)).start()
         bus = CommandBus(sqs, get_settings().command_queue_url)
 
-        def request(name: CommandName, device_id: str = "bench", **args: Any) -> dict[str, Any]:
+        def request(command: CommandName, device_id: str = "bench", **args: Any) -> dict[str, Any]:
             reply = bus.request(
-                name, tenant_id="bench", device_id=device_id, host_queue_url=host.host.queue_url, args=args
+                command, tenant_id="bench", device_id=device_id, host_queue_url=host.host.queue_url, args=args
             )
             assert reply.ok, reply
             return reply.result

@@ -30,7 +30,7 @@ from session_host.network.group_types import (
     ParticipantAction,
     RequestAction,
 )
-from session_host.network.port import DeviceSession, NetworkErrorKind
+from session_host.network.port import DeviceSession, NetworkError, NetworkErrorKind
 from session_host.owned import OwnedDevice, session_snapshot
 
 _OPTIONS = frozenset(GroupOptions.__dataclass_fields__)
@@ -240,16 +240,38 @@ async def leave_group(session: DeviceSession, args: dict[str, Any]) -> dict[str,
 
 @_group_command(CommandName.LINK_GROUP, admin_of="community_jid")
 async def link_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
-    """Link a group into a community the device administers."""
-    await session.link_group(_group_jid(args, "community_jid"), _group_jid(args))
+    """Link a group into a community the device administers; a group belongs to one
+    community at a time (checked here from the network's records, so both adapters say so)."""
+    community_jid, group_jid = _group_jid(args, "community_jid"), _group_jid(args)
+    await _community(session, community_jid)
+    child = await session.group_info(group_jid)
+    if child.parent_jid is not None:
+        raise NetworkError.refused("already_linked", f"{group_jid} is linked to {child.parent_jid}")
+    await session.link_group(community_jid, group_jid)
     return {}
 
 
 @_group_command(CommandName.UNLINK_GROUP, admin_of="community_jid")
 async def unlink_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
-    """Remove a group from a community the device administers."""
-    await session.unlink_group(_group_jid(args, "community_jid"), _group_jid(args))
+    """Remove a group from a community the device administers (``not_linked`` if it is not
+    one of its groups, when the device can read the group)."""
+    community_jid, group_jid = _group_jid(args, "community_jid"), _group_jid(args)
+    await _community(session, community_jid)
+    try:
+        child = await session.group_info(group_jid)
+    except NetworkError as error:
+        if error.code != "group_not_found":  # a community admin need not be in the group
+            raise
+    else:
+        if child.parent_jid != community_jid:
+            raise NetworkError.refused("not_linked", f"{group_jid} is not linked to {community_jid}")
+    await session.unlink_group(community_jid, group_jid)
     return {}
+
+
+async def _community(session: DeviceSession, community_jid: str) -> None:
+    if not (await session.group_info(community_jid)).is_community:
+        raise NetworkError.refused("not_a_community", f"{community_jid} is not a community")
 
 
 # --- join requests ----------------------------------------------------------------------------

@@ -78,14 +78,25 @@ def proto_jid(text: str) -> JID:
     return JID(User=parsed.user, RawAgent=0, Device=0, Integrator=0, Server=parsed.server, IsEmpty=False)
 
 
-def proto_person(jid: str, role: Role | None, *, error: int = 0) -> GroupParticipant:
-    """A participant as whatsmeow parses one: a LID names itself, a phone JID is the phone."""
+def proto_person(jid: str, role: Role | None, *, error: int = 0, lid: str | None = None) -> GroupParticipant:
+    """A participant as whatsmeow parses one: a LID names itself, a phone JID is the phone;
+    someone asked for by ``lid`` is answered under that LID with their phone number beside it."""
+    if lid is not None and lid != jid:
+        return GroupParticipant(
+            JID=proto_jid(lid),
+            LID=proto_jid(lid),
+            PhoneNumber=proto_jid(jid),
+            IsAdmin=role is not None and role.is_admin,
+            IsSuperAdmin=role is Role.SUPER_ADMIN,
+            DisplayName="",
+            Error=error,
+        )
     address = proto_jid(jid)
-    lid = jids.is_lid(jid)
+    is_lid = jids.is_lid(jid)
     return GroupParticipant(
         JID=address,
-        LID=address if lid else EMPTY,
-        PhoneNumber=EMPTY if lid else address,
+        LID=address if is_lid else EMPTY,
+        PhoneNumber=EMPTY if is_lid else address,
         IsAdmin=role is not None and role.is_admin,
         IsSuperAdmin=role is Role.SUPER_ADMIN,
         DisplayName="",
@@ -201,7 +212,11 @@ class ScriptedGroups:
             lambda: self.groups.change_participants(_text(jid), self.account, action.value, people),
             admin="info query returned status 403: forbidden",
         )
-        return [proto_person(r.jid, r.role, error=_PERSON_CODES[r.status]) for r in change.results]
+        asked = list(dict.fromkeys(people))  # one result per person, in the order asked
+        return [
+            proto_person(r.jid, r.role, error=_PERSON_CODES[r.status], lid=a if jids.is_lid(a) else None)
+            for a, r in zip(asked, change.results, strict=True)
+        ]
 
     def set_group_name(self, jid: JID, name: str) -> None:
         self._run(exc.SetGroupNameError, lambda: self.groups.update(_text(jid), self.account, name=name))

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from pathlib import Path
 
+import pytest
+
+from session_host.network.port import NetworkError, NetworkErrorKind
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
 from session_host.network.simulated.testing import EventRecorder
 
@@ -11,6 +15,8 @@ PHONE = "15550001111"
 JID = f"{PHONE}@s.whatsapp.net"
 CONTACT = "15550002222"
 CONTACT_JID = f"{CONTACT}@s.whatsapp.net"
+THIRD = "15550003333"
+THIRD_JID = f"{THIRD}@s.whatsapp.net"
 
 
 def fast_network(
@@ -49,3 +55,12 @@ async def paired(
     network.scan(device_id, phone)
     await recorder.wait_for("device.connected")
     return session, recorder
+
+
+async def refusal(call: Awaitable[object]) -> str:
+    """The code of the network's refusal of ``call`` (it must be refused)."""
+    with pytest.raises(NetworkError) as caught:
+        await call
+    assert caught.value.kind is NetworkErrorKind.REFUSED, caught.value
+    assert caught.value.code is not None
+    return caught.value.code

@@ -4,6 +4,7 @@ participant list, arguments checked before the network is touched, refusals pass
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from typing import Any, cast
 
@@ -58,10 +59,11 @@ class _Session:
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
         self._admin = admin
         self._refusal = refusal
+        self.infos: dict[str, GroupInfo] = {}
 
     async def group_info(self, group_jid: str) -> GroupInfo:
         self.calls.append(("group_info", (group_jid,)))
-        return _group(self._admin)
+        return self.infos.get(group_jid) or _group(self._admin)
 
     def __getattr__(self, name: str) -> Any:
         async def operation(*args: Any, **kwargs: Any) -> Any:
@@ -81,6 +83,7 @@ _ANSWERS: dict[str, Any] = {
     "join_group": lambda *_: JoinOutcome(GROUP, True),
     "group_invite_link": lambda *_, reset=False: _NEW_LINK if reset else _OLD_LINK,
     "set_group_ephemeral": lambda *_: None,
+    "link_group": lambda *_: None,
 }
 
 
@@ -203,3 +206,31 @@ def test_a_session_that_is_not_connected_touches_nothing() -> None:
     reply = _run(session, CommandName.LIST_GROUPS)
     assert (reply.ok, reply.error_kind) == (False, "not_connected")
     assert session.calls == []
+
+
+COMMUNITY = "120363000000000009@g.us"
+CHILD = "120363000000000002@g.us"
+
+
+def test_links_are_checked_against_the_networks_records_before_the_network_is_asked() -> None:
+    # Given a device administering a community, a plain group, and a group linked elsewhere
+    session = _Session(admin=True)
+    session.infos[COMMUNITY] = dataclasses.replace(_group(True), jid=COMMUNITY, is_community=True)
+    session.infos[CHILD] = dataclasses.replace(_group(True), jid=CHILD, parent_jid="120363000000000008@g.us")
+    # When it links into something that is not a community, or links a group linked elsewhere
+    not_community = _run(session, CommandName.LINK_GROUP, community_jid=GROUP, group_jid=CHILD)
+    linked = _run(session, CommandName.LINK_GROUP, community_jid=COMMUNITY, group_jid=CHILD)
+    unlinked = _run(session, CommandName.UNLINK_GROUP, community_jid=COMMUNITY, group_jid=CHILD)
+    # Then each is refused with its code, and the network was never asked to link
+    assert not_community.error_kind == "not_a_community"
+    assert linked.error_kind == "already_linked"
+    assert unlinked.error_kind == "not_linked"
+    assert {name for name, _ in session.calls} == {"group_info"}
+
+
+def test_a_free_group_is_linked() -> None:
+    session = _Session(admin=True)
+    session.infos[COMMUNITY] = dataclasses.replace(_group(True), jid=COMMUNITY, is_community=True)
+    reply = _run(session, CommandName.LINK_GROUP, community_jid=COMMUNITY, group_jid=CHILD)
+    assert reply.ok, reply
+    assert session.calls[-1] == ("link_group", (COMMUNITY, CHILD))

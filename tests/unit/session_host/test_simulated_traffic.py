@@ -156,7 +156,7 @@ def test_sending_to_someone_not_on_the_network(tmp_path: Path) -> None:
         # Given a connected device
         session, _ = await paired(fast_network(), tmp_path)
 
-        # When it sends to an unknown number, a group and a malformed JID
+        # When it sends to an unknown number, a group that does not exist and a malformed JID
         with pytest.raises(NetworkError) as unknown:
             await session.send_text("19990000000@s.whatsapp.net", "hello?")
         with pytest.raises(NetworkError) as group:
@@ -168,7 +168,7 @@ def test_sending_to_someone_not_on_the_network(tmp_path: Path) -> None:
 
         # Then the network refuses each in its own way
         assert unknown.value.kind is NetworkErrorKind.NOT_FOUND
-        assert group.value.kind is NetworkErrorKind.NOT_FOUND
+        assert (group.value.kind, group.value.code) == (NetworkErrorKind.REFUSED, "group_not_found")
         assert malformed.value.kind is NetworkErrorKind.INVALID
         assert with_plus.value.kind is NetworkErrorKind.INVALID
         await session.close()

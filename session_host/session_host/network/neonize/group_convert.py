@@ -79,8 +79,11 @@ def _status(person: GroupParticipant, action: ParticipantAction) -> str:
 
 
 def _result(asked: str, person: GroupParticipant | None, action: ParticipantAction) -> MemberResult:
+    """The person's result, named by their phone JID when the network gives it (someone asked
+    for by LID comes back as the user JID, as everywhere else in the gateway)."""
     if person is None:
         return MemberResult(asked, "not_found")  # the network said nothing about this person
+    asked = jid_str(prefer_phone(person.JID, person.PhoneNumber)) or asked
     status = _status(person, action)
     is_admin, is_super_admin = person.IsAdmin or person.IsSuperAdmin, person.IsSuperAdmin
     if status == "ok" and action is ParticipantAction.PROMOTE:

@@ -1,8 +1,8 @@
 """Which catalog events the simulated network produces.
 
-It models accounts, pairing, one-to-one text messages with receipts, chat and contact
-presence, push names, one-to-one calls that ring and end, groups (``group.joined``,
-``group.info``) and connection loss; every other catalog event belongs to something it does
+It models accounts, pairing, text messages with receipts in one-to-one chats and groups,
+chat and contact presence, push names, one-to-one calls that ring and end, groups
+(``group.joined``, ``group.info``) and connection loss; every other catalog event belongs to something it does
 not model (channels, app state, history)
 or is the gateway's own (``message.sent``), and never comes from it.
 """

@@ -16,9 +16,9 @@ from pydantic import BaseModel, Field, StringConstraints, field_validator
 
 from gateway.errors import ApiError
 from gateway.jids import PHONE_PATTERN, PhoneNumber
-from gateway.web.error_docs import MASTER, WITH_BODY, answers, standard
+from gateway.web.error_docs import MASTER, WITH_BODY, answers, operation, standard
 
-from .control_groups import group_routes
+from .control_groups import group_call, group_routes
 from .model import OPERATIONS, ControlError
 from .network import SimulatedNetwork
 
@@ -30,7 +30,7 @@ Target = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 T = TypeVar("T")
 
 # What the control API answers, for all of its routes at once (ControlError in .network).
-CONTROL_ERRORS = answers(
+CONTROL_ERRORS_PARTS = (
     MASTER,
     WITH_BODY,
     standard(400, "INVALID_CHAT_JID"),
@@ -45,6 +45,7 @@ CONTROL_ERRORS = answers(
     ),
     standard(409, "ACCOUNT_EXISTS", "ALREADY_LOGGED_IN"),
 )
+CONTROL_ERRORS = answers(*CONTROL_ERRORS_PARTS)
 
 
 class AccountIn(BaseModel):
@@ -62,12 +63,12 @@ class PairCodeIn(BaseModel):
 
 
 class MessageIn(BaseModel):
-    to: Target = Field(description="a user JID or phone digits")
+    to: Target = Field(description="a user JID, phone digits or a group JID")
     text: Annotated[str, StringConstraints(min_length=1, max_length=65536)]
 
 
 class ReadIn(BaseModel):
-    chat: Target = Field(description="the chat: the sender's user JID or phone digits")
+    chat: Target = Field(description="the chat: the sender's user JID or phone digits, or a group JID")
     message_ids: Annotated[list[Annotated[str, StringConstraints(min_length=1)]], Field(min_length=1)]
 
 
@@ -76,7 +77,7 @@ class NameIn(BaseModel):
 
 
 class TypingIn(BaseModel):
-    to: Target = Field(description="the chat: a user JID or phone digits")
+    to: Target = Field(description="the chat: a user JID, phone digits or a group JID")
     state: Literal["composing", "paused"]
 
 
@@ -138,10 +139,18 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         """The phone enters a pair code shown by POST /devices/{id}/pair-phone."""
         return {"success": True, "jid": _call(network.enter_pair_code, body.phone, body.code)}
 
-    @router.post("/accounts/{phone}/messages")
+    @router.post(
+        "/accounts/{phone}/messages",
+        responses=answers(
+            CONTROL_ERRORS_PARTS, operation(403, "not_group_admin"), operation(404, "group_not_found")
+        ),
+    )
     def send_message(phone: PhoneInPath, body: MessageIn) -> dict[str, Any]:
-        """The account sends a text to a user JID."""
-        return {"success": True, "message_id": _call(network.send_from_account, phone, body.to, body.text)}
+        """The account sends a text to a user JID, or to a group: every other member gets it
+        (the group refuses in the lowercase group envelope: a non-member, a non-admin where
+        only admins send)."""
+        message_id = group_call(network.send_from_account, phone, body.to, body.text)
+        return {"success": True, "message_id": message_id}
 
     @router.post("/accounts/{phone}/read")
     def read_messages(phone: PhoneInPath, body: ReadIn) -> dict[str, Any]:

@@ -12,7 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gateway import jids
+
 from ..port import NetworkError, NetworkErrorKind
+from .group_records import GroupError
 from .model import (
     FAULT_KINDS,
     OPERATIONS,
@@ -207,28 +210,56 @@ class NetworkCore:
     # --- traffic (called by sessions) -------------------------------------------------
 
     def send_text(self, conn_id: str, to: str, text: str) -> tuple[str, str, float]:
-        """A connected device sends a text; returns the network's message id, the chat's JID
-        (phone digits name a user JID) and the time."""
+        """A connected device sends a text to a person or a group; returns the network's
+        message id, the chat's JID (phone digits name a user JID) and the time.
+
+        A group refuses as the network does (``NetworkError.refused``): ``group_not_found``
+        when the device's account is not in it, ``not_group_admin`` when it is an announce
+        group and the account no admin.
+        """
         with self._lock:
             conn, sender = self._live(conn_id)
-            recipient = self._recipient(to)
             message_id = new_message_id()
-            self._world.post(sender, recipient, message_id, text, exclude=conn.device_key)
+            if jids.is_group_jid(to):
+                try:
+                    self._world.post_to_group(sender, to, message_id, text)
+                except GroupError as error:
+                    raise NetworkError.refused(error.code, str(error)) from error
+                chat_jid = to
+            else:
+                recipient = self._recipient(to)
+                self._world.post(sender, recipient, message_id, text, exclude=conn.device_key)
+                chat_jid = recipient.jid
             self._save()
-            return message_id, recipient.jid, time.time()
+            return message_id, chat_jid, time.time()
 
     def send_presence(self, conn_id: str, chat: str, state: str) -> None:
         with self._lock:
             _conn, sender = self._live(conn_id)
-            recipient = self._world.account_of_jid(chat)
-            if recipient is not None:  # presence to nobody is dropped silently, as on the network
+            if jids.is_group_jid(chat):
+                self._world.group_presence(sender.jid, chat, state)
+            else:
+                recipient = self._world.account_of_jid(chat)
+                if recipient is None:  # presence to nobody is dropped silently, as on the network
+                    return
                 self._world.presence(sender.jid, recipient, state)
-                self._save()
+            self._save()
 
     def mark_read(self, conn_id: str, chat: str, sender: str, message_ids: list[str]) -> None:
+        """Read receipts for messages ``sender`` (a user JID, phone digits or a LID) sent in
+        ``chat``: the sender's chat, or a group the network knows (``NOT_FOUND`` otherwise)."""
+        if jids.parse_participant(sender) is None:
+            raise NetworkError(NetworkErrorKind.INVALID, f"not a person: {sender!r}")
         with self._lock:
             _conn, reader = self._live(conn_id)
-            account_phone(chat)
-            if self._world.account_of_jid(sender) is not None:
-                self._world.read(reader, sender, message_ids, claimed=True)
+            if jids.is_group_jid(chat):
+                try:
+                    chat_jid = self._world.groups.get(chat).jid
+                except GroupError as error:
+                    raise NetworkError(NetworkErrorKind.NOT_FOUND, str(error)) from error
+            else:
+                chat_jid = jids.user_jid(account_phone(chat))
+            author = self._world.person(sender)
+            if author is not None:
+                self._world.read(reader, chat_jid, message_ids, sender=author)
                 self._save()

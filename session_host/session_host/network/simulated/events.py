@@ -1,6 +1,6 @@
 """The simulated network's traffic as catalog events (shapes from :mod:`..payloads`).
 
-What is specific to this adapter: chats are one-to-one and messages are text, calls are
+What is specific to this adapter: messages are text (in one-to-one chats and groups), calls are
 one-to-one, the pairing platform and a caller's platform are ``simulated`` (accounts are
 personal: no business name), and traffic waits on the network as plain JSON ``{name,
 data}`` items (saved with the network's state) until the device takes it. Only this
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from gateway import jids
 
 from .. import payloads
 from ..payloads import ReceiptKind
@@ -27,34 +29,51 @@ def pair_success(device_id: str, jid: str) -> NetworkEvent:
 
 
 def text_received(
-    message_id: str, sender_jid: str, push_name: str, to_jid: str, text: str, at: float
+    message_id: str,
+    sender_jid: str,
+    push_name: str,
+    to_jid: str,
+    text: str,
+    at: float,
+    *,
+    group_jid: str | None = None,
 ) -> NetworkEvent:
-    """A text in a one-to-one chat, as the recipient's devices see it."""
+    """A text as the recipient's devices see it: in the one-to-one chat with the sender, or
+    in the group ``group_jid`` (then ``to`` and the chat are the group)."""
     return payloads.message_received(
         message_id=message_id,
         sender=sender_jid,
-        recipient=to_jid,
-        chat_jid=sender_jid,
+        recipient=group_jid or to_jid,
+        chat_jid=group_jid or sender_jid,
         content=text,
         message_type="text",
         is_from_me=False,
-        is_group=False,
+        is_group=group_jid is not None,
         push_name=push_name,
         timestamp=at,
     )
 
 
-def receipt(kind: ReceiptKind, message_ids: list[str], chat_jid: str, at: float) -> NetworkEvent:
-    """A receipt from the other person of a one-to-one chat, who is also the reader."""
-    reader = chat_jid if kind == "read" else None
+def receipt(
+    kind: ReceiptKind, message_ids: list[str], chat_jid: str, at: float, *, by: str | None = None
+) -> NetworkEvent:
+    """A receipt for the sender's devices: from the other person of a one-to-one chat, or from
+    the member ``by`` of the group ``chat_jid``; a read names who read."""
+    is_group = jids.is_group_jid(chat_jid)
+    reader = (by or chat_jid) if kind == "read" else None
     return payloads.message_receipt(
-        kind, message_ids=message_ids, chat_jid=chat_jid, is_group=False, at=at, reader=reader
+        kind, message_ids=message_ids, chat_jid=chat_jid, is_group=is_group, at=at, reader=reader
     )
 
 
-def chat_presence(sender_jid: str, state: str) -> NetworkEvent:
+def chat_presence(sender_jid: str, state: str, *, group_jid: str | None = None) -> NetworkEvent:
+    """Typing in the one-to-one chat with the sender, or in the group ``group_jid``."""
     return payloads.chat_presence(
-        chat_jid=sender_jid, sender=sender_jid, is_group=False, state=state, media="text"
+        chat_jid=group_jid or sender_jid,
+        sender=sender_jid,
+        is_group=group_jid is not None,
+        state=state,
+        media="text",
     )
 
 

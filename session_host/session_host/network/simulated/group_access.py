@@ -11,9 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 from gateway import jids
+from gateway.groups import invites
+from gateway.groups.codes import INVITE_HOST
 
 from .group_records import (
-    INVITE_HOST,
     Group,
     GroupChange,
     GroupError,
@@ -89,6 +90,20 @@ class GroupAccess:
         if group is None or jid not in group.participants:
             return False
         return not group.is_announce or group.is_admin(jid)
+
+    def audience(self, group_jid: str, sender: str) -> list[str]:
+        """Whom a message of ``sender`` to the group reaches: every other member.
+
+        Raises
+        ------
+        GroupError
+            ``group_not_found`` when there is no such group or ``sender`` is not in it,
+            ``not_group_admin`` in an announce group when ``sender`` is no admin (:meth:`may_send`).
+        """
+        group = self.get_for(group_jid, sender)
+        if not self.may_send(group_jid, sender):
+            raise GroupError("not_group_admin", f"only admins send to {group_jid}: it is an announce group")
+        return [jid for jid in group.participants if jid != sender]
 
     def _admin(self, group_jid: str, jid: str) -> Group:
         group = self.get_for(group_jid, jid)
@@ -218,14 +233,15 @@ class GroupAccess:
 
 
 def code_of_link(link: str) -> str:
-    """The invite code of an invite link (``https://chat.whatsapp.com/<code>``).
+    """The invite code of an invite link (``https://chat.whatsapp.com/<code>``), read as the
+    gateway reads it (:func:`gateway.groups.invites.code_of_link`).
 
     Raises
     ------
     GroupError
         ``invalid_invite_link`` when the link has no ``chat.whatsapp.com/`` or no code.
     """
-    _, marker, code = link.partition(f"{INVITE_HOST}/")
-    if not marker or not code or "/" in code:
+    code = invites.code_of_link(link)
+    if code is None:
         raise GroupError("invalid_invite_link", f"not an invite link of {INVITE_HOST}: {link!r}")
     return code

@@ -7,20 +7,17 @@ from __future__ import annotations
 
 import secrets
 import string
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
 from gateway import jids
-
-INVITE_HOST = "chat.whatsapp.com"
-"""The network's invite link host: a link is ``https://chat.whatsapp.com/<code>``."""
+from gateway.groups import codes
+from gateway.groups.invites import invite_link
 
 NAME_MAX = 100
 TOPIC_MAX = 2048  # the network's description limit
-EPHEMERAL_DURATIONS = (0, 86400, 604800, 7776000)
-"""The disappearing-message timers the network takes: off, 24 hours, 7 days, 90 days."""
-MEMBER_ADD_MODES = ("admin", "all")
 
 
 class Role(StrEnum):
@@ -36,24 +33,12 @@ class Role(StrEnum):
 class GroupError(Exception):
     """An operation the network refuses; ``code`` is the lowercase group error code.
 
-    ``status`` is the HTTP status the decisions give the code, for the layers that answer.
+    ``status`` is the HTTP status the decisions give the code, for the layers that answer:
+    the gateway's one table of refusals (:data:`gateway.groups.codes.REFUSALS`), so the
+    simulator's control API and the gateway's group API answer a code alike.
     """
 
-    STATUS: ClassVar[dict[str, int]] = {
-        "invalid_request": 400,
-        "invalid_group_jid": 400,
-        "invalid_participant": 400,
-        "invalid_duration": 400,
-        "invalid_image": 400,
-        "invalid_invite_link": 400,
-        "not_group_admin": 403,
-        "group_not_found": 404,
-        "already_member": 409,
-        "not_a_community": 409,
-        "already_linked": 409,
-        "not_linked": 409,
-        "invite_link_revoked": 410,
-    }
+    STATUS: ClassVar[Mapping[str, int]] = codes.REFUSALS
 
     def __init__(self, code: str, message: str) -> None:
         if code not in self.STATUS:
@@ -64,10 +49,6 @@ class GroupError(Exception):
     @property
     def status(self) -> int:
         return self.STATUS[self.code]
-
-
-def invite_link(code: str) -> str:
-    return f"https://{INVITE_HOST}/{code}"
 
 
 _CODE_ALPHABET = string.ascii_letters + string.digits

@@ -9,7 +9,8 @@ These rules bind every account alike, the gateway's devices and the simulator's 
 - only admins change the settings (announce, locked, join approval, member-add mode) and
   the invite link; a locked group lets only admins edit its info (name, topic, picture,
   disappearing timer), an unlocked one lets every member;
-- an announce group takes messages from admins only (:meth:`Groups.may_send`);
+- only members send to a group, and an announce group takes messages from admins only
+  (:meth:`Groups.may_send`, :meth:`Groups.audience`);
 - joining by link puts the joiner in the pending list when join approval is on, until an
   admin approves or rejects; turning join approval off lets everyone waiting in;
 - resetting the invite link revokes the old code (``invite_link_revoked``); an unknown code
@@ -27,10 +28,9 @@ from typing import Any
 
 from gateway import jids
 
+from ..group_types import EPHEMERAL_DURATIONS, MemberAddMode
 from .group_access import GroupAccess
 from .group_records import (
-    EPHEMERAL_DURATIONS,
-    MEMBER_ADD_MODES,
     NAME_MAX,
     TOPIC_MAX,
     Group,
@@ -50,6 +50,7 @@ _ATTRIBUTES = {
     "member_add_mode": "member_add_mode",
 }
 """PATCH fields and the record's attribute each sets."""
+MEMBER_ADD_MODES = tuple(mode.value for mode in MemberAddMode)
 _ADMIN_ONLY = frozenset({"announce", "locked", "join_approval", "member_add_mode"})
 """Settings only admins change, locked or not; the rest is group info (locked: admins only)."""
 JPEG_MAGIC = b"\xff\xd8\xff"
@@ -227,8 +228,10 @@ class Groups(GroupAccess):
             _check_name(name)
         if len(wanted.get("topic", "")) > TOPIC_MAX:
             raise GroupError("invalid_request", f"a description has at most {TOPIC_MAX} characters")
-        if member_add_mode is not None and member_add_mode not in MEMBER_ADD_MODES:
-            raise GroupError("invalid_request", f"member_add_mode is one of {list(MEMBER_ADD_MODES)}")
+        if member_add_mode is not None:
+            if member_add_mode not in MEMBER_ADD_MODES:
+                raise GroupError("invalid_request", f"member_add_mode is one of {list(MEMBER_ADD_MODES)}")
+            wanted["member_add_mode"] = str(member_add_mode)  # stored as plain text, saved as JSON
         group = self.get_for(group_jid, actor)
         self._may_edit(group, actor, admin_only=bool(_ADMIN_ONLY & wanted.keys()))
         change = self._change("settings", group, actor)

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gateway import jids
+from gateway.bus.messages import CommandName
 
 from ..port import DeviceSession, NetworkError, NetworkErrorKind
 
@@ -27,12 +28,35 @@ FAULT_KINDS: dict[str, NetworkErrorKind] = {
     "rate_limited": NetworkErrorKind.RATE_LIMITED,
 }
 
-OPERATIONS: frozenset[str] = frozenset(
+GROUP_OPERATIONS: frozenset[str] = frozenset(
+    name.value
+    for name in (
+        CommandName.CREATE_GROUP,
+        CommandName.LIST_GROUPS,
+        CommandName.GROUP_INFO,
+        CommandName.GROUP_PARTICIPANTS,
+        CommandName.UPDATE_GROUP,
+        CommandName.GROUP_PICTURE,
+        CommandName.GROUP_EPHEMERAL,
+        CommandName.GROUP_INVITE,
+        CommandName.JOIN_GROUP,
+        CommandName.LEAVE_GROUP,
+        CommandName.LINK_GROUP,
+        CommandName.UNLINK_GROUP,
+        CommandName.GROUP_REQUESTS,
+        CommandName.ANSWER_GROUP_REQUESTS,
+    )
+)
+"""Fault names of the group operations: the bus command that runs each (``join_group``,
+``group_participants``...), the names the decisions give them, not the port's method names."""
+
+OPERATIONS: frozenset[str] = GROUP_OPERATIONS | frozenset(
     name
     for name, member in vars(DeviceSession).items()
     if inspect.iscoroutinefunction(member) and name != "close"
 )
-"""Operations a fault can target: the port's session methods (``close`` never fails)."""
+"""Operations a fault can target: the port's session methods (``close`` never fails) and
+the group operations."""
 
 Deliver = Callable[[str, Mapping[str, Any]], None]
 """How the network hands a signal to a session: ``deliver(kind, payload)``, never blocking.

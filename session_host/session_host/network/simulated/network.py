@@ -32,14 +32,15 @@ from .model import (
     new_message_id,
     normalize_pair_code,
 )
-from .network_groups import NetworkGroups
+from .network_device_groups import DeviceGroups
 
 __all__ = ["REAL_QR_LIFETIMES", "SimulatedNetwork"]
 
 
-class SimulatedNetwork(NetworkGroups):
+class SimulatedNetwork(DeviceGroups):
     """The whole simulated network (see :class:`~.core.NetworkCore` for the timing knobs;
-    :class:`~.network_groups.NetworkGroups` for what phones do with groups)."""
+    :class:`~.network_groups.NetworkGroups` for what phones do with groups,
+    :class:`~.network_device_groups.DeviceGroups` for what the gateway's devices do)."""
 
     # --- accounts ---------------------------------------------------------------------
 
@@ -137,20 +138,29 @@ class SimulatedNetwork(NetworkGroups):
     # --- what phones do ---------------------------------------------------------------
 
     def send_from_account(self, phone: str, to: str, text: str) -> str:
-        """The phone sends a text to a user JID (or phone digits); returns the message id."""
+        """The phone sends a text to a user JID (or phone digits) or a group; returns the
+        message id. A group refuses with :class:`~.group_records.GroupError` as it refuses
+        devices (``group_not_found``, ``not_group_admin``)."""
         with self._lock:
             sender = self._account(phone)
-            recipient = self._target(to)
             message_id = new_message_id()
-            self._world.post(sender, recipient, message_id, text, exclude=None)
+            if jids.is_group_jid(to):
+                self._world.post_to_group(sender, to, message_id, text)
+            else:
+                self._world.post(sender, self._target(to), message_id, text, exclude=None)
             self._save()
             return message_id
 
+    def _chat(self, chat: str) -> str:
+        """The JID of a chat a phone names: a group's, or the person's (phone digits too)."""
+        return chat if jids.is_group_jid(chat) else self._target(chat).jid
+
     def read_by_account(self, phone: str, chat: str, message_ids: list[str]) -> list[str]:
-        """The phone reads messages of a chat; returns the ids it had (404 when none)."""
+        """The phone reads messages of a chat (a person or a group); returns the ids it had
+        (404 when none)."""
         with self._lock:
             reader = self._account(phone)
-            chat_jid = self._target(chat).jid
+            chat_jid = self._chat(chat)
             read = self._world.read(reader, chat_jid, message_ids)
             if not read:
                 raise ControlError(404, "MESSAGE_NOT_FOUND", f"no such message from {chat_jid} in the inbox")
@@ -158,10 +168,14 @@ class SimulatedNetwork(NetworkGroups):
             return read
 
     def type_to(self, phone: str, to: str, state: str) -> None:
-        """The phone shows (``composing``) or stops showing (``paused``) typing in its chat with ``to``."""
+        """The phone shows (``composing``) or stops showing (``paused``) typing in its chat with
+        ``to``, a person or a group (where its other members see it)."""
         with self._lock:
             sender = self._account(phone)
-            self._world.presence(sender.jid, self._target(to), state)
+            if jids.is_group_jid(to):
+                self._world.group_presence(sender.jid, to, state)
+            else:
+                self._world.presence(sender.jid, self._target(to), state)
             self._save()
 
     def show_presence(self, phone: str, to: str, available: bool) -> None:

@@ -32,6 +32,7 @@ from .model import Deliver
 from .network import SimulatedNetwork
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
+from .session_groups import SessionGroups
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +40,9 @@ CRASH_WAIT = 5.0
 """How long :meth:`SimulatedSession.crash` waits for the session's loop to run it."""
 
 
-class SimulatedSession:
-    """A device's session; paired when ``data_dir/<device_id>.json`` holds its credentials."""
+class SimulatedSession(SessionGroups):
+    """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials
+    (group operations: :class:`~.session_groups.SessionGroups`)."""
 
     def __init__(self, network: SimulatedNetwork, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
         self._network = network

@@ -19,7 +19,7 @@ from gateway import jids
 from ..payloads import ReceiptKind, iso_utc
 from ..port import NetworkEvent
 from . import events
-from .group_records import GroupChange
+from .group_records import GroupChange, GroupError
 from .groups import Groups
 from .model import Account, Call, Connection, Link, account_phone
 
@@ -104,8 +104,42 @@ class World:
         sender's push name differs from the one on its last message in that inbox, the
         devices get ``contact.pushname`` just before the message, as whatsmeow reports it.
         """
+        sender.sent.append({"message_id": message_id, "to": recipient.jid, "text": text, "status": "sent"})
+        self._hand_over(sender, recipient, None, message_id, text, time.time(), exclude=exclude)
+
+    def post_to_group(self, sender: Account, group_jid: str, message_id: str, text: str) -> None:
+        """``sender`` sends ``text`` to a group: every other member gets it as :meth:`post`
+        hands a message over, in the group's chat, and each member's delivery is a
+        ``delivered`` receipt of the group (the network reports group receipts per member).
+
+        Raises
+        ------
+        GroupError
+            ``group_not_found`` when ``sender`` is not in the group, ``not_group_admin`` in an
+            announce group when it is no admin (:meth:`.groups.Groups.audience`).
+        """
+        members = self.groups.audience(group_jid, sender.jid)
+        sender.sent.append({"message_id": message_id, "to": group_jid, "text": text, "status": "sent"})
+        at = time.time()
+        for jid in members:
+            recipient = self.account_of_jid(jid)
+            if recipient is not None:
+                self._hand_over(sender, recipient, group_jid, message_id, text, at, exclude=None)
+
+    def _hand_over(
+        self,
+        sender: Account,
+        recipient: Account,
+        group_jid: str | None,
+        message_id: str,
+        text: str,
+        at: float,
+        *,
+        exclude: str | None,
+    ) -> None:
+        """One recipient gets a message: its inbox, then its devices (see :meth:`post`)."""
         received = events.text_received(
-            message_id, sender.jid, sender.push_name, recipient.jid, text, time.time()
+            message_id, sender.jid, sender.push_name, recipient.jid, text, at, group_jid=group_jid
         )
         seen = next((m["push_name"] for m in reversed(recipient.inbox) if m["from"] == sender.jid), None)
         renamed = (
@@ -117,25 +151,36 @@ class World:
             {
                 "message_id": message_id,
                 "from": sender.jid,
-                "to": recipient.jid,
+                "to": group_jid or recipient.jid,
+                "chat": group_jid or sender.jid,
+                "type": "text",
                 "text": text,
                 "push_name": sender.push_name,
                 "timestamp": received.data["timestamp"],
                 "read": False,
             }
         )
-        sender.sent.append({"message_id": message_id, "to": recipient.jid, "text": text, "status": "sent"})
+        chat_jid = group_jid or recipient.jid  # the chat as the sender sees it
         links = [link for link in self.links_of(recipient.jid) if link.device_key != exclude]
         if not links:
-            self.receipt("delivered", sender.jid, recipient.jid, [message_id])
+            self.receipt("delivered", sender.jid, chat_jid, [message_id], by=recipient.jid)
         for link in links:
             if renamed is not None:
                 self.push(link.device_key, renamed)
             if self.push(link.device_key, received):
-                self.receipt("delivered", sender.jid, recipient.jid, [message_id])
+                self.receipt("delivered", sender.jid, chat_jid, [message_id], by=recipient.jid)
 
-    def receipt(self, kind: ReceiptKind, sender_jid: str, chat_jid: str, message_ids: list[str]) -> None:
-        """A ``delivered`` or ``read`` receipt from ``chat_jid`` for messages ``sender_jid`` sent."""
+    def receipt(
+        self,
+        kind: ReceiptKind,
+        sender_jid: str,
+        chat_jid: str,
+        message_ids: list[str],
+        *,
+        by: str | None = None,
+    ) -> None:
+        """A ``delivered`` or ``read`` receipt for messages ``sender_jid`` sent to ``chat_jid``:
+        from that person, or from the member ``by`` when ``chat_jid`` is a group."""
         sender = self.accounts.get(account_phone(sender_jid))
         if sender is None:
             return
@@ -147,33 +192,54 @@ class World:
                 and rank[entry["status"]] < rank[kind]
             ):
                 entry["status"] = kind
-        event = events.receipt(kind, message_ids, chat_jid, time.time())
+        event = events.receipt(kind, message_ids, chat_jid, time.time(), by=by)
         for link in self.links_of(sender.jid):
             self.push(link.device_key, event)
 
     def read(
-        self, reader: Account, chat_jid: str, message_ids: list[str], *, claimed: bool = False
+        self, reader: Account, chat_jid: str, message_ids: list[str], *, sender: str | None = None
     ) -> list[str]:
-        """``reader`` reads messages of ``chat_jid``; the read receipt goes to their sender.
+        """``reader`` reads messages of a chat (the other person's JID, or a group's); the read
+        receipt goes to the sender of each.
 
-        A phone reads what its inbox holds; a device's receipt is taken as it claims
-        (``claimed``), as the network does not check what a device says it read.
+        A phone reads what its inbox holds; a device names the ``sender`` and its receipt is
+        taken as it claims, as the network does not check what a device says it read.
         """
         wanted = set(message_ids)
-        seen = [m for m in reader.inbox if m["from"] == chat_jid and m["message_id"] in wanted]
+        seen = [m for m in reader.inbox if m.get("chat", m["from"]) == chat_jid and m["message_id"] in wanted]
         for message in seen:
             message["read"] = True
-        ids = list(dict.fromkeys(message_ids)) if claimed else [m["message_id"] for m in seen]
-        if ids:
-            self.receipt("read", chat_jid, reader.jid, ids)
-        return ids
+        by_sender: dict[str, list[str]] = {}
+        if sender is not None:
+            by_sender[sender] = list(dict.fromkeys(message_ids))
+        else:
+            for message in seen:
+                by_sender.setdefault(message["from"], []).append(message["message_id"])
+        for author, ids in by_sender.items():
+            chat = chat_jid if jids.is_group_jid(chat_jid) else reader.jid  # as the sender sees it
+            self.receipt("read", author, chat, ids, by=reader.jid)
+        return [message_id for ids in by_sender.values() for message_id in ids]
 
-    def presence(self, sender_jid: str, recipient: Account, state: str) -> None:
+    def presence(
+        self, sender_jid: str, recipient: Account, state: str, *, group_jid: str | None = None
+    ) -> None:
         """Chat presence is ephemeral: recorded by the recipient's phone, never queued."""
+        chat = group_jid or sender_jid
         recipient.presence.append(
-            {"from": sender_jid, "chat": sender_jid, "state": state, "at": iso_utc(time.time())}
+            {"from": sender_jid, "chat": chat, "state": state, "at": iso_utc(time.time())}
         )
-        self.live(recipient, events.chat_presence(sender_jid, state))
+        self.live(recipient, events.chat_presence(sender_jid, state, group_jid=group_jid))
+
+    def group_presence(self, sender_jid: str, group_jid: str, state: str) -> None:
+        """Typing in a group reaches its other members, as far as ``sender_jid`` may send there."""
+        try:
+            members = self.groups.audience(group_jid, sender_jid)
+        except GroupError:  # what the network would not relay is dropped silently
+            return
+        for jid in members:
+            recipient = self.account_of_jid(jid)
+            if recipient is not None:
+                self.presence(sender_jid, recipient, state, group_jid=group_jid)
 
     def group_changed(self, change: GroupChange) -> None:
         """Tell the gateway's devices of a group change, kept for offline devices like messages.
@@ -212,9 +278,8 @@ class World:
                 self.queues[conn.device_key] = queued[index:]
                 return True
             if item["name"] == "message.received":
-                self.receipt(
-                    "delivered", item["data"]["from"], item["data"]["to"], [item["data"]["message_id"]]
-                )
+                data = item["data"]
+                self.receipt("delivered", data["from"], data["to"], [data["message_id"]], by=conn.jid)
         return bool(queued)
 
     def forget_link(self, device_key: str) -> Link | None:

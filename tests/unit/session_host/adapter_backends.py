@@ -1,0 +1,190 @@
+"""The two adapters behind one face, for the contract suite (``test_adapter_contract_*.py``).
+
+A :class:`Backend` gives a connected device session of the account ``DEVICE_JID`` on its
+adapter, and plays the rest of the network (other people creating groups, joining by link)
+through the same rules on both sides:
+
+* **simulated**: a real :class:`SimulatedNetwork` (test-sized timings); other people act
+  through its control methods, as the simulator's control API does;
+* **neonize**: the real ``NeonizeSession`` in front of an autospec ``NewClient`` whose group
+  calls are answered by the simulated network's pure rules (``fakes_neonize_network``), with
+  neonize's own protobufs and whatsmeow's error messages; other people act on those rules.
+
+So each scenario meets the same network on both adapters; what differs is what the adapter
+can do, declared in :attr:`Backend.unsupported` and answered ``UNSUPPORTED`` there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from fakes_neonize import ACCOUNT_JID, connected, eventually, patched_client
+from fakes_neonize_network import ScriptedNetwork
+from fakes_simulated import fast_network, paired
+from neonize.proto.Neonize_pb2 import SendResponse
+
+from gateway import jids
+from session_host.network.port import DeviceSession, NetworkEvent
+from session_host.network.simulated.groups import Groups
+from session_host.network.simulated.network_groups import GROUP_OPTIONS, group_view
+
+DEVICE_JID = ACCOUNT_JID
+DEVICE_PHONE = jids.phone_of(DEVICE_JID)
+_LIDS = itertools.count(207180606656000)
+
+
+class Backend(Protocol):
+    name: str
+    session: DeviceSession
+    unsupported: frozenset[str]
+    """Operations (``update_group.join_approval``, ...) the adapter answers ``UNSUPPORTED``."""
+
+    def person(self, phone: str) -> tuple[str, str]:
+        """An account on the network: its user JID and LID."""
+
+    def create_group_as(self, jid: str, name: str, people: list[str], **options: Any) -> str:
+        """Someone else creates a group (as its super admin): its JID."""
+
+    def join_as(self, jid: str, link: str) -> None:
+        """Someone else joins by invite link (or asks to)."""
+
+    def answer_as(self, jid: str, group_jid: str, action: str, people: list[str]) -> None:
+        """An admin answers join requests."""
+
+    def change_as(self, jid: str, group_jid: str, action: str, people: list[str]) -> None:
+        """An admin adds, removes, promotes or demotes people."""
+
+    def record(self, group_jid: str) -> dict[str, Any]:
+        """The network's own record of a group (as ``GET /_simulator/groups/{jid}`` shows it)."""
+
+    def events(self, name: str) -> list[NetworkEvent]:
+        """The events the device's session emitted so far, of one name."""
+
+    async def next_event(self, name: str, count: int) -> NetworkEvent:
+        """The ``count``-th event of that name, waited for (2 s at most)."""
+
+
+class SimulatedBackend:
+    name = "simulated"
+    unsupported: frozenset[str] = frozenset()
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.network = fast_network()
+        self._tmp_path = tmp_path
+        self.session: Any = None
+        self._recorder: Any = None
+
+    async def start(self) -> None:
+        assert DEVICE_PHONE is not None
+        self.session, self._recorder = await paired(self.network, self._tmp_path, phone=DEVICE_PHONE)
+
+    def person(self, phone: str) -> tuple[str, str]:
+        account = self.network.create_account(phone)
+        return account["jid"], account["lid"]
+
+    def create_group_as(self, jid: str, name: str, people: list[str], **options: Any) -> str:
+        return str(self.network.create_group(_phone(jid), name, people, options)["jid"])
+
+    def join_as(self, jid: str, link: str) -> None:
+        self.network.join_group(_phone(jid), link)
+
+    def answer_as(self, jid: str, group_jid: str, action: str, people: list[str]) -> None:
+        self.network.answer_group_requests(_phone(jid), group_jid, action, people)
+
+    def change_as(self, jid: str, group_jid: str, action: str, people: list[str]) -> None:
+        self.network.change_group_participants(_phone(jid), group_jid, action, people)
+
+    def record(self, group_jid: str) -> dict[str, Any]:
+        return self.network.group_record(group_jid)
+
+    def events(self, name: str) -> list[NetworkEvent]:
+        return self._recorder.of(name)
+
+    async def next_event(self, name: str, count: int) -> NetworkEvent:
+        return await self._recorder.wait_for(name, count)
+
+
+class NeonizeBackend:
+    name = "neonize"
+    unsupported = frozenset(
+        {"update_group.join_approval", "update_group.member_add_mode", "answer_group_requests"}
+    )
+
+    def __init__(self, tmp_path: Path) -> None:
+        self._accounts: dict[str, str] = {DEVICE_JID: DEVICE_JID}
+        self.groups = Groups(resolve=self._accounts.get)
+        self.network = ScriptedNetwork(self.groups)
+        self._tmp_path = tmp_path
+        self.session: Any = None
+        self._recorder: Any = None
+
+    async def start(self) -> None:
+        self.session, self._recorder = await connected(self._tmp_path, self.network)
+        self.network.client.send_message.side_effect = _sent
+
+    def person(self, phone: str) -> tuple[str, str]:
+        jid, lid = jids.user_jid(phone), f"{next(_LIDS)}@lid"
+        self._accounts[jid] = self._accounts[lid] = jid
+        return jid, lid
+
+    def create_group_as(self, jid: str, name: str, people: list[str], **options: Any) -> str:
+        wanted = {key: value for key, value in options.items() if key in GROUP_OPTIONS}
+        group, _ = self.groups.create(jid, name, people, **wanted)
+        return group.jid
+
+    def join_as(self, jid: str, link: str) -> None:
+        self.groups.join(jid, link.rsplit("/", 1)[-1])
+
+    def answer_as(self, jid: str, group_jid: str, action: str, people: list[str]) -> None:
+        self.groups.answer_requests(group_jid, jid, action, people)
+
+    def change_as(self, jid: str, group_jid: str, action: str, people: list[str]) -> None:
+        self.groups.change_participants(group_jid, jid, action, people)
+
+    def record(self, group_jid: str) -> dict[str, Any]:
+        return group_view(self.groups.get(group_jid))
+
+    def events(self, name: str) -> list[NetworkEvent]:
+        return self._recorder.named(name)
+
+    async def next_event(self, name: str, count: int) -> NetworkEvent:
+        await eventually(lambda: len(self.events(name)) >= count)
+        return self.events(name)[count - 1]
+
+
+def _sent(to: Any, message: Any, *_: Any, **__: Any) -> SendResponse:
+    """What the network answers a send: its own message id and time."""
+    return SendResponse(ID=uuid.uuid4().hex[:20].upper(), Timestamp=int(time.time()))
+
+
+def _phone(jid: str) -> str:
+    phone = jids.phone_of(jid)
+    assert phone is not None, jid
+    return phone
+
+
+@contextlib.asynccontextmanager
+async def running(name: str, tmp_path: Path) -> AsyncIterator[Backend]:
+    """A started backend of adapter ``name``; its session is closed afterwards."""
+    backend: SimulatedBackend | NeonizeBackend
+    if name == "simulated":
+        backend = SimulatedBackend(tmp_path)
+        await backend.start()
+        try:
+            yield backend
+        finally:
+            await backend.session.close()
+        return
+    backend = NeonizeBackend(tmp_path)
+    with patched_client(backend.network):
+        await backend.start()
+        try:
+            yield backend
+        finally:
+            await backend.session.close()
