@@ -135,15 +135,15 @@ def test_a_network_failure_is_502_with_the_operations_code(api: Any, admin: Phon
 
     fault(api, admin, "update_group", "network")
     lowercase(admin.call(api, "PATCH", f"/groups/{group}", {"name": "y"}), 502, "update_failed")
-    fault(api, admin, "group_invite_link", "network")
+    fault(api, admin, "group_invite", "network")
     lowercase(admin.call(api, "GET", f"/groups/{group}/invite"), 502, "invite_failed")
-    fault(api, admin, "joined_groups", "network")
+    fault(api, admin, "list_groups", "network")
     lowercase(admin.call(api, "GET", "/groups"), 502, "fetch_failed")
 
 
 def test_a_network_timeout_is_504_operation_timeout(api: Any, admin: Phone) -> None:
     group = create_group(api, admin, "Slow", [])["jid"]
-    fault(api, admin, "set_group_ephemeral", "timeout")
+    fault(api, admin, "group_ephemeral", "timeout")
     body = lowercase(
         admin.call(api, "PUT", f"/groups/{group}/ephemeral", {"duration_seconds": 86400}),
         504,

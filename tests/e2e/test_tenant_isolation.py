@@ -361,7 +361,7 @@ def test_another_tenants_device_cannot_be_named_on_a_group_route(
     # Then 404 device_not_found, as for a device nobody has, and A's group is untouched
     lowercase(response, 404, "device_not_found")
     assert network_group(api, group_world.a_group) == before
-    assert group_world.a_group not in response.text or path.endswith(group_world.a_group)
+    assert group_world.a_group not in response.text
 
 
 @pytest.mark.parametrize(
