@@ -3,11 +3,21 @@ group: every one in the lowercase envelope, authentication aside."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from device_flows import create_device, simulator, wait_for_status
-from group_flows import JPEG_BASE64, Phone, connected_device, create_group, lowercase
+from group_flows import (
+    JPEG_BASE64,
+    Phone,
+    connected_device,
+    contact,
+    contact_group,
+    create_group,
+    lowercase,
+    network_group,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -152,6 +162,135 @@ def test_a_network_timeout_is_504_operation_timeout(api: Any, admin: Phone) -> N
     assert "may or may not have been made" in body["error"]["message"]
 
 
+def test_no_answer_from_the_session_host_in_time_is_504_operation_timeout(
+    api: Any, admin: Phone, settings_override: Any
+) -> None:
+    # Given the API waiting 1 s for the session host, and the network holding the next
+    # creation for longer (a timeout fault answers after 2 s)
+    settings_override(COMMAND_TIMEOUT_SECONDS="1")
+    fault(api, admin, "create_group", "timeout")
+    # When the device creates a group, Then the API stops waiting: 504, the outcome unknown
+    body = lowercase(
+        admin.call(api, "POST", "/groups", {"name": "x", "participants": []}), 504, "operation_timeout"
+    )
+    assert "may or may not have been made" in body["error"]["message"]
+
+
 def test_a_throttled_operation_is_429(api: Any, admin: Phone) -> None:
     fault(api, admin, "create_group", "rate_limited")
     lowercase(admin.call(api, "POST", "/groups", {"name": "x", "participants": []}), 429, "rate_limited")
+
+
+# --- every route against each network failure -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What every group route can act on: a group the device administers (with a contact in
+    it), a community of its own with a linked child group and an unlinked one, and a
+    contact's open group to join."""
+
+    device: Phone
+    group: str
+    friend: str
+    community: str
+    child: str
+    linked: str
+    link: str
+
+
+@pytest.fixture(scope="module")
+def scene(api: Any, tenant: Any) -> Scene:
+    device = connected_device(api, tenant.admin_token)
+    friend = contact(api)
+    group = create_group(api, device, "Faults", [friend.phone])["jid"]
+    community = create_group(api, device, "Fault community", [], community=True)["jid"]
+    child = create_group(api, device, "Fault child", [])["jid"]
+    linked = create_group(api, device, "Linked child", [], parent_jid=community)["jid"]
+    open_group = contact_group(api, friend, "Open", [])
+    link = network_group(api, open_group)["invite_link"]
+    return Scene(device, group, friend.jid, community, child, linked, link)
+
+
+# (method, path, body, the bus command that runs it, its 502 code)
+FAULT_ROUTES: list[tuple[str, str, Any, str, str]] = [
+    ("POST", "/groups", {"name": "x", "participants": []}, "create_group", "create_failed"),
+    ("GET", "/groups", None, "list_groups", "fetch_failed"),
+    ("GET", "/groups/{group}", None, "group_info", "fetch_failed"),
+    ("PATCH", "/groups/{group}", {"name": "y"}, "update_group", "update_failed"),
+    (
+        "POST",
+        "/groups/{group}/participants",
+        {"participants": ["{friend}"]},
+        "group_participants",
+        "update_failed",
+    ),
+    (
+        "DELETE",
+        "/groups/{group}/participants",
+        {"participants": ["{friend}"]},
+        "group_participants",
+        "update_failed",
+    ),
+    ("POST", "/groups/{group}/picture", {"image_base64": JPEG_BASE64}, "group_picture", "update_failed"),
+    ("PUT", "/groups/{group}/ephemeral", {"duration_seconds": 86400}, "group_ephemeral", "update_failed"),
+    ("GET", "/groups/{group}/invite", None, "group_invite", "invite_failed"),
+    ("POST", "/groups/{group}/invite/reset", None, "group_invite", "invite_failed"),
+    ("POST", "/groups/join", {"link": "{link}"}, "join_group", "invite_failed"),
+    ("DELETE", "/groups/{group}/leave", None, "leave_group", "update_failed"),
+    ("POST", "/groups/{community}/community/link", {"group_jid": "{child}"}, "link_group", "update_failed"),
+    (
+        "DELETE",
+        "/groups/{community}/community/link",
+        {"group_jid": "{linked}"},
+        "unlink_group",
+        "update_failed",
+    ),
+    ("GET", "/groups/{group}/requests", None, "group_requests", "fetch_failed"),
+    (
+        "POST",
+        "/groups/{group}/requests",
+        {"action": "reject", "participants": ["{friend}"]},
+        "answer_group_requests",
+        "update_failed",
+    ),
+]
+
+
+def aimed(scene: Scene, path: str, body: Any) -> tuple[str, Any]:
+    """The route's path and body with the scene's JIDs and link in place of ``{names}``."""
+    values = {name: value for name, value in vars(scene).items() if isinstance(value, str)}
+
+    def fill(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.format(**values)
+        if isinstance(value, list):
+            return [fill(item) for item in value]
+        if isinstance(value, dict):
+            return {key: fill(item) for key, item in value.items()}
+        return value
+
+    return fill(path), fill(body)
+
+
+@pytest.mark.parametrize("error", ["network", "rate_limited"])
+@pytest.mark.parametrize(
+    ("method", "path", "body", "command", "failure"),
+    FAULT_ROUTES,
+    ids=[f"{r[0]} {r[1]}" for r in FAULT_ROUTES],
+)
+def test_every_route_answers_the_network_failing_it(
+    api: Any, scene: Scene, method: str, path: str, body: Any, command: str, failure: str, error: str
+) -> None:
+    # Given the network failing the device's next operation of the route's command
+    path, body = aimed(scene, path, body)
+    before = network_group(api, scene.group)
+    fault(api, scene.device, command, error)
+    # When the route is called
+    response = scene.device.call(api, method, path, body)
+    # Then the failure's code: 502 with the operation's own, or 429; and nothing changed
+    if error == "network":
+        lowercase(response, 502, failure)
+    else:
+        lowercase(response, 429, "rate_limited")
+    assert network_group(api, scene.group) == before
