@@ -35,5 +35,12 @@ def local_app(network: SimulatedNetwork | None = None) -> FastAPI:
         from gateway.web.auth import require_master
         from session_host.network.simulated.control import control_router
 
-        routers.append(control_router(network, require_master))
+        # The simulator's operations play the gateway's other side under the same names
+        # (create_group, join_group...): theirs are prefixed, so operation ids stay unique.
+        simulator = APIRouter()
+        simulator.include_router(
+            control_router(network, require_master),
+            generate_unique_id_function=lambda route: f"simulator_{route.name}",
+        )
+        routers.append(simulator)
     return create_app(*routers, openapi_url="/openapi.json")

@@ -25,7 +25,7 @@ from schemathesis.checks import (
 
 from gateway.web.error_docs import ERROR_CODES_KEY
 
-DEVICE_UNAVAILABLE = frozenset({"DEVICE_NOT_READY", "DEVICE_DISCONNECTED"})
+DEVICE_UNAVAILABLE = frozenset({"DEVICE_NOT_READY", "DEVICE_DISCONNECTED", "device_disconnected"})
 SESSION_STARTERS = r"^/devices/\{device_id\}/(connect|qr|pair-phone)$"
 
 

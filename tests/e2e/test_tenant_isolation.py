@@ -12,9 +12,11 @@ import re
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from group_flows import JPEG_BASE64, Phone, connected_device, contact, create_group, lowercase, network_group
 
 pytestmark = pytest.mark.e2e
 
@@ -31,6 +33,28 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("POST", "/devices/{device_id}/disconnect", None, "DEVICE_NOT_FOUND"),
     ("POST", "/devices/{device_id}/logout", None, "DEVICE_NOT_FOUND"),
     ("POST", "/webhook/deliveries/{event_id}/redeliver", None, "EVENT_NOT_FOUND"),
+]
+
+# Group routes act through a device and take a group JID, not a record id: a caller naming
+# another tenant's device gets 404 device_not_found, and another tenant's group through its
+# own device 404 group_not_found (lowercase, like every group error). (method, path, body)
+GROUP_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("POST", "/groups", {"name": "Mine", "participants": []}),
+    ("GET", "/groups", None),
+    ("POST", "/groups/join", {"link": "https://chat.whatsapp.com/{code}"}),
+    ("GET", "/groups/{jid}", None),
+    ("PATCH", "/groups/{jid}", {"name": "Taken over"}),
+    ("POST", "/groups/{jid}/participants", {"participants": ["{intruder}"]}),
+    ("DELETE", "/groups/{jid}/participants", {"participants": ["{member}"]}),
+    ("POST", "/groups/{jid}/picture", {"image_base64": JPEG_BASE64}),
+    ("PUT", "/groups/{jid}/ephemeral", {"duration_seconds": 86400}),
+    ("GET", "/groups/{jid}/invite", None),
+    ("POST", "/groups/{jid}/invite/reset", None),
+    ("DELETE", "/groups/{jid}/leave", None),
+    ("POST", "/groups/{jid}/community/link", {"group_jid": "{own_group}"}),
+    ("DELETE", "/groups/{jid}/community/link", {"group_jid": "{own_group}"}),
+    ("GET", "/groups/{jid}/requests", None),
+    ("POST", "/groups/{jid}/requests", {"action": "approve", "participants": ["{member}"]}),
 ]
 
 # Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,
@@ -118,10 +142,11 @@ def test_every_tenant_scoped_route_with_an_id_is_in_the_isolation_table():
     served = tenant_scoped_id_routes()
     # When it is compared with the rows of the isolation table
     covered = {(method, path) for method, path, _, _ in ID_ROUTES}
+    covered |= {(method, path) for method, path, _ in GROUP_ROUTES}
     # Then every such route has a row, and every path parameter a way to get another tenant's id
-    assert served - covered == set(), "add a row to ID_ROUTES for each new route"
+    assert served - covered == set(), "add a row to ID_ROUTES (GROUP_ROUTES for a group route)"
     parameters = {name for _, path in served for name in re.findall(r"\{(\w+)", path)}
-    assert parameters <= OTHER_TENANT_IDS.keys()
+    assert parameters <= OTHER_TENANT_IDS.keys() | {"jid"}
 
 
 @pytest.mark.parametrize("row", ID_ROUTES, ids=[route_id(row) for row in ID_ROUTES])
@@ -276,3 +301,88 @@ def test_device_list_shows_only_the_callers_tenant(api):
     assert response.status_code == 200, response.text
     assert [device["id"] for device in response.json()["devices"]] == [first_device]
     assert second_device not in response.text
+
+
+# --- groups -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupWorld:
+    """Tenant A's connected device with a group (and a contact in it), and tenant B's
+    connected device with a group of its own."""
+
+    a_device: Phone
+    a_group: str
+    a_member: str
+    a_code: str
+    b_token: str
+    b_device: Phone
+    b_group: str
+
+
+@pytest.fixture(scope="module")
+def group_world(api: Any) -> GroupWorld:
+    a, b = api.register(), api.register()
+    a_device = connected_device(api, a.admin_token)
+    friend = contact(api)
+    a_group = create_group(api, a_device, "A's group", [friend.phone])["jid"]
+    a_code = network_group(api, a_group)["invite_link"].rsplit("/", 1)[1]
+    b_device = connected_device(api, b.admin_token)
+    b_group = create_group(api, b_device, "B's group", [])["jid"]
+    return GroupWorld(a_device, a_group, friend.jid, a_code, b.admin_token, b_device, b_group)
+
+
+def group_request(world: GroupWorld, row: tuple[str, str, Any]) -> tuple[str, str, Any]:
+    """The row aimed at A's group: its JID in the path, A's member and invite code, B's own group."""
+    method, template, body = row
+    values = {
+        "jid": world.a_group,
+        "member": world.a_member,
+        "intruder": world.b_device.jid,
+        "code": world.a_code,
+        "own_group": world.b_group,
+    }
+    text = json.dumps(body) if body is not None else None
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", value) if text else text
+    return method, template.replace("{jid}", world.a_group), json.loads(text) if text else None
+
+
+@pytest.mark.parametrize("row", GROUP_ROUTES, ids=[f"{m} {p}" for m, p, _ in GROUP_ROUTES])
+def test_another_tenants_device_cannot_be_named_on_a_group_route(
+    api: Any, group_world: GroupWorld, row: Any
+) -> None:
+    # Given tenant B's admin, and tenant A's connected device with a group
+    method, path, body = group_request(group_world, row)
+    before = network_group(api, group_world.a_group)
+    # When B names A's device in X-Device-Id
+    headers = {"X-Device-Id": group_world.a_device.device_id}
+    response = api.request(method, path, group_world.b_token, json=body, headers=headers)
+    # Then 404 device_not_found, as for a device nobody has, and A's group is untouched
+    lowercase(response, 404, "device_not_found")
+    assert network_group(api, group_world.a_group) == before
+    assert group_world.a_group not in response.text
+
+
+@pytest.mark.parametrize(
+    "row",
+    [row for row in GROUP_ROUTES if "{jid}" in row[1]],
+    ids=[f"{m} {p}" for m, p, _ in GROUP_ROUTES if "{jid}" in p],
+)
+def test_another_tenants_group_is_not_found_through_ones_own_device(
+    api: Any, group_world: GroupWorld, row: Any
+) -> None:
+    # Given tenant B's own connected device, which is not in A's group
+    method, path, body = group_request(group_world, row)
+    before = network_group(api, group_world.a_group)
+    # When B acts on A's group through it
+    response = group_world.b_device.call(api, method, path, body)
+    # Then 404 group_not_found: nothing of the group is shown, and nothing changed
+    lowercase(response, 404, "group_not_found")
+    assert "A's group" not in response.text
+    assert network_group(api, group_world.a_group) == before
+
+
+def test_a_tenants_group_list_shows_only_its_own_devices_groups(api: Any, group_world: GroupWorld) -> None:
+    groups = group_world.b_device.ok(api, "GET", "/groups")["groups"]
+    assert [g["jid"] for g in groups] == [group_world.b_group]

@@ -8,7 +8,7 @@ deadline is 503 SERVICE_UNAVAILABLE, and the host will not execute the command a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from gateway.bus import BusTimeout, CommandName, Reply, Target, get_bus
 from gateway.devices.command_errors import already_logged_in, bus_timeout, command_error
@@ -18,6 +18,32 @@ from gateway.errors import ApiError
 from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.timestamps import iso_utc
+
+
+class FailureAnswers(Protocol):
+    """How a command's failures are answered over HTTP: the standard envelope by default
+    (:data:`STANDARD_ANSWERS`); group operations answer in their lowercase one."""
+
+    def timed_out(self, name: CommandName) -> ApiError:
+        """No reply before the deadline: the host will not execute the command afterwards."""
+
+    def failed(
+        self, name: CommandName, reply: Reply, recorded_status: str, args: dict[str, Any] | None
+    ) -> ApiError:
+        """The host answered with an error kind."""
+
+
+class _StandardAnswers:
+    def timed_out(self, _name: CommandName) -> ApiError:
+        return bus_timeout()
+
+    def failed(
+        self, _name: CommandName, reply: Reply, recorded_status: str, args: dict[str, Any] | None
+    ) -> ApiError:
+        return command_error(reply, recorded_status, args)
+
+
+STANDARD_ANSWERS: FailureAnswers = _StandardAnswers()
 
 
 def connect(device: DeviceModel) -> dict[str, Any]:
@@ -103,8 +129,15 @@ def _refuse_if_paired(device: DeviceModel) -> None:
         raise already_logged_in()
 
 
-def execute(device: DeviceModel, name: CommandName, args: dict[str, Any] | None = None) -> Reply:
-    """Send a command for the device and return its successful reply; failures raise ApiErrors."""
+def execute(
+    device: DeviceModel,
+    name: CommandName,
+    args: dict[str, Any] | None = None,
+    *,
+    answers: FailureAnswers = STANDARD_ANSWERS,
+) -> Reply:
+    """Send a command for the device and return its successful reply; failures raise the
+    ApiErrors ``answers`` gives them."""
     try:
         reply = get_bus().request(
             name,
@@ -117,7 +150,7 @@ def execute(device: DeviceModel, name: CommandName, args: dict[str, Any] | None 
         logger.warning(
             "device command timed out", extra={"command": name.value, "device_id": device.device_id}
         )
-        raise bus_timeout() from None
+        raise answers.timed_out(name) from None
     if not reply.ok:
         logger.info(
             "device command failed",
@@ -128,7 +161,7 @@ def execute(device: DeviceModel, name: CommandName, args: dict[str, Any] | None 
                 "host_message": reply.error_message,
             },
         )
-        raise command_error(reply, device.status, args)
+        raise answers.failed(name, reply, device.status, args)
     return reply
 
 

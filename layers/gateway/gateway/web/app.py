@@ -20,6 +20,7 @@ from gateway.errors import ApiError, ShortBodyError
 from gateway.observability import logger, metrics, tracer
 from gateway.web.contract import DESCRIPTION, install_contract_document
 from gateway.web.middleware import GatewayMiddleware
+from gateway.web.operation_routes import as_answered
 from gateway.web.route_table import allowed_methods
 from gateway.web.validation import standard_validation_error
 
@@ -28,9 +29,9 @@ from gateway.web.validation import standard_validation_error
 _HTTP_CODES = {400: "INVALID_JSON", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
 
 
-async def _api_error(_: Request, error: Exception) -> JSONResponse:
+async def _api_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, ApiError)
-    return error.response()
+    return as_answered(request, error).response()
 
 
 async def _access_refused(request: Request) -> ShortBodyError | None:
@@ -65,7 +66,7 @@ async def _validation_error(request: Request, error: Exception) -> JSONResponse:
         refusal = await _access_refused(request)
         if refusal is not None:
             return refusal.response()
-    return standard_validation_error(error.errors()).response()
+    return as_answered(request, standard_validation_error(error.errors())).response()
 
 
 async def _http_error(request: Request, error: Exception) -> JSONResponse:
@@ -82,7 +83,7 @@ async def _http_error(request: Request, error: Exception) -> JSONResponse:
             return refusal.response()
     code = _HTTP_CODES.get(error.status_code, "BAD_REQUEST" if error.status_code < 500 else "INTERNAL_ERROR")
     message = "route not found" if error.status_code == 404 else str(error.detail)
-    return ApiError(error.status_code, code, message, headers=headers).response()
+    return as_answered(request, ApiError(error.status_code, code, message, headers=headers)).response()
 
 
 def _operation_id(route: APIRoute) -> str:

@@ -38,6 +38,22 @@ ROUTES: frozenset[tuple[str, str]] = frozenset(
         ("GET", "/webhook/deliveries"),
         ("POST", "/webhook/deliveries/{event_id}/redeliver"),
         ("POST", "/messages/read"),
+        ("POST", "/groups"),
+        ("GET", "/groups"),
+        ("GET", "/groups/{jid}"),
+        ("PATCH", "/groups/{jid}"),
+        ("POST", "/groups/{jid}/participants"),
+        ("DELETE", "/groups/{jid}/participants"),
+        ("POST", "/groups/{jid}/picture"),
+        ("PUT", "/groups/{jid}/ephemeral"),
+        ("GET", "/groups/{jid}/invite"),
+        ("POST", "/groups/{jid}/invite/reset"),
+        ("POST", "/groups/join"),
+        ("DELETE", "/groups/{jid}/leave"),
+        ("POST", "/groups/{jid}/community/link"),
+        ("DELETE", "/groups/{jid}/community/link"),
+        ("GET", "/groups/{jid}/requests"),
+        ("POST", "/groups/{jid}/requests"),
     }
 )
 

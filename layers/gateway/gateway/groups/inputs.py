@@ -1,0 +1,125 @@
+"""The checks of group inputs that have codes of their own, made before anything is sent, so
+bad input never reaches the session host: group JIDs (``invalid_group_jid``), people
+(``invalid_participant``), the picture (``invalid_image``), the disappearing timer
+(``invalid_duration``) and the join forms (``invalid_request``, ``invalid_invite_link``).
+
+Addresses follow :mod:`gateway.jids` (refused, never repaired); phone numbers become user JIDs.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+
+from gateway.errors import OperationError, bounded
+from gateway.groups import codes
+from gateway.groups.invites import code_of_link
+from gateway.groups.schemas import EPHEMERAL_DURATIONS, MAX_IMAGE_BASE64, JoinRequest
+from gateway.jids import PHONE_RULE, is_group_jid, parse_participant
+
+JPEG_MAGIC = b"\xff\xd8\xff"
+
+
+def refusal(code: str, message: str) -> OperationError:
+    """A lowercase group error of ``code``, with its status from :mod:`gateway.groups.codes`."""
+    return OperationError(codes.STATUS[code], code, message)
+
+
+def group_jid(value: str, field: str = "jid") -> str:
+    """``value`` when it is a group (or community) JID, else 400 ``invalid_group_jid``."""
+    if not is_group_jid(value):
+        raise refusal(
+            "invalid_group_jid", f"{field} must be a group JID (<digits>@g.us), not {bounded(value)!r}"
+        )
+    return value
+
+
+def participants(values: list[str], field: str = "participants") -> list[str]:
+    """The people named, as user JIDs or LIDs, in order and each once; any value that names no
+    person is 400 ``invalid_participant`` naming the first such value."""
+    found: list[str] = []
+    for value in values:
+        address = parse_participant(value)
+        if address is None:
+            raise refusal(
+                "invalid_participant",
+                f"{field}: {bounded(value)!r} is not a phone number ({PHONE_RULE}), a user JID "
+                "(<phone>@s.whatsapp.net) or a LID (<id>@lid)",
+            )
+        found.append(address.jid)
+    return list(dict.fromkeys(found))
+
+
+def participant(value: str, field: str) -> str:
+    return participants([value], field)[0]
+
+
+def jpeg_base64(value: str) -> str:
+    """``value`` when it is base64 of a JPEG image that fits the command bus, else 400
+    ``invalid_image``; the session host gets the same text."""
+    if len(value) > MAX_IMAGE_BASE64:
+        raise refusal(
+            "invalid_image", f"image_base64 may hold at most {MAX_IMAGE_BASE64 // 1024} KiB of base64"
+        )
+    try:
+        data = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise refusal("invalid_image", "image_base64 is not base64") from None
+    if not data.startswith(JPEG_MAGIC):
+        raise refusal("invalid_image", "image_base64 is not a JPEG image")
+    return value
+
+
+def duration(seconds: int) -> int:
+    if seconds not in EPHEMERAL_DURATIONS:
+        raise refusal(
+            "invalid_duration",
+            f"duration_seconds is one of {', '.join(map(str, EPHEMERAL_DURATIONS))}, not {seconds}",
+        )
+    return seconds
+
+
+@dataclass(frozen=True)
+class Invite:
+    """How to join, as the session host takes it (``JOIN_GROUP`` args)."""
+
+    code: str
+    group_jid: str | None = None
+    inviter_jid: str | None = None
+
+    def args(self) -> dict[str, str]:
+        given = {"code": self.code, "group_jid": self.group_jid, "inviter_jid": self.inviter_jid}
+        return {key: value for key, value in given.items() if value is not None}
+
+
+_CODE_FORM = ("invite_code", "group_jid", "inviter_jid")
+
+
+def invite(body: JoinRequest) -> Invite:
+    """The invite of a join body: the link form or the code form, exactly one of them."""
+    code_form = {name: getattr(body, name) for name in _CODE_FORM if getattr(body, name) is not None}
+    if body.link is not None:
+        if code_form:
+            raise refusal(
+                "invalid_request", f"give either link or the code form ({', '.join(_CODE_FORM)}), not both"
+            )
+        code = code_of_link(body.link)
+        if code is None:
+            raise refusal(
+                "invalid_invite_link",
+                f"link must contain {codes.INVITE_HOST}/ followed by the invite code",
+            )
+        return Invite(code)
+    missing = [name for name in _CODE_FORM if name not in code_form]
+    if len(missing) == len(_CODE_FORM):
+        raise refusal("invalid_request", f"give link, or {', '.join(_CODE_FORM)}")
+    if missing:
+        raise refusal(
+            "invalid_request", f"the code form needs {', '.join(_CODE_FORM)}: {', '.join(missing)} missing"
+        )
+    return Invite(
+        code_form["invite_code"],
+        group_jid(code_form["group_jid"], "group_jid"),
+        participant(code_form["inviter_jid"], "inviter_jid"),
+    )

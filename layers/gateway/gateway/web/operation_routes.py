@@ -1,0 +1,60 @@
+"""Routes whose every error is in the lowercase operation envelope ``{success, error: {code,
+message}}``: the group operations (and, later, status privacy), as the decisions require,
+validation failures included.
+
+A router of such routes is declared ``APIRouter(route_class=OperationRoute)``. The app's
+exception handlers (``gateway.web.app``) pass each error through :func:`as_answered`, which
+rewrites the standard errors these routes can meet (the device of the request, a body that
+cannot be read or validated) into their lowercase codes. Authentication keeps its short
+bodies, and what the middleware answers for any route (413, the last-resort 500) stays
+standard: neither depends on the route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from fastapi import Request
+from fastapi.routing import APIRoute
+
+from gateway.errors import ApiError, OperationError, ShortBodyError
+from gateway.web.error_docs import operation
+
+LOWERCASE: Mapping[str, str] = MappingProxyType(
+    {
+        "INVALID_JSON": "invalid_request",
+        "INVALID_REQUEST_FORMAT": "invalid_request",
+        "VALIDATION_ERROR": "invalid_request",
+        "DEVICE_NOT_FOUND": "device_not_found",
+        "DEVICE_ID_REQUIRED": "device_id_required",
+    }
+)
+"""Standard codes an operation route may meet before its handler runs, and what it answers
+instead. Any other standard error is left as it is (a test of the contract would show it)."""
+
+
+class OperationRoute(APIRoute):
+    """A route answering its errors in the lowercase operation envelope (see the module)."""
+
+
+def is_operation_route(request: Request) -> bool:
+    return isinstance(request.scope.get("route"), OperationRoute)
+
+
+def as_answered(request: Request, error: ApiError) -> ApiError:
+    """``error`` as the route of ``request`` answers it: lowercase on an operation route."""
+    if isinstance(error, OperationError | ShortBodyError) or not is_operation_route(request):
+        return error
+    code = LOWERCASE.get(error.code)
+    if code is None:
+        return error
+    return OperationError(error.status, code, error.message, headers=error.headers)
+
+
+ACTING_DEVICE_ANSWERS = (
+    operation(400, "invalid_request", "device_id_required"),
+    operation(404, "device_not_found"),
+)
+"""What an operation route acting through the request's device answers before its handler:
+a body or parameter that does not validate, and the rules of ``X-Device-Id``, lowercase."""
