@@ -209,6 +209,8 @@ def test_acquire_retries_when_the_lease_changes_between_read_and_write(
     reads = []
 
     def read_then_host_c_takes_over(device: str, consistent: bool) -> LeaseModel | None:
+        if device != device_id:  # a session host of the local stack reading its own devices
+            return read(device, consistent)
         reads.append(device)
         snapshot = read(device, consistent)
         if len(reads) == 1:
