@@ -48,6 +48,27 @@ class CommandName(StrEnum):
     ANSWER_GROUP_REQUESTS = "answer_group_requests"
 
 
+GROUP_COMMANDS: frozenset[CommandName] = frozenset(
+    {
+        CommandName.CREATE_GROUP,
+        CommandName.LIST_GROUPS,
+        CommandName.GROUP_INFO,
+        CommandName.GROUP_PARTICIPANTS,
+        CommandName.UPDATE_GROUP,
+        CommandName.GROUP_PICTURE,
+        CommandName.GROUP_EPHEMERAL,
+        CommandName.GROUP_INVITE,
+        CommandName.JOIN_GROUP,
+        CommandName.LEAVE_GROUP,
+        CommandName.LINK_GROUP,
+        CommandName.UNLINK_GROUP,
+        CommandName.GROUP_REQUESTS,
+        CommandName.ANSWER_GROUP_REQUESTS,
+    }
+)
+"""The commands of groups and communities (their names are also the simulator's fault names)."""
+
+
 class ErrorKind(StrEnum):
     """Bus-level failure kinds; a reply may also carry any ``NetworkErrorKind`` value."""
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gateway import jids
-from gateway.bus.messages import CommandName
+from gateway.bus.messages import GROUP_COMMANDS
 
 from ..port import DeviceSession, NetworkError, NetworkErrorKind
 
@@ -28,25 +28,7 @@ FAULT_KINDS: dict[str, NetworkErrorKind] = {
     "rate_limited": NetworkErrorKind.RATE_LIMITED,
 }
 
-GROUP_OPERATIONS: frozenset[str] = frozenset(
-    name.value
-    for name in (
-        CommandName.CREATE_GROUP,
-        CommandName.LIST_GROUPS,
-        CommandName.GROUP_INFO,
-        CommandName.GROUP_PARTICIPANTS,
-        CommandName.UPDATE_GROUP,
-        CommandName.GROUP_PICTURE,
-        CommandName.GROUP_EPHEMERAL,
-        CommandName.GROUP_INVITE,
-        CommandName.JOIN_GROUP,
-        CommandName.LEAVE_GROUP,
-        CommandName.LINK_GROUP,
-        CommandName.UNLINK_GROUP,
-        CommandName.GROUP_REQUESTS,
-        CommandName.ANSWER_GROUP_REQUESTS,
-    )
-)
+GROUP_OPERATIONS: frozenset[str] = frozenset(name.value for name in GROUP_COMMANDS)
 """Fault names of the group operations: the bus command that runs each (``join_group``,
 ``group_participants``...), the names the decisions give them, not the port's method names."""
 
