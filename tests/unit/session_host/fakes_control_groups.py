@@ -16,6 +16,7 @@ MISSING_GROUP = "120363999999999999@g.us"
 
 
 def fake_master(request: Request) -> None:
+    """Stands in for ``require_master``: the test's token or the specification's 401 body."""
     if request.headers.get("authorization") != MASTER["Authorization"]:
         raise master_token_required()
 

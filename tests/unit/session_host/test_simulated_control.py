@@ -7,36 +7,19 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fakes_control_groups import MASTER
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE
-from fastapi import Request
 from fastapi.testclient import TestClient
 
 from gateway import jids
-from gateway.errors import master_token_required
-from gateway.web import create_app
 from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
-from session_host.network.simulated.control import control_router
 from session_host.network.simulated.testing import EventRecorder, LoopThread
-
-MASTER = {"Authorization": "Bearer master"}
-
-
-def fake_master(request: Request) -> None:
-    """Stands in for ``require_master``: the test's token or the specification's 401 body."""
-    if request.headers.get("authorization") != MASTER["Authorization"]:
-        raise master_token_required()
 
 
 @pytest.fixture
 def network() -> SimulatedNetwork:
     return SimulatedNetwork(qr_lifetimes=(5.0,), reconnect_delay=0.05, timeout_fault_delay=0.05)
-
-
-@pytest.fixture
-def client(network: SimulatedNetwork) -> Iterator[TestClient]:
-    with TestClient(create_app(control_router(network, fake_master))) as test_client:
-        yield test_client
 
 
 @pytest.fixture

@@ -3,16 +3,12 @@ them, resetting invite links, setting the timer and linking community groups."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from fakes_control_groups import (
     MASTER,
     MISSING_GROUP,
     assert_refused,
     create,
     fake_master,
-    make_accounts,
     post,
     record,
 )
@@ -23,22 +19,6 @@ from gateway.web import create_app
 from gateway.web.error_docs import ERROR_CODES_KEY
 from session_host.network.simulated import SimulatedNetwork
 from session_host.network.simulated.control import control_router
-
-
-@pytest.fixture
-def network() -> SimulatedNetwork:
-    return SimulatedNetwork()
-
-
-@pytest.fixture
-def client(network: SimulatedNetwork) -> Iterator[TestClient]:
-    with TestClient(create_app(control_router(network, fake_master))) as test_client:
-        yield test_client
-
-
-@pytest.fixture
-def lids(client: TestClient) -> dict[str, str]:
-    return make_accounts(client)
 
 
 def test_the_new_group_routes_need_the_master_token(client: TestClient) -> None:
