@@ -58,6 +58,21 @@ class SentMessage:
     timestamp: float
 
 
+@dataclass(frozen=True)
+class MessageRef:
+    """A message the device knows, named as the network keys it (history sync starts there).
+
+    ``timestamp`` is epoch seconds; ``sender`` is the author in a group (None otherwise or
+    when ``from_me``).
+    """
+
+    chat: str
+    message_id: str
+    from_me: bool
+    timestamp: float
+    sender: str | None = None
+
+
 EventSink = Callable[[NetworkEvent], Awaitable[None]]
 """Coroutine the adapter awaits for every event, on the session host's event loop."""
 
@@ -74,6 +89,7 @@ class NetworkErrorKind(StrEnum):
     NOT_FOUND = "not_found"  # the target does not exist on the network
     UNSUPPORTED = "unsupported"  # the adapter cannot do this (documented per adapter)
     REFUSED = "refused"  # the network refused for a reason ``code`` names (group operations)
+    EXPIRED = "expired"  # the network's window for this has passed (delete for everyone)
 
 
 class NetworkError(Exception):
@@ -186,6 +202,27 @@ class DeviceSession(GroupOperations, Protocol):
 
     async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
         """Send read receipts for messages received in a chat."""
+
+    async def revoke_message(self, chat: str, message_id: str) -> None:
+        """Delete for everyone a message the device's account sent in ``chat``.
+
+        The simulated network refuses ``NOT_FOUND`` (no such message of the account in that
+        chat, or already revoked) and ``EXPIRED`` (past its revoke window). neonize cannot
+        tell either before sending: the session host checks both from its own record.
+        """
+
+    async def delete_for_me(self, chat: str, message_id: str, *, from_me: bool, sender: str | None) -> None:
+        """Remove a message from the account's own view (app state), at any time.
+
+        ``sender`` is the author of a group message not ``from_me``. The ``message.delete_for_me``
+        event is the gateway's to emit after this succeeds, not the adapter's.
+        """
+
+    async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
+        """Ask the account's phone for up to ``count`` messages of ``chat`` before ``oldest``.
+
+        The answer, if any, arrives later as ``history.sync`` (``sync_type`` ``on_demand``).
+        """
 
 
 class NetworkPort(Protocol):

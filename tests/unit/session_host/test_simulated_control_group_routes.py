@@ -3,6 +3,8 @@ them, resetting invite links, setting the timer and linking community groups."""
 
 from __future__ import annotations
 
+from unittest.mock import ANY
+
 from fakes_control_groups import (
     MASTER,
     MISSING_GROUP,
@@ -81,7 +83,13 @@ def test_a_phone_writes_types_and_reads_in_a_group(client: TestClient, lids: dic
     own = client.get(f"/_simulator/accounts/{PHONE}/inbox", headers=MASTER).json()
     assert own["messages"] == []
     assert own["sent"] == [
-        {"message_id": message_id, "to": group, "text": "hello group", "status": "delivered"}
+        {
+            "message_id": message_id,
+            "to": group,
+            "text": "hello group",
+            "status": "delivered",
+            "timestamp": ANY,
+        }
     ]
 
     # When CONTACT types in the group and reads the message there

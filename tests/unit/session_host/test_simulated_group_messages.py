@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, THIRD, fast_network, paired, refusal
@@ -63,6 +64,7 @@ def test_a_device_s_message_to_a_group_reaches_every_other_member(tmp_path: Path
             "to": group,
             "text": "hello all",
             "status": "delivered",
+            "timestamp": ANY,  # when it was sent: the revoke window counts from it
         }
         await session.close()
         await other.close()

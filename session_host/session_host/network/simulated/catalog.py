@@ -2,9 +2,10 @@
 
 It models accounts, pairing, text messages with receipts in one-to-one chats and groups,
 chat and contact presence, push names, one-to-one calls that ring and end, groups
-(``group.joined``, ``group.info``) and connection loss; every other catalog event belongs to something it does
-not model (channels, app state, history)
-or is the gateway's own (``message.sent``), and never comes from it.
+(``group.joined``, ``group.info``), answers to on-demand history requests (``history.sync``)
+and connection loss; every other catalog event belongs to something it does not model
+(channels, app state, the history sent after pairing) or is the gateway's own
+(``message.sent``), and never comes from it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ PRODUCED_EVENTS: frozenset[str] = frozenset(
         "call.terminate",
         "group.info",
         "group.joined",
+        "history.sync",
     }
 )
 """Catalog events the simulated adapter emits."""

@@ -6,6 +6,7 @@ state sits in one :class:`~.world.World` guarded by one lock.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Sequence
@@ -35,6 +36,20 @@ from .world import World
 REAL_QR_LIFETIMES = (60.0, 20.0, 20.0, 20.0, 20.0, 20.0)
 """The first QR lives 60 s, then five more of 20 s each: about 160 s to scan."""
 
+REAL_REVOKE_WINDOW = 60 * 3600.0
+"""The real network lets a sender delete for everyone for 60 hours."""
+
+
+def revoke_window_from_env() -> float:
+    """``SIMULATOR_REVOKE_WINDOW_SECONDS``, else the real network's 60 hours."""
+    raw = os.environ.get("SIMULATOR_REVOKE_WINDOW_SECONDS", "").strip()
+    if not raw:
+        return REAL_REVOKE_WINDOW
+    window = float(raw)
+    if window < 0:
+        raise ValueError("SIMULATOR_REVOKE_WINDOW_SECONDS must not be negative")
+    return window
+
 
 class NetworkCore:
     """Accounts, linked devices, live connections, queued traffic and injected faults.
@@ -51,6 +66,9 @@ class NetworkCore:
         Wait before a dropped session reconnects by itself (doubles per failed attempt).
     timeout_fault_delay:
         How long an operation hit by a ``timeout`` fault waits before it fails.
+    revoke_window:
+        How long after sending a message its sender may delete it for everyone (seconds);
+        None reads ``SIMULATOR_REVOKE_WINDOW_SECONDS`` (default 60 hours, as the real network).
     """
 
     def __init__(
@@ -61,6 +79,7 @@ class NetworkCore:
         reconnect_delay: float = 1.0,
         max_reconnect_delay: float = 30.0,
         timeout_fault_delay: float = 2.0,
+        revoke_window: float | None = None,
     ) -> None:
         if not qr_lifetimes:
             raise ValueError("qr_lifetimes needs at least one lifetime")
@@ -68,6 +87,7 @@ class NetworkCore:
         self.reconnect_delay = reconnect_delay
         self.max_reconnect_delay = max_reconnect_delay
         self.timeout_fault_delay = timeout_fault_delay
+        self.revoke_window = revoke_window_from_env() if revoke_window is None else revoke_window
         self._lock = threading.Lock()
         self._world = World()
         self._faults: list[Fault] = []

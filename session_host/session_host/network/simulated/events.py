@@ -176,6 +176,22 @@ def _link(group_jid: str) -> dict[str, Any]:
     return {"group_jid": group_jid, "name": None, "type": "sub", "reason": None}
 
 
+def history_sync(device_id: str, message_count: int) -> NetworkEvent:
+    """The phone's answer to an on-demand history request: one chunk, counted as neonize counts
+    (``history.py``); pushnames and statuses are not part of an on-demand answer."""
+    data = {
+        "device_id": device_id,
+        "sync_type": "on_demand",
+        "chunk_order": None,
+        "progress": None,
+        "conversation_count": 1 if message_count else 0,
+        "message_count": message_count,
+        "push_name_count": 0,
+        "status_count": 0,
+    }
+    return NetworkEvent(name="history.sync", data=data)
+
+
 def to_item(event: NetworkEvent) -> dict[str, Any]:
     """The JSON item the network keeps (and hands over) for a device."""
     return {"name": event.name, "data": dict(event.data)}

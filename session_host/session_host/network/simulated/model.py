@@ -133,6 +133,7 @@ class Account:
     presence: list[dict[str, Any]] = field(default_factory=list)
     statuses: list[dict[str, Any]] = field(default_factory=list)
     sent: list[dict[str, Any]] = field(default_factory=list)
+    deleted_for_me: list[dict[str, Any]] = field(default_factory=list)  # app state of its devices
 
     @property
     def jid(self) -> str:

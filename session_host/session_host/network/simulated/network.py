@@ -33,14 +33,16 @@ from .model import (
     normalize_pair_code,
 )
 from .network_device_groups import DeviceGroups
+from .network_messages import DeviceMessages
 
 __all__ = ["REAL_QR_LIFETIMES", "SimulatedNetwork"]
 
 
-class SimulatedNetwork(DeviceGroups):
+class SimulatedNetwork(DeviceMessages, DeviceGroups):
     """The whole simulated network (see :class:`~.core.NetworkCore` for the timing knobs;
     :class:`~.network_groups.NetworkGroups` for what phones do with groups,
-    :class:`~.network_device_groups.DeviceGroups` for what the gateway's devices do)."""
+    :class:`~.network_device_groups.DeviceGroups` for what the gateway's devices do with groups,
+    :class:`~.network_messages.DeviceMessages` with messages already sent)."""
 
     # --- accounts ---------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from .network import SimulatedNetwork
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
 from .session_groups import SessionGroups
+from .session_messages import SessionMessages
 
 logger = logging.getLogger(__name__)
 
@@ -40,9 +41,10 @@ CRASH_WAIT = 5.0
 """How long :meth:`SimulatedSession.crash` waits for the session's loop to run it."""
 
 
-class SimulatedSession(SessionGroups):
+class SimulatedSession(SessionMessages, SessionGroups):
     """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials
-    (group operations: :class:`~.session_groups.SessionGroups`)."""
+    (group operations: :class:`~.session_groups.SessionGroups`; messages already sent:
+    :class:`~.session_messages.SessionMessages`)."""
 
     def __init__(self, network: SimulatedNetwork, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
         self._network = network

@@ -104,8 +104,11 @@ class World:
         sender's push name differs from the one on its last message in that inbox, the
         devices get ``contact.pushname`` just before the message, as whatsmeow reports it.
         """
-        sender.sent.append({"message_id": message_id, "to": recipient.jid, "text": text, "status": "sent"})
-        self._hand_over(sender, recipient, None, message_id, text, time.time(), exclude=exclude)
+        at = time.time()
+        sender.sent.append(
+            {"message_id": message_id, "to": recipient.jid, "text": text, "status": "sent", "timestamp": at}
+        )
+        self._hand_over(sender, recipient, None, message_id, text, at, exclude=exclude)
 
     def post_to_group(self, sender: Account, group_jid: str, message_id: str, text: str) -> None:
         """``sender`` sends ``text`` to a group: every other member gets it as :meth:`post`
@@ -119,8 +122,10 @@ class World:
             announce group when it is no admin (:meth:`.groups.Groups.audience`).
         """
         members = self.groups.audience(group_jid, sender.jid)
-        sender.sent.append({"message_id": message_id, "to": group_jid, "text": text, "status": "sent"})
         at = time.time()
+        sender.sent.append(
+            {"message_id": message_id, "to": group_jid, "text": text, "status": "sent", "timestamp": at}
+        )
         for jid in members:
             recipient = self.account_of_jid(jid)
             if recipient is not None:

@@ -1,0 +1,50 @@
+"""Message operations on a simulated device session: revoke, delete for me, history sync.
+
+Same order as the group operations (:mod:`.session_groups`): connected first
+(``NOT_CONNECTED``, nothing sent), the inputs checked (``INVALID``), then any injected fault
+named after the port method (``POST /_simulator/faults {operation: "revoke_message"}``),
+then the account acts on the network (:class:`~.network_messages.DeviceMessages`).
+"""
+
+from __future__ import annotations
+
+from .. import message_checks
+from ..port import MessageRef
+from .network import SimulatedNetwork
+
+
+class SessionMessages:
+    """Message operations of :class:`~.session.SimulatedSession`, which provides the
+    connection and the faults."""
+
+    _network: SimulatedNetwork
+
+    def _connection(self) -> str:
+        raise NotImplementedError
+
+    async def _fault(self, operation: str) -> None:
+        raise NotImplementedError
+
+    async def revoke_message(self, chat: str, message_id: str) -> None:
+        """Recipients' inboxes show it ``revoked``; their devices get no event (a protocol
+        message, not reported, as on neonize)."""
+        self._connection()
+        message_checks.check_message(chat, message_id)
+        await self._fault("revoke_message")
+        self._network.device_revoke(self._connection(), chat, message_id)
+
+    async def delete_for_me(self, chat: str, message_id: str, *, from_me: bool, sender: str | None) -> None:
+        """Recorded on the account (``deleted_for_me``); the gateway emits ``message.delete_for_me``."""
+        self._connection()
+        message_checks.check_delete_for_me(chat, message_id, from_me=from_me, sender=sender)
+        await self._fault("delete_for_me")
+        self._network.device_delete_for_me(
+            self._connection(), chat, message_id, from_me=from_me, sender=sender
+        )
+
+    async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
+        """Answered by one ``history.sync`` event (``on_demand``) counting what came before."""
+        self._connection()
+        message_checks.check_history_sync(chat, count, oldest)
+        await self._fault("request_history_sync")
+        self._network.device_history_sync(self._connection(), chat, count, oldest)
