@@ -1,0 +1,177 @@
+"""The neonize adapter's message operations against an autospec ``NewClient``: revoke, delete
+for me (an app-state patch built here) and history sync (unsupported in neonize 0.5.2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes_neonize import (
+    ACCOUNT,
+    FakeNetwork,
+    Recorder,
+    connected,
+    make_port,
+    open_session,
+    patched_client,
+    run,
+    seed_paired,
+    wait_connect_started,
+)
+from neonize.exc import SendAppStateError, SendMessageError
+from neonize.proto.Neonize_pb2 import MutationInfo, PatchInfo, SendResponse
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message, ProtocolMessage
+from neonize.proto.waSyncAction.WAWebProtobufSyncAction_pb2 import DeleteMessageForMeAction, SyncActionValue
+from neonize.utils.jid import build_jid
+
+from session_host.network.neonize.message_ops import delete_for_me_patch
+from session_host.network.port import MessageRef, NetworkError, NetworkErrorKind
+
+BOB = "5511999998888@s.whatsapp.net"
+GROUP = "120363000000000001@g.us"
+REVOKE = Message(protocolMessage=ProtocolMessage(type=ProtocolMessage.REVOKE))
+
+
+def test_revoke_sends_whatsmeows_revoke_of_the_own_message_to_the_chat(tmp_path: Path) -> None:
+    fake = FakeNetwork()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            # Given a connected device
+            session, _ = await connected(tmp_path, fake)
+            client = fake.client
+            client.build_revoke.return_value = REVOKE
+            client.send_message.return_value = SendResponse(ID="3EB0REVOKE", Timestamp=1_700_000_200)
+            # When it revokes a message it sent in a group
+            await session.revoke_message(GROUP, "3EB0AAAA")
+            # Then whatsmeow builds the revoke (with_go: it knows the own LID) as the account's,
+            # and that message goes to the chat
+            group = build_jid("120363000000000001", "g.us")
+            client.build_revoke.assert_called_once_with(group, ACCOUNT, "3EB0AAAA", with_go=True)
+            client.send_message.assert_called_once_with(group, REVOKE)
+            await session.close()
+
+    run(scenario())
+
+
+def test_delete_for_me_sends_one_regular_high_patch(tmp_path: Path) -> None:
+    fake = FakeNetwork()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            session, _ = await connected(tmp_path, fake)
+            # When the device deletes for itself a message Bob sent in a group
+            await session.delete_for_me(GROUP, "3EB0BBBB", from_me=False, sender=BOB)
+            # Then one app-state patch keys it by chat, id, not from me and its author
+            (patch,), _ = fake.client.send_app_state.call_args
+            assert patch.Type == PatchInfo.REGULAR_HIGH
+            (mutation,) = patch.Mutations
+            assert list(mutation.Index) == ["deleteMessageForMe", GROUP, "3EB0BBBB", "0", BOB]
+            assert mutation.Version == 3
+            assert mutation.Value.HasField("deleteMessageForMeAction")
+            assert mutation.Value.deleteMessageForMeAction.deleteMedia is False
+            fake.client.send_message.assert_not_called()
+            await session.close()
+
+    run(scenario())
+
+
+def test_the_patch_of_an_own_message_has_no_participant() -> None:
+    patch = delete_for_me_patch(BOB, "3EB0CCCC", from_me=True, sender=None, at=1_700_000_000.5)
+    assert patch == PatchInfo(
+        Timestamp=1_700_000_000,
+        Type=PatchInfo.REGULAR_HIGH,
+        Mutations=[
+            MutationInfo(
+                Index=["deleteMessageForMe", BOB, "3EB0CCCC", "1", "0"],
+                Version=3,
+                Value=SyncActionValue(
+                    timestamp=1_700_000_000_500,
+                    deleteMessageForMeAction=DeleteMessageForMeAction(deleteMedia=False),
+                ),
+            )
+        ],
+    )
+
+
+def test_history_sync_is_unsupported_and_touches_nothing(tmp_path: Path) -> None:
+    fake = FakeNetwork()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            session, _ = await connected(tmp_path, fake)
+            calls = len(fake.client.mock_calls)
+            oldest = MessageRef(BOB, "3EB0DDDD", from_me=False, timestamp=1_700_000_000.0)
+            with pytest.raises(NetworkError) as raised:
+                await session.request_history_sync(BOB, 50, oldest)
+            assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
+            assert "request_history_sync" in str(raised.value)
+            assert len(fake.client.mock_calls) == calls
+            await session.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    "operation",
+    [
+        lambda s: s.revoke_message(BOB, "3EB0AAAA"),
+        lambda s: s.delete_for_me(BOB, "3EB0AAAA", from_me=True, sender=None),
+    ],
+    ids=["revoke_message", "delete_for_me"],
+)
+def test_operations_on_a_session_not_connected_touch_nothing(tmp_path: Path, operation: Any) -> None:
+    seed_paired(tmp_path)
+    fake = FakeNetwork()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            session = open_session(make_port(), tmp_path, Recorder())
+            with pytest.raises(NetworkError) as before:
+                await operation(session)
+            await session.connect()
+            client = await wait_connect_started(fake)
+            with pytest.raises(NetworkError) as during:
+                await operation(session)
+            # Then both are NOT_CONNECTED and the client saw nothing but connect()
+            # (revoke_message-like calls abort the process on a client that is not connected)
+            assert before.value.kind is during.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert [name for name, *_ in client.mock_calls] == ["connect"]
+            await session.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("fail", "library_message", "kind"),
+    [
+        ("send_message", "server returned error 429: rate-overlimit", NetworkErrorKind.RATE_LIMITED),
+        ("send_message", "failed to send message: websocket not connected", NetworkErrorKind.NETWORK),
+        ("send_app_state", "failed to send app state: info query timed out", NetworkErrorKind.TIMEOUT),
+        ("send_app_state", "app state key not found", NetworkErrorKind.NETWORK),
+    ],
+)
+def test_library_errors_become_network_errors(
+    tmp_path: Path, fail: str, library_message: str, kind: NetworkErrorKind
+) -> None:
+    fake = FakeNetwork()
+    error = SendMessageError if fail == "send_message" else SendAppStateError
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            session, _ = await connected(tmp_path, fake)
+            fake.client.build_revoke.return_value = REVOKE
+            getattr(fake.client, fail).side_effect = error(library_message)
+            operation = (
+                session.revoke_message(BOB, "3EB0AAAA")
+                if fail == "send_message"
+                else session.delete_for_me(BOB, "3EB0AAAA", from_me=True, sender=None)
+            )
+            with pytest.raises(NetworkError) as raised:
+                await operation
+            assert raised.value.kind is kind
+            assert library_message in str(raised.value)
+            await session.close()
+
+    run(scenario())
