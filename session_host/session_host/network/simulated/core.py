@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -251,7 +250,7 @@ class NetworkCore:
                 self._world.post(sender, recipient, message_id, text, exclude=conn.device_key)
                 chat_jid = recipient.jid
             self._save()
-            return message_id, chat_jid, time.time()
+            return message_id, chat_jid, sender.sent[-1]["timestamp"]  # as recorded: revokes count from it
 
     def send_presence(self, conn_id: str, chat: str, state: str) -> None:
         with self._lock:

@@ -91,7 +91,8 @@ class SimulatedNetwork(DeviceMessages, DeviceGroups):
             raise ControlError(400, "VALIDATION_ERROR", f"phone must be {jids.PHONE_RULE}")
 
     def inbox(self, phone: str) -> dict[str, Any]:
-        """What the phone received and saw: messages, chat presence, statuses, and what it sent."""
+        """What the phone received and saw: messages, chat presence, statuses, what it sent, and
+        what its devices deleted for themselves."""
         with self._lock:
             account = self._account(phone)
             return copy.deepcopy(
@@ -101,6 +102,7 @@ class SimulatedNetwork(DeviceMessages, DeviceGroups):
                     "presence": account.presence,
                     "statuses": account.statuses,
                     "sent": account.sent,
+                    "deleted_for_me": account.deleted_for_me,
                 }
             )
 

@@ -88,8 +88,7 @@ class DeviceMessages(NetworkCore):
             older = [
                 message
                 for message in _chat_messages(account, chat_jid)
-                if message["message_id"] != oldest.message_id
-                and _epoch(message) < oldest.timestamp
+                if message["message_id"] != oldest.message_id and _epoch(message) < oldest.timestamp
             ]
             found = len(older[-count:])
             assert conn.device_key is not None
@@ -113,8 +112,13 @@ def _chat_messages(account: Account, chat_jid: str) -> list[dict[str, Any]]:
 
 
 def _epoch(message: dict[str, Any]) -> float:
-    """When a message was sent: epoch seconds (``sent``) or ISO 8601 (``inbox``); 0 when unknown."""
+    """When a message was sent, to the millisecond (the network's precision, and the inbox's
+    ISO 8601 times'): epoch seconds (``sent``) or ISO 8601 (``inbox``); 0 when unknown."""
     value = message.get("timestamp")
     if isinstance(value, str):
-        return datetime.fromisoformat(value).timestamp()
-    return float(value or 0.0)
+        return _millis(datetime.fromisoformat(value).timestamp())
+    return _millis(float(value or 0.0))
+
+
+def _millis(seconds: float) -> float:
+    return int(seconds * 1000) / 1000

@@ -43,8 +43,7 @@ CRASH_WAIT = 5.0
 
 class SimulatedSession(SessionMessages, SessionGroups):
     """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials
-    (group operations: :class:`~.session_groups.SessionGroups`; messages already sent:
-    :class:`~.session_messages.SessionMessages`)."""
+    (more operations in :mod:`.session_groups` and :mod:`.session_messages`)."""
 
     def __init__(self, network: SimulatedNetwork, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
         self._network = network
