@@ -88,7 +88,7 @@ class DeviceMessages(NetworkCore):
             older = [
                 message
                 for message in _chat_messages(account, chat_jid)
-                if message["message_id"] != oldest.message_id and _epoch(message) < oldest.timestamp
+                if message["message_id"] != oldest.message_id and _epoch(message) < _millis(oldest.timestamp)
             ]
             found = len(older[-count:])
             assert conn.device_key is not None
