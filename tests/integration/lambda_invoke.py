@@ -3,6 +3,7 @@ invoking that function's real Lambda entry point the way ``sam local invoke`` do
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import Callable
@@ -85,9 +86,20 @@ class RegisteredTenant:
     admin_token: str
 
 
+def _main_thread_loop() -> None:
+    """Give the main thread a current event loop, as a Lambda process has (Mangum made one at
+    import). A test of this process that ran ``asyncio.run`` left the thread without one, and
+    Mangum's HTTP cycle would fail with "no current event loop"."""
+    try:
+        asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+
+
 def invoke(name: str, event: dict[str, Any]) -> Response:
     """Invoke the handler of the function that serves sample event ``name``."""
     function = EVENT_FUNCTIONS[name]
+    _main_thread_loop()
     result = HANDLERS[function](event, FakeLambdaContext(function_name=function))
     headers = {key.lower(): value for key, value in result.get("headers", {}).items()}
     assert result.get("isBase64Encoded") is False

@@ -276,12 +276,13 @@ def test_one_slow_receiver_does_not_hold_up_the_rest_of_the_batch(setup: Setup) 
     failed = invoke(setup, messages)
     took = time.monotonic() - began
 
-    # Then the nine fast deliveries arrived right away, and the batch took about the slow one
+    # Then the nine fast deliveries all arrived before the slow receiver could have answered
+    # (so none waited behind it), and the batch took about the slow one, not a sum of them
     assert failed == set()
     fast = [r for r in setup.script.received if r.path != "/d0"]
     assert len(fast) == 9
-    assert max(r.at for r in fast) - began < 1.0
-    assert 2.0 <= took < 3.0
+    assert max(r.at for r in fast) - began < 2.0
+    assert 2.0 <= took < 5.0
 
 
 def test_a_delivery_reads_the_configuration_and_writes_the_log_in_two_calls(
