@@ -52,6 +52,7 @@ class Dispatched:
     network_message_id: str | None = None
     sent_at: float | None = None
     error: str | None = None
+    error_kind: str | None = None  # a NetworkErrorKind value or a refusal code
 
 
 class DeviceSender:
@@ -198,7 +199,7 @@ class DeviceSender:
                 message = f"{error.reason}: {error}"
                 recorded = await self._store.mark_failed(send, message, epoch=epoch)
                 logger.warning("send refused by the network", extra=self._about(message))
-                self._resolve(Dispatched(send, error=message))
+                self._resolve(Dispatched(send, error=message, error_kind=error.reason))
                 return
             self._last_dispatch = time.time()
             sent_at = sent.timestamp or self._last_dispatch
@@ -236,7 +237,7 @@ class DeviceSender:
                 "send interrupted by a host stop marked failed",
                 extra={**self._about(), "message_id": send.message_id},
             )
-        self._resolve(Dispatched(send, error=INTERRUPTED))
+        self._resolve(Dispatched(send, error=INTERRUPTED, error_kind=NetworkErrorKind.NETWORK.value))
 
     def _resolve(self, outcome: Dispatched) -> None:
         for future in self._watchers.pop(outcome.send.send_key, []):
