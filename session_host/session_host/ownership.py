@@ -118,7 +118,7 @@ class Ownership:
     async def retire(self, owned: OwnedDevice, record: RecordOnEnd) -> DeviceSnapshot:
         """End the tenure cleanly; returns the session's last state."""
         owned.ending = True
-        self.senders.stop(owned.device_id, owned)  # no new dispatch on a closing session
+        await self.senders.settle(owned)  # no new dispatch, and the one under way is recorded
         try:
             await owned.session.close()
         except Exception:

@@ -43,6 +43,7 @@ def test_unfinished_sends_come_in_request_order_without_finished_ones(device_id:
     assert sent is not None
     assert sent.state is SendState.SENT
     assert sent.network_message_id == "NET1"
+    assert outbox.last_sent_at(TENANT, device_id) == pytest.approx(t0 + 3)
 
 
 def test_a_send_is_claimed_once_and_only_its_claimer_finishes_it(device_id: str) -> None:

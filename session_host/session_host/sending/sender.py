@@ -83,6 +83,7 @@ class DeviceSender:
         self._watchers: dict[str, list[asyncio.Future[Dispatched]]] = {}
         self._due: dict[str, float] = {}
         self._last_dispatch: float | None = None
+        self.current: asyncio.Task[None] | None = None  # the dispatch under way, if any
 
     # --- what commands use --------------------------------------------------------------
 
@@ -142,8 +143,10 @@ class DeviceSender:
             return
         head = min(queued, key=lambda send: send.order)
         due = head.not_before
+        interval = await self._store.min_interval(owned.tenant_id, owned.device_id)
+        if interval > 0 and self._last_dispatch is None:  # a new tenure: the last owner's dispatch
+            self._last_dispatch = await self._store.last_sent_at(owned.tenant_id, owned.device_id)
         if self._last_dispatch is not None:
-            interval = await self._store.min_interval(owned.tenant_id, owned.device_id)
             due = max(due, self._last_dispatch + interval)
         self._due = {head.send_key: due}
         if (wait := due - time.time()) > 0:
@@ -154,7 +157,7 @@ class DeviceSender:
             await owned.wait_until(lambda: session.state is SessionState.CONNECTED, self._poll)
             return
         await self._typing(head)
-        task = asyncio.get_running_loop().create_task(self._dispatch(head))
+        task = self.current = asyncio.get_running_loop().create_task(self._dispatch(head))
         self._dispatching.add(task)
         task.add_done_callback(self._dispatching.discard)
         await asyncio.shield(task)

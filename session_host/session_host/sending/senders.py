@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 
 from session_host.config import SEND_POLL_SECONDS
@@ -11,6 +12,8 @@ from session_host.owned import OwnedDevice
 from session_host.sending.sender import DeviceSender
 from session_host.sending.store import OutboxStore
 
+SETTLE_SECONDS = 10.0
+"""How long a clean end of a tenure waits for the device's dispatch under way."""
 PublishFor = Callable[[OwnedDevice, NetworkEvent], Awaitable[None]]
 
 
@@ -50,6 +53,18 @@ class Senders:
             return
         del self._running[device_id]
         entry[1].cancel()
+
+    async def settle(self, owned: OwnedDevice, timeout: float = SETTLE_SECONDS) -> None:
+        """Stop ``owned``'s dispatcher and let its dispatch under way finish (up to ``timeout``)
+        before the session closes: the next owner then finds it sent or queued again, never
+        ``sending`` (which it would have to fail as interrupted)."""
+        entry = self._running.get(owned.device_id)
+        self.stop(owned.device_id, owned)
+        current = entry[0].current if entry is not None and entry[0].owned is owned else None
+        if current is not None and not current.done():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    await asyncio.shield(current)
 
     def get(self, device_id: str) -> DeviceSender | None:
         entry = self._running.get(device_id)

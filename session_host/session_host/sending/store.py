@@ -20,6 +20,7 @@ class OutboxStore(Protocol):
     async def mark_sent(self, send: Send, epoch: int, network_message_id: str, sent_at: float) -> bool: ...
     async def mark_failed(self, send: Send, error: str, *, epoch: int | None = None) -> bool: ...
     async def min_interval(self, tenant_id: str, device_id: str) -> float: ...
+    async def last_sent_at(self, tenant_id: str, device_id: str) -> float | None: ...
 
 
 class HostOutbox:
@@ -45,6 +46,9 @@ class HostOutbox:
 
     async def mark_failed(self, send: Send, error: str, *, epoch: int | None = None) -> bool:
         return await self._aws(outbox.mark_failed, send, error, epoch=epoch)
+
+    async def last_sent_at(self, tenant_id: str, device_id: str) -> float | None:
+        return await self._aws(outbox.last_sent_at, tenant_id, device_id)
 
     async def min_interval(self, tenant_id: str, device_id: str) -> float:
         """The device's ``min_send_interval_seconds`` (0 when unset or the record is gone)."""

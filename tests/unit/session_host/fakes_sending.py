@@ -25,6 +25,7 @@ class FakeOutbox:
     def __init__(self) -> None:
         self.items: dict[str, Send] = {}
         self.interval = 0.0
+        self.last_sent: float | None = None  # what an earlier tenure recorded
         self._clock = itertools.count()
 
     def add(
@@ -89,6 +90,9 @@ class FakeOutbox:
 
     async def min_interval(self, _tenant: str, _device: str) -> float:
         return self.interval
+
+    async def last_sent_at(self, _tenant: str, _device: str) -> float | None:
+        return self.last_sent
 
 
 class RecordingSession:

@@ -162,3 +162,23 @@ def test_a_watcher_learns_the_dispatch_and_the_expected_time_of_a_delayed_send()
     assert rig.published[0].data["gateway_message_id"] == "M0"
     assert abs(sent_at - expected) < 0.2
     assert sent_at <= time.time()
+
+
+def test_a_new_tenure_spaces_its_first_dispatch_from_the_last_owners_one() -> None:
+    async def scenario() -> tuple[Rig, float]:
+        # Given a device with a 0.4 s interval whose previous owner sent just now
+        rig = Rig()
+        rig.store.interval = 0.4
+        rig.store.last_sent = time.time()
+        began = time.monotonic()
+        rig.store.add("after takeover")
+
+        # When this tenure's dispatcher starts
+        rig.start()
+        await rig.until(lambda: rig.session.texts() == ["after takeover"])
+        await rig.stop()
+        return rig, began
+
+    rig, began = asyncio.run(scenario())
+    # Then its first send waited out the interval from the last owner's dispatch
+    assert rig.session.at("after takeover") - began >= 0.35

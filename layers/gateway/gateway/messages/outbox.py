@@ -130,6 +130,16 @@ def unfinished(tenant_id: str, device_id: str) -> list[Send]:
     return [_send(item) for item in items]
 
 
+def last_sent_at(tenant_id: str, device_id: str, recent: int = 20) -> float | None:
+    """When the device's latest send went out, among its ``recent`` latest requests: a new
+    owner spaces its first dispatch from it (the minimum interval survives a takeover)."""
+    items = SendModel.query(
+        device_key(tenant_id, device_id), scan_index_forward=False, limit=recent, consistent_read=True
+    )
+    times = [float(item.sent_at) for item in items if item.sent_at is not None]
+    return max(times, default=None)
+
+
 def claim(send: Send, epoch: int) -> bool:
     """``queued`` → ``sending`` for the host holding the device's lease at ``epoch``; False
     when the item is no longer queued (another tenure took it, or it is gone)."""
