@@ -42,6 +42,9 @@ LIVENESS_MAX_AGE_SECONDS = 30.0
 """The health check fails once the liveness file is older than this."""
 STOP_GRACE_SECONDS = 10.0
 """How long a clean stop lets commands under way finish before it closes the sessions."""
+SEND_POLL_SECONDS = 30.0
+"""A device's send dispatcher re-reads its outbox at least this often (a send enqueued
+without a SEND_TEXT command reaching the host is found then)."""
 EXPIRY_MARGIN_SECONDS = 1.0
 """A session is closed this long before its lease expires unrenewed (clock skew between hosts)."""
 

@@ -16,7 +16,7 @@ from gateway.bus import Command, CommandName, Reply
 from gateway.bus.messages import ErrorKind
 from gateway.observability import logger
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
-from session_host.commands import CommandExecutor, Forward
+from session_host.commands import CommandExecutor, Forward, Later
 from session_host.consumer import Received
 from session_host.network.port import NetworkErrorKind
 from session_host.ownership import Ownership
@@ -51,6 +51,8 @@ class CommandDispatcher:
         try:
             async with self._ownership.locks.hold(command.device_id):
                 outcome = await self._executor.execute(command)
+            if isinstance(outcome, Later):  # its reply comes without the device's lock
+                outcome = await self._executor.finish(command, outcome)
         except Exception:
             logger.exception("command failed on the host", extra=_about(command))
             outcome = Reply.failure(

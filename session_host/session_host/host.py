@@ -147,6 +147,7 @@ class SessionHost:
         while self._ownership.devices:
             owned = list(self._ownership.devices.values())
             await asyncio.gather(*(self._hand_back(device, slots) for device in owned))
+        await self._ownership.senders.drain()
         await _cancel([self._renewing] if self._renewing else [])
         await self._publisher.stop(EVENT_FLUSH_SECONDS)
         await self._move_leftovers()

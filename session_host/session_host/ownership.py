@@ -27,9 +27,10 @@ from gateway.observability import logger
 from session_host import records
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.config import EXPIRY_MARGIN_SECONDS, HostSettings
-from session_host.network.port import NetworkPort
+from session_host.network.port import NetworkEvent, NetworkPort
 from session_host.owned import DeviceLocks, OwnedDevice, session_snapshot
-from session_host.publisher import EventPublisher
+from session_host.publisher import EventPublisher, envelope
+from session_host.sending import HostOutbox, Senders
 from session_host.sink import Sinks
 
 
@@ -59,6 +60,9 @@ class Ownership:
             aws=aws, publisher=publisher, queue_url=lambda: self.queue_url, on_session_end=self._session_ended
         )
         self._background: set[asyncio.Task[Any]] = set()
+        self._publisher = publisher
+        # Every tenure sends its device's outbox while it lasts.
+        self.senders = Senders(HostOutbox(aws), self._publish)
 
     @property
     def host_id(self) -> str:
@@ -91,6 +95,7 @@ class Ownership:
         self.devices[device_id] = owned
         self.device_ids = frozenset(self.devices)
         self._arm_expiry(owned)
+        self.senders.start(owned)
         return owned
 
     async def claim(self, owned: OwnedDevice, how: records.Claim) -> bool:
@@ -113,6 +118,7 @@ class Ownership:
     async def retire(self, owned: OwnedDevice, record: RecordOnEnd) -> DeviceSnapshot:
         """End the tenure cleanly; returns the session's last state."""
         owned.ending = True
+        await self.senders.settle(owned)  # no new dispatch, and the one under way is recorded
         try:
             await owned.session.close()
         except Exception:
@@ -164,12 +170,16 @@ class Ownership:
 
     def _end(self, owned: OwnedDevice) -> None:
         owned.active = False
+        self.senders.stop(owned.device_id, owned)
         if self.devices.get(owned.device_id) is owned:
             del self.devices[owned.device_id]
             self.device_ids = frozenset(self.devices)
         if owned.expiry_timer is not None:
             owned.expiry_timer.cancel()
         owned.notify()
+
+    async def _publish(self, owned: OwnedDevice, event: NetworkEvent) -> None:
+        await self._publisher.publish(envelope(event, owned.device_id), owned.tenant_id)
 
     def _session_ended(self, owned: OwnedDevice) -> None:
         """The pairing window closed or the phone unlinked the device: nothing left to run."""

@@ -61,12 +61,14 @@ TABLE_KEYS = {
     "WebhooksTable": ("tenant_id", "device_id"),
     "DeliveriesTable": ("device_id", "delivery_key"),
     "LeasesTable": ("device_id", None),
+    "SendsTable": ("device_key", "send_key"),
     "IdempotencyTable": ("id", None),
 }
 
 TABLE_TTL = {
     "DeliveriesTable": "expires_at",
     "LeasesTable": "expires_at",
+    "SendsTable": "expires_at",
     "IdempotencyTable": "expiration",  # the Powertools idempotency default
 }
 
@@ -82,6 +84,7 @@ RESOURCE_VARIABLES = {
     "WEBHOOKS_TABLE": "WebhooksTable",
     "DELIVERIES_TABLE": "DeliveriesTable",
     "LEASES_TABLE": "LeasesTable",
+    "SENDS_TABLE": "SendsTable",
     "IDEMPOTENCY_TABLE": "IdempotencyTable",
     "COMMAND_QUEUE_URL": "CommandQueue",
     "EVENTS_QUEUE_URL": "EventsQueue",

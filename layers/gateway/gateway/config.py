@@ -28,6 +28,7 @@ class Settings(BaseSettings):
     webhooks_table: str = Field(default="gateway-webhooks", alias="WEBHOOKS_TABLE")
     deliveries_table: str = Field(default="gateway-deliveries", alias="DELIVERIES_TABLE")
     leases_table: str = Field(default="gateway-leases", alias="LEASES_TABLE")
+    sends_table: str = Field(default="gateway-sends", alias="SENDS_TABLE")
     idempotency_table: str = Field(default="gateway-idempotency", alias="IDEMPOTENCY_TABLE")
 
     command_queue_url: str = Field(default="", alias="COMMAND_QUEUE_URL")

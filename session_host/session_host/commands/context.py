@@ -26,8 +26,17 @@ class Forward:
     queue_url: str
 
 
-Outcome = Reply | Forward | None
-"""A reply to send, a host to forward to, or None: dropped unexecuted (deadline passed)."""
+@dataclass(frozen=True)
+class Later:
+    """A reply that is awaited after the device's lock is let go: for a handler that waits
+    for something slow (a send's dispatch) without holding up the device's other commands."""
+
+    reply: Awaitable[Reply]
+
+
+Outcome = Reply | Forward | Later | None
+"""A reply to send, a host to forward to, a reply to await without the device's lock, or
+None: dropped unexecuted (deadline passed)."""
 
 Taken = Callable[["Host", Command, OwnedDevice, bool], Awaitable[Reply]]
 """What a command does with a device it has just taken; the flag says whether the device's

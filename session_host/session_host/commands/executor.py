@@ -9,9 +9,9 @@ touched: the command is forwarded to that host's queue.
 
 from __future__ import annotations
 
-from gateway.bus import Command
+from gateway.bus import Command, Reply
 from gateway.bus.messages import ErrorKind
-from session_host.commands.context import Host, Outcome, failed
+from session_host.commands.context import Host, Later, Outcome, failed
 from session_host.commands.registry import REGISTRY, CommandRegistry
 from session_host.network.port import NetworkError
 from session_host.owned import session_snapshot
@@ -41,7 +41,16 @@ class CommandExecutor:
                 return await handler.on_running(self._host, command, owned)
             return await handler.on_idle(self._host, command)
         except NetworkError as error:
-            owned = devices.get(command.device_id)
-            return failed(
-                command, error.reason, str(error), session_snapshot(owned.session) if owned else None
-            )
+            return self._network_failure(command, error)
+
+    async def finish(self, command: Command, later: Later) -> Reply:
+        """The reply of a handler that answered :class:`Later` (the caller has let the
+        device's lock go); a network failure is the answer, as in :meth:`execute`."""
+        try:
+            return await later.reply
+        except NetworkError as error:
+            return self._network_failure(command, error)
+
+    def _network_failure(self, command: Command, error: NetworkError) -> Reply:
+        owned = self._host.own.devices.get(command.device_id)
+        return failed(command, error.reason, str(error), session_snapshot(owned.session) if owned else None)

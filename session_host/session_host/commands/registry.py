@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from gateway.bus import Command, CommandName, Reply
-from session_host.commands.context import Host, Outcome, needs_a_session
+from session_host.commands.context import Host, Later, Outcome, needs_a_session
 from session_host.owned import OwnedDevice
 
-OnRunning = Callable[[Host, Command, OwnedDevice], Awaitable[Reply]]
-"""Serve a command on the session this host runs for the device (the device's lock is held)."""
+OnRunning = Callable[[Host, Command, OwnedDevice], Awaitable[Reply | Later]]
+"""Serve a command on the session this host runs for the device (the device's lock is held;
+a :class:`~.context.Later` answers after it is let go)."""
 OnIdle = Callable[[Host, Command], Awaitable[Outcome]]
 """Serve a command for a device no session on this host runs."""
 

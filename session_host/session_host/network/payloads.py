@@ -153,6 +153,25 @@ def message_received(
     return _event("message.received", data)
 
 
+def message_sent(
+    *, message_id: str, gateway_message_id: str, chat_jid: str, content: str, timestamp: float
+) -> NetworkEvent:
+    """The gateway dispatched a text for the device (the network does not echo it): the
+    network's id, and the id the send request was answered with."""
+    return NetworkEvent(
+        name="message.sent",
+        data={
+            "message_id": message_id,
+            "gateway_message_id": gateway_message_id,
+            "chat_jid": chat_jid,
+            "message_type": "text",
+            "content": content,
+            "timestamp": iso_utc(timestamp),
+        },
+        occurred_at=timestamp,
+    )
+
+
 def message_receipt(
     kind: ReceiptKind,
     *,

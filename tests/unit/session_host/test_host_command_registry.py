@@ -12,9 +12,10 @@ import pytest
 from gateway.bus import Command, CommandName, Reply
 from gateway.bus.messages import ErrorKind
 from gateway.leases import Lease
-from session_host.commands import CommandExecutor, Forward
+from session_host.commands import CommandExecutor, Forward, Later
 from session_host.commands.context import Host, needs_a_session
 from session_host.commands.registry import NOT_EXECUTED, REGISTRY, CommandRegistry
+from session_host.network.port import NetworkError, NetworkErrorKind
 from session_host.owned import OwnedDevice
 from session_host.ownership import Ownership
 
@@ -87,3 +88,28 @@ def test_a_command_without_a_handler_is_a_host_error() -> None:
     reply = _execute(CommandRegistry(), _Ownership(None))
     # Then it answers host_error rather than guessing what to do with the device
     assert (reply.ok, reply.error_kind) == (False, ErrorKind.HOST_ERROR)
+
+
+def test_a_later_reply_is_awaited_by_finish_and_a_network_failure_there_is_the_answer() -> None:
+    # Given a handler that answers Later, once with a reply and once with a network failure
+
+    async def answer(command: Command) -> Reply:
+        return Reply.success(command, {"late": True}, None)
+
+    async def refuse(_command: Command) -> Reply:
+        raise NetworkError(NetworkErrorKind.TIMEOUT, "too slow")
+
+    async def scenario() -> list[Reply]:
+        executor = CommandExecutor(cast(Ownership, _Ownership(None)), CommandRegistry())
+        command = Command(CommandName.SEND_TEXT, "t1", "d1", deadline=time.time() + 30)
+        # When the caller, having let the device's lock go, finishes them
+        return [
+            await executor.finish(command, Later(answer(command))),
+            await executor.finish(command, Later(refuse(command))),
+        ]
+
+    late, refused = asyncio.run(scenario())
+    # Then the first is the handler's reply and the second a failure of that kind
+    assert late.ok
+    assert late.result == {"late": True}
+    assert (refused.ok, refused.error_kind) == (False, "timeout")

@@ -289,3 +289,23 @@ def test_the_events_page_says_who_produces_each_event_as_the_adapters_declare() 
         assert {simulated, neonize} <= {"yes", "no"}, name
         # And every event an adapter does not produce says why
         assert why or (simulated == neonize == "yes"), name
+
+
+def test_message_sent_names_both_ids_and_the_networks_time() -> None:
+    # Given a text the gateway dispatched, When its message.sent is built
+    event = payloads.message_sent(
+        message_id="3EB0AA", gateway_message_id="G1", chat_jid=PEER, content="hi", timestamp=AT
+    )
+    # Then it carries the network's id, the gateway's id and the time it went out
+    assert (event.name, dict(event.data), event.occurred_at) == (
+        "message.sent",
+        {
+            "message_id": "3EB0AA",
+            "gateway_message_id": "G1",
+            "chat_jid": PEER,
+            "message_type": "text",
+            "content": "hi",
+            "timestamp": "2023-11-14T22:13:20.000Z",
+        },
+        AT,
+    )

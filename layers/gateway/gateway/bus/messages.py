@@ -28,6 +28,10 @@ class CommandName(StrEnum):
     DELETE = "delete"  # logout if possible, stop everything; the API deletes the record
     PING = "ping"  # answered by the host without touching the network (bench, health)
     MARK_READ = "mark_read"  # args {chat_jid, sender_jid, message_ids}: read receipts to the sender
+    # args {send_key} of a send in the outbox (gateway.messages.outbox): waits for its dispatch
+    # up to the deadline -> {status: "sent", message_id, chat_jid, sent_at, network_message_id}
+    # or {status: "scheduled", message_id, chat_jid, scheduled_for} (it goes out later).
+    SEND_TEXT = "send_text"
     # Groups and communities. ``group`` in a result is ``GroupInfo.to_json()`` of the session
     # host's network port; ``participants`` results are ``[MemberResult.to_json()]``. People
     # arrive as user JIDs or LIDs, already checked by the API.

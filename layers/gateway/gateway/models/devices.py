@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pynamodb.attributes import BooleanAttribute, UnicodeAttribute
+from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
 
 from gateway.models.base import GatewayModel, table_meta
 
@@ -28,5 +28,7 @@ class DeviceModel(GatewayModel):
     # connection without a webhook configuration (the URL, if any, was applied then), or
     # when it got a configuration of its own. Set once; see ``gateway.webhooks.pending``.
     pending_webhook_settled_at = UnicodeAttribute(null=True)
+    # Dispatches of the device's sends are at least this far apart (absent: 0; set by the API).
+    min_send_interval_seconds = NumberAttribute(null=True)
     created_at = UnicodeAttribute()
     updated_at = UnicodeAttribute()

@@ -1,0 +1,224 @@
+"""The send outbox: where a send waits until the session host that runs the device sends it.
+
+The API enqueues (:func:`enqueue`); the host reads a device's unfinished sends in request
+order (:func:`unfinished`) and moves each one on with conditional writes: ``queued`` →
+``sending`` (:func:`claim`, with the lease epoch of the host making the network call) →
+``sent`` or ``failed``; a send the network never saw goes back to ``queued``
+(:func:`requeue`). Finished items expire after :data:`KEEP_FINISHED_SECONDS`.
+
+These functions block (PynamoDB); the session host runs them on its AWS threads.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pynamodb.exceptions import DoesNotExist, UpdateError
+from pynamodb.expressions.condition import Condition
+
+from gateway.models import SendModel
+
+KEEP_FINISHED_SECONDS = 7 * 24 * 3600
+"""How long a sent or failed item stays readable (status, idempotent answers)."""
+KEEP_UNFINISHED_SECONDS = 30 * 24 * 3600
+"""A send that never went out (its device never came back) is dropped after this."""
+
+
+class SendState(StrEnum):
+    QUEUED = "queued"
+    SENDING = "sending"  # a host has started the network call
+    SENT = "sent"
+    FAILED = "failed"
+
+
+UNFINISHED = (SendState.QUEUED, SendState.SENDING)
+
+
+@dataclass(frozen=True)
+class Send:
+    """One outbox item, as the gateway sees it."""
+
+    tenant_id: str
+    device_id: str
+    send_key: str
+    message_id: str
+    chat_jid: str
+    text: str
+    delay_seconds: float
+    typing_seconds: float
+    disable_presence: bool
+    requested_at: float
+    not_before: float
+    state: SendState
+    sending_epoch: int | None = None
+    network_message_id: str | None = None
+    sent_at: float | None = None
+    error: str | None = None
+
+    @property
+    def order(self) -> tuple[float, str]:
+        """Dispatch order: when it may go out, then request order (the ``send_key``)."""
+        return (self.not_before, self.send_key)
+
+
+def device_key(tenant_id: str, device_id: str) -> str:
+    return f"{tenant_id}#{device_id}"
+
+
+def send_key(requested_at: float, message_id: str) -> str:
+    """``<requested_at in ms, 13 digits>#<message_id>``: sorts in request order."""
+    return f"{int(requested_at * 1000):013d}#{message_id}"
+
+
+def new_message_id() -> str:
+    """The gateway's id for a send (the network's own id is known only once it is sent)."""
+    return uuid.uuid4().hex.upper()
+
+
+def enqueue(
+    tenant_id: str,
+    device_id: str,
+    *,
+    chat_jid: str,
+    text: str,
+    delay_seconds: float = 0,
+    typing_seconds: float = 0,
+    disable_presence: bool = False,
+    message_id: str | None = None,
+    requested_at: float | None = None,
+) -> Send:
+    """Store a new ``queued`` send; the caller then tells the device's host (SEND_TEXT)."""
+    message_id = message_id or new_message_id()
+    requested_at = time.time() if requested_at is None else requested_at
+    item = SendModel(
+        device_key(tenant_id, device_id),
+        send_key(requested_at, message_id),
+        message_id=message_id,
+        chat_jid=chat_jid,
+        text=text,
+        delay_seconds=delay_seconds,
+        typing_seconds=typing_seconds,
+        disable_presence=disable_presence,
+        requested_at=requested_at,
+        not_before=requested_at + delay_seconds,
+        state=SendState.QUEUED.value,
+        expires_at=int(requested_at + delay_seconds + KEEP_UNFINISHED_SECONDS),
+    )
+    item.save(condition=SendModel.send_key.does_not_exist())
+    return _send(item)
+
+
+def get(tenant_id: str, device_id: str, key: str) -> Send | None:
+    try:
+        return _send(SendModel.get(device_key(tenant_id, device_id), key, consistent_read=True))
+    except DoesNotExist:
+        return None
+
+
+def unfinished(tenant_id: str, device_id: str) -> list[Send]:
+    """The device's ``queued`` and ``sending`` items in request order (a consistent Query;
+    finished items are filtered out after the read, so they cost read capacity until they
+    expire)."""
+    condition = SendModel.state.is_in(*(state.value for state in UNFINISHED))
+    items = SendModel.query(
+        device_key(tenant_id, device_id), filter_condition=condition, consistent_read=True
+    )
+    return [_send(item) for item in items]
+
+
+def last_sent_at(tenant_id: str, device_id: str, recent: int = 20) -> float | None:
+    """When the device's latest send went out, among its ``recent`` latest requests: a new
+    owner spaces its first dispatch from it (the minimum interval survives a takeover)."""
+    items = SendModel.query(
+        device_key(tenant_id, device_id), scan_index_forward=False, limit=recent, consistent_read=True
+    )
+    times = [float(item.sent_at) for item in items if item.sent_at is not None]
+    return max(times, default=None)
+
+
+def claim(send: Send, epoch: int) -> bool:
+    """``queued`` → ``sending`` for the host holding the device's lease at ``epoch``; False
+    when the item is no longer queued (another tenure took it, or it is gone)."""
+    return _update(
+        send,
+        [SendModel.state.set(SendState.SENDING.value), SendModel.sending_epoch.set(epoch)],
+        SendModel.state == SendState.QUEUED.value,
+    )
+
+
+def requeue(send: Send, epoch: int) -> bool:
+    """``sending`` → ``queued``: the network certainly did not get it (not connected)."""
+    return _update(
+        send,
+        [SendModel.state.set(SendState.QUEUED.value), SendModel.sending_epoch.remove()],
+        _sending_at(epoch),
+    )
+
+
+def mark_sent(send: Send, epoch: int, network_message_id: str, sent_at: float) -> bool:
+    return _update(
+        send,
+        [
+            SendModel.state.set(SendState.SENT.value),
+            SendModel.network_message_id.set(network_message_id),
+            SendModel.sent_at.set(sent_at),
+            SendModel.expires_at.set(int(sent_at + KEEP_FINISHED_SECONDS)),
+        ],
+        _sending_at(epoch),
+    )
+
+
+def mark_failed(send: Send, error: str, *, epoch: int | None = None) -> bool:
+    """``sending`` (by ``epoch``, or by any tenure when None: an interrupted dispatch) →
+    ``failed``."""
+    condition = _sending_at(epoch) if epoch is not None else SendModel.state == SendState.SENDING.value
+    return _update(
+        send,
+        [
+            SendModel.state.set(SendState.FAILED.value),
+            SendModel.error.set(error[:1000]),
+            SendModel.expires_at.set(int(time.time() + KEEP_FINISHED_SECONDS)),
+        ],
+        condition,
+    )
+
+
+def _sending_at(epoch: int) -> Condition:
+    return (SendModel.state == SendState.SENDING.value) & (SendModel.sending_epoch == epoch)
+
+
+def _update(send: Send, actions: list[Any], condition: Condition) -> bool:
+    item = SendModel(device_key(send.tenant_id, send.device_id), send.send_key)
+    try:
+        item.update(actions=actions, condition=condition & SendModel.send_key.exists())
+    except UpdateError as error:
+        if error.cause_response_code == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
+def _send(item: SendModel) -> Send:
+    tenant_id, device_id = item.device_key.split("#", 1)
+    return Send(
+        tenant_id=tenant_id,
+        device_id=device_id,
+        send_key=item.send_key,
+        message_id=item.message_id,
+        chat_jid=item.chat_jid,
+        text=item.text,
+        delay_seconds=float(item.delay_seconds or 0),
+        typing_seconds=float(item.typing_seconds or 0),
+        disable_presence=bool(item.disable_presence),
+        requested_at=float(item.requested_at),
+        not_before=float(item.not_before),
+        state=SendState(item.state),
+        sending_epoch=int(item.sending_epoch) if item.sending_epoch is not None else None,
+        network_message_id=item.network_message_id,
+        sent_at=float(item.sent_at) if item.sent_at is not None else None,
+        error=item.error,
+    )

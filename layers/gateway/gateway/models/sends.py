@@ -1,0 +1,36 @@
+"""The send outbox: messages a device was asked to send, until they are sent (or failed).
+
+Written through :mod:`gateway.messages.outbox`: the API enqueues, the session host that runs
+the device dispatches and marks each item with conditional writes.
+"""
+
+from __future__ import annotations
+
+from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
+
+from gateway.models.base import GatewayModel, table_meta
+
+
+class SendModel(GatewayModel):
+    """One message to send. ``device_key`` is ``<tenant_id>#<device_id>``; ``send_key`` is
+    ``<requested_at in ms, 13 digits>#<message_id>``, so a Query reads a device's sends in
+    request order. ``expires_at`` (epoch seconds) is the TTL that clears finished items."""
+
+    Meta = table_meta("sends_table")
+
+    device_key = UnicodeAttribute(hash_key=True)
+    send_key = UnicodeAttribute(range_key=True)
+    message_id = UnicodeAttribute()  # the gateway's own id, answered to the client
+    chat_jid = UnicodeAttribute()
+    text = UnicodeAttribute()
+    delay_seconds = NumberAttribute(default=0)
+    typing_seconds = NumberAttribute(default=0)
+    disable_presence = BooleanAttribute(default=False)
+    requested_at = NumberAttribute()  # epoch seconds
+    not_before = NumberAttribute()  # requested_at + delay
+    state = UnicodeAttribute()  # queued | sending | sent | failed
+    sending_epoch = NumberAttribute(null=True)  # lease epoch of the host that made the network call
+    network_message_id = UnicodeAttribute(null=True)
+    sent_at = NumberAttribute(null=True)
+    error = UnicodeAttribute(null=True)
+    expires_at = NumberAttribute(null=True)

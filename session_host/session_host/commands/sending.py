@@ -1,0 +1,105 @@
+"""Commands on the device's sends (the outbox, :mod:`session_host.sending`).
+
+``send_text`` names a send the API has put in the outbox. The handler wakes the device's
+dispatcher and returns a :class:`~.context.Later`: the device's lock is let go at once (the
+dispatcher and other commands of the device go on meanwhile) and the reply waits for the
+dispatch, up to the command's deadline. A send that has not gone out by then is answered
+``scheduled``: it stays in the outbox and goes out later, whichever host runs the device.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from gateway.bus import Command, CommandName, Reply
+from gateway.messages.outbox import Send, SendState
+from session_host.commands.context import Host, Later, Outcome, failed, ok
+from session_host.commands.registry import handles
+from session_host.network.payloads import iso_utc
+from session_host.network.port import NetworkErrorKind
+from session_host.owned import OwnedDevice, session_snapshot
+from session_host.sending import DeviceSender, Dispatched
+
+REPLY_MARGIN_SECONDS = 0.5
+"""The reply leaves this long before the command's deadline, so it reaches the caller in time."""
+
+
+def sent_result(send: Send, network_message_id: str | None, sent_at: float | None) -> dict[str, Any]:
+    return {
+        "status": "sent",
+        "message_id": send.message_id,
+        "chat_jid": send.chat_jid,
+        "sent_at": iso_utc(sent_at or time.time()),
+        "network_message_id": network_message_id,
+    }
+
+
+def scheduled_result(send: Send, scheduled_for: float) -> dict[str, Any]:
+    return {
+        "status": "scheduled",
+        "message_id": send.message_id,
+        "chat_jid": send.chat_jid,
+        "scheduled_for": iso_utc(scheduled_for),
+    }
+
+
+async def _find(host: Host, command: Command) -> Send | Reply:
+    key = command.args.get("send_key")
+    if not isinstance(key, str) or not key:
+        return failed(command, NetworkErrorKind.INVALID, "send_key is required")
+    send = await host.own.senders.store.get(command.tenant_id, command.device_id, key)
+    if send is None:
+        return failed(command, NetworkErrorKind.NOT_FOUND, "no such send in the device's outbox")
+    return send
+
+
+def _finished(command: Command, send: Send, device: Any) -> Reply | None:
+    """The answer for a send that is already over, else None."""
+    if send.state is SendState.SENT:
+        return ok(command, device, sent_result(send, send.network_message_id, send.sent_at))
+    if send.state is SendState.FAILED:
+        return failed(command, NetworkErrorKind.NETWORK, send.error or "the send failed", device)
+    return None
+
+
+async def _send_idle(host: Host, command: Command) -> Outcome:
+    """No session runs the device here: its host answers, or (none) the send waits in the
+    outbox for the device to run again."""
+    if forward := await host.to_holder(command):
+        return forward
+    found = await _find(host, command)
+    if isinstance(found, Reply):
+        return found
+    return _finished(command, found, None) or ok(command, None, scheduled_result(found, found.not_before))
+
+
+@handles(CommandName.SEND_TEXT, when_idle=_send_idle)
+async def send_text(host: Host, command: Command, owned: OwnedDevice) -> Reply | Later:
+    """Dispatch the send now or when it is due, and answer once it is out (or scheduled)."""
+    found = await _find(host, command)
+    if isinstance(found, Reply):
+        return found
+    device = session_snapshot(owned.session)
+    if done := _finished(command, found, device):
+        return done
+    sender = host.own.senders.get(owned.device_id)
+    if sender is None or sender.owned is not owned:  # the tenure is ending
+        return ok(command, device, scheduled_result(found, found.not_before))
+    return Later(_await_dispatch(command, owned, sender, found))
+
+
+async def _await_dispatch(command: Command, owned: OwnedDevice, sender: DeviceSender, send: Send) -> Reply:
+    future = sender.watch(send.send_key)
+    remaining = command.deadline - REPLY_MARGIN_SECONDS - time.time()
+    try:
+        outcome: Dispatched = await asyncio.wait_for(asyncio.shield(future), max(0.0, remaining))
+    except TimeoutError:
+        sender.unwatch(send.send_key, future)
+        scheduled = scheduled_result(send, max(sender.scheduled_for(send), time.time()))
+        return ok(command, session_snapshot(owned.session), scheduled)
+    device = session_snapshot(owned.session)
+    if outcome.error is not None:
+        return failed(command, outcome.error_kind or NetworkErrorKind.NETWORK, outcome.error, device)
+    return ok(command, device, sent_result(send, outcome.network_message_id, outcome.sent_at))

@@ -1,0 +1,252 @@
+"""One device's send dispatcher: a task per tenure that sends the device's outbox.
+
+Order: the queued sends are taken by ``not_before`` (request time + delay), then by request
+order. So a send with ``delay=0`` goes out before an earlier one with ``delay=60`` (issue 10:
+"not queued behind"), and sends without delay go out in request order. The device's
+``min_send_interval_seconds`` spaces consecutive dispatches in that same order.
+
+Each send: wait until ``max(not_before, previous dispatch + interval)`` (no lock held; a new
+send wakes the wait, as it may be due earlier), wait for a connected session, show
+"composing" for ``typing_seconds`` then "paused" (unless ``disable_presence``), claim the
+item (``queued`` → ``sending`` under this tenure's lease epoch), send, mark ``sent`` and
+publish ``message.sent``. The claim-send-mark step is shielded from cancellation, so a
+tenure that ends mid-send still records what the network answered.
+
+The crash window: a send found ``sending`` that no dispatch of this host is making was
+interrupted between its claim and its mark (a host died there). It is marked ``failed``
+(:data:`INTERRUPTED`) and never resent: at-most-once, because the network may already have
+it and neonize cannot send with the gateway's id for the network to drop a duplicate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from gateway.messages.outbox import Send, SendState
+from gateway.observability import logger
+from session_host.aws_calls import AWS_ERRORS
+from session_host.config import SEND_POLL_SECONDS
+from session_host.network import payloads
+from session_host.network.port import ChatPresence, NetworkError, NetworkErrorKind, NetworkEvent, SessionState
+from session_host.owned import OwnedDevice
+from session_host.sending.store import OutboxStore
+
+INTERRUPTED = (
+    "interrupted: the session host stopped during the network call; "
+    "not sent again, so that it is never sent twice"
+)
+Publish = Callable[[NetworkEvent], Awaitable[None]]
+_FIRST_BACKOFF = 0.5
+_MAX_BACKOFF = 30.0
+_MARK_ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class Dispatched:
+    """How a send ended: sent (``network_message_id``, ``sent_at``) or failed (``error``)."""
+
+    send: Send
+    network_message_id: str | None = None
+    sent_at: float | None = None
+    error: str | None = None
+    error_kind: str | None = None  # a NetworkErrorKind value or a refusal code
+
+
+class DeviceSender:
+    """Dispatches one tenure's sends; :meth:`run` until the tenure ends (then cancelled).
+
+    ``in_flight`` (send keys) and ``dispatching`` (tasks) are shared by the host's senders,
+    so a later tenure on this host never takes a send an earlier one is still finishing
+    for one it interrupted.
+    """
+
+    def __init__(
+        self,
+        owned: OwnedDevice,
+        store: OutboxStore,
+        publish: Publish,
+        *,
+        in_flight: set[str],
+        dispatching: set[asyncio.Task[None]],
+        poll_seconds: float = SEND_POLL_SECONDS,
+    ) -> None:
+        self.owned = owned
+        self._store = store
+        self._publish = publish
+        self._in_flight = in_flight
+        self._dispatching = dispatching
+        self._poll = poll_seconds
+        self._wake = asyncio.Event()
+        self._watchers: dict[str, list[asyncio.Future[Dispatched]]] = {}
+        self._due: dict[str, float] = {}
+        self._last_dispatch: float | None = None
+        self.current: asyncio.Task[None] | None = None  # the dispatch under way, if any
+
+    # --- what commands use --------------------------------------------------------------
+
+    def wake(self) -> None:
+        """Re-read the outbox now (a send was enqueued)."""
+        self._wake.set()
+
+    def watch(self, send_key: str) -> asyncio.Future[Dispatched]:
+        """A future resolved when this tenure sends (or fails) ``send_key``."""
+        future: asyncio.Future[Dispatched] = asyncio.get_running_loop().create_future()
+        self._watchers.setdefault(send_key, []).append(future)
+        self.wake()
+        return future
+
+    def unwatch(self, send_key: str, future: asyncio.Future[Dispatched]) -> None:
+        futures = self._watchers.get(send_key, [])
+        if future in futures:
+            futures.remove(future)
+        if not futures:
+            self._watchers.pop(send_key, None)
+
+    def scheduled_for(self, send: Send) -> float:
+        """When the send is expected to go out, as far as this dispatcher knows now."""
+        return max(send.not_before, self._due.get(send.send_key, 0.0)) + (
+            0.0 if send.disable_presence else send.typing_seconds
+        )
+
+    # --- the loop -----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        backoff = _FIRST_BACKOFF
+        while self.owned.active:
+            try:
+                await self._step()
+                backoff = _FIRST_BACKOFF
+            except AWS_ERRORS as error:
+                logger.warning("send dispatcher: outbox not reachable", extra=self._about(str(error)))
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, _MAX_BACKOFF)
+            except Exception:
+                logger.exception("send dispatcher step failed", extra=self._about())
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, _MAX_BACKOFF)
+
+    async def _step(self) -> None:
+        self._wake.clear()
+        owned = self.owned
+        queued: list[Send] = []
+        for send in await self._store.unfinished(owned.tenant_id, owned.device_id):
+            if send.state is SendState.QUEUED:
+                queued.append(send)
+            elif send.send_key not in self._in_flight:
+                await self._interrupted(send)
+        if not queued:
+            self._due = {}
+            await self._sleep(self._poll)
+            return
+        head = min(queued, key=lambda send: send.order)
+        due = head.not_before
+        interval = await self._store.min_interval(owned.tenant_id, owned.device_id)
+        if interval > 0 and self._last_dispatch is None:  # a new tenure: the last owner's dispatch
+            self._last_dispatch = await self._store.last_sent_at(owned.tenant_id, owned.device_id)
+        if self._last_dispatch is not None:
+            due = max(due, self._last_dispatch + interval)
+        self._due = {head.send_key: due}
+        if (wait := due - time.time()) > 0:
+            await self._sleep(min(wait, self._poll))
+            return
+        session = owned.session
+        if session.state is not SessionState.CONNECTED:  # it stays queued until the device is back
+            await owned.wait_until(lambda: session.state is SessionState.CONNECTED, self._poll)
+            return
+        await self._typing(head)
+        task = self.current = asyncio.get_running_loop().create_task(self._dispatch(head))
+        self._dispatching.add(task)
+        task.add_done_callback(self._dispatching.discard)
+        await asyncio.shield(task)
+
+    async def _sleep(self, seconds: float) -> None:
+        """Wait ``seconds``, or less when woken."""
+        try:
+            async with asyncio.timeout(seconds):
+                await self._wake.wait()
+        except TimeoutError:
+            pass
+
+    async def _typing(self, send: Send) -> None:
+        """ "composing" for the send's typing time, then "paused"; presence is best effort."""
+        if send.disable_presence:
+            return
+        session = self.owned.session
+        try:
+            await session.send_chat_presence(send.chat_jid, ChatPresence.COMPOSING)
+            await asyncio.sleep(send.typing_seconds)
+            await session.send_chat_presence(send.chat_jid, ChatPresence.PAUSED)
+        except NetworkError as error:
+            logger.info("typing indicator not shown", extra=self._about(str(error)))
+
+    # --- one dispatch (shielded) ----------------------------------------------------------
+
+    async def _dispatch(self, send: Send) -> None:
+        epoch = self.owned.lease.epoch
+        if not await self._store.claim(send, epoch):
+            return  # no longer queued: another tenure has it
+        key = send.send_key
+        self._in_flight.add(key)
+        recorded = False
+        try:
+            try:
+                sent = await self.owned.session.send_text(send.chat_jid, send.text)
+            except NetworkError as error:
+                if error.kind is NetworkErrorKind.NOT_CONNECTED:  # nothing reached the network
+                    recorded = await self._store.requeue(send, epoch)
+                    return
+                self._last_dispatch = time.time()
+                message = f"{error.reason}: {error}"
+                recorded = await self._store.mark_failed(send, message, epoch=epoch)
+                logger.warning("send refused by the network", extra=self._about(message))
+                self._resolve(Dispatched(send, error=message, error_kind=error.reason))
+                return
+            self._last_dispatch = time.time()
+            sent_at = sent.timestamp or self._last_dispatch
+            recorded = await self._mark_sent(send, epoch, sent.message_id, sent_at)
+            await self._publish(
+                payloads.message_sent(
+                    message_id=sent.message_id,
+                    gateway_message_id=send.message_id,
+                    chat_jid=send.chat_jid,
+                    content=send.text,
+                    timestamp=sent_at,
+                )
+            )
+            self._resolve(Dispatched(send, sent.message_id, sent_at))
+        finally:
+            if recorded:  # else it stays "ours" here, so this host never marks it interrupted
+                self._in_flight.discard(key)
+
+    async def _mark_sent(self, send: Send, epoch: int, network_id: str, sent_at: float) -> bool:
+        for attempt in range(1, _MARK_ATTEMPTS + 1):
+            try:
+                if not await self._store.mark_sent(send, epoch, network_id, sent_at):
+                    logger.warning("a sent message was no longer ours to mark", extra=self._about())
+                return True
+            except AWS_ERRORS as error:
+                if attempt == _MARK_ATTEMPTS:
+                    logger.error("a sent message was not marked sent", extra=self._about(str(error)))
+                    return False
+                await asyncio.sleep(_FIRST_BACKOFF * attempt)
+        return False
+
+    async def _interrupted(self, send: Send) -> None:
+        if await self._store.mark_failed(send, INTERRUPTED):
+            logger.warning(
+                "send interrupted by a host stop marked failed",
+                extra={**self._about(), "message_id": send.message_id},
+            )
+        self._resolve(Dispatched(send, error=INTERRUPTED, error_kind=NetworkErrorKind.NETWORK.value))
+
+    def _resolve(self, outcome: Dispatched) -> None:
+        for future in self._watchers.pop(outcome.send.send_key, []):
+            if not future.done():
+                future.set_result(outcome)
+
+    def _about(self, error: str | None = None) -> dict[str, str]:
+        about = {"device_id": self.owned.device_id, "tenant_id": self.owned.tenant_id}
+        return about | ({"error": error} if error else {})

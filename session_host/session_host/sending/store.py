@@ -1,0 +1,63 @@
+"""The outbox as a device's dispatcher sees it: awaitable calls, swappable in unit tests."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pynamodb.exceptions import DoesNotExist
+
+from gateway.messages import outbox
+from gateway.messages.outbox import Send
+from gateway.models import DeviceModel
+from session_host.aws_calls import AwsCalls
+
+
+class OutboxStore(Protocol):
+    async def unfinished(self, tenant_id: str, device_id: str) -> list[Send]: ...
+    async def get(self, tenant_id: str, device_id: str, send_key: str) -> Send | None: ...
+    async def claim(self, send: Send, epoch: int) -> bool: ...
+    async def requeue(self, send: Send, epoch: int) -> bool: ...
+    async def mark_sent(self, send: Send, epoch: int, network_message_id: str, sent_at: float) -> bool: ...
+    async def mark_failed(self, send: Send, error: str, *, epoch: int | None = None) -> bool: ...
+    async def min_interval(self, tenant_id: str, device_id: str) -> float: ...
+    async def last_sent_at(self, tenant_id: str, device_id: str) -> float | None: ...
+
+
+class HostOutbox:
+    """:mod:`gateway.messages.outbox` on the host's AWS threads."""
+
+    def __init__(self, aws: AwsCalls) -> None:
+        self._aws = aws
+
+    async def unfinished(self, tenant_id: str, device_id: str) -> list[Send]:
+        return await self._aws(outbox.unfinished, tenant_id, device_id)
+
+    async def get(self, tenant_id: str, device_id: str, send_key: str) -> Send | None:
+        return await self._aws(outbox.get, tenant_id, device_id, send_key)
+
+    async def claim(self, send: Send, epoch: int) -> bool:
+        return await self._aws(outbox.claim, send, epoch)
+
+    async def requeue(self, send: Send, epoch: int) -> bool:
+        return await self._aws(outbox.requeue, send, epoch)
+
+    async def mark_sent(self, send: Send, epoch: int, network_message_id: str, sent_at: float) -> bool:
+        return await self._aws(outbox.mark_sent, send, epoch, network_message_id, sent_at)
+
+    async def mark_failed(self, send: Send, error: str, *, epoch: int | None = None) -> bool:
+        return await self._aws(outbox.mark_failed, send, error, epoch=epoch)
+
+    async def last_sent_at(self, tenant_id: str, device_id: str) -> float | None:
+        return await self._aws(outbox.last_sent_at, tenant_id, device_id)
+
+    async def min_interval(self, tenant_id: str, device_id: str) -> float:
+        """The device's ``min_send_interval_seconds`` (0 when unset or the record is gone)."""
+        return await self._aws(_min_interval, tenant_id, device_id)
+
+
+def _min_interval(tenant_id: str, device_id: str) -> float:
+    try:
+        record = DeviceModel.get(tenant_id, device_id, attributes_to_get=["min_send_interval_seconds"])
+    except DoesNotExist:
+        return 0.0
+    return float(record.min_send_interval_seconds or 0)

@@ -1,0 +1,67 @@
+"""The send outbox against the local stack's SendsTable (moto): request order and the
+conditional state transitions a dispatcher relies on."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+
+from gateway.messages import outbox
+from gateway.messages.outbox import SendState
+from local_stack.stack import LocalStack
+
+TENANT = "tenant-outbox"
+CHAT = "15550001111@s.whatsapp.net"
+
+
+@pytest.fixture
+def device_id(stack: LocalStack) -> str:
+    return f"device-{uuid.uuid4().hex}"
+
+
+def test_unfinished_sends_come_in_request_order_without_finished_ones(device_id: str) -> None:
+    # Given three sends requested one after the other, the first one already sent
+    t0 = time.time()
+    first = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="one", requested_at=t0)
+    second = outbox.enqueue(
+        TENANT, device_id, chat_jid=CHAT, text="two", delay_seconds=60, requested_at=t0 + 1
+    )
+    third = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="three", requested_at=t0 + 2)
+    assert outbox.claim(first, 1)
+    assert outbox.mark_sent(first, 1, "NET1", t0 + 3)
+
+    # When the device's unfinished sends are read
+    items = outbox.unfinished(TENANT, device_id)
+
+    # Then they come in request order, with their pacing fields, and the sent one is left out
+    assert [item.message_id for item in items] == [second.message_id, third.message_id]
+    assert items[0].not_before == pytest.approx(t0 + 61)
+    assert items[0].state is SendState.QUEUED
+    sent = outbox.get(TENANT, device_id, first.send_key)
+    assert sent is not None
+    assert sent.state is SendState.SENT
+    assert sent.network_message_id == "NET1"
+    assert outbox.last_sent_at(TENANT, device_id) == pytest.approx(t0 + 3)
+
+
+def test_a_send_is_claimed_once_and_only_its_claimer_finishes_it(device_id: str) -> None:
+    # Given a queued send claimed by the tenure at epoch 2
+    send = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="hello")
+    assert outbox.claim(send, 2)
+
+    # When another tenure claims it, or one at another epoch tries to finish it
+    again = outbox.claim(send, 3)
+    foreign = outbox.mark_sent(send, 3, "NETX", time.time())
+
+    # Then both are refused, and the claimer can put it back or finish it
+    assert (again, foreign) == (False, False)
+    assert outbox.requeue(send, 2)
+    assert outbox.claim(send, 3)
+    assert outbox.mark_failed(send, "interrupted")
+    stored = outbox.get(TENANT, device_id, send.send_key)
+    assert stored is not None
+    assert stored.state is SendState.FAILED
+    assert stored.error == "interrupted"
+    assert outbox.unfinished(TENANT, device_id) == []

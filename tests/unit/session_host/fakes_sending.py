@@ -1,0 +1,156 @@
+"""An in-memory outbox and a recording session for the send dispatcher's unit tests."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import time
+from typing import Any
+
+from gateway.leases import Lease
+from gateway.messages import outbox
+from gateway.messages.outbox import Send, SendState
+from session_host.network.port import ChatPresence, NetworkError, NetworkEvent, SentMessage, SessionState
+from session_host.owned import OwnedDevice
+from session_host.sending.sender import DeviceSender
+
+TENANT, DEVICE = "t1", "d1"
+CHAT = "15550001111@s.whatsapp.net"
+
+
+class FakeOutbox:
+    """The outbox's conditional transitions, in memory."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Send] = {}
+        self.interval = 0.0
+        self.last_sent: float | None = None  # what an earlier tenure recorded
+        self._clock = itertools.count()
+
+    def add(
+        self, text: str, *, delay: float = 0, typing: float = 0, presence: bool = False, **fields: Any
+    ) -> Send:
+        now = time.time() + next(self._clock) / 1000  # distinct, increasing request times
+        message_id = f"M{len(self.items)}"
+        send = Send(
+            TENANT,
+            DEVICE,
+            outbox.send_key(now, message_id),
+            message_id,
+            CHAT,
+            text,
+            delay,
+            typing,
+            not presence,
+            now,
+            now + delay,
+            SendState.QUEUED,
+        )
+        send = dataclasses.replace(send, **fields)
+        self.items[send.send_key] = send
+        return send
+
+    def state(self, send: Send) -> Send:
+        return self.items[send.send_key]
+
+    def _move(self, send: Send, expected: SendState, epoch: int | None, **changes: Any) -> bool:
+        current = self.items[send.send_key]
+        if current.state is not expected or (epoch is not None and current.sending_epoch != epoch):
+            return False
+        self.items[send.send_key] = dataclasses.replace(current, **changes)
+        return True
+
+    async def unfinished(self, _tenant: str, _device: str) -> list[Send]:
+        return sorted(
+            (s for s in self.items.values() if s.state in outbox.UNFINISHED), key=lambda s: s.send_key
+        )
+
+    async def get(self, _tenant: str, _device: str, send_key: str) -> Send | None:
+        return self.items.get(send_key)
+
+    async def claim(self, send: Send, epoch: int) -> bool:
+        return self._move(send, SendState.QUEUED, None, state=SendState.SENDING, sending_epoch=epoch)
+
+    async def requeue(self, send: Send, epoch: int) -> bool:
+        return self._move(send, SendState.SENDING, epoch, state=SendState.QUEUED, sending_epoch=None)
+
+    async def mark_sent(self, send: Send, epoch: int, network_message_id: str, sent_at: float) -> bool:
+        return self._move(
+            send,
+            SendState.SENDING,
+            epoch,
+            state=SendState.SENT,
+            network_message_id=network_message_id,
+            sent_at=sent_at,
+        )
+
+    async def mark_failed(self, send: Send, error: str, *, epoch: int | None = None) -> bool:
+        return self._move(send, SendState.SENDING, epoch, state=SendState.FAILED, error=error)
+
+    async def min_interval(self, _tenant: str, _device: str) -> float:
+        return self.interval
+
+    async def last_sent_at(self, _tenant: str, _device: str) -> float | None:
+        return self.last_sent
+
+
+class RecordingSession:
+    """What the dispatcher did to the network, with monotonic times."""
+
+    def __init__(self, owned: OwnedDevice) -> None:
+        self._owned = owned
+        self.state = SessionState.CONNECTED
+        self.log: list[tuple[str, str, float]] = []  # (what, text or presence, time)
+        self.fail_with: NetworkError | None = None
+
+    def set_state(self, state: SessionState) -> None:
+        self.state = state
+        self._owned.notify()
+
+    async def send_text(self, to: str, text: str) -> SentMessage:
+        if self.fail_with is not None:
+            raise self.fail_with
+        self.log.append(("text", text, time.monotonic()))
+        return SentMessage(f"NET-{text}", to, time.time())
+
+    async def send_chat_presence(self, _chat: str, presence: ChatPresence) -> None:
+        self.log.append(("presence", presence.value, time.monotonic()))
+
+    def texts(self) -> list[str]:
+        return [value for what, value, _ in self.log if what == "text"]
+
+    def at(self, value: str) -> float:
+        return next(at for _, logged, at in self.log if logged == value)
+
+
+class Rig:
+    """A device's dispatcher over the fakes; ``published`` collects its events."""
+
+    def __init__(self, epoch: int = 1) -> None:
+        self.owned = OwnedDevice(TENANT, DEVICE, Lease(DEVICE, TENANT, "host-a", None, epoch, 0))
+        self.session = RecordingSession(self.owned)
+        self.owned.session = self.session  # type: ignore[assignment]
+        self.store = FakeOutbox()
+        self.published: list[NetworkEvent] = []
+        self.sender = DeviceSender(
+            self.owned, self.store, self._publish, in_flight=set(), dispatching=set(), poll_seconds=5
+        )
+        self._task: asyncio.Task[None] | None = None
+
+    async def _publish(self, event: NetworkEvent) -> None:
+        self.published.append(event)
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self.sender.run())
+
+    async def stop(self) -> None:
+        self.owned.active = False
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def until(self, check: Any, timeout: float = 5.0) -> None:
+        async with asyncio.timeout(timeout):
+            while not check():
+                await asyncio.sleep(0.01)
