@@ -23,6 +23,7 @@ from gateway.bus import Command, CommandName, Reply
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
 from session_host.commands.registry import OnRunning, handles
 from session_host.network.group_types import (
+    GroupInfo,
     GroupInvite,
     GroupOptions,
     GroupSettings,
@@ -53,8 +54,8 @@ def _served(operation: Operation, *, admin_of: str | None = None) -> OnRunning:
             return refused
         session = owned.session
         try:
-            if admin_of is not None and (refused := await _refuse_unless_admin(command, owned, admin_of)):
-                return refused
+            if admin_of is not None:
+                await _as_admin(session, _group_jid(command.args, admin_of))
             result = await operation(session, command.args)
         except _Malformed as error:
             return failed(command, NetworkErrorKind.INVALID, str(error), session_snapshot(session))
@@ -74,18 +75,13 @@ def _group_command(name: CommandName, *, admin_of: str | None = None) -> Callabl
     return register
 
 
-async def _refuse_unless_admin(command: Command, owned: OwnedDevice, argument: str) -> Reply | None:
-    session = owned.session
-    group_jid = _group_jid(command.args, argument)
+async def _as_admin(session: DeviceSession, group_jid: str) -> GroupInfo:
+    """The group as the network shows it, when the device is one of its admins; else the
+    refusal ``not_group_admin`` (the executor answers it with the device's state)."""
     info = await session.group_info(group_jid)
-    if session.jid is not None and info.is_admin(session.jid):
-        return None
-    return failed(
-        command,
-        "not_group_admin",
-        f"the device is not an admin of {group_jid}",
-        session_snapshot(session),
-    )
+    if session.jid is None or not info.is_admin(session.jid):
+        raise NetworkError.refused("not_group_admin", f"the device is not an admin of {group_jid}")
+    return info
 
 
 # --- arguments ------------------------------------------------------------------------------
@@ -238,7 +234,7 @@ async def leave_group(session: DeviceSession, args: dict[str, Any]) -> dict[str,
 # --- communities ----------------------------------------------------------------------------
 
 
-@_group_command(CommandName.LINK_GROUP, admin_of="community_jid")
+@_group_command(CommandName.LINK_GROUP)
 async def link_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
     """Link a group into a community the device administers; a group belongs to one
     community at a time (checked here from the network's records, so both adapters say so)."""
@@ -251,7 +247,7 @@ async def link_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, 
     return {}
 
 
-@_group_command(CommandName.UNLINK_GROUP, admin_of="community_jid")
+@_group_command(CommandName.UNLINK_GROUP)
 async def unlink_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
     """Remove a group from a community the device administers (``not_linked`` if it is not
     one of its groups, when the device can read the group)."""
@@ -270,7 +266,8 @@ async def unlink_group(session: DeviceSession, args: dict[str, Any]) -> dict[str
 
 
 async def _community(session: DeviceSession, community_jid: str) -> None:
-    if not (await session.group_info(community_jid)).is_community:
+    """The device administers ``community_jid`` and it is a community: one read for both."""
+    if not (await _as_admin(session, community_jid)).is_community:
         raise NetworkError.refused("not_a_community", f"{community_jid} is not a community")
 
 
