@@ -7,6 +7,7 @@ import re
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from gateway import jids
 from gateway.jids import (
     CHAT_PATTERN,
     PARTICIPANT_PATTERN,
@@ -222,3 +223,25 @@ def test_jids_are_written_as_whatsmeow_writes_them(jid: Jid, text: str, bare: st
     assert jid.bare == bare
     if jid.user:
         assert parse_jid(text) == jid
+
+
+@pytest.mark.parametrize(
+    ("text", "mentioned"),
+    [
+        ("hi @15551234567!", ["15551234567@s.whatsapp.net"]),
+        (
+            "@15551234567 @15557654321 @15551234567",
+            ["15551234567@s.whatsapp.net", "15557654321@s.whatsapp.net"],
+        ),
+        ("(@1234567)", ["1234567@s.whatsapp.net"]),
+        ("mail a@15551234567", []),  # not at the start of a word
+        ("@@15551234567", []),
+        ("@0123456789", []),  # no country code
+        ("@123456", []),  # too short
+        ("@1234567890123456", []),  # longer than a phone number
+        ("@15551234567x", []),  # the number must end the word
+        ("no mentions", []),
+    ],
+)
+def test_a_mention_is_an_at_sign_and_a_phone_number_as_a_word(text: str, mentioned: list[str]) -> None:
+    assert jids.mentioned_jids(text) == mentioned

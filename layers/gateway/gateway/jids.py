@@ -149,6 +149,19 @@ def user_jid(phone: str) -> str:
     return f"{phone}@{USER_SERVER}"
 
 
+_MENTION = re.compile(rf"(?<![\w@])@({_PHONE})(?![\w@])")
+
+
+def mentioned_jids(text: str) -> list[str]:
+    """The people a text mentions, as user JIDs, each once, in order of first mention.
+
+    A mention is ``@`` and a phone number (``@15551234567``), as WhatsApp's clients write
+    one and neonize reads one; the ``@`` must start a word and the number end it, so e-mail
+    addresses and longer digit runs are not mentions.
+    """
+    return list(dict.fromkeys(user_jid(phone) for phone in _MENTION.findall(text)))
+
+
 def phone_of(jid: str) -> str | None:
     """The phone number of a user JID; None for anything else (a LID has none)."""
     return jid.partition("@")[0] if is_user_jid(jid) else None

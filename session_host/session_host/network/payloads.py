@@ -172,6 +172,20 @@ def message_sent(
     )
 
 
+def mention_sent(*, message_id: str, chat_jid: str, mentioned: list[str], timestamp: float) -> NetworkEvent:
+    """The gateway dispatched a text that mentions people (after its ``message.sent``)."""
+    return NetworkEvent(
+        name="mention.sent",
+        data={
+            "message_id": message_id,
+            "chat_jid": chat_jid,
+            "mentioned": mentioned,
+            "timestamp": iso_utc(timestamp),
+        },
+        occurred_at=timestamp,
+    )
+
+
 def message_receipt(
     kind: ReceiptKind,
     *,

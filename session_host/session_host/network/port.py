@@ -8,7 +8,7 @@ one :class:`DeviceSession` per device and never touches a network client directl
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -194,8 +194,12 @@ class DeviceSession(GroupOperations, Protocol):
     async def close(self) -> None:
         """Stop the session without logging out and without events (host shutdown, lease lost)."""
 
-    async def send_text(self, to: str, text: str) -> SentMessage:
-        """Send a text to a user or group JID; no event is emitted for it."""
+    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
+        """Send a text to a user or group JID; no event is emitted for it.
+
+        ``mentions`` (user JIDs, :func:`gateway.jids.mentioned_jids` of the text) are marked
+        as mentioned, so their phones notify them as WhatsApp's clients do.
+        """
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
         """Show typing (composing) or stop showing it in a chat."""

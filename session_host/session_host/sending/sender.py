@@ -9,8 +9,9 @@ Each send: wait until ``max(not_before, previous dispatch + interval)`` (no lock
 send wakes the wait, as it may be due earlier), wait for a connected session, show
 "composing" for ``typing_seconds`` then "paused" (unless ``disable_presence``), claim the
 item (``queued`` → ``sending`` under this tenure's lease epoch), send, mark ``sent`` and
-publish ``message.sent``. The claim-send-mark step is shielded from cancellation, so a
-tenure that ends mid-send still records what the network answered.
+publish ``message.sent`` (and ``mention.sent`` when the text mentions people). The
+claim-send-mark step is shielded from cancellation, so a tenure that ends mid-send still
+records what the network answered.
 
 The crash window: a send found ``sending`` that no dispatch of this host is making was
 interrupted between its claim and its mark (a host died there). It is marked ``failed``
@@ -25,6 +26,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from gateway import jids
 from gateway.messages.outbox import Send, SendState
 from gateway.observability import logger
 from session_host.aws_calls import AWS_ERRORS
@@ -189,11 +191,12 @@ class DeviceSender:
         if not await self._store.claim(send, epoch):
             return  # no longer queued: another tenure has it
         key = send.send_key
+        mentioned = jids.mentioned_jids(send.text)
         self._in_flight.add(key)
         recorded = False
         try:
             try:
-                sent = await self.owned.session.send_text(send.chat_jid, send.text)
+                sent = await self.owned.session.send_text(send.chat_jid, send.text, mentions=mentioned)
             except NetworkError as error:
                 if error.kind is NetworkErrorKind.NOT_CONNECTED:  # nothing reached the network
                     recorded = await self._store.requeue(send, epoch)
@@ -216,6 +219,15 @@ class DeviceSender:
                     timestamp=sent_at,
                 )
             )
+            if mentioned:
+                await self._publish(
+                    payloads.mention_sent(
+                        message_id=sent.message_id,
+                        chat_jid=send.chat_jid,
+                        mentioned=mentioned,
+                        timestamp=sent_at,
+                    )
+                )
             self._resolve(Dispatched(send, sent.message_id, sent_at))
         finally:
             if recorded:  # else it stays "ours" here, so this host never marks it interrupted

@@ -32,6 +32,7 @@ from neonize.proto.Neonize_pb2 import JID, SendResponse
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
 
 from gateway import jids
+from session_host.network.neonize.jids import jid_str
 from session_host.network.port import DeviceSession, NetworkEvent
 from session_host.network.simulated.groups import Groups
 from session_host.network.simulated.network_groups import GROUP_OPTIONS, group_view
@@ -74,6 +75,9 @@ class Backend(Protocol):
     def put_on_network(self) -> int:
         """How many messages and app-state changes the device has put on the network so far
         (to check that a refused operation sent nothing)."""
+
+    def mentions_received(self, jid: str) -> list[list[str]]:
+        """The people marked as mentioned in each text the device sent to ``jid``, in order."""
 
 
 class SimulatedBackend:
@@ -119,6 +123,10 @@ class SimulatedBackend:
         account = self.network._world.accounts[DEVICE_PHONE]
         revoked = sum(1 for entry in account.sent if entry.get("revoked"))
         return len(account.sent) + revoked + len(account.deleted_for_me)
+
+    def mentions_received(self, jid: str) -> list[list[str]]:
+        inbox = self.network.inbox(_phone(jid))["messages"]
+        return [message["mentions"] for message in inbox if message["from"] == DEVICE_JID]
 
 
 class NeonizeBackend:
@@ -177,6 +185,12 @@ class NeonizeBackend:
     def put_on_network(self) -> int:
         client = self.network.client
         return int(client.send_message.call_count + client.send_app_state.call_count)
+
+    def mentions_received(self, jid: str) -> list[list[str]]:
+        sent = [
+            c.args[1] for c in self.network.client.send_message.call_args_list if jid_str(c.args[0]) == jid
+        ]
+        return [list(message.extendedTextMessage.contextInfo.mentionedJID) for message in sent]
 
 
 def _sent(to: Any, message: Any, *_: Any, **__: Any) -> SendResponse:

@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import itertools
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from gateway.leases import Lease
@@ -102,16 +103,18 @@ class RecordingSession:
         self._owned = owned
         self.state = SessionState.CONNECTED
         self.log: list[tuple[str, str, float]] = []  # (what, text or presence, time)
+        self.mentions: dict[str, list[str]] = {}  # text -> the mentions it was sent with
         self.fail_with: NetworkError | None = None
 
     def set_state(self, state: SessionState) -> None:
         self.state = state
         self._owned.notify()
 
-    async def send_text(self, to: str, text: str) -> SentMessage:
+    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         if self.fail_with is not None:
             raise self.fail_with
         self.log.append(("text", text, time.monotonic()))
+        self.mentions[text] = list(mentions)
         return SentMessage(f"NET-{text}", to, time.time())
 
     async def send_chat_presence(self, _chat: str, presence: ChatPresence) -> None:

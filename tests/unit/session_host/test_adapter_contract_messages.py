@@ -43,6 +43,18 @@ def test_sending_text_answers_the_networks_id_and_the_chat(adapter: str, tmp_pat
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
+def test_a_text_marks_the_people_it_mentions(adapter: str, tmp_path: Path) -> None:
+    async def scenario(net: Backend) -> None:
+        bob, _ = net.person(BOB)
+        carol, _ = net.person("15550001111")
+        await net.session.send_text(bob, "ask @15550001111", mentions=[carol])
+        await net.session.send_text(bob, "no one")
+        assert net.mentions_received(bob) == [[carol], []]
+
+    on(adapter, tmp_path, scenario)
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
 def test_typing_and_read_receipts(adapter: str, tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
         bob, _ = net.person(BOB)

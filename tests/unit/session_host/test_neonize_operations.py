@@ -20,7 +20,7 @@ from fakes_neonize import (
 )
 from neonize.exc import SendMessageError
 from neonize.proto.Neonize_pb2 import JID, SendResponse
-from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ContextInfo, ExtendedTextMessage, Message
 from neonize.utils.enum import ChatPresence as NeonizeChatPresence
 from neonize.utils.enum import ChatPresenceMedia, ReceiptType
 from neonize.utils.jid import build_jid
@@ -136,6 +136,32 @@ def test_library_exceptions_become_network_errors_with_the_library_message(
             # Then the error is typed and carries the library's message
             assert raised.value.kind is kind
             assert library_message in str(raised.value)
+            await session.close()
+
+    run(scenario())
+
+
+def test_a_text_with_mentions_is_an_extended_text_naming_the_mentioned_people(tmp_path: Path) -> None:
+    fake = FakeNetwork()
+    mentioned = ["5511999998888@s.whatsapp.net"]
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            # Given a connected device
+            session, _ = await connected(tmp_path, fake)
+            fake.client.send_message.return_value = SendResponse(ID="3EB0C0FFEE", Timestamp=1_700_000_123)
+            # When it sends a text that mentions someone in a group
+            group = build_jid("120363000000000001", server="g.us")
+            await session.send_text("120363000000000001@g.us", "hi @5511999998888", mentions=mentioned)
+            # Then the message carries the mention where WhatsApp's clients look for it
+            fake.client.send_message.assert_called_once_with(
+                group,
+                Message(
+                    extendedTextMessage=ExtendedTextMessage(
+                        text="hi @5511999998888", contextInfo=ContextInfo(mentionedJID=mentioned)
+                    )
+                ),
+            )
             await session.close()
 
     run(scenario())

@@ -182,3 +182,28 @@ def test_a_new_tenure_spaces_its_first_dispatch_from_the_last_owners_one() -> No
     rig, began = asyncio.run(scenario())
     # Then its first send waited out the interval from the last owner's dispatch
     assert rig.session.at("after takeover") - began >= 0.35
+
+
+def test_a_text_that_mentions_people_is_sent_with_its_mentions_and_announced_after_message_sent() -> None:
+    async def scenario() -> Rig:
+        # Given a send that mentions one person twice and another once, and a plain one
+        rig = Rig()
+        rig.store.add("hi @15551234567 and @15557654321, again @15551234567")
+        rig.store.add("no mention, mail me at a@15550000000")
+
+        # When both are dispatched
+        rig.start()
+        await rig.until(lambda: len(rig.session.texts()) == 2)
+        await rig.stop()
+        return rig
+
+    rig = asyncio.run(scenario())
+    mentioned = ["15551234567@s.whatsapp.net", "15557654321@s.whatsapp.net"]
+    # Then the network got each mention once, in order, and the plain text none
+    assert list(rig.session.mentions.values()) == [mentioned, []]
+    # And mention.sent followed the first one's message.sent only, naming the network's id
+    assert [event.name for event in rig.published] == ["message.sent", "mention.sent", "message.sent"]
+    sent, mention = rig.published[0], rig.published[1]
+    assert mention.data["message_id"] == sent.data["message_id"]
+    assert mention.data["chat_jid"] == sent.data["chat_jid"]
+    assert mention.data["mentioned"] == mentioned

@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from neonize.client import NewClient
 from neonize.proto.Neonize_pb2 import JID
-from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ContextInfo, ExtendedTextMessage, Message
 from neonize.utils.enum import ChatPresence as NeonizeChatPresence
 from neonize.utils.enum import ChatPresenceMedia, ReceiptType
 
@@ -47,11 +47,19 @@ class OperationsMixin:
     _runner: ClientRunner | None
     _gate: GoCallGate
 
-    async def send_text(self, to: str, text: str) -> SentMessage:
+    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         if not text:
             raise NetworkError(NetworkErrorKind.INVALID, "text must not be empty")
         chat = parse_jid(to)
-        message = Message(conversation=text)
+        message = (
+            Message(
+                extendedTextMessage=ExtendedTextMessage(
+                    text=text, contextInfo=ContextInfo(mentionedJID=list(mentions))
+                )
+            )
+            if mentions
+            else Message(conversation=text)
+        )
         response = await self._call("send message", lambda client: client.send_message(chat, message))
         timestamp = float(response.Timestamp) if response.Timestamp > 0 else time.time()
         return SentMessage(message_id=response.ID, chat_jid=jid_str(chat) or to, timestamp=timestamp)

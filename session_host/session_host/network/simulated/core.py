@@ -228,7 +228,9 @@ class NetworkCore:
 
     # --- traffic (called by sessions) -------------------------------------------------
 
-    def send_text(self, conn_id: str, to: str, text: str) -> tuple[str, str, float]:
+    def send_text(
+        self, conn_id: str, to: str, text: str, *, mentions: list[str] | None = None
+    ) -> tuple[str, str, float]:
         """A connected device sends a text to a person or a group; returns the network's
         message id, the chat's JID (phone digits name a user JID) and the time.
 
@@ -241,13 +243,15 @@ class NetworkCore:
             message_id = new_message_id()
             if jids.is_group_jid(to):
                 try:
-                    self._world.post_to_group(sender, to, message_id, text)
+                    self._world.post_to_group(sender, to, message_id, text, mentions=mentions)
                 except GroupError as error:
                     raise NetworkError.refused(error.code, str(error)) from error
                 chat_jid = to
             else:
                 recipient = self._recipient(to)
-                self._world.post(sender, recipient, message_id, text, exclude=conn.device_key)
+                self._world.post(
+                    sender, recipient, message_id, text, exclude=conn.device_key, mentions=mentions
+                )
                 chat_jid = recipient.jid
             self._save()
             return message_id, chat_jid, sender.sent[-1]["timestamp"]  # as recorded: revokes count from it

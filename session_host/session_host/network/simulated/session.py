@@ -11,7 +11,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -146,12 +146,14 @@ class SimulatedSession(SessionMessages, SessionGroups):
 
     # --- operations -------------------------------------------------------------------
 
-    async def send_text(self, to: str, text: str) -> SentMessage:
+    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         self._connection()
         if not text:
             raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
         await self._fault("send_text")
-        message_id, chat_jid, at = self._network.send_text(self._connection(), to, text)
+        message_id, chat_jid, at = self._network.send_text(
+            self._connection(), to, text, mentions=list(mentions)
+        )
         return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:

@@ -94,7 +94,14 @@ class World:
     # --- traffic ----------------------------------------------------------------------
 
     def post(
-        self, sender: Account, recipient: Account, message_id: str, text: str, *, exclude: str | None
+        self,
+        sender: Account,
+        recipient: Account,
+        message_id: str,
+        text: str,
+        *,
+        exclude: str | None,
+        mentions: list[str] | None = None,
     ) -> None:
         """``sender`` sends ``text`` to ``recipient``; receipts follow the network's rules.
 
@@ -108,9 +115,17 @@ class World:
         sender.sent.append(
             {"message_id": message_id, "to": recipient.jid, "text": text, "status": "sent", "timestamp": at}
         )
-        self._hand_over(sender, recipient, None, message_id, text, at, exclude=exclude)
+        self._hand_over(sender, recipient, None, message_id, text, at, exclude=exclude, mentions=mentions)
 
-    def post_to_group(self, sender: Account, group_jid: str, message_id: str, text: str) -> None:
+    def post_to_group(
+        self,
+        sender: Account,
+        group_jid: str,
+        message_id: str,
+        text: str,
+        *,
+        mentions: list[str] | None = None,
+    ) -> None:
         """``sender`` sends ``text`` to a group: every other member gets it as :meth:`post`
         hands a message over, in the group's chat, and each member's delivery is a
         ``delivered`` receipt of the group (the network reports group receipts per member).
@@ -129,7 +144,9 @@ class World:
         for jid in members:
             recipient = self.account_of_jid(jid)
             if recipient is not None:
-                self._hand_over(sender, recipient, group_jid, message_id, text, at, exclude=None)
+                self._hand_over(
+                    sender, recipient, group_jid, message_id, text, at, exclude=None, mentions=mentions
+                )
 
     def _hand_over(
         self,
@@ -141,6 +158,7 @@ class World:
         at: float,
         *,
         exclude: str | None,
+        mentions: list[str] | None = None,
     ) -> None:
         """One recipient gets a message: its inbox, then its devices (see :meth:`post`)."""
         received = events.text_received(
@@ -160,6 +178,7 @@ class World:
                 "chat": group_jid or sender.jid,
                 "type": "text",
                 "text": text,
+                "mentions": list(mentions or ()),
                 "push_name": sender.push_name,
                 "timestamp": received.data["timestamp"],
                 "read": False,
