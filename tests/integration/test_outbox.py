@@ -3,6 +3,7 @@ conditional state transitions a dispatcher relies on."""
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 
@@ -10,6 +11,7 @@ import pytest
 
 from gateway.messages import outbox
 from gateway.messages.outbox import SendState
+from gateway.models import SendModel
 from local_stack.stack import LocalStack
 
 TENANT = "tenant-outbox"
@@ -65,3 +67,47 @@ def test_a_send_is_claimed_once_and_only_its_claimer_finishes_it(device_id: str)
     assert stored.state is SendState.FAILED
     assert stored.error == "interrupted"
     assert outbox.unfinished(TENANT, device_id) == []
+
+
+def test_a_claim_that_comes_before_the_apis_write_writes_the_send_whole(device_id: str) -> None:
+    # Given a send the API has not written yet (it writes while its command travels)
+    send = outbox.new_send(TENANT, device_id, chat_jid=CHAT, text="early", typing_seconds=2)
+
+    # When the host claims it first, and the API's write lands afterwards
+    assert outbox.claim(send, 4)
+    outbox.store(send)
+
+    # Then the item is the host's claim, with every field of the send, and the write changed nothing
+    stored = outbox.get(TENANT, device_id, send.send_key)
+    assert stored is not None
+    assert stored.state is SendState.SENDING
+    assert stored.sending_epoch == 4
+    assert (stored.text, stored.typing_seconds, stored.not_before) == ("early", 2, send.not_before)
+    assert [item.send_key for item in outbox.unfinished(TENANT, device_id)] == [send.send_key]
+
+
+def test_a_finished_send_leaves_the_pending_index(device_id: str) -> None:
+    # Given a sent and a failed send
+    sent = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="sent")
+    failed = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="failed")
+    for send in (sent, failed):
+        assert outbox.claim(send, 1)
+    assert outbox.mark_sent(sent, 1, "NET2", time.time())
+    assert outbox.mark_failed(failed, "refused", epoch=1)
+
+    # Then neither is in the index a dispatcher reads: its reads cost what waits, not history
+    keys = [item.pending_key for item in SendModel.pending.query(outbox.device_key(TENANT, device_id))]
+    assert keys == []
+    assert outbox.unfinished(TENANT, device_id) == []
+
+
+def test_a_send_travels_whole_in_its_command_and_only_for_its_own_device(device_id: str) -> None:
+    send = outbox.new_send(TENANT, device_id, chat_jid=CHAT, text="carried", delay_seconds=5)
+    args = json.loads(json.dumps(outbox.command_args(send)))  # as the bus carries it
+
+    assert outbox.from_command_args(args, TENANT, device_id) == send
+    assert outbox.from_command_args(args, TENANT, "another-device") is None
+    assert outbox.from_command_args(args, "another-tenant", device_id) is None
+    assert outbox.from_command_args({**args, "send_key": "other"}, TENANT, device_id) is None
+    assert outbox.from_command_args({"send_key": send.send_key}, TENANT, device_id) is None
+    assert outbox.from_command_args({**args, "send": {"text": "half"}}, TENANT, device_id) is None

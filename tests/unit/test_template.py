@@ -362,7 +362,33 @@ def test_tables_have_their_key_schemas(transformed: dict[str, Any]) -> None:
             expected.append({"AttributeName": range_key, "KeyType": "RANGE"})
         assert properties["KeySchema"] == expected, name
         attributes = {a["AttributeName"]: a["AttributeType"] for a in properties["AttributeDefinitions"]}
-        assert attributes == {key["AttributeName"]: "S" for key in expected}, name
+        index_keys = [
+            key for index in properties.get("GlobalSecondaryIndexes", []) for key in index["KeySchema"]
+        ]
+        assert attributes == {key["AttributeName"]: "S" for key in expected + index_keys}, name
+
+
+def test_the_models_indexes_are_the_tables_indexes(transformed: dict[str, Any]) -> None:
+    # Given the tables of the template and the PynamoDB models with indexes
+    from gateway.models import SendModel
+
+    tables = _resources_of_type(transformed, "AWS::DynamoDB::Table")
+    for model, table in ((SendModel, "SendsTable"),):
+        # When the indexes of both are compared
+        declared = {
+            index["IndexName"]: [(key["AttributeName"], key["KeyType"]) for key in index["KeySchema"]]
+            for index in tables[table]["Properties"].get("GlobalSecondaryIndexes", [])
+        }
+        used = {
+            index.Meta.index_name: [
+                (attribute.attr_name, "HASH" if attribute.is_hash_key else "RANGE")
+                for attribute in index.Meta.attributes.values()
+                if attribute.is_hash_key or attribute.is_range_key
+            ]
+            for index in model._indexes.values()
+        }
+        # Then each index a model queries exists with the same keys
+        assert used == declared, table
 
 
 def test_tables_expire_items_on_their_ttl_attribute(transformed: dict[str, Any]) -> None:

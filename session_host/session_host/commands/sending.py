@@ -1,10 +1,12 @@
 """Commands on the device's sends (the outbox, :mod:`session_host.sending`).
 
-``send_text`` names a send the API has put in the outbox. The handler wakes the device's
-dispatcher and returns a :class:`~.context.Later`: the device's lock is let go at once (the
-dispatcher and other commands of the device go on meanwhile) and the reply waits for the
-dispatch, up to the command's deadline. A send that has not gone out by then is answered
-``scheduled``: it stays in the outbox and goes out later, whichever host runs the device.
+``send_text`` names a send the API has put in the outbox, and carries it whole (and the
+device's ``min_send_interval_seconds``), so nothing is read before the dispatch. The
+handler hands it to the device's dispatcher and returns a :class:`~.context.Later`: the
+device's lock is let go at once (the dispatcher and other commands of the device go on
+meanwhile) and the reply waits for the dispatch, up to the command's deadline. A send that
+has not gone out by then is answered ``scheduled``: it stays in the outbox and goes out
+later, whichever host runs the device.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 from typing import Any
 
 from gateway.bus import Command, CommandName, Reply
+from gateway.messages import outbox
 from gateway.messages.outbox import Send, SendState
 from session_host.commands.context import Host, Later, Outcome, failed, ok
 from session_host.commands.registry import handles
@@ -49,6 +52,8 @@ async def _find(host: Host, command: Command) -> Send | Reply:
     key = command.args.get("send_key")
     if not isinstance(key, str) or not key:
         return failed(command, NetworkErrorKind.INVALID, "send_key is required")
+    if carried := outbox.from_command_args(command.args, command.tenant_id, command.device_id):
+        return carried
     send = await host.own.senders.store.get(command.tenant_id, command.device_id, key)
     if send is None:
         return failed(command, NetworkErrorKind.NOT_FOUND, "no such send in the device's outbox")
@@ -87,6 +92,10 @@ async def send_text(host: Host, command: Command, owned: OwnedDevice) -> Reply |
     sender = host.own.senders.get(owned.device_id)
     if sender is None or sender.owned is not owned:  # the tenure is ending
         return ok(command, device, scheduled_result(found, found.not_before))
+    interval = command.args.get("min_send_interval_seconds")
+    if isinstance(interval, int | float) and not isinstance(interval, bool):
+        sender.interval = float(interval)
+    sender.offer(found)
     return Later(_await_dispatch(command, owned, sender, found))
 
 

@@ -8,10 +8,15 @@ order. So a send with ``delay=0`` goes out before an earlier one with ``delay=60
 Each send: wait until ``max(not_before, previous dispatch + interval)`` (no lock held; a new
 send wakes the wait, as it may be due earlier), wait for a connected session, show
 "composing" for ``typing_seconds`` then "paused" (unless ``disable_presence``), claim the
-item (``queued`` → ``sending`` under this tenure's lease epoch), send, mark ``sent`` and
-publish ``message.sent`` (and ``mention.sent`` when the text mentions people). The
-claim-send-mark step is shielded from cancellation, so a tenure that ends mid-send still
-records what the network answered.
+item (``queued`` → ``sending`` under this tenure's lease epoch), send, answer whoever waits
+on it, then mark ``sent`` and publish ``message.sent`` (and ``mention.sent`` when the text
+mentions people). The claim-send-mark step is shielded from cancellation, so a tenure that
+ends mid-send still records what the network answered.
+
+The queued sends are known without reading the outbox: each ``SEND_TEXT`` command brings its
+send (:meth:`DeviceSender.offer`) and the device's interval. The outbox is read at the start
+of a tenure and every poll, for sends whose command never reached this host (a host that
+died after its 202, a command that expired on the queue).
 
 The crash window: a send found ``sending`` that no dispatch of this host is making was
 interrupted between its claim and its mark (a host died there). It is marked ``failed``
@@ -44,6 +49,9 @@ Publish = Callable[[NetworkEvent], Awaitable[None]]
 _FIRST_BACKOFF = 0.5
 _MAX_BACKOFF = 30.0
 _MARK_ATTEMPTS = 5
+INDEX_LAG_SECONDS = 60.0
+"""A send its command brought is kept this long even when the outbox's index does not show
+it yet (the index is eventually consistent); a finished one then fails its claim."""
 
 
 @dataclass(frozen=True)
@@ -85,13 +93,22 @@ class DeviceSender:
         self._watchers: dict[str, list[asyncio.Future[Dispatched]]] = {}
         self._due: dict[str, float] = {}
         self._last_dispatch: float | None = None
+        self._queued: dict[str, Send] = {}  # the queued sends known here, by send_key
+        self._read_at: float | None = None  # when the outbox was last read (monotonic)
+        self.interval: float | None = None  # min_send_interval_seconds, as last learnt
         self.current: asyncio.Task[None] | None = None  # the dispatch under way, if any
 
     # --- what commands use --------------------------------------------------------------
 
     def wake(self) -> None:
-        """Re-read the outbox now (a send was enqueued)."""
+        """Look at the queued sends again now."""
         self._wake.set()
+
+    def offer(self, send: Send) -> None:
+        """A queued send its command brought: dispatched in its turn without reading the outbox."""
+        if send.state is SendState.QUEUED:
+            self._queued.setdefault(send.send_key, send)
+        self.wake()
 
     def watch(self, send_key: str) -> asyncio.Future[Dispatched]:
         """A future resolved when this tenure sends (or fails) ``send_key``."""
@@ -133,19 +150,16 @@ class DeviceSender:
     async def _step(self) -> None:
         self._wake.clear()
         owned = self.owned
-        queued: list[Send] = []
-        for send in await self._store.unfinished(owned.tenant_id, owned.device_id):
-            if send.state is SendState.QUEUED:
-                queued.append(send)
-            elif send.send_key not in self._in_flight:
-                await self._interrupted(send)
-        if not queued:
+        if self._read_at is None or time.monotonic() - self._read_at >= self._poll:
+            await self._read_outbox()
+        if not self._queued:
             self._due = {}
-            await self._sleep(self._poll)
+            assert self._read_at is not None
+            await self._sleep(self._read_at + self._poll - time.monotonic())
             return
-        head = min(queued, key=lambda send: send.order)
+        head = min(self._queued.values(), key=lambda send: send.order)
         due = head.not_before
-        interval = await self._store.min_interval(owned.tenant_id, owned.device_id)
+        interval = self.interval or 0.0
         if interval > 0 and self._last_dispatch is None:  # a new tenure: the last owner's dispatch
             self._last_dispatch = await self._store.last_sent_at(owned.tenant_id, owned.device_id)
         if self._last_dispatch is not None:
@@ -159,10 +173,33 @@ class DeviceSender:
             await owned.wait_until(lambda: session.state is SessionState.CONNECTED, self._poll)
             return
         await self._typing(head)
+        self._queued.pop(head.send_key, None)
         task = self.current = asyncio.get_running_loop().create_task(self._dispatch(head))
         self._dispatching.add(task)
         task.add_done_callback(self._dispatching.discard)
         await asyncio.shield(task)
+
+    async def _read_outbox(self) -> None:
+        """Read the device's unfinished sends (and its interval): at the start of the tenure
+        and every poll, for sends whose command never reached this host. A send that is
+        ``sending`` and not this host's was interrupted."""
+        owned = self.owned
+        started = time.time()
+        found: dict[str, Send] = {}
+        for send in await self._store.unfinished(owned.tenant_id, owned.device_id):
+            if send.state is SendState.QUEUED:
+                found[send.send_key] = send
+            elif send.send_key not in self._in_flight:
+                await self._interrupted(send)
+        # The index lags a moment behind writes: keep what commands brought just before.
+        recent = {
+            key: send
+            for key, send in self._queued.items()
+            if key not in found and send.requested_at > started - INDEX_LAG_SECONDS
+        }
+        self._queued = found | recent
+        self.interval = await self._store.min_interval(owned.tenant_id, owned.device_id)
+        self._read_at = time.monotonic()
 
     async def _sleep(self, seconds: float) -> None:
         """Wait ``seconds``, or less when woken."""
@@ -209,29 +246,33 @@ class DeviceSender:
                 return
             self._last_dispatch = time.time()
             sent_at = sent.timestamp or self._last_dispatch
-            recorded = await self._mark_sent(send, epoch, sent.message_id, sent_at)
-            await self._publish(
-                payloads.message_sent(
-                    message_id=sent.message_id,
-                    gateway_message_id=send.message_id,
-                    chat_jid=send.chat_jid,
-                    content=send.text,
-                    timestamp=sent_at,
-                )
-            )
-            if mentioned:
-                await self._publish(
-                    payloads.mention_sent(
-                        message_id=sent.message_id,
-                        chat_jid=send.chat_jid,
-                        mentioned=mentioned,
-                        timestamp=sent_at,
-                    )
-                )
+            # The caller learns it first; the record and the events follow, side by side.
             self._resolve(Dispatched(send, sent.message_id, sent_at))
+            marking = asyncio.ensure_future(self._mark_sent(send, epoch, sent.message_id, sent_at))
+            try:
+                await self._publish_sent(send, sent.message_id, sent_at, mentioned)
+            finally:
+                recorded = await marking
         finally:
             if recorded:  # else it stays "ours" here, so this host never marks it interrupted
                 self._in_flight.discard(key)
+
+    async def _publish_sent(self, send: Send, network_id: str, sent_at: float, mentioned: list[str]) -> None:
+        await self._publish(
+            payloads.message_sent(
+                message_id=network_id,
+                gateway_message_id=send.message_id,
+                chat_jid=send.chat_jid,
+                content=send.text,
+                timestamp=sent_at,
+            )
+        )
+        if mentioned:
+            await self._publish(
+                payloads.mention_sent(
+                    message_id=network_id, chat_jid=send.chat_jid, mentioned=mentioned, timestamp=sent_at
+                )
+            )
 
     async def _mark_sent(self, send: Send, epoch: int, network_id: str, sent_at: float) -> bool:
         for attempt in range(1, _MARK_ATTEMPTS + 1):

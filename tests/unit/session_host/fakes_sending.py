@@ -27,6 +27,8 @@ class FakeOutbox:
         self.items: dict[str, Send] = {}
         self.interval = 0.0
         self.last_sent: float | None = None  # what an earlier tenure recorded
+        self.reads = 0  # how often the unfinished sends were read
+        self.hidden: set[str] = set()  # send keys the (lagging) index does not show yet
         self._clock = itertools.count()
 
     def add(
@@ -63,9 +65,11 @@ class FakeOutbox:
         return True
 
     async def unfinished(self, _tenant: str, _device: str) -> list[Send]:
-        return sorted(
-            (s for s in self.items.values() if s.state in outbox.UNFINISHED), key=lambda s: s.send_key
+        self.reads += 1
+        shown = (
+            s for s in self.items.values() if s.state in outbox.UNFINISHED and s.send_key not in self.hidden
         )
+        return sorted(shown, key=lambda s: s.send_key)
 
     async def get(self, _tenant: str, _device: str, send_key: str) -> Send | None:
         return self.items.get(send_key)

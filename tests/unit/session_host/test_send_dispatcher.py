@@ -113,8 +113,7 @@ def test_a_network_refusal_fails_the_send_for_good_and_the_next_one_still_goes()
 
         # When the network accepts again and another send comes
         rig.session.fail_with = None
-        rig.store.add("next")
-        rig.sender.wake()
+        rig.sender.offer(rig.store.add("next"))
         await rig.until(lambda: rig.session.texts() == ["next"])
         await rig.stop()
         return rig
@@ -207,3 +206,29 @@ def test_a_text_that_mentions_people_is_sent_with_its_mentions_and_announced_aft
     assert mention.data["message_id"] == sent.data["message_id"]
     assert mention.data["chat_jid"] == sent.data["chat_jid"]
     assert mention.data["mentioned"] == mentioned
+
+
+def test_a_send_its_command_brings_goes_out_without_reading_the_outbox_even_before_the_index_shows_it() -> (
+    None
+):
+    async def scenario() -> tuple[Rig, int]:
+        # Given a running dispatcher that has read its (empty) outbox once
+        rig = Rig()
+        rig.start()
+        await rig.until(lambda: rig.store.reads == 1)
+
+        # When commands bring two sends that the outbox's index does not show yet
+        for text in ("one", "two"):
+            send = rig.store.add(text)
+            rig.store.hidden.add(send.send_key)
+            rig.sender.offer(send)
+        await rig.until(lambda: len(rig.session.texts()) == 2)
+        reads = rig.store.reads
+        await rig.stop()
+        return rig, reads
+
+    rig, reads = asyncio.run(scenario())
+    # Then both went out in request order, and the outbox was not read again for them
+    assert rig.session.texts() == ["one", "two"]
+    assert reads == 1
+    assert all(send.state is SendState.SENT for send in rig.store.items.values())

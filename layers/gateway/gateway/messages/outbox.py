@@ -1,23 +1,30 @@
 """The send outbox: where a send waits until the session host that runs the device sends it.
 
-The API enqueues (:func:`enqueue`); the host reads a device's unfinished sends in request
-order (:func:`unfinished`) and moves each one on with conditional writes: ``queued`` →
-``sending`` (:func:`claim`, with the lease epoch of the host making the network call) →
-``sent`` or ``failed``; a send the network never saw goes back to ``queued``
-(:func:`requeue`). Finished items expire after :data:`KEEP_FINISHED_SECONDS`.
+The API enqueues (:func:`enqueue`) and names the send in its ``SEND_TEXT`` command, whole
+(:func:`command_args`), so the host needs no read to start it; the host also reads a
+device's unfinished sends in request order (:func:`unfinished`, the sparse ``pending``
+index) to find those whose command never reached it. Each send moves on with conditional
+writes: ``queued`` → ``sending`` (:func:`claim`, with the lease epoch of the host making
+the network call) → ``sent`` or ``failed``; a send the network never saw goes back to
+``queued`` (:func:`requeue`). Finished items expire after :data:`KEEP_FINISHED_SECONDS`.
+
+A claim may come before the API's own write lands (the API writes and sends the command at
+the same time): it then writes the whole item itself, and the API's write, conditional on
+the item being new, changes nothing.
 
 These functions block (PynamoDB); the session host runs them on its AWS threads.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from pynamodb.exceptions import DoesNotExist, UpdateError
+from pynamodb.exceptions import DoesNotExist, PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
 from gateway.models import SendModel
@@ -79,7 +86,7 @@ def new_message_id() -> str:
     return uuid.uuid4().hex.upper()
 
 
-def enqueue(
+def new_send(
     tenant_id: str,
     device_id: str,
     *,
@@ -91,12 +98,13 @@ def enqueue(
     message_id: str | None = None,
     requested_at: float | None = None,
 ) -> Send:
-    """Store a new ``queued`` send; the caller then tells the device's host (SEND_TEXT)."""
+    """A new ``queued`` send, not stored yet (see :func:`store`)."""
     message_id = message_id or new_message_id()
     requested_at = time.time() if requested_at is None else requested_at
-    item = SendModel(
-        device_key(tenant_id, device_id),
-        send_key(requested_at, message_id),
+    return Send(
+        tenant_id=tenant_id,
+        device_id=device_id,
+        send_key=send_key(requested_at, message_id),
         message_id=message_id,
         chat_jid=chat_jid,
         text=text,
@@ -105,11 +113,44 @@ def enqueue(
         disable_presence=disable_presence,
         requested_at=requested_at,
         not_before=requested_at + delay_seconds,
-        state=SendState.QUEUED.value,
-        expires_at=int(requested_at + delay_seconds + KEEP_UNFINISHED_SECONDS),
+        state=SendState.QUEUED,
     )
-    item.save(condition=SendModel.send_key.does_not_exist())
-    return _send(item)
+
+
+def store(send: Send) -> None:
+    """Write a new send; a no-op when a host's claim already wrote it (see the module)."""
+    item = SendModel(device_key(send.tenant_id, send.device_id), send.send_key, **_new_attributes(send))
+    try:
+        item.save(condition=SendModel.send_key.does_not_exist())
+    except PutError as error:
+        if error.cause_response_code != "ConditionalCheckFailedException":
+            raise
+
+
+def enqueue(tenant_id: str, device_id: str, **fields: Any) -> Send:
+    """Store a new ``queued`` send (:func:`new_send`'s fields); the caller then tells the
+    device's host (SEND_TEXT)."""
+    send = new_send(tenant_id, device_id, **fields)
+    store(send)
+    return send
+
+
+def command_args(send: Send) -> dict[str, Any]:
+    """The ``SEND_TEXT`` arguments that carry the whole send (a few KB at most)."""
+    return {"send_key": send.send_key, "send": dataclasses.asdict(send)}
+
+
+def from_command_args(args: dict[str, Any], tenant_id: str, device_id: str) -> Send | None:
+    """The send a ``SEND_TEXT`` command carries, if it carries one of this device; else None
+    (the host then reads it)."""
+    raw = args.get("send")
+    if not isinstance(raw, dict) or (raw.get("tenant_id"), raw.get("device_id")) != (tenant_id, device_id):
+        return None
+    try:
+        send = Send(**{**raw, "state": SendState(raw["state"])})
+    except (KeyError, TypeError, ValueError):
+        return None
+    return send if send.send_key == args.get("send_key") else None
 
 
 def get(tenant_id: str, device_id: str, key: str) -> Send | None:
@@ -120,13 +161,13 @@ def get(tenant_id: str, device_id: str, key: str) -> Send | None:
 
 
 def unfinished(tenant_id: str, device_id: str) -> list[Send]:
-    """The device's ``queued`` and ``sending`` items in request order (a consistent Query;
-    finished items are filtered out after the read, so they cost read capacity until they
-    expire)."""
+    """The device's ``queued`` and ``sending`` items in request order, from the sparse
+    ``pending`` index: what it costs does not grow with the device's finished sends.
+
+    The index is eventually consistent: a send written a moment ago may be missing (its
+    command brings it) and one just finished may still show (its claim then fails)."""
     condition = SendModel.state.is_in(*(state.value for state in UNFINISHED))
-    items = SendModel.query(
-        device_key(tenant_id, device_id), filter_condition=condition, consistent_read=True
-    )
+    items = SendModel.pending.query(device_key(tenant_id, device_id), filter_condition=condition)
     return [_send(item) for item in items]
 
 
@@ -142,12 +183,20 @@ def last_sent_at(tenant_id: str, device_id: str, recent: int = 20) -> float | No
 
 def claim(send: Send, epoch: int) -> bool:
     """``queued`` → ``sending`` for the host holding the device's lease at ``epoch``; False
-    when the item is no longer queued (another tenure took it, or it is gone)."""
-    return _update(
-        send,
-        [SendModel.state.set(SendState.SENDING.value), SendModel.sending_epoch.set(epoch)],
-        SendModel.state == SendState.QUEUED.value,
-    )
+    when the item is no longer queued (another tenure took it). An item the API has not
+    written yet is written whole, already ``sending`` (see the module).
+
+    One conditional PutItem of the whole item (the send is known whole): the one write
+    between a send's command and its network call."""
+    attributes = _new_attributes(send) | {"state": SendState.SENDING.value, "sending_epoch": epoch}
+    item = SendModel(device_key(send.tenant_id, send.device_id), send.send_key, **attributes)
+    try:
+        item.save(condition=(SendModel.state == SendState.QUEUED.value) | SendModel.send_key.does_not_exist())
+    except PutError as error:
+        if error.cause_response_code == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
 
 
 def requeue(send: Send, epoch: int) -> bool:
@@ -164,6 +213,7 @@ def mark_sent(send: Send, epoch: int, network_message_id: str, sent_at: float) -
         send,
         [
             SendModel.state.set(SendState.SENT.value),
+            SendModel.pending_key.remove(),
             SendModel.network_message_id.set(network_message_id),
             SendModel.sent_at.set(sent_at),
             SendModel.expires_at.set(int(sent_at + KEEP_FINISHED_SECONDS)),
@@ -180,11 +230,29 @@ def mark_failed(send: Send, error: str, *, epoch: int | None = None) -> bool:
         send,
         [
             SendModel.state.set(SendState.FAILED.value),
+            SendModel.pending_key.remove(),
             SendModel.error.set(error[:1000]),
             SendModel.expires_at.set(int(time.time() + KEEP_FINISHED_SECONDS)),
         ],
         condition,
     )
+
+
+def _new_attributes(send: Send) -> dict[str, Any]:
+    """The attributes of a send as first written (by the API, or by a claim that came first)."""
+    return {
+        "message_id": send.message_id,
+        "chat_jid": send.chat_jid,
+        "text": send.text,
+        "delay_seconds": send.delay_seconds,
+        "typing_seconds": send.typing_seconds,
+        "disable_presence": send.disable_presence,
+        "requested_at": send.requested_at,
+        "not_before": send.not_before,
+        "state": SendState.QUEUED.value,
+        "pending_key": send.send_key,
+        "expires_at": int(send.not_before + KEEP_UNFINISHED_SECONDS),
+    }
 
 
 def _sending_at(epoch: int) -> Condition:

@@ -7,8 +7,21 @@ the device dispatches and marks each item with conditional writes.
 from __future__ import annotations
 
 from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from gateway.models.base import GatewayModel, table_meta
+
+
+class PendingIndex(GlobalSecondaryIndex["SendModel"]):
+    """The sends not finished yet (sparse: only items with a ``pending_key``), in request order,
+    so a dispatcher's read costs what is waiting, not the device's whole recent history."""
+
+    class Meta:
+        index_name = "pending"
+        projection = AllProjection()
+
+    device_key = UnicodeAttribute(hash_key=True)
+    pending_key = UnicodeAttribute(range_key=True)
 
 
 class SendModel(GatewayModel):
@@ -34,3 +47,6 @@ class SendModel(GatewayModel):
     sent_at = NumberAttribute(null=True)
     error = UnicodeAttribute(null=True)
     expires_at = NumberAttribute(null=True)
+    pending_key = UnicodeAttribute(null=True)  # the send_key while queued or sending, then removed
+
+    pending = PendingIndex()

@@ -1,0 +1,144 @@
+"""A text send against the bare command round trip, and the precision of a held send, in one run.
+
+    .venv/bin/python -m bench.send [--rounds N] [--per-round K] [--holds H]
+
+One moto server (the template's tables and queues) and one real ``SessionHost`` on the
+simulated network, with a connected device, carry:
+
+* **bus**: ``CommandBus.request(PING)`` to the host: the bare command round trip.
+* **send**: what POST /send/text does for ``delay=0, disablePresence=true``: the outbox
+  item is written (``outbox.enqueue``), then ``SEND_TEXT`` waits on the bus until the host's
+  dispatcher has sent it (outbox read, claim, the network call, marked sent, ``message.sent``
+  published) and answers ``sent``.
+* **hold**: sends with ``delay=1``; the error is how much later than the asked second the
+  answer came (the outbox write, the dispatcher's wake-up and the reply included).
+
+Samples of bus and send alternate (order shuffled per round) so drifts of a shared machine
+hit both alike. Prints medians and p90, the send/bus ratio (target <= 1.2x, issue 10) and the
+p95 hold error (target <= 100 ms); exits 1 when either misses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import tempfile
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from bench.bus import _wait, p90, sample
+from local_stack.aws import create_resources, start_moto
+from local_stack.stack import LocalStack
+from local_stack.template import load_template, local_resources
+
+PREFIX = "benchsend"
+RATIO_TARGET = 1.2
+HOLD_ERROR_TARGET_MS = 100.0
+DEVICE_PHONE = "15550008000"
+CONTACT_PHONE = "15550008001"
+TENANT = "bench"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.send", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=10, help="alternations of bus and send (default 10)")
+    parser.add_argument("--per-round", type=int, default=20, help="round trips per side and round (20)")
+    parser.add_argument("--holds", type=int, default=20, help="sends with delay=1 (default 20)")
+    args = parser.parse_args(argv)
+
+    stack = LocalStack(prefix=PREFIX)
+    os.environ.update(stack.environment())  # before any gateway module is imported
+    server, endpoint = start_moto(stack.moto_port)
+    try:
+        create_resources(endpoint, local_resources(load_template()), PREFIX)
+        run(args.rounds, args.per_round, args.holds)
+    finally:
+        server.stop()
+
+
+def run(rounds: int, per_round: int, holds: int) -> None:
+    from gateway.bus import CommandBus, CommandName
+    from gateway.bus.queues import sqs_client
+    from gateway.config import get_settings
+    from gateway.messages import outbox
+    from session_host.config import HostSettings
+    from session_host.host import SessionHost
+    from session_host.host_thread import HostThread
+    from session_host.network.simulated import SimulatedNetwork, SimulatedPort
+
+    network = SimulatedNetwork()
+    with tempfile.TemporaryDirectory() as data_dir:
+        host = HostThread(SessionHost(port=SimulatedPort(network), settings=HostSettings(data_dir=data_dir)))
+        host.start()
+        bus = CommandBus(sqs_client(), get_settings().command_queue_url)
+
+        def request(command: CommandName, device_id: str = "bench", **args: Any) -> dict[str, Any]:
+            reply = bus.request(
+                command, tenant_id=TENANT, device_id=device_id, host_queue_url=host.host.queue_url, args=args
+            )
+            assert reply.ok, reply
+            return reply.result
+
+        def send(delay: float = 0) -> None:
+            item = outbox.enqueue(
+                TENANT, device_id, chat_jid=contact, text="hi", delay_seconds=delay, disable_presence=True
+            )
+            args = outbox.command_args(item) | {"min_send_interval_seconds": 0}
+            result = request(CommandName.SEND_TEXT, device_id, **args)
+            assert result["status"] == "sent", result
+
+        try:
+            device_id = _connected_device(network, request)
+            contact = network.create_account(CONTACT_PHONE)["jid"]
+            sides: dict[str, Callable[[], None]] = {"bus": lambda: request(CommandName.PING), "send": send}
+            for side in sides.values():  # warm-up: the reply queue, pooled connections, loaded code
+                sample(side, 5)
+            results: dict[str, list[float]] = {name: [] for name in sides}
+            for _ in range(rounds):
+                for name in random.sample(list(sides), k=len(sides)):
+                    results[name].extend(sample(sides[name], per_round))
+            errors = [elapsed - 1000 for elapsed in sample(lambda: send(delay=1), holds)]
+        finally:
+            host.stop()
+    report(results, errors)
+
+
+def _connected_device(network: Any, request: Callable[..., dict[str, Any]]) -> str:
+    """A device record whose session a simulated phone paired."""
+    from datetime import UTC, datetime
+
+    from gateway.bus import CommandName
+    from gateway.models import DeviceModel
+
+    device_id, now = str(uuid.uuid4()), datetime.now(UTC).isoformat()
+    DeviceModel(TENANT, device_id, owner_user_id="u", name="bench", created_at=now, updated_at=now).save()
+    request(CommandName.CONNECT, device_id)
+    _wait(lambda: DeviceModel.get(TENANT, device_id).status == "pairing")
+    network.scan(device_id, DEVICE_PHONE)
+    _wait(lambda: DeviceModel.get(TENANT, device_id).status == "connected")
+    return device_id
+
+
+def report(results: dict[str, list[float]], hold_errors: list[float]) -> None:
+    medians = {name: statistics.median(values) for name, values in results.items()}
+    print(f"round trips per side: {len(results['bus'])}; held sends: {len(hold_errors)}")
+    print(f"{'':6} {'median ms':>10} {'p90 ms':>8}")
+    for name, values in results.items():
+        print(f"{name:6} {medians[name]:10.2f} {p90(values):8.2f}")
+    ratio = medians["send"] / medians["bus"]
+    hold_p95 = statistics.quantiles(hold_errors, n=20)[-1]
+    print(
+        f"hold error ms: median {statistics.median(hold_errors):.1f}, p95 {hold_p95:.1f}, "
+        f"min {min(hold_errors):.1f}, max {max(hold_errors):.1f}"
+    )
+    print(f"send / bus (medians): {ratio:.2f}x (target <= {RATIO_TARGET}x)")
+    print(f"send: hold p95 error {hold_p95:.0f} ms (target <= {HOLD_ERROR_TARGET_MS:.0f} ms)")
+    if ratio > RATIO_TARGET or hold_p95 > HOLD_ERROR_TARGET_MS:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
