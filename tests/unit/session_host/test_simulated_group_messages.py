@@ -4,6 +4,8 @@ the group's rules (members only; an announce group takes messages from admins on
 from __future__ import annotations
 
 import asyncio
+import time
+from datetime import datetime, timedelta
 from pathlib import Path
 from unittest.mock import ANY
 
@@ -11,6 +13,7 @@ import pytest
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, THIRD, fast_network, paired, refusal
 
 from session_host.network.group_types import GroupOptions
+from session_host.network.payloads import iso_utc
 from session_host.network.port import ChatPresence, NetworkError, NetworkErrorKind
 from session_host.network.simulated.group_records import GroupError
 
@@ -238,6 +241,33 @@ def test_a_device_reads_in_a_group_naming_the_sender_by_lid(tmp_path: Path) -> N
         with pytest.raises(NetworkError) as nobody:
             await session.mark_read(group, group, [message_id])
         assert nobody.value.kind is NetworkErrorKind.INVALID
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_message_to_a_group_with_disappearing_messages_disappears_when_its_timer_ends(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        # Given a device's group with a contact, where messages disappear after 24 hours
+        network = fast_network()
+        network.create_account(CONTACT)
+        session, _ = await paired(network, tmp_path)
+        group = (await session.create_group("Trip", [CONTACT], GroupOptions())).group.jid
+        await session.set_group_ephemeral(group, 86400)
+
+        # When the device sends there
+        await session.send_text(group, "gone tomorrow")
+
+        # Then the contact's phone has it until its timer ends
+        (message,) = network.inbox(CONTACT)["messages"]
+        sent_at = datetime.fromisoformat(message["timestamp"].replace("Z", "+00:00"))
+        assert message["expires_at"] == iso_utc((sent_at + timedelta(hours=24)).timestamp())
+
+        # And once the timer has run out, the message is gone from the phone
+        network._world.accounts[CONTACT].inbox[0]["expires_at"] = iso_utc(time.time() - 1)
+        assert network.inbox(CONTACT)["messages"] == []
         await session.close()
 
     asyncio.run(scenario())

@@ -18,6 +18,7 @@ from typing import Any
 
 from gateway import jids
 
+from ..payloads import iso_utc
 from ..port import NetworkError, NetworkErrorKind
 from . import events
 from .core import REAL_QR_LIFETIMES
@@ -95,10 +96,13 @@ class SimulatedNetwork(DeviceMessages, DeviceGroups):
         what its devices deleted for themselves."""
         with self._lock:
             account = self._account(phone)
+            now = iso_utc(time.time())  # ISO times of one format compare as their moments do
             return copy.deepcopy(
                 {
                     "jid": account.jid,
-                    "messages": account.inbox,
+                    "messages": [
+                        m for m in account.inbox if m.get("expires_at") is None or m["expires_at"] > now
+                    ],
                     "presence": account.presence,
                     "statuses": account.statuses,
                     "sent": account.sent,

@@ -16,7 +16,7 @@ from typing import Any
 
 from gateway import jids
 
-from ..payloads import ReceiptKind, iso_utc
+from ..payloads import ReceiptKind, iso_utc, iso_utc_or_none
 from ..port import NetworkEvent
 from . import events
 from .group_records import GroupChange, GroupError
@@ -137,6 +137,7 @@ class World:
             announce group when it is no admin (:meth:`.groups.Groups.audience`).
         """
         members = self.groups.audience(group_jid, sender.jid)
+        timer = self.groups.get_for(group_jid, sender.jid).ephemeral_duration
         at = time.time()
         sender.sent.append(
             {"message_id": message_id, "to": group_jid, "text": text, "status": "sent", "timestamp": at}
@@ -145,7 +146,15 @@ class World:
             recipient = self.account_of_jid(jid)
             if recipient is not None:
                 self._hand_over(
-                    sender, recipient, group_jid, message_id, text, at, exclude=None, mentions=mentions
+                    sender,
+                    recipient,
+                    group_jid,
+                    message_id,
+                    text,
+                    at,
+                    exclude=None,
+                    mentions=mentions,
+                    expires_at=at + timer if timer else None,
                 )
 
     def _hand_over(
@@ -159,8 +168,10 @@ class World:
         *,
         exclude: str | None,
         mentions: list[str] | None = None,
+        expires_at: float | None = None,
     ) -> None:
-        """One recipient gets a message: its inbox, then its devices (see :meth:`post`)."""
+        """One recipient gets a message: its inbox, then its devices (see :meth:`post`).
+        ``expires_at``: when it disappears, in a group with a disappearing-messages timer."""
         received = events.text_received(
             message_id, sender.jid, sender.push_name, recipient.jid, text, at, group_jid=group_jid
         )
@@ -179,6 +190,7 @@ class World:
                 "type": "text",
                 "text": text,
                 "mentions": list(mentions or ()),
+                "expires_at": iso_utc_or_none(expires_at),
                 "push_name": sender.push_name,
                 "timestamp": received.data["timestamp"],
                 "read": False,
