@@ -362,7 +362,35 @@ def test_tables_have_their_key_schemas(transformed: dict[str, Any]) -> None:
             expected.append({"AttributeName": range_key, "KeyType": "RANGE"})
         assert properties["KeySchema"] == expected, name
         attributes = {a["AttributeName"]: a["AttributeType"] for a in properties["AttributeDefinitions"]}
-        assert attributes == {key["AttributeName"]: "S" for key in expected}, name
+        index_keys = [
+            key for index in properties.get("GlobalSecondaryIndexes", []) for key in index["KeySchema"]
+        ]
+        assert attributes == {key["AttributeName"]: "S" for key in expected + index_keys}, name
+
+
+def test_the_sends_tables_indexes_are_the_models(transformed: dict[str, Any]) -> None:
+    # Given the SendsTable of the template and the PynamoDB model of its items
+    from gateway.models import SendModel
+
+    table = _resources_of_type(transformed, "AWS::DynamoDB::Table")["SendsTable"]["Properties"]
+    declared = {
+        index["IndexName"]: ([key["AttributeName"] for key in index["KeySchema"]], index["Projection"])
+        for index in table["GlobalSecondaryIndexes"]
+    }
+
+    # Then both name the same keys-only indexes, so a lookup by either id finds the item
+    modelled = {
+        index.Meta.index_name: (
+            [key.attr_name for key in (index._hash_key_attribute(), *_range_key(index))],
+            {"ProjectionType": "KEYS_ONLY"},
+        )
+        for index in (SendModel.by_message_id, SendModel.by_network_message_id)
+    }
+    assert declared == modelled
+
+
+def _range_key(index: Any) -> list[Any]:
+    return [attr for attr in index.Meta.attributes.values() if attr.is_range_key]
 
 
 def test_tables_expire_items_on_their_ttl_attribute(transformed: dict[str, Any]) -> None:

@@ -4,7 +4,10 @@ The API enqueues (:func:`enqueue`); the host reads a device's unfinished sends i
 order (:func:`unfinished`) and moves each one on with conditional writes: ``queued`` →
 ``sending`` (:func:`claim`, with the lease epoch of the host making the network call) →
 ``sent`` or ``failed``; a send the network never saw goes back to ``queued``
-(:func:`requeue`). Finished items expire after :data:`KEEP_FINISHED_SECONDS`.
+(:func:`requeue`). Failed items expire after :data:`KEEP_FINISHED_SECONDS`, sent ones after
+:data:`KEEP_SENT_SECONDS`: the outbox is also the gateway's record of what its devices sent,
+which DELETE /messages/{message_id} finds by either id (:func:`find`) and marks
+(:func:`mark_revoked`, :func:`mark_deleted_for_me`).
 
 These functions block (PynamoDB); the session host runs them on its AWS threads.
 """
@@ -24,6 +27,9 @@ from gateway.models import SendModel
 
 KEEP_FINISHED_SECONDS = 7 * 24 * 3600
 """How long a sent or failed item stays readable (status, idempotent answers)."""
+KEEP_SENT_SECONDS = 90 * 24 * 3600
+"""How long a sent item stays: a message can be deleted for me at any time, but only while
+the gateway still knows it (then 404 MESSAGE_NOT_FOUND, as for a message it never sent)."""
 KEEP_UNFINISHED_SECONDS = 30 * 24 * 3600
 """A send that never went out (its device never came back) is dropped after this."""
 
@@ -58,6 +64,8 @@ class Send:
     network_message_id: str | None = None
     sent_at: float | None = None
     error: str | None = None
+    revoked_at: float | None = None
+    deleted_for_me_at: float | None = None
 
     @property
     def order(self) -> tuple[float, str]:
@@ -166,7 +174,7 @@ def mark_sent(send: Send, epoch: int, network_message_id: str, sent_at: float) -
             SendModel.state.set(SendState.SENT.value),
             SendModel.network_message_id.set(network_message_id),
             SendModel.sent_at.set(sent_at),
-            SendModel.expires_at.set(int(sent_at + KEEP_FINISHED_SECONDS)),
+            SendModel.expires_at.set(int(sent_at + KEEP_SENT_SECONDS)),
         ],
         _sending_at(epoch),
     )
@@ -184,6 +192,45 @@ def mark_failed(send: Send, error: str, *, epoch: int | None = None) -> bool:
             SendModel.expires_at.set(int(time.time() + KEEP_FINISHED_SECONDS)),
         ],
         condition,
+    )
+
+
+def find(tenant_id: str, device_id: str, message_id: str) -> Send | None:
+    """The device's send named by the gateway's id or by the network's, else None.
+
+    Read through the keys-only indexes (one Query each, never the device's partition), then
+    consistently from the table, so the state is current.
+    """
+    key = device_key(tenant_id, device_id)
+    lookups = (
+        (SendModel.by_message_id, SendModel.message_id == message_id),
+        (SendModel.by_network_message_id, SendModel.network_message_id == message_id),
+    )
+    for index, condition in lookups:
+        for item in index.query(key, condition, limit=1):
+            found = get(tenant_id, device_id, item.send_key)
+            if found is not None:
+                return found
+    return None
+
+
+def mark_revoked(send: Send, at: float) -> bool:
+    """Deleted for everyone: once only, and not after a delete for me (False then)."""
+    return _update(
+        send,
+        [SendModel.revoked_at.set(at)],
+        (SendModel.state == SendState.SENT.value)
+        & SendModel.revoked_at.does_not_exist()
+        & SendModel.deleted_for_me_at.does_not_exist(),
+    )
+
+
+def mark_deleted_for_me(send: Send, at: float) -> bool:
+    """Deleted from the account's own view: once only (False then)."""
+    return _update(
+        send,
+        [SendModel.deleted_for_me_at.set(at)],
+        (SendModel.state == SendState.SENT.value) & SendModel.deleted_for_me_at.does_not_exist(),
     )
 
 
@@ -221,4 +268,6 @@ def _send(item: SendModel) -> Send:
         network_message_id=item.network_message_id,
         sent_at=float(item.sent_at) if item.sent_at is not None else None,
         error=item.error,
+        revoked_at=float(item.revoked_at) if item.revoked_at is not None else None,
+        deleted_for_me_at=float(item.deleted_for_me_at) if item.deleted_for_me_at is not None else None,
     )
