@@ -16,7 +16,6 @@ import uuid
 from typing import Any
 
 from gateway.bus import Command, CommandName, Reply
-from gateway.messages.outbox import Send, SendState
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
 from session_host.commands.registry import handles
 from session_host.network import payloads
@@ -40,7 +39,12 @@ async def delete_message(host: Host, command: Command, owned: OwnedDevice) -> Re
     send = await store.find(command.tenant_id, command.device_id, message_id)
     session = owned.session
     network_id, sent_at = (send.network_message_id, send.sent_at) if send is not None else (None, None)
-    if send is None or network_id is None or sent_at is None or not _deletable(send, chat, for_everyone):
+    if (
+        send is None
+        or network_id is None
+        or sent_at is None
+        or not send.deletable(chat, for_everyone=for_everyone)
+    ):
         message = f"the device sent no message {message_id} in {chat}, or it was already deleted"
         return failed(command, NetworkErrorKind.NOT_FOUND, message, session_snapshot(session))
     if for_everyone:
@@ -88,15 +92,6 @@ async def sync_history(_host: Host, command: Command, owned: OwnedDevice) -> Rep
     anchor = MessageRef(chat=chat, message_id=uuid.uuid4().hex.upper(), from_me=True, timestamp=time.time())
     await owned.session.request_history_sync(chat, count, anchor)
     return ok(command, session_snapshot(owned.session), {"chat_jid": chat, "count": count})
-
-
-def _deletable(send: Send, chat: str, for_everyone: bool) -> bool:
-    """A message sent in ``chat``, not deleted for me, and not yet revoked when revoking."""
-    if send.state is not SendState.SENT or send.chat_jid != chat:
-        return False
-    if send.deleted_for_me_at is not None:
-        return False
-    return not (for_everyone and send.revoked_at is not None)
 
 
 def _count(value: Any) -> bool:

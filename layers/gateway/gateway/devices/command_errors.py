@@ -74,6 +74,13 @@ def command_specific_errors(name: CommandName) -> tuple[Answer, ...]:
 """:data:`COMMAND_ERRORS` of the pairing commands (QR code, pair code), refused on a paired device."""
 
 
+def message_not_found() -> ApiError:
+    """What DELETE /messages/{message_id} answers for a message the device did not send
+    there (or already deleted), whether the API or the session host finds it out."""
+    status, code, message = _BY_COMMAND[(CommandName.DELETE_MESSAGE, "not_found")]
+    return ApiError(status, code, message)
+
+
 def bus_timeout() -> ApiError:
     return ApiError(
         503, "SERVICE_UNAVAILABLE", "the device's session host did not answer in time; retry later"

@@ -1,9 +1,11 @@
 """Operations on messages already sent or held by the phone: delete one, ask for history.
 
-Both act through the request's device. The input is checked first (400), then the device's
-status on its record (503), and only then is the session host asked, which answers from its
-record of what the device sent (:mod:`session_host.commands.message_ops`); its failures
-become the specification's codes in :mod:`gateway.devices.command_errors`.
+Both act through the request's device. The input is checked first (400), then (delete) the
+gateway's record of what the device sent, the send outbox (404 MESSAGE_NOT_FOUND, whatever
+the device's status), then the device's status on its record (503), and only then is the
+session host asked; it checks the record again, as it stands then, before the network is
+(:mod:`session_host.commands.message_ops`). Its failures become the specification's codes
+in :mod:`gateway.devices.command_errors`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from typing import Any
 from gateway.bus import CommandName
 from gateway.devices import commands
 from gateway.devices.access import require_session
+from gateway.devices.command_errors import message_not_found
 from gateway.errors import validation_error
+from gateway.messages import outbox
 from gateway.messages.receipts import chat_of, require_fields
 from gateway.messages.schemas import MAX_SYNC_COUNT, DeleteMessageRequest, HistorySyncRequest
 from gateway.models import DeviceModel
@@ -29,6 +33,9 @@ def delete_message(device: DeviceModel, message_id: str, request: DeleteMessageR
         raise validation_error("message_id", f"at most {MAX_MESSAGE_ID_LENGTH} characters", message_id)
     require_fields(message_id=message_id, chat_jid=(request.chat_jid or "").strip())
     chat = chat_of(request.chat_jid)
+    send = outbox.find(device.tenant_id, device.device_id, message_id)
+    if send is None or not send.deletable(chat.jid, for_everyone=request.for_everyone):
+        raise message_not_found()  # known without the device: even when it is not connected
     require_session(device)
     args = {"message_id": message_id, "chat_jid": chat.jid, "for_everyone": request.for_everyone}
     result = commands.execute(device, CommandName.DELETE_MESSAGE, args).result

@@ -67,6 +67,17 @@ class Send:
     revoked_at: float | None = None
     deleted_for_me_at: float | None = None
 
+    def deletable(self, chat_jid: str, *, for_everyone: bool) -> bool:
+        """Whether DELETE /messages/{message_id} may name it: sent in ``chat_jid``, not deleted
+        for me, and, to delete it for everyone, not revoked yet (else MESSAGE_NOT_FOUND)."""
+        if (
+            self.state is not SendState.SENT
+            or self.chat_jid != chat_jid
+            or self.deleted_for_me_at is not None
+        ):
+            return False
+        return not (for_everyone and self.revoked_at is not None)
+
     @property
     def order(self) -> tuple[float, str]:
         """Dispatch order: when it may go out, then request order (the ``send_key``)."""
