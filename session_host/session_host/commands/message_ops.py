@@ -89,7 +89,9 @@ async def sync_history(_host: Host, command: Command, owned: OwnedDevice) -> Rep
         )
     if refused := refuse_unless_connected(command, owned):
         return refused
-    anchor = MessageRef(chat=chat, message_id=uuid.uuid4().hex.upper(), from_me=True, timestamp=time.time())
+    # Networks keep milliseconds: an anchor one millisecond on counts what was sent just now.
+    now = time.time() + 0.001
+    anchor = MessageRef(chat=chat, message_id=uuid.uuid4().hex.upper(), from_me=True, timestamp=now)
     await owned.session.request_history_sync(chat, count, anchor)
     return ok(command, session_snapshot(owned.session), {"chat_jid": chat, "count": count})
 
