@@ -16,14 +16,12 @@ import uuid
 from typing import Any
 
 from gateway.bus import Command, CommandName, Reply
+from gateway.messages.schemas import MAX_SYNC_COUNT
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
 from session_host.commands.registry import handles
 from session_host.network import payloads
 from session_host.network.port import MessageRef, NetworkErrorKind
 from session_host.owned import OwnedDevice, session_snapshot
-
-MAX_SYNC_COUNT = 50
-"""The most messages one history request asks for (the API refuses more)."""
 
 
 @handles(CommandName.DELETE_MESSAGE)

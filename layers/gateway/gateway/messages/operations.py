@@ -38,7 +38,7 @@ def delete_message(device: DeviceModel, message_id: str, request: DeleteMessageR
         raise message_not_found()  # known without the device: even when it is not connected
     require_session(device)
     args = {"message_id": message_id, "chat_jid": chat.jid, "for_everyone": request.for_everyone}
-    result = commands.execute(device, CommandName.DELETE_MESSAGE, args).result
+    commands.execute(device, CommandName.DELETE_MESSAGE, args)
     logger.info(
         "message deleted",
         extra={
@@ -49,8 +49,8 @@ def delete_message(device: DeviceModel, message_id: str, request: DeleteMessageR
     )
     return {
         "message_id": message_id,
-        "gateway_message_id": result.get("message_id"),
-        "network_message_id": result.get("network_message_id"),
+        "gateway_message_id": send.message_id,
+        "network_message_id": send.network_message_id,  # set on every sent item
         "chat_jid": chat.jid,
         "for_everyone": request.for_everyone,
     }
