@@ -62,7 +62,7 @@ class Ownership:
         self._background: set[asyncio.Task[Any]] = set()
         self._publisher = publisher
         # Every tenure sends its device's outbox while it lasts.
-        self.senders = Senders(HostOutbox(aws), self._publish)
+        self.senders = Senders(HostOutbox(aws), self.publish)
 
     @property
     def host_id(self) -> str:
@@ -178,7 +178,9 @@ class Ownership:
             owned.expiry_timer.cancel()
         owned.notify()
 
-    async def _publish(self, owned: OwnedDevice, event: NetworkEvent) -> None:
+    async def publish(self, owned: OwnedDevice, event: NetworkEvent) -> None:
+        """Publish an event the host itself emits for ``owned``'s device (``message.sent``,
+        ``message.delete_for_me``), as the adapters' events are."""
         await self._publisher.publish(envelope(event, owned.device_id), owned.tenant_id)
 
     def _session_ended(self, owned: OwnedDevice) -> None:

@@ -33,6 +33,13 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("POST", "/devices/{device_id}/disconnect", None, "DEVICE_NOT_FOUND"),
     ("POST", "/devices/{device_id}/logout", None, "DEVICE_NOT_FOUND"),
     ("POST", "/webhook/deliveries/{event_id}/redeliver", None, "EVENT_NOT_FOUND"),
+    ("DELETE", "/messages/{message_id}", {"chat_jid": "15551234567"}, "MESSAGE_NOT_FOUND"),
+    (
+        "DELETE",
+        "/messages/{message_id}",
+        {"chat_jid": "15551234567", "for_everyone": True},
+        "MESSAGE_NOT_FOUND",
+    ),
 ]
 
 # Group routes act through a device and take a group JID, not a record id: a caller naming
@@ -59,13 +66,14 @@ GROUP_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
 
 # Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,
 # so the 404 is about the id in the path and not about a missing device.
-DEVICE_SCOPED = {"/webhook/deliveries/{event_id}/redeliver"}
+DEVICE_SCOPED = {"/webhook/deliveries/{event_id}/redeliver", "/messages/{message_id}"}
 
 # path parameter -> how to get such an id in the *other* tenant: f(api, other_tenant) -> id
 OTHER_TENANT_IDS: dict[str, Callable[[Any, Any], str]] = {
     "user_id": lambda api, other: api.create_user(other, "manager")[0],
     "device_id": lambda api, other: new_device(api, api.create_user(other, "user")[1]),
     "event_id": lambda api, other: logged_event(api, api.create_user(other, "user")[1]),
+    "message_id": lambda api, other: sent_message(api, api.create_user(other, "user")[1]),
 }
 
 # path parameter -> the same kind of id, but of the other tenant's admin (a second target)
@@ -73,6 +81,7 @@ OTHER_TENANT_ADMIN_IDS: dict[str, Callable[[Any, Any], str]] = {
     "user_id": lambda _api, other: other.admin_id,
     "device_id": lambda api, other: new_device(api, other.admin_token),
     "event_id": lambda api, other: logged_event(api, other.admin_token),
+    "message_id": lambda api, other: sent_message(api, other.admin_token),
 }
 
 
@@ -102,6 +111,20 @@ def logged_event(api: Any, token: str) -> str:
         expires_at=int(time.time()) + 3600,
     ).save()
     return event_id
+
+
+def sent_message(api: Any, token: str) -> str:
+    """The gateway's id of a message a new device of ``token``'s user sent to 15551234567, as
+    the session host records a send (so the test does not wait on a real dispatch)."""
+    from gateway.messages import outbox
+
+    response = api.request("POST", "/devices", token, json={})
+    assert response.status_code == 201, response.text
+    device = response.json()["device"]
+    send = outbox.enqueue(device["tenant_id"], device["id"], chat_jid="15551234567@s.whatsapp.net", text="hi")
+    assert outbox.claim(send, 1)
+    assert outbox.mark_sent(send, 1, f"3EB0{uuid.uuid4().hex[:16].upper()}", time.time())
+    return send.message_id
 
 
 def tenant_records(api: Any, tenant: Any) -> dict[str, list[dict[str, Any]]]:

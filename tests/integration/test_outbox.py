@@ -111,3 +111,39 @@ def test_a_send_travels_whole_in_its_command_and_only_for_its_own_device(device_
     assert outbox.from_command_args({**args, "send_key": "other"}, TENANT, device_id) is None
     assert outbox.from_command_args({"send_key": send.send_key}, TENANT, device_id) is None
     assert outbox.from_command_args({**args, "send": {"text": "half"}}, TENANT, device_id) is None
+
+
+def test_a_send_is_found_by_either_id_and_deleted_once(device_id: str) -> None:
+    # Given a sent message and a send still queued, of the same device
+    sent = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="hello")
+    queued = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="later")
+    assert outbox.claim(sent, 1)
+    network_id = f"NET{uuid.uuid4().hex[:8]}"
+    assert outbox.mark_sent(sent, 1, network_id, time.time())
+
+    # When it is looked up by the gateway's id, by the network's, and by ids it does not have
+    by_gateway = outbox.find(TENANT, device_id, sent.message_id)
+    by_network = outbox.find(TENANT, device_id, network_id)
+
+    # Then both name the same sent item, kept 90 days; unknown ids and other devices find nothing
+    assert by_gateway is not None
+    assert by_network is not None
+    assert by_gateway.send_key == by_network.send_key == sent.send_key
+    assert by_gateway.network_message_id == network_id
+    item = outbox.SendModel.get(outbox.device_key(TENANT, device_id), sent.send_key)
+    assert item.expires_at == pytest.approx(time.time() + outbox.KEEP_SENT_SECONDS, abs=5)
+    assert outbox.find(TENANT, device_id, "NOPE") is None
+    assert outbox.find(TENANT, f"other-{device_id}", sent.message_id) is None
+    found_queued = outbox.find(TENANT, device_id, queued.message_id)
+    assert found_queued is not None
+    assert found_queued.state is SendState.QUEUED
+
+    # And a revoke or a delete for me is recorded once; a queued send cannot be marked
+    assert outbox.mark_revoked(by_gateway, 10.0)
+    assert not outbox.mark_revoked(by_gateway, 11.0)
+    assert outbox.mark_deleted_for_me(by_gateway, 12.0)
+    assert not outbox.mark_deleted_for_me(by_gateway, 13.0)
+    assert not outbox.mark_revoked(found_queued, 14.0)
+    final = outbox.find(TENANT, device_id, network_id)
+    assert final is not None
+    assert (final.revoked_at, final.deleted_for_me_at) == (10.0, 12.0)

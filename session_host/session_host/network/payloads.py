@@ -186,6 +186,26 @@ def mention_sent(*, message_id: str, chat_jid: str, mentioned: list[str], timest
     )
 
 
+def message_delete_for_me(
+    *, message_id: str, gateway_message_id: str, chat_jid: str, sender: str | None, timestamp: float
+) -> NetworkEvent:
+    """The gateway deleted a message the device sent from the account's own view (app state
+    the adapters do not report): the network's id, and the id the send was answered with."""
+    return NetworkEvent(
+        name="message.delete_for_me",
+        data={
+            "message_id": message_id,
+            "gateway_message_id": gateway_message_id,
+            "chat_jid": chat_jid,
+            "sender": sender,
+            "is_from_me": True,
+            "delete_media": False,
+            "timestamp": iso_utc(timestamp),
+        },
+        occurred_at=timestamp,
+    )
+
+
 def message_receipt(
     kind: ReceiptKind,
     *,

@@ -77,6 +77,10 @@ EventSink = Callable[[NetworkEvent], Awaitable[None]]
 """Coroutine the adapter awaits for every event, on the session host's event loop."""
 
 
+REAL_REVOKE_WINDOW_SECONDS = 60 * 3600.0
+"""The real network lets a sender delete a message for everyone for 60 hours."""
+
+
 class NetworkErrorKind(StrEnum):
     """Why a network operation failed; the session host maps these to API errors."""
 
@@ -206,6 +210,12 @@ class DeviceSession(GroupOperations, Protocol):
 
     async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
         """Send read receipts for messages received in a chat."""
+
+    @property
+    def revoke_window_seconds(self) -> float:
+        """How long after sending a message its sender may delete it for everyone (the real
+        network: 60 hours; the simulated one: ``SIMULATOR_REVOKE_WINDOW_SECONDS``). The
+        session host checks it from its record of the send before asking the network."""
 
     async def revoke_message(self, chat: str, message_id: str) -> None:
         """Delete for everyone a message the device's account sent in ``chat``.

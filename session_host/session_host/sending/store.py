@@ -21,6 +21,9 @@ class OutboxStore(Protocol):
     async def mark_failed(self, send: Send, error: str, *, epoch: int | None = None) -> bool: ...
     async def min_interval(self, tenant_id: str, device_id: str) -> float: ...
     async def last_sent_at(self, tenant_id: str, device_id: str) -> float | None: ...
+    async def find(self, tenant_id: str, device_id: str, message_id: str) -> Send | None: ...
+    async def mark_revoked(self, send: Send, at: float) -> bool: ...
+    async def mark_deleted_for_me(self, send: Send, at: float) -> bool: ...
 
 
 class HostOutbox:
@@ -49,6 +52,15 @@ class HostOutbox:
 
     async def last_sent_at(self, tenant_id: str, device_id: str) -> float | None:
         return await self._aws(outbox.last_sent_at, tenant_id, device_id)
+
+    async def find(self, tenant_id: str, device_id: str, message_id: str) -> Send | None:
+        return await self._aws(outbox.find, tenant_id, device_id, message_id)
+
+    async def mark_revoked(self, send: Send, at: float) -> bool:
+        return await self._aws(outbox.mark_revoked, send, at)
+
+    async def mark_deleted_for_me(self, send: Send, at: float) -> bool:
+        return await self._aws(outbox.mark_deleted_for_me, send, at)
 
     async def min_interval(self, tenant_id: str, device_id: str) -> float:
         """The device's ``min_send_interval_seconds`` (0 when unset or the record is gone)."""

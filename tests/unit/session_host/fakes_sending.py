@@ -7,13 +7,17 @@ import dataclasses
 import itertools
 import time
 from collections.abc import Sequence
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
+from gateway.bus import Command, CommandName, Reply
 from gateway.leases import Lease
 from gateway.messages import outbox
 from gateway.messages.outbox import Send, SendState
+from session_host.commands import CommandExecutor
 from session_host.network.port import ChatPresence, NetworkError, NetworkEvent, SentMessage, SessionState
 from session_host.owned import OwnedDevice
+from session_host.ownership import Ownership
 from session_host.sending.sender import DeviceSender
 
 TENANT, DEVICE = "t1", "d1"
@@ -98,6 +102,40 @@ class FakeOutbox:
 
     async def last_sent_at(self, _tenant: str, _device: str) -> float | None:
         return self.last_sent
+
+    async def find(self, _tenant: str, _device: str, message_id: str) -> Send | None:
+        found = (s for s in self.items.values() if message_id in (s.message_id, s.network_message_id))
+        return next(found, None)
+
+    async def mark_revoked(self, send: Send, at: float) -> bool:
+        self.items[send.send_key] = dataclasses.replace(self.items[send.send_key], revoked_at=at)
+        return True
+
+    async def mark_deleted_for_me(self, send: Send, at: float) -> bool:
+        self.items[send.send_key] = dataclasses.replace(self.items[send.send_key], deleted_for_me_at=at)
+        return True
+
+
+class CommandHost:
+    """What the command executor sees of a host running one device on ``session`` with
+    ``store`` as its outbox; ``published`` collects the events handlers emit."""
+
+    def __init__(self, session: Any, store: FakeOutbox) -> None:
+        owned = OwnedDevice(TENANT, DEVICE, Lease(DEVICE, TENANT, "host-a", None, 1, 0))
+        owned.session = session
+        self.devices = {DEVICE: owned}
+        self.senders = SimpleNamespace(store=store)
+        self.published: list[NetworkEvent] = []
+
+    async def publish(self, _owned: OwnedDevice, event: NetworkEvent) -> None:
+        self.published.append(event)
+
+    async def run(self, name: CommandName, **args: Any) -> Reply:
+        """Execute one command as the host's executor does."""
+        command = Command(name, TENANT, DEVICE, deadline=time.time() + 30, args=args)
+        reply = await CommandExecutor(cast(Ownership, self)).execute(command)
+        assert isinstance(reply, Reply)
+        return reply
 
 
 class RecordingSession:

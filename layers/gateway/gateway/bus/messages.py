@@ -32,6 +32,10 @@ class CommandName(StrEnum):
     # up to the deadline -> {status: "sent", message_id, chat_jid, sent_at, network_message_id}
     # or {status: "scheduled", message_id, chat_jid, scheduled_for} (it goes out later).
     SEND_TEXT = "send_text"
+    # args {message_id (the gateway's or the network's), chat_jid, for_everyone} of a message
+    # the device sent -> {message_id, network_message_id, chat_jid, for_everyone}
+    DELETE_MESSAGE = "delete_message"
+    SYNC_HISTORY = "sync_history"  # args {chat_jid, count}: ask the phone for history -> {chat_jid, count}
     # Groups and communities. ``group`` in a result is ``GroupInfo.to_json()`` of the session
     # host's network port; ``participants`` results are ``[MemberResult.to_json()]``. People
     # arrive as user JIDs or LIDs, already checked by the API.

@@ -1,17 +1,19 @@
 """How a device command's failure is answered over HTTP.
 
 The session host replies with an error kind: a ``NetworkErrorKind`` value of the network
-port, or the bus's own ``not_running`` / ``host_error``. Each kind has one status and code.
+port, or the bus's own ``not_running`` / ``host_error``. Each kind has one status and code,
+except where a command has its own code for a kind (:data:`_BY_COMMAND`: the specification's
+codes of the message operations).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gateway.bus import Reply
+from gateway.bus import CommandName, Reply
 from gateway.devices.access import SESSION_ERRORS, session_unavailable
 from gateway.errors import ApiError, validation_error
-from gateway.web.error_docs import standard
+from gateway.web.error_docs import Answer, standard
 
 # kind -> (HTTP status, error_code, message used when the host gave none)
 _BY_KIND: dict[str, tuple[int, str, str]] = {
@@ -21,6 +23,29 @@ _BY_KIND: dict[str, tuple[int, str, str]] = {
     "rate_limited": (429, "RATE_LIMITED", "the messaging network throttled the operation; retry later"),
     "unsupported": (501, "UNSUPPORTED_OPERATION", "the messaging network adapter cannot do this"),
     "not_found": (404, "NOT_FOUND", "the messaging network does not know the target"),
+}
+# (command, kind) -> (HTTP status, error_code, message used when the host gave none)
+_BY_COMMAND: dict[tuple[CommandName, str], tuple[int, str, str]] = {
+    (CommandName.DELETE_MESSAGE, "not_found"): (
+        404,
+        "MESSAGE_NOT_FOUND",
+        "the device sent no such message in that chat, or it was already deleted",
+    ),
+    (CommandName.DELETE_MESSAGE, "expired"): (
+        400,
+        "DELETE_TIME_EXPIRED",
+        "the window to delete this message for everyone has passed; it can still be deleted for me",
+    ),
+    (CommandName.DELETE_MESSAGE, "network"): (
+        500,
+        "DELETE_FAILED",
+        "the messaging network failed the delete",
+    ),
+    (CommandName.SYNC_HISTORY, "network"): (
+        502,
+        "SYNC_REQUEST_FAILED",
+        "the messaging network failed the history request",
+    ),
 }
 _NOT_RUNNING = "not_running"  # no session runs the device
 _NOT_CONNECTED = "not_connected"  # a session runs, but is not connected or not logged in
@@ -39,6 +64,23 @@ PAIRING_ERRORS = (*COMMAND_ERRORS, standard(409, "ALREADY_LOGGED_IN"))
 """:data:`COMMAND_ERRORS` of the pairing commands (QR code, pair code), refused on a paired device."""
 
 
+def command_specific_errors(name: CommandName) -> tuple[Answer, ...]:
+    """The codes :data:`_BY_COMMAND` gives ``name``'s failures, for its documented errors."""
+    return tuple(
+        standard(status, code) for (command, _), (status, code, _) in _BY_COMMAND.items() if command is name
+    )
+
+
+""":data:`COMMAND_ERRORS` of the pairing commands (QR code, pair code), refused on a paired device."""
+
+
+def message_not_found() -> ApiError:
+    """What DELETE /messages/{message_id} answers for a message the device did not send
+    there (or already deleted), whether the API or the session host finds it out."""
+    status, code, message = _BY_COMMAND[(CommandName.DELETE_MESSAGE, "not_found")]
+    return ApiError(status, code, message)
+
+
 def bus_timeout() -> ApiError:
     return ApiError(
         503, "SERVICE_UNAVAILABLE", "the device's session host did not answer in time; retry later"
@@ -50,8 +92,11 @@ def already_logged_in() -> ApiError:
     return ApiError(status, code, message)
 
 
-def command_error(reply: Reply, recorded_status: str, args: dict[str, Any] | None = None) -> ApiError:
-    """The ApiError for a failure ``reply``.
+def command_error(
+    reply: Reply, recorded_status: str, args: dict[str, Any] | None = None, name: CommandName | None = None
+) -> ApiError:
+    """The ApiError for a failure ``reply`` (of the command ``name``, when its kinds have codes
+    of their own).
 
     ``recorded_status`` is the device record's status, used when the reply carries no device
     snapshot. An ``invalid`` input is reported against the command's argument (``phone``).
@@ -71,6 +116,9 @@ def command_error(reply: Reply, recorded_status: str, args: dict[str, Any] | Non
             field, value = next(iter(args.items()))
             return validation_error(field, text, value)
         return ApiError(400, "VALIDATION_ERROR", text)
+    if name is not None and (name, kind) in _BY_COMMAND:
+        status, code, default = _BY_COMMAND[(name, kind)]
+        return ApiError(status, code, message or default)
     if kind in _BY_KIND:
         status, code, default = _BY_KIND[kind]
         return ApiError(status, code, message or default)

@@ -38,9 +38,9 @@ class _StandardAnswers:
         return bus_timeout()
 
     def failed(
-        self, _name: CommandName, reply: Reply, recorded_status: str, args: dict[str, Any] | None
+        self, name: CommandName, reply: Reply, recorded_status: str, args: dict[str, Any] | None
     ) -> ApiError:
-        return command_error(reply, recorded_status, args)
+        return command_error(reply, recorded_status, args, name)
 
 
 STANDARD_ANSWERS: FailureAnswers = _StandardAnswers()

@@ -6,7 +6,10 @@ device's unfinished sends in request order (:func:`unfinished`, the sparse ``pen
 index) to find those whose command never reached it. Each send moves on with conditional
 writes: ``queued`` → ``sending`` (:func:`claim`, with the lease epoch of the host making
 the network call) → ``sent`` or ``failed``; a send the network never saw goes back to
-``queued`` (:func:`requeue`). Finished items expire after :data:`KEEP_FINISHED_SECONDS`.
+``queued`` (:func:`requeue`). Failed items expire after :data:`KEEP_FINISHED_SECONDS`, sent
+ones after :data:`KEEP_SENT_SECONDS`: the outbox is also the gateway's record of what its
+devices sent, which DELETE /messages/{message_id} finds by either id (:func:`find`) and
+marks (:func:`mark_revoked`, :func:`mark_deleted_for_me`).
 
 A claim may come before the API's own write lands (the API writes and sends the command at
 the same time): it then writes the whole item itself, and the API's write, conditional on
@@ -31,6 +34,9 @@ from gateway.models import SendModel
 
 KEEP_FINISHED_SECONDS = 7 * 24 * 3600
 """How long a sent or failed item stays readable (status, idempotent answers)."""
+KEEP_SENT_SECONDS = 90 * 24 * 3600
+"""How long a sent item stays: a message can be deleted for me at any time, but only while
+the gateway still knows it (then 404 MESSAGE_NOT_FOUND, as for a message it never sent)."""
 KEEP_UNFINISHED_SECONDS = 30 * 24 * 3600
 """A send that never went out (its device never came back) is dropped after this."""
 
@@ -65,6 +71,19 @@ class Send:
     network_message_id: str | None = None
     sent_at: float | None = None
     error: str | None = None
+    revoked_at: float | None = None
+    deleted_for_me_at: float | None = None
+
+    def deletable(self, chat_jid: str, *, for_everyone: bool) -> bool:
+        """Whether DELETE /messages/{message_id} may name it: sent in ``chat_jid``, not deleted
+        for me, and, to delete it for everyone, not revoked yet (else MESSAGE_NOT_FOUND)."""
+        if (
+            self.state is not SendState.SENT
+            or self.chat_jid != chat_jid
+            or self.deleted_for_me_at is not None
+        ):
+            return False
+        return not (for_everyone and self.revoked_at is not None)
 
     @property
     def order(self) -> tuple[float, str]:
@@ -216,7 +235,7 @@ def mark_sent(send: Send, epoch: int, network_message_id: str, sent_at: float) -
             SendModel.pending_key.remove(),
             SendModel.network_message_id.set(network_message_id),
             SendModel.sent_at.set(sent_at),
-            SendModel.expires_at.set(int(sent_at + KEEP_FINISHED_SECONDS)),
+            SendModel.expires_at.set(int(sent_at + KEEP_SENT_SECONDS)),
         ],
         _sending_at(epoch),
     )
@@ -235,6 +254,45 @@ def mark_failed(send: Send, error: str, *, epoch: int | None = None) -> bool:
             SendModel.expires_at.set(int(time.time() + KEEP_FINISHED_SECONDS)),
         ],
         condition,
+    )
+
+
+def find(tenant_id: str, device_id: str, message_id: str) -> Send | None:
+    """The device's send named by the gateway's id or by the network's, else None.
+
+    Read through the keys-only indexes (one Query each, never the device's partition), then
+    consistently from the table, so the state is current.
+    """
+    key = device_key(tenant_id, device_id)
+    lookups = (
+        (SendModel.by_message_id, SendModel.message_id == message_id),
+        (SendModel.by_network_message_id, SendModel.network_message_id == message_id),
+    )
+    for index, condition in lookups:
+        for item in index.query(key, condition, limit=1):
+            found = get(tenant_id, device_id, item.send_key)
+            if found is not None:
+                return found
+    return None
+
+
+def mark_revoked(send: Send, at: float) -> bool:
+    """Deleted for everyone: once only, and not after a delete for me (False then)."""
+    return _update(
+        send,
+        [SendModel.revoked_at.set(at)],
+        (SendModel.state == SendState.SENT.value)
+        & SendModel.revoked_at.does_not_exist()
+        & SendModel.deleted_for_me_at.does_not_exist(),
+    )
+
+
+def mark_deleted_for_me(send: Send, at: float) -> bool:
+    """Deleted from the account's own view: once only (False then)."""
+    return _update(
+        send,
+        [SendModel.deleted_for_me_at.set(at)],
+        (SendModel.state == SendState.SENT.value) & SendModel.deleted_for_me_at.does_not_exist(),
     )
 
 
@@ -289,4 +347,6 @@ def _send(item: SendModel) -> Send:
         network_message_id=item.network_message_id,
         sent_at=float(item.sent_at) if item.sent_at is not None else None,
         error=item.error,
+        revoked_at=float(item.revoked_at) if item.revoked_at is not None else None,
+        deleted_for_me_at=float(item.deleted_for_me_at) if item.deleted_for_me_at is not None else None,
     )

@@ -21,15 +21,8 @@ def mark_read(device: DeviceModel, request: MarkReadRequest) -> dict[str, Any]:
     then is the session host asked; it answers 503 too when the record was behind the session.
     """
     message_ids = list(dict.fromkeys(request.message_ids or ()))
-    _require(chat_jid=(request.chat_jid or "").strip(), message_ids=message_ids)
-    chat = parse_chat(request.chat_jid)
-    if chat is None:
-        raise ApiError(
-            400,
-            "INVALID_CHAT_JID",
-            "chat_jid must be a user JID (<phone number>@s.whatsapp.net), a phone number "
-            f"({PHONE_RULE}) or a group JID (<digits>@g.us)",
-        )
+    require_fields(chat_jid=(request.chat_jid or "").strip(), message_ids=message_ids)
+    chat = chat_of(request.chat_jid)
     sender = _sender(chat, request.sender_jid)
     require_session(device)
     args = {"chat_jid": chat.jid, "sender_jid": sender, "message_ids": message_ids}
@@ -41,7 +34,20 @@ def mark_read(device: DeviceModel, request: MarkReadRequest) -> dict[str, Any]:
     return {"chat_jid": chat.jid, "message_ids": message_ids}
 
 
-def _require(**fields: str | list[str]) -> None:
+def chat_of(value: str | None) -> Address:
+    """The chat a message route names (400 INVALID_CHAT_JID when it cannot be parsed)."""
+    chat = parse_chat(value)
+    if chat is None:
+        raise ApiError(
+            400,
+            "INVALID_CHAT_JID",
+            "chat_jid must be a user JID (<phone number>@s.whatsapp.net), a phone number "
+            f"({PHONE_RULE}) or a group JID (<digits>@g.us)",
+        )
+    return chat
+
+
+def require_fields(**fields: str | bool | list[str]) -> None:
     """400 MISSING_REQUIRED_FIELDS naming every field that is absent, null or empty."""
     missing = [name for name, value in fields.items() if not value]
     if missing:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
 from gateway.jids import CHAT_PATTERN, GROUP_JID_PATTERN, PARTICIPANT_PATTERN
-from gateway.web.fields import omittable
+from gateway.web.fields import JsonInteger, omittable
 
 MAX_MESSAGE_IDS = 100
+MAX_SYNC_COUNT = 50
+"""The most messages one history request asks the phone for (the session host's limit too)."""
 MessageId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 MessageIds = Annotated[list[MessageId], Field(max_length=MAX_MESSAGE_IDS)]
 
@@ -47,4 +49,36 @@ class MarkReadRequest(BaseModel):
         description="Who sent the messages: required for a group chat (a user JID, a phone number or "
         "a LID); for a person's chat it defaults to that person",
         examples=["15557654321@s.whatsapp.net"],
+    )
+
+
+class DeleteMessageRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"required": ["chat_jid"]})
+
+    chat_jid: str | None = omittable(
+        {"pattern": CHAT_PATTERN},
+        description="The chat the message was sent in: a user JID, a phone number or a group JID "
+        "(docs/identifiers.md)",
+        examples=["15551234567@s.whatsapp.net"],
+    )
+    for_everyone: StrictBool = Field(
+        default=False,
+        description="Delete it for every participant (within the network's window: 60 hours on the "
+        "real network) instead of only from the device's own view",
+    )
+
+
+class HistorySyncRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"required": ["chat_jid", "count"]})
+
+    chat_jid: str | None = omittable(
+        {"pattern": CHAT_PATTERN},
+        description="The chat whose history the device asks its phone for: a user JID, a phone "
+        "number or a group JID (docs/identifiers.md)",
+        examples=["15551234567@s.whatsapp.net"],
+    )
+    count: JsonInteger | None = omittable(
+        {"minimum": 1, "maximum": MAX_SYNC_COUNT},
+        description=f"How many of the chat's latest messages to ask for: 1 to {MAX_SYNC_COUNT}",
+        examples=[20],
     )

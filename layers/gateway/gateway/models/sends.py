@@ -7,7 +7,7 @@ the device dispatches and marks each item with conditional writes.
 from __future__ import annotations
 
 from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
 
 from gateway.models.base import GatewayModel, table_meta
 
@@ -24,10 +24,35 @@ class PendingIndex(GlobalSecondaryIndex["SendModel"]):
     pending_key = UnicodeAttribute(range_key=True)
 
 
+class SendsByMessageId(GlobalSecondaryIndex["SendModel"]):
+    """A device's sends by the gateway's id (the one POST /send/* answered with)."""
+
+    class Meta:
+        index_name = "by_message_id"
+        projection = KeysOnlyProjection()
+
+    device_key = UnicodeAttribute(hash_key=True)
+    message_id = UnicodeAttribute(range_key=True)
+
+
+class SendsByNetworkId(GlobalSecondaryIndex["SendModel"]):
+    """A device's sent messages by the network's id (``message.sent``'s ``message_id``);
+    sparse: only items that went out have one."""
+
+    class Meta:
+        index_name = "by_network_message_id"
+        projection = KeysOnlyProjection()
+
+    device_key = UnicodeAttribute(hash_key=True)
+    network_message_id = UnicodeAttribute(range_key=True)
+
+
 class SendModel(GatewayModel):
     """One message to send. ``device_key`` is ``<tenant_id>#<device_id>``; ``send_key`` is
     ``<requested_at in ms, 13 digits>#<message_id>``, so a Query reads a device's sends in
-    request order. ``expires_at`` (epoch seconds) is the TTL that clears finished items."""
+    request order. ``expires_at`` (epoch seconds) is the TTL that clears finished items.
+    The two indexes find one send by either of its ids (keys only: the item is then read
+    consistently from the table)."""
 
     Meta = table_meta("sends_table")
 
@@ -48,5 +73,9 @@ class SendModel(GatewayModel):
     error = UnicodeAttribute(null=True)
     expires_at = NumberAttribute(null=True)
     pending_key = UnicodeAttribute(null=True)  # the send_key while queued or sending, then removed
+    revoked_at = NumberAttribute(null=True)  # deleted for everyone (DELETE /messages/{id})
+    deleted_for_me_at = NumberAttribute(null=True)  # deleted from the account's own view
 
     pending = PendingIndex()
+    by_message_id = SendsByMessageId()
+    by_network_message_id = SendsByNetworkId()

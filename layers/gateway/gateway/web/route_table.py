@@ -38,6 +38,8 @@ ROUTES: frozenset[tuple[str, str]] = frozenset(
         ("GET", "/webhook/deliveries"),
         ("POST", "/webhook/deliveries/{event_id}/redeliver"),
         ("POST", "/messages/read"),
+        ("DELETE", "/messages/{message_id}"),
+        ("POST", "/history/sync"),
         ("POST", "/groups"),
         ("GET", "/groups"),
         ("GET", "/groups/{jid}"),

@@ -5,9 +5,10 @@ from which neonize event class). The catalog events it cannot emit fall in two g
 (:data:`UNAVAILABLE_EVENTS` gives the reason per name):
 
 - **Not network events.** ``message.sent`` and ``mention.sent`` are emitted by the gateway
-  when it dispatches a send; ``connection.manual_reconnect`` is the gateway's own action.
+  when it dispatches a send, ``message.delete_for_me`` when it deletes one for me;
+  ``connection.manual_reconnect`` is the gateway's own action.
 - **Not forwarded by neonize 0.5.2.** Its Go bridge forwards a fixed list of whatsmeow
-  events (``neonize.events.EVENT_TO_INT``). App-state events (delete-for-me, pin, mute,
+  events (``neonize.events.EVENT_TO_INT``). App-state events (pin, mute,
   archive, delete and clear chat, mark-as-read, contact and push-name changes, settings,
   labels, app-state sync), the contact "about" text, media retries, call rejects and
   passkey pairing are not in it, so no handler can ever see them.
@@ -69,7 +70,9 @@ UNAVAILABLE_EVENTS: Mapping[str, str] = MappingProxyType(
         "message.sent": _GATEWAY,
         "mention.sent": _GATEWAY,
         "connection.manual_reconnect": _GATEWAY,
-        "message.delete_for_me": _NOT_FORWARDED,
+        # A delete for me done on the phone is app state, not forwarded by neonize; one done
+        # through DELETE /messages/{id} is emitted by the session host.
+        "message.delete_for_me": _GATEWAY,
         "media.retry": _NOT_FORWARDED,
         "pair.passkey_request": _NOT_FORWARDED,
         "pair.passkey_confirmation": _NOT_FORWARDED,

@@ -32,7 +32,7 @@ from neonize.proto.waSyncAction.WAWebProtobufSyncAction_pb2 import DeleteMessage
 from gateway import jids as gateway_jids
 
 from .. import message_checks
-from ..port import MessageRef, NetworkError, NetworkErrorKind
+from ..port import REAL_REVOKE_WINDOW_SECONDS, MessageRef, NetworkError, NetworkErrorKind
 from .jids import jid_str, parse_jid
 from .operations import OperationsMixin
 
@@ -42,6 +42,11 @@ DELETE_FOR_ME_VERSION = 3
 
 class MessageOpsMixin(OperationsMixin):
     """Message operations of ``NeonizeSession``; the state and ``_call`` are the session's."""
+
+    @property
+    def revoke_window_seconds(self) -> float:
+        """The real network's window; whatsmeow does not check it, the session host does."""
+        return REAL_REVOKE_WINDOW_SECONDS
 
     async def revoke_message(self, chat: str, message_id: str) -> None:
         message_checks.check_message(chat, message_id)

@@ -14,7 +14,7 @@ from typing import Any
 
 from gateway import jids
 
-from ..port import NetworkError, NetworkErrorKind
+from ..port import REAL_REVOKE_WINDOW_SECONDS, NetworkError, NetworkErrorKind
 from .group_records import GroupError
 from .model import (
     FAULT_KINDS,
@@ -35,7 +35,7 @@ from .world import World
 REAL_QR_LIFETIMES = (60.0, 20.0, 20.0, 20.0, 20.0, 20.0)
 """The first QR lives 60 s, then five more of 20 s each: about 160 s to scan."""
 
-REAL_REVOKE_WINDOW = 60 * 3600.0
+REAL_REVOKE_WINDOW = REAL_REVOKE_WINDOW_SECONDS
 """The real network lets a sender delete for everyone for 60 hours."""
 
 

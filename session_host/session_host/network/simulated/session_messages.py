@@ -25,6 +25,11 @@ class SessionMessages:
     async def _fault(self, operation: str) -> None:
         raise NotImplementedError
 
+    @property
+    def revoke_window_seconds(self) -> float:
+        """The network's own window (``SIMULATOR_REVOKE_WINDOW_SECONDS`` when it started)."""
+        return self._network.revoke_window
+
     async def revoke_message(self, chat: str, message_id: str) -> None:
         """Recipients' inboxes show it ``revoked``; their devices get no event (a protocol
         message, not reported, as on neonize)."""

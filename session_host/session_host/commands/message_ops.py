@@ -1,0 +1,102 @@
+"""Commands on messages already sent: delete (for everyone or for me) and history sync.
+
+The gateway only knows the messages its devices sent, through the send outbox
+(:mod:`gateway.messages.outbox`, read on the host's AWS threads). So a delete names a
+message of that record, by the gateway's id or the network's: an id it does not hold (a
+received message, a message sent from the phone, one older than the record keeps), one of
+another chat, or one already deleted is ``NOT_FOUND`` on both adapters. neonize cannot tell
+an unknown id nor the revoke window before sending, so the host checks both here, for both
+adapters alike; the simulated network checks them again on its side.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from gateway.bus import Command, CommandName, Reply
+from gateway.messages.schemas import MAX_SYNC_COUNT
+from session_host.commands.context import Host, failed, ok, refuse_unless_connected
+from session_host.commands.registry import handles
+from session_host.network import payloads
+from session_host.network.port import MessageRef, NetworkErrorKind
+from session_host.owned import OwnedDevice, session_snapshot
+
+
+@handles(CommandName.DELETE_MESSAGE)
+async def delete_message(host: Host, command: Command, owned: OwnedDevice) -> Reply:
+    """Revoke (within the network's window) or delete for me a message the device sent."""
+    args = command.args
+    message_id, chat, for_everyone = args.get("message_id"), args.get("chat_jid"), args.get("for_everyone")
+    if not (_text(message_id) and _text(chat) and isinstance(for_everyone, bool)):
+        return failed(command, NetworkErrorKind.INVALID, "message_id, chat_jid and for_everyone are required")
+    if refused := refuse_unless_connected(command, owned):
+        return refused
+    store = host.own.senders.store
+    send = await store.find(command.tenant_id, command.device_id, message_id)
+    session = owned.session
+    network_id, sent_at = (send.network_message_id, send.sent_at) if send is not None else (None, None)
+    if (
+        send is None
+        or network_id is None
+        or sent_at is None
+        or not send.deletable(chat, for_everyone=for_everyone)
+    ):
+        message = f"the device sent no message {message_id} in {chat}, or it was already deleted"
+        return failed(command, NetworkErrorKind.NOT_FOUND, message, session_snapshot(session))
+    if for_everyone:
+        if time.time() - sent_at > session.revoke_window_seconds:
+            message = "the network's window to delete this for everyone has passed; delete it for me"
+            return failed(command, NetworkErrorKind.EXPIRED, message, session_snapshot(session))
+        await session.revoke_message(chat, network_id)
+        await store.mark_revoked(send, time.time())
+    else:
+        await session.delete_for_me(chat, network_id, from_me=True, sender=None)
+        deleted_at = time.time()
+        await store.mark_deleted_for_me(send, deleted_at)
+        event = payloads.message_delete_for_me(
+            message_id=network_id,
+            gateway_message_id=send.message_id,
+            chat_jid=chat,
+            sender=session.jid,
+            timestamp=deleted_at,
+        )
+        await host.own.publish(owned, event)
+    result = {
+        "message_id": send.message_id,
+        "network_message_id": network_id,
+        "chat_jid": chat,
+        "for_everyone": for_everyone,
+    }
+    return ok(command, session_snapshot(session), result)
+
+
+@handles(CommandName.SYNC_HISTORY)
+async def sync_history(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+    """Ask the account's phone for the chat's latest ``count`` messages; the answer comes
+    later as ``history.sync`` (``on_demand``).
+
+    The request names no message, so the port's ``oldest`` is an anchor at the time of the
+    request with an id no message has: the phone answers with what came before now.
+    """
+    chat, count = command.args.get("chat_jid"), command.args.get("count")
+    if not _text(chat) or not _count(count):
+        return failed(
+            command, NetworkErrorKind.INVALID, f"chat_jid and count (1 to {MAX_SYNC_COUNT}) are required"
+        )
+    if refused := refuse_unless_connected(command, owned):
+        return refused
+    # Networks keep milliseconds: an anchor one millisecond on counts what was sent just now.
+    now = time.time() + 0.001
+    anchor = MessageRef(chat=chat, message_id=uuid.uuid4().hex.upper(), from_me=True, timestamp=now)
+    await owned.session.request_history_sync(chat, count, anchor)
+    return ok(command, session_snapshot(owned.session), {"chat_jid": chat, "count": count})
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SYNC_COUNT
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
