@@ -21,7 +21,7 @@ def mark_read(device: DeviceModel, request: MarkReadRequest) -> dict[str, Any]:
     then is the session host asked; it answers 503 too when the record was behind the session.
     """
     message_ids = list(dict.fromkeys(request.message_ids or ()))
-    _require(chat_jid=(request.chat_jid or "").strip(), message_ids=message_ids)
+    require_fields(chat_jid=(request.chat_jid or "").strip(), message_ids=message_ids)
     chat = parse_chat(request.chat_jid)
     if chat is None:
         raise ApiError(
@@ -41,7 +41,7 @@ def mark_read(device: DeviceModel, request: MarkReadRequest) -> dict[str, Any]:
     return {"chat_jid": chat.jid, "message_ids": message_ids}
 
 
-def _require(**fields: str | list[str]) -> None:
+def require_fields(**fields: str | list[str]) -> None:
     """400 MISSING_REQUIRED_FIELDS naming every field that is absent, null or empty."""
     missing = [name for name, value in fields.items() if not value]
     if missing:
