@@ -59,8 +59,8 @@ MessageText = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 
 
 class SendTextRequest(BaseModel):
-    """POST /send/text. ``number`` and ``text`` are declared optional for the reason the module
-    says: absent, null, empty or blank is ``MISSING_REQUIRED_FIELDS``."""
+    """A text message to send, and how it goes out. An absent, null, empty or blank ``number``
+    or ``text`` is 400 ``MISSING_REQUIRED_FIELDS``."""
 
     model_config = ConfigDict(json_schema_extra={"required": ["number", "text"]})
 
