@@ -26,6 +26,7 @@ from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.timestamps import iso_utc
 from gateway.web.error_docs import standard
+from gateway.web.fields import is_blank
 from gateway.web.idempotency import Answer
 
 SEND_FAILED = "SEND_FAILED"
@@ -46,7 +47,8 @@ def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: fl
     The input is checked first (400), then the device's status on its record (503), so a
     refused request leaves nothing in the outbox.
     """
-    require_fields(number=(request.number or "").strip(), text=(request.text or "").strip())
+    text = request.text or ""
+    require_fields(number=(request.number or "").strip(), text="" if is_blank(text) else text)
     chat = parse_chat(request.number)
     if chat is None:
         raise ApiError(
@@ -60,7 +62,7 @@ def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: fl
         device.tenant_id,
         device.device_id,
         chat_jid=chat.jid,
-        text=str(request.text),
+        text=text,
         delay_seconds=request.delay,
         typing_seconds=0 if request.disable_presence else request.typing_duration,
         disable_presence=request.disable_presence,
