@@ -67,7 +67,7 @@ def test_a_delayed_send_types_then_sends_while_a_send_without_delay_is_not_held_
     # When a send with delay=2 and typingDuration=1 starts, and then one with delay 0
     with ThreadPoolExecutor(max_workers=2) as pool:
         slow = pool.submit(timed, lambda: send(api, device, slow_body))
-        time.sleep(0.2)  # only to start the second one after the first: nothing waits on it
+        wait_until(lambda: requested(tenant, device) == 1, 5, what="the first send in the outbox")
         quick = pool.submit(timed, lambda: send(api, device, quick_body))
         (slow_response, slow_start, slow_end), (quick_response, _, quick_end) = slow.result(), quick.result()
 
@@ -154,6 +154,14 @@ def test_a_repeat_while_the_first_request_is_held_is_refused_in_progress(
     assert [m["text"] for m in received(api, ana, device)] == ["once"]
 
 
+def requested(tenant: Any, device: Phone) -> int:
+    """How many sends the device's outbox holds, finished or not."""
+    from gateway.messages import outbox
+    from gateway.models import SendModel
+
+    return SendModel.count(outbox.device_key(tenant.id, str(device.device_id)), consistent_read=True)
+
+
 def queued(tenant: Any, device: Phone) -> bool:
     """Whether the device's outbox holds a send not yet finished."""
     from gateway.messages import outbox
@@ -178,11 +186,11 @@ def test_sends_of_a_spaced_device_go_out_in_order_at_least_the_interval_apart(
     texts = [f"message {index}" for index in range(5)]
     with ThreadPoolExecutor(max_workers=5) as pool:
         futures = []
-        for text in texts:
-            futures.append(
-                pool.submit(send, api, device, {"number": ana.phone, "text": text, "typingDuration": 0})
-            )
-            time.sleep(0.05)  # only to fix the request order: nothing waits on it
+        for count, text in enumerate(texts, start=1):
+            body = {"number": ana.phone, "text": text, "typingDuration": 0}
+            futures.append(pool.submit(send, api, device, body))
+            # the next one is requested once this one is in the outbox: the request order is known
+            wait_until(lambda n=count: requested(tenant, device) == n, 5, what=f"send {count} in the outbox")
         responses = [future.result() for future in futures]
 
     # Then none is refused: each is sent or scheduled
@@ -195,8 +203,8 @@ def test_sends_of_a_spaced_device_go_out_in_order_at_least_the_interval_apart(
 
     messages = wait_until(all_five, 30, what="the five messages")
     assert [message["text"] for message in messages] == texts
-    times = [seconds(message["timestamp"]) for message in messages]
-    assert all(later - earlier >= 2.0 - 0.05 for earlier, later in itertools.pairwise(times)), times
+    times = [seconds(message["timestamp"]) for message in messages]  # to the millisecond
+    assert all(later - earlier >= 2.0 - 0.002 for earlier, later in itertools.pairwise(times)), times
 
 
 def test_a_send_due_after_the_hold_limit_is_scheduled_and_still_sent(
