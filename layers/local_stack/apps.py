@@ -15,11 +15,12 @@ def function_routers() -> list[APIRouter]:
     from devices_api.routes import router as devices
     from groups_api.routes import router as groups
     from messages_api.routes import router as messages
+    from messages_api.send_routes import router as sends
     from platform_api.routes import router as platform
     from users_api.routes import router as users
     from webhooks_api.routes import router as webhooks
 
-    return [platform, users, devices, groups, webhooks, messages]
+    return [platform, users, devices, groups, webhooks, messages, sends]
 
 
 def local_app(network: SimulatedNetwork | None = None) -> FastAPI:

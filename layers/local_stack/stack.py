@@ -70,6 +70,8 @@ class LocalStack:
             "POWERTOOLS_TRACE_DISABLED": "true",
             "POWERTOOLS_METRICS_DISABLED": "true",
             "POWERTOOLS_SERVICE_NAME": "gateway",
+            # No API Gateway in front: a send may be held open longer (decisions, "Sending").
+            "SEND_HOLD_SECONDS": os.environ.get("SEND_HOLD_SECONDS", "110"),
             **self.extra_environment,
         }
 

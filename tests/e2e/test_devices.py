@@ -24,6 +24,7 @@ DEVICE_FIELDS = {
     "is_connected",
     "is_logged_in",
     "messaging_jid",
+    "min_send_interval_seconds",
     "created_at",
     "updated_at",
 }
@@ -402,3 +403,68 @@ def test_status_lists_the_devices_the_caller_can_see(api):
     summary = {key: users[key] for key in SUMMARY_FIELDS}
     assert admin_status["devices"] == [{key: admins[key] for key in SUMMARY_FIELDS}, summary]
     assert user_status["devices"] == [summary]
+
+
+@pytest.mark.parametrize("changer", ["owner", "admin", "manager"])
+def test_owner_admin_and_manager_set_the_send_spacing(api, changer):
+    # Given a plain user's device, shown without spacing
+    tenant = api.register()
+    _, owner_token = api.create_user(tenant, "user")
+    created = api.request("POST", "/devices", owner_token, json={}).json()["device"]
+    assert created["min_send_interval_seconds"] == 0
+    token = {
+        "owner": owner_token,
+        "admin": tenant.admin_token,
+        "manager": api.create_user(tenant, "manager")[1],
+    }[changer]
+
+    # When the changer sets it
+    response = api.request(
+        "PATCH", f"/devices/{created['id']}", token, json={"min_send_interval_seconds": 600}
+    )
+
+    # Then the device is answered with it, and shown with it from then on
+    assert response.status_code == 200, response.text
+    device = response.json()["device"]
+    assert set(device) == DEVICE_FIELDS
+    assert device["min_send_interval_seconds"] == 600
+    assert device["updated_at"] >= created["updated_at"]
+    shown = api.request("GET", f"/devices/{created['id']}", owner_token).json()["device"]
+    listed = api.request("GET", "/devices", tenant.admin_token).json()["devices"]
+    assert shown["min_send_interval_seconds"] == 600
+    assert [d["min_send_interval_seconds"] for d in listed if d["id"] == created["id"]] == [600]
+
+
+def test_another_plain_user_cannot_set_the_send_spacing(api, envelope):
+    # Given two plain users of a tenant, one with a device
+    tenant = api.register()
+    _, owner_token = api.create_user(tenant, "user")
+    _, other_token = api.create_user(tenant, "user")
+    device_id = api.request("POST", "/devices", owner_token, json={}).json()["device"]["id"]
+    # When the other user changes it: 404, as for every route of a device it cannot see
+    response = api.request(
+        "PATCH", f"/devices/{device_id}", other_token, json={"min_send_interval_seconds": 1}
+    )
+    envelope(response, 404, "DEVICE_NOT_FOUND")
+    shown = api.request("GET", f"/devices/{device_id}", owner_token).json()["device"]
+    assert shown["min_send_interval_seconds"] == 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"min_send_interval_seconds": -1},
+        {"min_send_interval_seconds": 601},
+        {"min_send_interval_seconds": "2"},
+        {"min_send_interval_seconds": 1.5},
+        {"min_send_interval_seconds": None},
+        {"min_send_interval_seconds": True},
+    ],
+)
+def test_send_spacing_is_a_whole_number_of_seconds_up_to_600(api, envelope, body):
+    tenant = api.register()
+    device_id = api.request("POST", "/devices", tenant.admin_token, json={}).json()["device"]["id"]
+    response = api.request("PATCH", f"/devices/{device_id}", tenant.admin_token, json=body)
+    error = envelope(response, 400, "VALIDATION_ERROR")
+    assert [item["field"] for item in error["validation"]] == ["min_send_interval_seconds"]

@@ -26,6 +26,7 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("PUT", "/users/{user_id}", {"active": False}, "USER_NOT_FOUND"),
     ("PUT", "/users/{user_id}", {"role": "user"}, "USER_NOT_FOUND"),
     ("GET", "/devices/{device_id}", None, "DEVICE_NOT_FOUND"),
+    ("PATCH", "/devices/{device_id}", {"min_send_interval_seconds": 5}, "DEVICE_NOT_FOUND"),
     ("DELETE", "/devices/{device_id}", None, "DEVICE_NOT_FOUND"),
     ("POST", "/devices/{device_id}/connect", None, "DEVICE_NOT_FOUND"),
     ("GET", "/devices/{device_id}/qr", None, "DEVICE_NOT_FOUND"),

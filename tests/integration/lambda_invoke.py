@@ -44,6 +44,7 @@ EVENT_FUNCTIONS = {
     "webhook-events": "WebhooksFunction",
     "webhook-deliveries": "WebhooksFunction",
     "messages-read": "MessagesFunction",
+    "send-text": "MessagesFunction",
 }
 HANDLERS: dict[str, Callable[[dict[str, Any], Any], dict[str, Any]]] = {
     "PlatformFunction": platform_handler,

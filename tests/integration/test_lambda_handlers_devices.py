@@ -80,9 +80,9 @@ def deliveries(token: str, device_id: str) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def host_running(device: dict[str, Any]) -> Iterator[list[Command]]:
+def host_running(device: dict[str, Any], result: dict[str, Any] | None = None) -> Iterator[list[Command]]:
     """A stand-in session host running ``device``, connected: its queue on the record, every
-    command answered with success. Yields the commands it received."""
+    command answered with success (``result``, empty by default). Yields the commands it received."""
     queue = queues.create_dynamic_queue(queues.HOST_QUEUE, uuid.uuid4().hex[:16])
     connected = {"status": "connected", "is_connected": True, "is_logged_in": True, "messaging_jid": JID}
     record = DeviceModel.get(device["tenant_id"], device["id"], consistent_read=True)
@@ -100,7 +100,7 @@ def host_running(device: dict[str, Any]) -> Iterator[list[Command]]:
                 sqs.delete_message(QueueUrl=queue, ReceiptHandle=message["ReceiptHandle"])
                 command = Command.from_json(message["Body"])
                 received.append(command)
-                reply = Reply.success(command, {}, DeviceSnapshot("connected", True, True, JID))
+                reply = Reply.success(command, result or {}, DeviceSnapshot("connected", True, True, JID))
                 sqs.send_message(QueueUrl=command.reply_to, MessageBody=reply.to_json())
 
     thread = threading.Thread(target=serve, name="stand-in-host", daemon=True)
@@ -339,6 +339,46 @@ def test_messages_read_sends_the_read_receipts_through_the_devices_session(owner
         device["tenant_id"],
     )
     assert command.args == {**sample, "sender_jid": sample["chat_jid"]}
+
+
+def test_send_text_of_a_device_not_connected_is_503_and_leaves_its_key_free(owner: User) -> None:
+    # Given a new device, never connected, and send-text.json (with its Idempotency-Key) for it
+    device = new_device(owner.token)
+    event = load_event("send-text", user_token=owner.token, device_id=device["id"])
+
+    # When it is invoked twice
+    responses = [invoke("send-text", event), invoke("send-text", event)]
+
+    # Then both are refused: a refusal leaves no idempotency record to answer the repeat from
+    assert [(r.status, r.body["error_code"]) for r in responses] == [(503, "DEVICE_NOT_READY")] * 2
+
+
+def test_send_text_is_sent_once_and_a_repeat_gets_the_first_answer(owner: User) -> None:
+    # Given a connected device whose host answers that the send went out
+    device = new_device(owner.token)
+    sample = sample_body("send-text")
+    with host_running(device, {"status": "sent"}) as received:
+        # When send-text.json is invoked, then again with the same key
+        event = load_event("send-text", user_token=owner.token, device_id=device["id"])
+        first = invoke("send-text", event)
+        repeat = invoke("send-text", event)
+        # And with the same key and another text
+        event["body"] = json.dumps({**sample, "text": "another"})
+        reused = invoke("send-text", event)
+
+    # Then the first is 200 sent for the chat's JID, the repeat the same, and one command went out
+    assert first.status == 200, first.body
+    assert first.body == {
+        "success": True,
+        "message_id": first.body["message_id"],
+        "status": "sent",
+        "chat_jid": f"{sample['number']}@s.whatsapp.net",
+    }
+    assert (repeat.status, repeat.body) == (200, first.body)
+    assert (reused.status, reused.body["error_code"]) == (409, "IDEMPOTENCY_KEY_REUSED")
+    (command,) = received
+    assert (command.name, command.device_id) == (CommandName.SEND_TEXT, device["id"])
+    assert set(command.args) == {"send_key"}
 
 
 # --- webhook delivery function ---------------------------------------------------------------

@@ -70,6 +70,25 @@ def test_manager_may_delete_its_own_device() -> None:
     access.check_can_delete(MANAGER, device(owner=MANAGER.user_id))
 
 
+@pytest.mark.parametrize(
+    ("caller", "allowed"),
+    [(ADMIN, True), (MANAGER, True), (USER, True), (OTHER_USER, False)],
+    ids=["admin", "manager", "owner", "plain user who is not the owner"],
+)
+def test_owner_admin_or_manager_may_change_the_settings(caller: Principal, allowed: bool) -> None:
+    # Given a plain user's device
+    target = device(owner=USER.user_id)
+    # When the caller's right to change its settings is checked
+    if allowed:
+        access.check_can_configure(caller, target)
+        return
+    # Then anyone else gets 403 Insufficient permissions (over HTTP such a caller cannot see
+    # the device, so it is answered 404 before this)
+    with pytest.raises(ShortBodyError) as refused:
+        access.check_can_configure(caller, target)
+    assert (refused.value.status, refused.value.body()) == (403, {"error": "Insufficient permissions"})
+
+
 @pytest.mark.parametrize("device_id", ["nope", "", "x" * 5000, "BF59FFCE-8C89-481C-9F20-883985AD285A"])
 def test_an_id_that_cannot_exist_is_404_without_a_read(
     monkeypatch: pytest.MonkeyPatch, device_id: str

@@ -30,6 +30,7 @@ def test_view_shows_the_documented_fields_and_never_the_routing_ones() -> None:
         "is_connected": False,
         "is_logged_in": False,
         "messaging_jid": None,
+        "min_send_interval_seconds": 0,
         "created_at": NOW,
         "updated_at": NOW,
     }

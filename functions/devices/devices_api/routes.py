@@ -1,4 +1,4 @@
-"""Device routes: create, list, read and delete devices, and drive their sessions.
+"""Device routes: create, list, read, change and delete devices, and drive their sessions.
 
 A device another user owns is visible to admins and managers only; one of another tenant to
 nobody (404 ``DEVICE_NOT_FOUND``, never 403).
@@ -18,7 +18,7 @@ from gateway.devices.outputs import (
     PairCodeResponse,
     QrCodeResponse,
 )
-from gateway.devices.schemas import CreateDeviceRequest, PairPhoneRequest
+from gateway.devices.schemas import CreateDeviceRequest, PairPhoneRequest, UpdateDeviceRequest
 from gateway.devices.views import device_view
 from gateway.models import DeviceModel
 from gateway.pagination import PageRequest, page_request
@@ -50,6 +50,16 @@ def list_devices(
 @router.get("/devices/{device_id}", responses=answers(DEVICE_ROUTE))
 def get_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
     return DeviceResponse(device=device_view(device))
+
+
+@router.patch("/devices/{device_id}", responses=answers(ROLE_GATED, DEVICE_ROUTE, WITH_BODY))
+def update_device(
+    body: UpdateDeviceRequest,
+    device: DeviceModel = Depends(path_device),
+    caller: Principal = Depends(current_principal),
+) -> DeviceResponse:
+    """Owner, admin or manager: change the device's settings (the spacing of its sends)."""
+    return DeviceResponse(device=service.update_device(caller, device, body.min_send_interval_seconds))
 
 
 @router.delete("/devices/{device_id}", responses=answers(ROLE_GATED, COMMAND_ROUTE))

@@ -2,6 +2,7 @@
 
 from gateway.web import create_app, make_lambda_handler
 from messages_api.routes import router
+from messages_api.send_routes import router as send_router
 
-app = create_app(router)
+app = create_app(router, send_router)
 handler = make_lambda_handler(app)

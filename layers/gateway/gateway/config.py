@@ -40,6 +40,10 @@ class Settings(BaseSettings):
     )
     # How long an API function waits for the session host's answer before 503 SERVICE_UNAVAILABLE.
     command_timeout_seconds: float = Field(default=10.0, alias="COMMAND_TIMEOUT_SECONDS", gt=0, le=25)
+    # How long POST /send/* holds the request open for the dispatch before answering 202
+    # ``scheduled``: API Gateway gives up after 30 s, so 25 behind it; the local stack sets 110.
+    # The function's timeout must exceed it (template.yaml).
+    send_hold_seconds: float = Field(default=25.0, alias="SEND_HOLD_SECONDS", gt=0, le=900)
 
     master_token: SecretStr | None = Field(default=None, alias="MASTER_TOKEN")
     master_token_secret_arn: str | None = Field(default=None, alias="MASTER_TOKEN_SECRET_ARN")

@@ -44,6 +44,13 @@ def check_can_delete(caller: Principal, device: DeviceModel) -> None:
         raise insufficient_permissions()
 
 
+def check_can_configure(caller: Principal, device: DeviceModel) -> None:
+    """Changing a device's settings takes its owner, an admin or a manager (403 for anyone
+    else). Callers that cannot see the device got 404 before this."""
+    if caller.role is Role.USER and device.owner_user_id != caller.user_id:
+        raise insufficient_permissions()
+
+
 def _is_device_id(value: str) -> bool:
     """Ids are lowercase UUID strings; anything else cannot exist, so no read is spent on it."""
     try:

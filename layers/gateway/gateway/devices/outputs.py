@@ -34,6 +34,9 @@ class Device(OutputModel):
     is_connected: bool
     is_logged_in: bool
     messaging_jid: MessagingJid
+    min_send_interval_seconds: int = Field(
+        description="Consecutive sends go out at least this many seconds apart (0: no spacing)"
+    )
     created_at: Timestamp
     updated_at: Timestamp
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from gateway.jids import PHONE_RULE, PhoneNumber
-from gateway.web.fields import non_blank
+from gateway.web.fields import JsonInteger, non_blank
 
 DeviceName = non_blank(100)
+MAX_SEND_INTERVAL_SECONDS = 600
 
 
 class CreateDeviceRequest(BaseModel):
@@ -19,4 +20,16 @@ class CreateDeviceRequest(BaseModel):
 class PairPhoneRequest(BaseModel):
     phone: PhoneNumber = Field(
         description=f"The phone number of the account to link: {PHONE_RULE}", examples=["15551234567"]
+    )
+
+
+class UpdateDeviceRequest(BaseModel):
+    """PATCH /devices/{device_id}: the device's settings; today only the send spacing."""
+
+    min_send_interval_seconds: JsonInteger = Field(
+        ge=0,
+        le=MAX_SEND_INTERVAL_SECONDS,
+        description="Consecutive sends of the device go out at least this many seconds apart "
+        "(0: no spacing); sends over the limit wait in the outbox, none is refused",
+        examples=[2],
     )

@@ -1,5 +1,5 @@
-"""Device operations that are not session commands: create, list, and delete (which stops the
-session first)."""
+"""Device operations that are not session commands: create, list, change settings, and delete
+(which stops the session first)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from gateway.accounts.roles import Principal
 from gateway.devices import commands, store
-from gateway.devices.access import check_can_delete, visible_owner
+from gateway.devices.access import check_can_configure, check_can_delete, device_not_found, visible_owner
 from gateway.devices.views import device_view
 from gateway.errors import invalid_token
 from gateway.models import DeviceModel
@@ -32,6 +32,19 @@ def list_devices(caller: Principal, request: PageRequest) -> Page[dict[str, Any]
     """A page of the devices the caller may see, by id."""
     page = store.devices_page(caller.tenant_id, request, owner_user_id=visible_owner(caller))
     return page.map(device_view)
+
+
+def update_device(caller: Principal, device: DeviceModel, min_send_interval_seconds: int) -> dict[str, Any]:
+    """Change the device's settings; its session host reads the send spacing before each
+    dispatch, so the change applies from the next send on."""
+    check_can_configure(caller, device)
+    if not store.set_settings(device, min_send_interval_seconds=min_send_interval_seconds, now=iso_utc()):
+        raise device_not_found()  # deleted since it was read
+    logger.info(
+        "device settings changed",
+        extra={"device_id": device.device_id, "min_send_interval_seconds": min_send_interval_seconds},
+    )
+    return device_view(device)
 
 
 def delete_device(caller: Principal, device: DeviceModel) -> None:

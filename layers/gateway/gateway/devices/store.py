@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
 from gateway.models import DeviceModel, TenantModel
@@ -61,6 +61,24 @@ def get_device(tenant_id: str, device_id: str) -> DeviceModel | None:
         return DeviceModel.get(tenant_id, device_id, consistent_read=True)
     except DoesNotExist:
         return None
+
+
+def set_settings(device: DeviceModel, *, min_send_interval_seconds: int, now: str) -> bool:
+    """Write the device's settings, and only them: its session host updates the session fields
+    of the same record meanwhile. False when the device was deleted since it was read."""
+    try:
+        device.update(
+            actions=[
+                DeviceModel.min_send_interval_seconds.set(min_send_interval_seconds),
+                DeviceModel.updated_at.set(now),
+            ],
+            condition=DeviceModel.device_id.exists(),
+        )
+    except UpdateError as error:
+        if error.cause_response_code == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
 
 
 def devices_page(tenant_id: str, request: PageRequest, owner_user_id: str | None = None) -> Page[DeviceModel]:

@@ -25,6 +25,7 @@ def device_view(device: DeviceModel, snapshot: DeviceSnapshot | None = None) -> 
         "is_connected": device.is_connected,
         "is_logged_in": device.is_logged_in,
         "messaging_jid": device.messaging_jid,
+        "min_send_interval_seconds": int(device.min_send_interval_seconds or 0),
         "created_at": device.created_at,
         "updated_at": device.updated_at,
     }

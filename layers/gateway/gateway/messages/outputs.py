@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
+from gateway.web.fields import Timestamp
 from gateway.web.outputs import Succeeded
+
+SEND_ID = "The gateway's id of the send (`gateway_message_id` of `message.sent`)"
 
 
 class MarkReadResponse(Succeeded):
@@ -25,3 +30,21 @@ class DeleteMessageResponse(Succeeded):
 class HistorySyncResponse(Succeeded):
     chat_jid: str = Field(description="The chat's JID")
     count: int = Field(description="How many messages were asked for; the answer comes as `history.sync`")
+
+
+class TextSentResponse(Succeeded):
+    """200: the message went out while the request was held."""
+
+    message_id: str = Field(description=SEND_ID)
+    status: Literal["sent"] = "sent"
+    chat_jid: str = Field(description="The chat, as a JID (phone digits become a user JID)")
+
+
+class TextScheduledResponse(Succeeded):
+    """202: the message goes out after the hold limit; it stays in the device's outbox and
+    ``message.sent`` follows its dispatch."""
+
+    message_id: str = Field(description=SEND_ID)
+    status: Literal["scheduled"] = "scheduled"
+    chat_jid: str = Field(description="The chat, as a JID (phone digits become a user JID)")
+    scheduled_for: Timestamp = Field(description="When it is expected to go out, as known now")

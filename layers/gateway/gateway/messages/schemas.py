@@ -1,9 +1,10 @@
 """Request bodies of the message routes. Unknown fields are ignored, as on every route.
 
-Required fields are declared optional here on purpose: a missing, null or empty one is
-answered 400 ``MISSING_REQUIRED_FIELDS`` (the specification's code for it), and a chat that
+Required fields (``chat_jid`` and ``message_ids``; ``number`` and ``text``) are declared
+optional here on purpose: a missing, null or empty one is answered 400
+``MISSING_REQUIRED_FIELDS`` (the specification's code for it), and a chat that
 cannot be parsed ``INVALID_CHAT_JID``, not the generic ``VALIDATION_ERROR`` that the model's
-own validation produces. The published schema still says what is accepted: both fields
+own validation produces. The published schema still says what is accepted: the fields
 required, non-null and non-empty, the JID shapes, and the sender required for a group chat.
 """
 
@@ -13,8 +14,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
-from gateway.jids import CHAT_PATTERN, GROUP_JID_PATTERN, PARTICIPANT_PATTERN
-from gateway.web.fields import JsonInteger, omittable
+from gateway.jids import CHAT_PATTERN, GROUP_JID_PATTERN, PARTICIPANT_PATTERN, PHONE_RULE
+from gateway.web.fields import NOT_BLANK, JsonInteger, omittable
 
 MAX_MESSAGE_IDS = 100
 MAX_SYNC_COUNT = 50
@@ -81,4 +82,48 @@ class HistorySyncRequest(BaseModel):
         {"minimum": 1, "maximum": MAX_SYNC_COUNT},
         description=f"How many of the chat's latest messages to ask for: 1 to {MAX_SYNC_COUNT}",
         examples=[20],
+    )
+
+
+MAX_TEXT_CHARS = 4096
+MAX_DELAY_SECONDS = 3600
+MAX_TYPING_SECONDS = 30
+DEFAULT_TYPING_SECONDS = 3
+MessageText = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
+
+
+class SendTextRequest(BaseModel):
+    """A text message to send, and how it goes out. An absent, null, empty or blank ``number``
+    or ``text`` is 400 ``MISSING_REQUIRED_FIELDS``."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["number", "text"]})
+
+    number: str | None = omittable(
+        {"pattern": CHAT_PATTERN},
+        description=f"The recipient: phone digits ({PHONE_RULE}), a user JID "
+        "(`<phone>@s.whatsapp.net`) or a group JID (`<digits>@g.us`); see docs/identifiers.md",
+        examples=["15551234567"],
+    )
+    text: MessageText | None = omittable(
+        {"minLength": 1, "pattern": NOT_BLANK},
+        description=f"The message, 1 to {MAX_TEXT_CHARS} characters, not only whitespace; sent as given",
+        examples=["Hello!"],
+    )
+    delay: JsonInteger = Field(
+        default=0,
+        ge=0,
+        le=MAX_DELAY_SECONDS,
+        description="Seconds to wait before the typing indicator and the message",
+    )
+    typing_duration: JsonInteger = Field(
+        default=DEFAULT_TYPING_SECONDS,
+        ge=0,
+        le=MAX_TYPING_SECONDS,
+        alias="typingDuration",
+        description="Seconds the chat shows the device typing before the message goes out",
+    )
+    disable_presence: StrictBool = Field(
+        default=False,
+        alias="disablePresence",
+        description="Skip the typing indicator (``typingDuration`` is then ignored)",
     )

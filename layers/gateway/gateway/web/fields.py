@@ -8,6 +8,7 @@ Whitespace means the Unicode ``White_Space`` characters: the ones Pydantic's
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from email_validator import SPECIAL_USE_DOMAIN_NAMES
@@ -16,6 +17,14 @@ from pydantic import BeforeValidator, EmailStr, Field, StrictInt, StringConstrai
 WHITESPACE = "\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
 NOT_BLANK = f"[^{WHITESPACE}]"
 """A pattern (unanchored, as JSON Schema applies it) of text with a non-whitespace character."""
+_NOT_BLANK = re.compile(NOT_BLANK)
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` has only whitespace (or nothing), by the rule of ``NOT_BLANK``: Python's
+    ``str.strip`` also removes the separators U+001C to U+001F, which are not whitespace here."""
+    return _NOT_BLANK.search(text) is None
+
 
 Timestamp = Annotated[
     str, Field(json_schema_extra={"format": "date-time"}, examples=["2026-11-22T10:00:00.000Z"])

@@ -1,0 +1,144 @@
+"""POST /send/text: put the message in the device's outbox and hold the request for its dispatch.
+
+The send is written to the outbox (``outbox.store``) while the session host that runs the
+device is told (``SEND_TEXT``, carrying the send whole and the device's
+``min_send_interval_seconds``): the write is off the waiting path, and a host whose claim
+comes first writes the item itself (``outbox.claim``). The request waits for the dispatch,
+up to the hold limit (``SEND_HOLD_SECONDS``). Sent by then: 200 ``sent``. Later: 202
+``scheduled``, and the host still sends it (``message.sent`` follows). No answer from the
+host within the hold is a 202 too: the send is in the outbox, whichever host runs the device
+next dispatches it. A 202 is only given once the outbox write has succeeded.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cache
+from typing import Any
+
+from gateway.bus import BusTimeout, CommandName, Reply, get_bus
+from gateway.devices.access import require_session
+from gateway.devices.command_errors import COMMAND_ERRORS, command_error
+from gateway.errors import ApiError
+from gateway.jids import PHONE_RULE, parse_chat
+from gateway.messages import outbox
+from gateway.messages.outputs import TextScheduledResponse, TextSentResponse
+from gateway.messages.receipts import require_fields
+from gateway.messages.schemas import SendTextRequest
+from gateway.models import DeviceModel
+from gateway.observability import logger
+from gateway.timestamps import iso_utc
+from gateway.web.error_docs import standard
+from gateway.web.fields import is_blank
+from gateway.web.idempotency import Answer
+
+SEND_FAILED = "SEND_FAILED"
+_NETWORK = "network"  # the host's error kind of a send the network failed
+
+SEND_ERRORS = (
+    *(answer for answer in COMMAND_ERRORS if "NETWORK_ERROR" not in answer.codes),
+    standard(400, "MISSING_REQUIRED_FIELDS", "INVALID_CHAT_JID"),
+    standard(500, SEND_FAILED),
+)
+"""What POST /send/text may answer after its device is found (a network failure of the send
+is ``SEND_FAILED``, not the ``NETWORK_ERROR`` of other commands)."""
+
+
+def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: float) -> Answer:
+    """Enqueue the text and wait up to ``hold_seconds`` for its dispatch; 200 or 202.
+
+    The input is checked first (400), then the device's status on its record (503), so a
+    refused request leaves nothing in the outbox.
+    """
+    text = request.text or ""
+    require_fields(number=(request.number or "").strip(), text="" if is_blank(text) else text)
+    chat = parse_chat(request.number)
+    if chat is None:
+        raise ApiError(
+            400,
+            "INVALID_CHAT_JID",
+            f"number must be a phone number ({PHONE_RULE}), a user JID "
+            "(<phone number>@s.whatsapp.net) or a group JID (<digits>@g.us)",
+        )
+    require_session(device)
+    send = outbox.new_send(
+        device.tenant_id,
+        device.device_id,
+        chat_jid=chat.jid,
+        text=text,
+        delay_seconds=request.delay,
+        typing_seconds=0 if request.disable_presence else request.typing_duration,
+        disable_presence=request.disable_presence,
+    )
+    interval = int(device.min_send_interval_seconds or 0)
+    stored = _writer().submit(outbox.store, send)
+    try:
+        reply = get_bus().request(
+            CommandName.SEND_TEXT,
+            tenant_id=device.tenant_id,
+            device_id=device.device_id,
+            host_queue_url=device.host_queue_url,
+            args=outbox.command_args(send) | {"min_send_interval_seconds": interval},
+            timeout=hold_seconds,
+        )
+    except BusTimeout:
+        stored.result()  # a 202 promises a durable send
+        logger.info("send held to the limit without an answer", extra=_about(device, send))
+        return _scheduled(send.message_id, send.chat_jid, iso_utc(max(send.not_before, time.time())))
+    if reply.ok and reply.result.get("status") == "sent":
+        _settle(stored, device, send)  # sent: the host's claim wrote the item in any case
+    else:
+        stored.result()
+    if not reply.ok:
+        raise _failed(device, send, reply, request.number)
+    return _answer(device, send, reply.result)
+
+
+@cache
+def _writer() -> ThreadPoolExecutor:
+    """The thread that writes a send to the outbox while its command travels (one per
+    process: a Lambda environment serves one request at a time)."""
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="outbox")
+
+
+def _settle(stored: Future[None], device: DeviceModel, send: outbox.Send) -> None:
+    """Wait for the write of a send that went out; its failure changes nothing for the caller
+    (the host wrote the item when it claimed it), so it is only logged."""
+    try:
+        stored.result()
+    except Exception:
+        logger.exception("outbox write of a sent message failed", extra=_about(device, send))
+
+
+def _answer(device: DeviceModel, send: outbox.Send, result: dict[str, Any]) -> Answer:
+    status = result.get("status")
+    if status == "sent":
+        logger.info("message sent", extra=_about(device, send))
+        body = TextSentResponse(message_id=send.message_id, chat_jid=send.chat_jid)
+        return Answer(200, body.model_dump(mode="json"))
+    if status == "scheduled" and isinstance(result.get("scheduled_for"), str):
+        logger.info("message scheduled", extra=_about(device, send))
+        return _scheduled(send.message_id, send.chat_jid, result["scheduled_for"])
+    logger.error("session host answered a send without its status", extra=_about(device, send))
+    raise ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
+
+
+def _scheduled(message_id: str, chat_jid: str, scheduled_for: str) -> Answer:
+    body = TextScheduledResponse(message_id=message_id, chat_jid=chat_jid, scheduled_for=scheduled_for)
+    return Answer(202, body.model_dump(mode="json"))
+
+
+def _failed(device: DeviceModel, send: outbox.Send, reply: Reply, number: str | None) -> ApiError:
+    """A network failure of the send is 500 SEND_FAILED; the other kinds as for any command."""
+    logger.info(
+        "send failed",
+        extra={**_about(device, send), "kind": reply.error_kind, "host_message": reply.error_message},
+    )
+    if reply.error_kind == _NETWORK:
+        return ApiError(500, SEND_FAILED, reply.error_message or "sending to the network failed")
+    return command_error(reply, device.status, {"number": number})
+
+
+def _about(device: DeviceModel, send: outbox.Send) -> dict[str, str]:
+    return {"device_id": device.device_id, "message_id": send.message_id}

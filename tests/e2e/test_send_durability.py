@@ -1,0 +1,128 @@
+"""Scheduled sends (202) that outlive what happens before their time, over HTTP on the local
+stack: the death of the host that accepted them, and a device that is not connected when
+they are due. Each goes out once, when it is due, and ``message.sent`` reaches the webhook."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any
+
+import pytest
+from device_flows import simulator
+from group_flows import Phone, connected_device, contact
+from waiting import wait_until
+
+from local_stack.stack import LocalStack
+
+pytestmark = pytest.mark.e2e
+
+LEASE_TTL = 6.0  # tests/conftest.py gives the local stack's hosts this lease
+TAKEOVER = LEASE_TTL + LEASE_TTL / 3  # a dead host's devices are run elsewhere within this
+
+
+@pytest.fixture
+def tenant(api: Any) -> Any:
+    return api.register()
+
+
+@pytest.fixture
+def one_host_after(stack: LocalStack) -> Iterator[None]:
+    """Whatever a test does to the hosts, the next test finds exactly one running."""
+    yield
+    while len(stack.hosts) > 1:
+        stack.stop_host(stack.hosts[-1])
+    if not stack.hosts:
+        stack.start_host()
+
+
+def received(api: Any, phone: str, text: str) -> list[dict[str, Any]]:
+    """The messages with ``text`` in ``phone``'s inbox."""
+    inbox = simulator(api, "GET", f"/accounts/{phone}/inbox")["messages"]
+    return [message for message in inbox if message["text"] == text]
+
+
+def epoch(iso: str) -> float:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+def schedule(api: Any, device: Phone, to: Phone, text: str, delay: int) -> dict[str, Any]:
+    """A send answered 202: it is due after the hold limit (set to 1 s by the caller)."""
+    body = {"number": to.phone, "text": text, "delay": delay, "disablePresence": True}
+    answer = device.ok(api, "POST", "/send/text", body, status=202)
+    assert answer["status"] == "scheduled", answer
+    assert answer["chat_jid"] == to.jid
+    return answer
+
+
+@pytest.mark.usefixtures("one_host_after")
+def test_a_scheduled_send_outlives_the_death_of_its_host_and_goes_out_once_on_time(
+    api: Any, tenant: Any, stack: LocalStack, events: Any, settings_override: Callable[..., None]
+) -> None:
+    # Given two session hosts and a connected device whose webhook collects its events
+    stack.start_host()
+    device = connected_device(api, tenant.admin_token)
+    assert device.device_id is not None
+    events.subscribe(api, tenant.admin_token, device.device_id)
+    ana = contact(api)
+
+    # When a send due after the takeover time is answered 202 scheduled
+    settings_override(SEND_HOLD_SECONDS="1")
+    delay = int(TAKEOVER) + 6
+    requested_at = time.time()
+    answer = schedule(api, device, ana, "see you at noon", delay)
+    scheduled_for = epoch(answer["scheduled_for"])
+    assert scheduled_for == pytest.approx(requested_at + delay, abs=1.5)
+
+    # And the host that runs the device dies before that time
+    (victim,) = [host for host in stack.hosts if device.device_id in host.owned_devices()]
+    stack.kill_host(victim)
+
+    # Then the message reaches the contact, on time, from the host that took the device over
+    (message,) = wait_until(
+        lambda: received(api, ana.phone, "see you at noon"),
+        scheduled_for - time.time() + TAKEOVER + 5,
+        what="the scheduled message at the contact",
+    )
+    assert scheduled_for - 0.1 <= epoch(message["timestamp"]) <= scheduled_for + 3, (message, scheduled_for)
+
+    # And message.sent, naming the gateway's id, reaches the webhook
+    (sent,) = events.wait_for(device.device_id, "message.sent", timeout=10)
+    assert sent["data"]["gateway_message_id"] == answer["message_id"]
+    assert sent["data"]["message_id"] == message["message_id"]
+
+    # And it was sent once: a later send of the device arrives after it, and no second copy did
+    device.ok(api, "POST", "/send/text", {"number": ana.phone, "text": "later", "disablePresence": True})
+    assert len(received(api, ana.phone, "see you at noon")) == 1
+    assert len(received(api, ana.phone, "later")) == 1
+
+
+def test_a_scheduled_send_waits_for_a_disconnected_device_and_goes_when_it_is_back(
+    api: Any, tenant: Any, events: Any, settings_override: Callable[..., None]
+) -> None:
+    # Given a connected device and a send scheduled 2 s ahead (202)
+    device = connected_device(api, tenant.admin_token)
+    assert device.device_id is not None
+    events.subscribe(api, tenant.admin_token, device.device_id)
+    ana = contact(api)
+    settings_override(SEND_HOLD_SECONDS="1")
+    answer = schedule(api, device, ana, "when you are back", 2)
+
+    # When the device disconnects before that time
+    device.ok(api, "POST", f"/devices/{device.device_id}/disconnect")
+
+    # Then, while it stays disconnected past the due time, nothing is sent
+    due = epoch(answer["scheduled_for"])
+    wait_until(lambda: time.time() > due + 1.5, 10, what="the due time passing")
+    assert received(api, ana.phone, "when you are back") == []
+    assert events.of(device.device_id, "message.sent") == []
+
+    # And once it is connected again, the message goes out, once
+    device.ok(api, "POST", f"/devices/{device.device_id}/connect", status=202)
+    wait_until(
+        lambda: received(api, ana.phone, "when you are back"), 15, what="the message after reconnecting"
+    )
+    (sent,) = events.wait_for(device.device_id, "message.sent", timeout=10)
+    assert sent["data"]["gateway_message_id"] == answer["message_id"]
+    assert len(received(api, ana.phone, "when you are back")) == 1

@@ -1,0 +1,214 @@
+"""POST /send/text's logic against a stand-in bus and outbox: what is enqueued and asked of the
+session host, and how each answer (or none) becomes HTTP."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import pytest
+
+from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply
+from gateway.errors import ApiError
+from gateway.messages import outbox, sending
+from gateway.messages.schemas import SendTextRequest
+from gateway.models import DeviceModel
+
+HOLD = 25.0
+PHONE = "4915112345678"
+JID = f"{PHONE}@s.whatsapp.net"
+
+
+class StandInBus:
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.answer: Reply | Exception | None = None
+
+    def request(self, name: CommandName, **kwargs: Any) -> Reply:
+        self.sent.append({"name": name, **kwargs})
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        assert self.answer is not None
+        return self.answer
+
+
+@pytest.fixture
+def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
+    stand_in = StandInBus()
+    monkeypatch.setattr(sending, "get_bus", lambda: stand_in)
+    return stand_in
+
+
+@pytest.fixture
+def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[outbox.Send]:
+    """The sends written to the outbox, kept in memory."""
+    sends: list[outbox.Send] = []
+    monkeypatch.setattr(outbox, "store", sends.append)
+    return sends
+
+
+def device(status: str = "connected") -> DeviceModel:
+    return DeviceModel(
+        "tenant-1", "device-1", owner_user_id="u", name="d", status=status, created_at="x", updated_at="x"
+    )
+
+
+def request(**body: Any) -> SendTextRequest:
+    return SendTextRequest.model_validate({"number": PHONE, "text": "hello", **body})
+
+
+def reply(**fields: Any) -> Reply:
+    return Reply(command_id="c", **fields)
+
+
+def test_a_send_is_enqueued_then_asked_of_the_host_for_the_hold(
+    bus: StandInBus, enqueued: list[outbox.Send]
+) -> None:
+    # Given a host that answers the send went out
+    bus.answer = reply(ok=True, result={"status": "sent", "chat_jid": JID})
+    # When a text is sent with pacing fields
+    answer = sending.send_text(device(), request(delay=5, typingDuration=2), hold_seconds=HOLD)
+    # Then it was written for the chat's JID, and SEND_TEXT carries it whole (with the
+    # device's send spacing) with the hold as deadline
+    (send,) = enqueued
+    assert (send.chat_jid, send.text, send.delay_seconds, send.typing_seconds) == (JID, "hello", 5, 2)
+    assert bus.sent == [
+        {
+            "name": CommandName.SEND_TEXT,
+            "tenant_id": "tenant-1",
+            "device_id": "device-1",
+            "host_queue_url": None,
+            "args": {
+                "send_key": send.send_key,
+                "send": dataclasses.asdict(send),
+                "min_send_interval_seconds": 0,
+            },
+            "timeout": HOLD,
+        }
+    ]
+    assert (answer.status_code, answer.body) == (
+        200,
+        {"success": True, "message_id": send.message_id, "status": "sent", "chat_jid": JID},
+    )
+
+
+def test_without_presence_no_typing_time_is_stored(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+    bus.answer = reply(ok=True, result={"status": "sent"})
+    sending.send_text(device(), request(typingDuration=9, disablePresence=True), hold_seconds=HOLD)
+    assert (enqueued[0].typing_seconds, enqueued[0].disable_presence) == (0, True)
+
+
+def test_the_hosts_scheduled_answer_is_202(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+    when = "2026-11-22T10:00:00.000Z"
+    bus.answer = reply(ok=True, result={"status": "scheduled", "scheduled_for": when})
+    answer = sending.send_text(device(), request(delay=60), hold_seconds=HOLD)
+    assert (answer.status_code, answer.body["status"], answer.body["scheduled_for"]) == (
+        202,
+        "scheduled",
+        when,
+    )
+
+
+def test_no_answer_within_the_hold_is_202_for_when_the_send_is_due(
+    bus: StandInBus, enqueued: list[outbox.Send]
+) -> None:
+    # Given a host that does not answer within the hold (the send stays in the outbox)
+    bus.answer = BusTimeout("no answer")
+    # When a send delayed 60 s is requested
+    answer = sending.send_text(device(), request(delay=60), hold_seconds=HOLD)
+    # Then 202, scheduled for its due time
+    assert answer.status_code == 202
+    assert answer.body["message_id"] == enqueued[0].message_id
+    assert answer.body["scheduled_for"][:19] == time.strftime(
+        "%Y-%m-%dT%H:%M:%S", time.gmtime(enqueued[0].not_before)
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "snapshot", "status", "code"),
+    [
+        ("network", None, 500, "SEND_FAILED"),
+        ("not_connected", DeviceSnapshot("disconnected", False, True, JID), 503, "DEVICE_DISCONNECTED"),
+        ("not_running", None, 503, "DEVICE_NOT_READY"),
+        ("timeout", None, 503, "SERVICE_UNAVAILABLE"),
+        ("rate_limited", None, 429, "RATE_LIMITED"),
+        ("invalid", None, 400, "VALIDATION_ERROR"),
+        ("host_error", None, 500, "DEVICE_ERROR"),
+    ],
+)
+def test_a_failed_send_is_answered_by_its_kind(
+    bus: StandInBus,
+    enqueued: list[outbox.Send],
+    kind: str,
+    snapshot: DeviceSnapshot | None,
+    status: int,
+    code: str,
+) -> None:
+    bus.answer = reply(ok=False, error_kind=kind, error_message="refused", device=snapshot)
+    with pytest.raises(ApiError) as raised:
+        sending.send_text(device(), request(), hold_seconds=HOLD)
+    assert (raised.value.status, raised.value.code) == (status, code)
+    if kind == "invalid":
+        assert raised.value.validation[0]["field"] == "number"
+
+
+def test_an_answer_without_status_is_a_device_error(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+    bus.answer = reply(ok=True, result={})
+    with pytest.raises(ApiError) as raised:
+        sending.send_text(device(), request(), hold_seconds=HOLD)
+    assert (raised.value.status, raised.value.code) == (500, "DEVICE_ERROR")
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"number": None}, "MISSING_REQUIRED_FIELDS"),
+        ({"text": ""}, "MISSING_REQUIRED_FIELDS"),
+        ({"text": " \u3000\n"}, "MISSING_REQUIRED_FIELDS"),
+        ({"number": "+4915112345678"}, "INVALID_CHAT_JID"),
+        ({"number": "lid-1@lid"}, "INVALID_CHAT_JID"),
+    ],
+)
+def test_bad_input_is_refused_before_anything_is_enqueued(
+    bus: StandInBus, enqueued: list[outbox.Send], body: dict[str, Any], code: str
+) -> None:
+    with pytest.raises(ApiError) as raised:
+        sending.send_text(device("not_ready"), request(**body), hold_seconds=HOLD)
+    assert (raised.value.status, raised.value.code) == (400, code)
+    assert (enqueued, bus.sent) == ([], [])
+
+
+def test_a_text_of_separator_characters_is_not_blank(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+    # U+001E is no whitespace by the published pattern, though Python's strip removes it
+    bus.answer = reply(ok=True, result={"status": "sent"})
+    assert sending.send_text(device(), request(text="\x1e"), hold_seconds=HOLD).status_code == 200
+
+
+def test_a_device_not_connected_is_refused_before_anything_is_enqueued(
+    bus: StandInBus, enqueued: list[outbox.Send]
+) -> None:
+    with pytest.raises(ApiError) as raised:
+        sending.send_text(device("pairing"), request(), hold_seconds=HOLD)
+    assert (raised.value.status, raised.value.code) == (503, "DEVICE_NOT_READY")
+    assert (enqueued, bus.sent) == ([], [])
+
+
+def test_a_202_is_only_given_once_the_send_is_in_the_outbox(
+    bus: StandInBus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an outbox that cannot be written
+    def broken(_send: outbox.Send) -> None:
+        raise RuntimeError("DynamoDB unreachable")
+
+    monkeypatch.setattr(outbox, "store", broken)
+
+    # When the host does not answer within the hold, Then no 202 promises a send nobody keeps
+    bus.answer = BusTimeout("no answer")
+    with pytest.raises(RuntimeError):
+        sending.send_text(device(), request(delay=60), hold_seconds=HOLD)
+
+    # But when the host answers it sent the message (its claim wrote the item), that is the answer
+    bus.answer = reply(ok=True, result={"status": "sent", "chat_jid": JID})
+    answer = sending.send_text(device(), request(), hold_seconds=HOLD)
+    assert (answer.status_code, answer.body["status"]) == (200, "sent")
