@@ -6,12 +6,13 @@ One moto server (the template's tables and queues) and one real ``SessionHost`` 
 simulated network, with a connected device, carry:
 
 * **bus**: ``CommandBus.request(PING)`` to the host: the bare command round trip.
-* **send**: what POST /send/text does for ``delay=0, disablePresence=true``: the outbox
-  item is written (``outbox.enqueue``), then ``SEND_TEXT`` waits on the bus until the host's
-  dispatcher has sent it (outbox read, claim, the network call, marked sent, ``message.sent``
-  published) and answers ``sent``.
+* **send**: POST /send/text's own logic (``gateway.messages.sending.send_text``, without
+  HTTP, authentication and idempotency) for ``delay=0, disablePresence=true``: the outbox
+  write, side by side with ``SEND_TEXT`` carrying the send; the host's dispatcher claims it
+  (one conditional write), sends it on the network and answers ``sent`` (the mark and
+  ``message.sent`` follow after the answer).
 * **hold**: sends with ``delay=1``; the error is how much later than the asked second the
-  answer came (the outbox write, the dispatcher's wake-up and the reply included).
+  answer came (the dispatcher's wake-up and the reply included).
 
 Samples of bus and send alternate (order shuffled per round) so drifts of a shared machine
 hit both alike. Prints medians and p90, the send/bus ratio (target <= 1.2x, issue 10) and the
@@ -60,10 +61,10 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(rounds: int, per_round: int, holds: int) -> None:
-    from gateway.bus import CommandBus, CommandName
-    from gateway.bus.queues import sqs_client
-    from gateway.config import get_settings
-    from gateway.messages import outbox
+    from gateway.bus import CommandName, get_bus
+    from gateway.messages import sending
+    from gateway.messages.schemas import SendTextRequest
+    from gateway.models import DeviceModel
     from session_host.config import HostSettings
     from session_host.host import SessionHost
     from session_host.host_thread import HostThread
@@ -73,7 +74,7 @@ def run(rounds: int, per_round: int, holds: int) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
         host = HostThread(SessionHost(port=SimulatedPort(network), settings=HostSettings(data_dir=data_dir)))
         host.start()
-        bus = CommandBus(sqs_client(), get_settings().command_queue_url)
+        bus = get_bus()  # the process's bus, as sending.send_text uses it
 
         def request(command: CommandName, device_id: str = "bench", **args: Any) -> dict[str, Any]:
             reply = bus.request(
@@ -82,17 +83,15 @@ def run(rounds: int, per_round: int, holds: int) -> None:
             assert reply.ok, reply
             return reply.result
 
-        def send(delay: float = 0) -> None:
-            item = outbox.enqueue(
-                TENANT, device_id, chat_jid=contact, text="hi", delay_seconds=delay, disable_presence=True
-            )
-            args = outbox.command_args(item) | {"min_send_interval_seconds": 0}
-            result = request(CommandName.SEND_TEXT, device_id, **args)
-            assert result["status"] == "sent", result
+        def send(delay: int = 0) -> None:
+            body = SendTextRequest(number=CONTACT_PHONE, text="hi", delay=delay, disablePresence=True)
+            answer = sending.send_text(record, body, hold_seconds=30)
+            assert answer.body["status"] == "sent", answer.body
 
         try:
             device_id = _connected_device(network, request)
-            contact = network.create_account(CONTACT_PHONE)["jid"]
+            network.create_account(CONTACT_PHONE)
+            record = DeviceModel.get(TENANT, device_id)
             sides: dict[str, Callable[[], None]] = {"bus": lambda: request(CommandName.PING), "send": send}
             for side in sides.values():  # warm-up: the reply queue, pooled connections, loaded code
                 sample(side, 5)

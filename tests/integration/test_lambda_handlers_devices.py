@@ -378,7 +378,8 @@ def test_send_text_is_sent_once_and_a_repeat_gets_the_first_answer(owner: User) 
     assert (reused.status, reused.body["error_code"]) == (409, "IDEMPOTENCY_KEY_REUSED")
     (command,) = received
     assert (command.name, command.device_id) == (CommandName.SEND_TEXT, device["id"])
-    assert set(command.args) == {"send_key"}
+    assert set(command.args) == {"send_key", "send", "min_send_interval_seconds"}
+    assert command.args["send"]["text"] == sample["text"]
 
 
 # --- webhook delivery function ---------------------------------------------------------------
