@@ -26,11 +26,12 @@ import os
 import random
 import statistics
 import tempfile
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from bench.bus import _wait, p90, sample
+from bench.bus import _wait, p90
 from local_stack.aws import create_resources, start_moto
 from local_stack.stack import LocalStack
 from local_stack.template import load_template, local_resources
@@ -48,6 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=10, help="alternations of bus and send (default 10)")
     parser.add_argument("--per-round", type=int, default=20, help="round trips per side and round (20)")
     parser.add_argument("--holds", type=int, default=20, help="sends with delay=1 (default 20)")
+    parser.add_argument("--gap-ms", type=float, default=50, help="rest after each sample (default 50)")
     args = parser.parse_args(argv)
 
     stack = LocalStack(prefix=PREFIX)
@@ -55,12 +57,12 @@ def main(argv: list[str] | None = None) -> None:
     server, endpoint = start_moto(stack.moto_port)
     try:
         create_resources(endpoint, local_resources(load_template()), PREFIX)
-        run(args.rounds, args.per_round, args.holds)
+        run(args.rounds, args.per_round, args.holds, args.gap_ms / 1000)
     finally:
         server.stop()
 
 
-def run(rounds: int, per_round: int, holds: int) -> None:
+def run(rounds: int, per_round: int, holds: int, gap: float) -> None:
     from gateway.bus import CommandName, get_bus
     from gateway.messages import sending
     from gateway.messages.schemas import SendTextRequest
@@ -94,15 +96,28 @@ def run(rounds: int, per_round: int, holds: int) -> None:
             record = DeviceModel.get(TENANT, device_id)
             sides: dict[str, Callable[[], None]] = {"bus": lambda: request(CommandName.PING), "send": send}
             for side in sides.values():  # warm-up: the reply queue, pooled connections, loaded code
-                sample(side, 5)
+                sample(side, 5, gap)
             results: dict[str, list[float]] = {name: [] for name in sides}
             for _ in range(rounds):
                 for name in random.sample(list(sides), k=len(sides)):
-                    results[name].extend(sample(sides[name], per_round))
-            errors = [elapsed - 1000 for elapsed in sample(lambda: send(delay=1), holds)]
+                    results[name].extend(sample(sides[name], per_round, gap))
+            errors = [elapsed - 1000 for elapsed in sample(lambda: send(delay=1), holds, gap)]
         finally:
             host.stop()
     report(results, errors)
+
+
+def sample(operation: Callable[[], None], count: int, gap: float) -> list[float]:
+    """Milliseconds of each call, with ``gap`` seconds of rest after each (untimed): a send's
+    mark and events follow its answer, and on this one-process stack (moto in it) they would
+    otherwise be billed to the next sample's latency, on either side."""
+    times = []
+    for _ in range(count):
+        began = time.perf_counter()
+        operation()
+        times.append((time.perf_counter() - began) * 1000)
+        time.sleep(gap)
+    return times
 
 
 def _connected_device(network: Any, request: Callable[..., dict[str, Any]]) -> str:

@@ -48,10 +48,12 @@ class CommandDispatcher:
         received.consumer.deleter.delete(received.receipt)
 
     async def _execute(self, command: Command, body: str) -> None:
+        later: Later | None = None
         try:
             async with self._ownership.locks.hold(command.device_id):
                 outcome = await self._executor.execute(command)
             if isinstance(outcome, Later):  # its reply comes without the device's lock
+                later = outcome
                 outcome = await self._executor.finish(command, outcome)
         except Exception:
             logger.exception("command failed on the host", extra=_about(command))
@@ -63,7 +65,11 @@ class CommandDispatcher:
         elif isinstance(outcome, Forward):
             await self._forward(command, body, outcome.queue_url)
         else:
-            await self._reply(command, outcome)
+            try:
+                await self._reply(command, outcome)
+            finally:
+                if later is not None and later.replied is not None:
+                    later.replied()
 
     async def _forward(self, command: Command, body: str, queue_url: str) -> None:
         """Send the same message to the host that runs the device; it replies itself."""

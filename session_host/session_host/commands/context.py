@@ -32,6 +32,8 @@ class Later:
     for something slow (a send's dispatch) without holding up the device's other commands."""
 
     reply: Awaitable[Reply]
+    replied: Callable[[], None] | None = None
+    """Called once the reply has left (or could not): work that may wait for it goes then."""
 
 
 Outcome = Reply | Forward | Later | None

@@ -96,7 +96,8 @@ async def send_text(host: Host, command: Command, owned: OwnedDevice) -> Reply |
     if isinstance(interval, int | float) and not isinstance(interval, bool):
         sender.interval = float(interval)
     sender.offer(found)
-    return Later(_await_dispatch(command, owned, sender, found))
+    key = found.send_key
+    return Later(_await_dispatch(command, owned, sender, found), replied=lambda: sender.replied(key))
 
 
 async def _await_dispatch(command: Command, owned: OwnedDevice, sender: DeviceSender, send: Send) -> Reply:

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from gateway import jids
 from gateway.messages.outbox import Send, SendState
@@ -37,7 +38,14 @@ from gateway.observability import logger
 from session_host.aws_calls import AWS_ERRORS
 from session_host.config import SEND_POLL_SECONDS
 from session_host.network import payloads
-from session_host.network.port import ChatPresence, NetworkError, NetworkErrorKind, NetworkEvent, SessionState
+from session_host.network.port import (
+    ChatPresence,
+    NetworkError,
+    NetworkErrorKind,
+    NetworkEvent,
+    SentMessage,
+    SessionState,
+)
 from session_host.owned import OwnedDevice
 from session_host.sending.store import OutboxStore
 
@@ -49,6 +57,8 @@ Publish = Callable[[NetworkEvent], Awaitable[None]]
 _FIRST_BACKOFF = 0.5
 _MAX_BACKOFF = 30.0
 _MARK_ATTEMPTS = 5
+REPLY_WAIT_SECONDS = 1.0
+"""How long the mark and the events of a send wait for its caller's reply to leave."""
 INDEX_LAG_SECONDS = 60.0
 """A send its command brought is kept this long even when the outbox's index does not show
 it yet (the index is eventually consistent); a finished one then fails its claim."""
@@ -91,6 +101,8 @@ class DeviceSender:
         self._poll = poll_seconds
         self._wake = asyncio.Event()
         self._watchers: dict[str, list[asyncio.Future[Dispatched]]] = {}
+        self._replies: dict[str, asyncio.Event] = {}  # sends whose waiting caller is being answered
+        self._recording: set[asyncio.Task[None]] = set()  # sent, being marked and published
         self._due: dict[str, float] = {}
         self._last_dispatch: float | None = None
         self._queued: dict[str, Send] = {}  # the queued sends known here, by send_key
@@ -116,6 +128,11 @@ class DeviceSender:
         self._watchers.setdefault(send_key, []).append(future)
         self.wake()
         return future
+
+    def replied(self, send_key: str) -> None:
+        """The answer to whoever waited on ``send_key`` has left: its bookkeeping may go."""
+        if (event := self._replies.get(send_key)) is not None:
+            event.set()
 
     def unwatch(self, send_key: str, future: asyncio.Future[Dispatched]) -> None:
         futures = self._watchers.get(send_key, [])
@@ -231,6 +248,7 @@ class DeviceSender:
         mentioned = jids.mentioned_jids(send.text)
         self._in_flight.add(key)
         recorded = False
+        recording: asyncio.Task[None] | None = None
         try:
             try:
                 sent = await self.owned.session.send_text(send.chat_jid, send.text, mentions=mentioned)
@@ -246,8 +264,22 @@ class DeviceSender:
                 return
             self._last_dispatch = time.time()
             sent_at = sent.timestamp or self._last_dispatch
-            # The caller learns it first; the record and the events follow, side by side.
-            self._resolve(Dispatched(send, sent.message_id, sent_at))
+            # The caller learns it first; the record and the events follow in a task of their
+            # own, so the device's next send does not wait for them either.
+            answered = self._resolve(Dispatched(send, sent.message_id, sent_at))
+            recording = self._track(self._record_sent(send, epoch, sent, sent_at, mentioned, answered))
+        finally:
+            if recording is None and recorded:  # else "ours" here: never marked interrupted
+                self._in_flight.discard(key)
+
+    async def _record_sent(
+        self, send: Send, epoch: int, sent: SentMessage, sent_at: float, mentioned: list[str], answered: bool
+    ) -> None:
+        """Mark the send ``sent`` and publish its events, once its caller's reply has left."""
+        recorded = False
+        try:
+            if answered:
+                await self._reply_left(send.send_key)
             marking = asyncio.ensure_future(self._mark_sent(send, epoch, sent.message_id, sent_at))
             try:
                 await self._publish_sent(send, sent.message_id, sent_at, mentioned)
@@ -255,7 +287,21 @@ class DeviceSender:
                 recorded = await marking
         finally:
             if recorded:  # else it stays "ours" here, so this host never marks it interrupted
-                self._in_flight.discard(key)
+                self._in_flight.discard(send.send_key)
+
+    def _track(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``work`` as a task that a clean end of the tenure and a host stop wait for."""
+        task = asyncio.get_running_loop().create_task(work)
+        for tasks in (self._dispatching, self._recording):
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        return task
+
+    def unsettled(self) -> list[asyncio.Task[None]]:
+        """The dispatch under way and the sends still being recorded: what the next owner
+        must find finished."""
+        current = [self.current] if self.current is not None and not self.current.done() else []
+        return current + [task for task in self._recording if not task.done()]
 
     async def _publish_sent(self, send: Send, network_id: str, sent_at: float, mentioned: list[str]) -> None:
         await self._publish(
@@ -295,10 +341,27 @@ class DeviceSender:
             )
         self._resolve(Dispatched(send, error=INTERRUPTED, error_kind=NetworkErrorKind.NETWORK.value))
 
-    def _resolve(self, outcome: Dispatched) -> None:
+    def _resolve(self, outcome: Dispatched) -> bool:
+        """Tell the send's waiting callers; True when there was one (its reply is on its way)."""
+        told = False
         for future in self._watchers.pop(outcome.send.send_key, []):
             if not future.done():
                 future.set_result(outcome)
+                told = True
+        if told:
+            self._replies[outcome.send.send_key] = asyncio.Event()
+        return told
+
+    async def _reply_left(self, send_key: str) -> None:
+        """Wait (briefly) for the caller's reply to leave before the bookkeeping: on one
+        machine they would compete, and the caller is who waits."""
+        try:
+            async with asyncio.timeout(REPLY_WAIT_SECONDS):
+                await self._replies[send_key].wait()
+        except TimeoutError:
+            pass
+        finally:
+            del self._replies[send_key]
 
     def _about(self, error: str | None = None) -> dict[str, str]:
         about = {"device_id": self.owned.device_id, "tenant_id": self.owned.tenant_id}

@@ -60,11 +60,11 @@ class Senders:
         ``sending`` (which it would have to fail as interrupted)."""
         entry = self._running.get(owned.device_id)
         self.stop(owned.device_id, owned)
-        current = entry[0].current if entry is not None and entry[0].owned is owned else None
-        if current is not None and not current.done():
+        unsettled = entry[0].unsettled() if entry is not None and entry[0].owned is owned else []
+        if unsettled:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(timeout):
-                    await asyncio.shield(current)
+                    await asyncio.gather(*(asyncio.shield(task) for task in unsettled))
 
     def get(self, device_id: str) -> DeviceSender | None:
         entry = self._running.get(device_id)

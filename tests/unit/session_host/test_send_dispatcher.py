@@ -153,11 +153,17 @@ def test_a_watcher_learns_the_dispatch_and_the_expected_time_of_a_delayed_send()
         # When a command watches it
         outcome = await asyncio.wait_for(rig.sender.watch(send.send_key), 5)
         expected = rig.sender.scheduled_for(send)
+        # Then the send is marked and announced only once the command's reply has left
+        await asyncio.sleep(0.05)
+        assert rig.published == []
+        assert rig.store.state(send).state is SendState.SENDING
+        rig.sender.replied(send.send_key)
+        await rig.until(lambda: rig.published and rig.store.state(send).state is SendState.SENT, 0.5)
         await rig.stop()
         return rig, expected, outcome.sent_at or 0.0
 
     rig, expected, sent_at = asyncio.run(scenario())
-    # Then it learns the network's id and time, close to the time it was told to expect
+    # And it learnt the network's id and time, close to the time it was told to expect
     assert rig.published[0].data["gateway_message_id"] == "M0"
     assert abs(sent_at - expected) < 0.2
     assert sent_at <= time.time()
