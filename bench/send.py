@@ -11,6 +11,9 @@ simulated network, with a connected device, carry:
   write, side by side with ``SEND_TEXT`` carrying the send; the host's dispatcher claims it
   (one conditional write), sends it on the network and answers ``sent`` (the mark and
   ``message.sent`` follow after the answer).
+* **bus + claim**: the bare round trip followed by the one write a send cannot do without,
+  a conditional PutItem of an outbox item (``outbox.claim``, the at-most-once guard across
+  hosts): the floor of any durable send on this stack.
 * **hold**: sends with ``delay=1``; the error is how much later than the asked second the
   answer came (the dispatcher's wake-up and the reply included).
 
@@ -64,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def run(rounds: int, per_round: int, holds: int, gap: float) -> None:
     from gateway.bus import CommandName, get_bus
-    from gateway.messages import sending
+    from gateway.messages import outbox, sending
     from gateway.messages.schemas import SendTextRequest
     from gateway.models import DeviceModel
     from session_host.config import HostSettings
@@ -94,7 +97,15 @@ def run(rounds: int, per_round: int, holds: int, gap: float) -> None:
             device_id = _connected_device(network, request)
             network.create_account(CONTACT_PHONE)
             record = DeviceModel.get(TENANT, device_id)
-            sides: dict[str, Callable[[], None]] = {"bus": lambda: request(CommandName.PING), "send": send}
+            def bus_and_claim() -> None:
+                request(CommandName.PING)
+                outbox.claim(outbox.new_send(TENANT, "floor", chat_jid="1@s.whatsapp.net", text="hi"), 1)
+
+            sides: dict[str, Callable[[], None]] = {
+                "bus": lambda: request(CommandName.PING),
+                "send": send,
+                "bus + claim": bus_and_claim,
+            }
             for side in sides.values():  # warm-up: the reply queue, pooled connections, loaded code
                 sample(side, 5, gap)
             results: dict[str, list[float]] = {name: [] for name in sides}
@@ -139,10 +150,11 @@ def _connected_device(network: Any, request: Callable[..., dict[str, Any]]) -> s
 def report(results: dict[str, list[float]], hold_errors: list[float]) -> None:
     medians = {name: statistics.median(values) for name, values in results.items()}
     print(f"round trips per side: {len(results['bus'])}; held sends: {len(hold_errors)}")
-    print(f"{'':6} {'median ms':>10} {'p90 ms':>8}")
+    print(f"{'':11} {'median ms':>10} {'p90 ms':>8}")
     for name, values in results.items():
-        print(f"{name:6} {medians[name]:10.2f} {p90(values):8.2f}")
+        print(f"{name:11} {medians[name]:10.2f} {p90(values):8.2f}")
     ratio = medians["send"] / medians["bus"]
+    print(f"send / (bus + claim) (medians): {medians['send'] / medians['bus + claim']:.2f}x")
     hold_p95 = statistics.quantiles(hold_errors, n=20)[-1]
     print(
         f"hold error ms: median {statistics.median(hold_errors):.1f}, p95 {hold_p95:.1f}, "
