@@ -73,12 +73,14 @@ class Floor:
         self._echo.join(timeout=5)
 
 
-def sample(operation: Callable[[], None], count: int) -> list[float]:
+def sample(operation: Callable[[], None], count: int, gap: float = 0.0) -> list[float]:
+    """Milliseconds of each call, with ``gap`` seconds of rest after each (untimed)."""
     times = []
     for _ in range(count):
         began = time.perf_counter()
         operation()
         times.append((time.perf_counter() - began) * 1000)
+        time.sleep(gap)
     return times
 
 

@@ -30,12 +30,11 @@ import os
 import random
 import statistics
 import tempfile
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from bench.bus import _wait, p90
+from bench.bus import _wait, p90, sample
 from local_stack.aws import create_resources, start_moto
 from local_stack.stack import LocalStack
 from local_stack.template import load_template, local_resources
@@ -53,6 +52,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=10, help="alternations of bus and send (default 10)")
     parser.add_argument("--per-round", type=int, default=20, help="round trips per side and round (20)")
     parser.add_argument("--holds", type=int, default=20, help="sends with delay=1 (default 20)")
+    # A send's mark and events follow its answer; on this one-process stack (moto in it) they
+    # would otherwise be billed to the next sample's latency, on either side.
     parser.add_argument("--gap-ms", type=float, default=50, help="rest after each sample (default 50)")
     args = parser.parse_args(argv)
 
@@ -98,6 +99,7 @@ def run(rounds: int, per_round: int, holds: int, gap: float) -> None:
             device_id = _connected_device(network, request)
             network.create_account(CONTACT_PHONE)
             record = DeviceModel.get(TENANT, device_id)
+
             def bus_and_claim() -> None:
                 request(CommandName.PING)
                 outbox.claim(outbox.new_send(TENANT, "floor", chat_jid="1@s.whatsapp.net", text="hi"), 1)
@@ -121,19 +123,6 @@ def run(rounds: int, per_round: int, holds: int, gap: float) -> None:
         finally:
             host.stop()
     report(results, errors)
-
-
-def sample(operation: Callable[[], None], count: int, gap: float) -> list[float]:
-    """Milliseconds of each call, with ``gap`` seconds of rest after each (untimed): a send's
-    mark and events follow its answer, and on this one-process stack (moto in it) they would
-    otherwise be billed to the next sample's latency, on either side."""
-    times = []
-    for _ in range(count):
-        began = time.perf_counter()
-        operation()
-        times.append((time.perf_counter() - began) * 1000)
-        time.sleep(gap)
-    return times
 
 
 def _connected_device(network: Any, request: Callable[..., dict[str, Any]]) -> str:

@@ -127,6 +127,16 @@ def dynamodb_calls(monkeypatch: pytest.MonkeyPatch) -> DynamoCalls:
 
 
 @pytest.fixture
+def one_host_after(stack: Any) -> Iterator[None]:
+    """Whatever a test does to the session hosts, the next test finds exactly one running."""
+    yield
+    while len(stack.hosts) > 1:
+        stack.stop_host(stack.hosts[-1])
+    if not stack.hosts:
+        stack.start_host()
+
+
+@pytest.fixture
 def settings_override(stack: object) -> Iterator[Callable[..., None]]:
     """``settings_override(NAME="value", ...)``: run the rest of the test with changed settings.
 

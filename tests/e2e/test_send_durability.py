@@ -5,7 +5,7 @@ they are due. Each goes out once, when it is due, and ``message.sent`` reaches t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -25,16 +25,6 @@ TAKEOVER = LEASE_TTL + LEASE_TTL / 3  # a dead host's devices are run elsewhere 
 @pytest.fixture
 def tenant(api: Any) -> Any:
     return api.register()
-
-
-@pytest.fixture
-def one_host_after(stack: LocalStack) -> Iterator[None]:
-    """Whatever a test does to the hosts, the next test finds exactly one running."""
-    yield
-    while len(stack.hosts) > 1:
-        stack.stop_host(stack.hosts[-1])
-    if not stack.hosts:
-        stack.start_host()
 
 
 def received(api: Any, phone: str, text: str) -> list[dict[str, Any]]:

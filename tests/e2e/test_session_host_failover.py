@@ -8,7 +8,7 @@ and makes the network see its connections vanish, as the death of a process woul
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -27,16 +27,6 @@ LEASE_TTL = 6.0  # tests/conftest.py gives the local stack's hosts this lease
 @pytest.fixture
 def tenant(api: Any) -> Any:
     return api.register()
-
-
-@pytest.fixture
-def one_host_after(stack: LocalStack) -> Iterator[None]:
-    """Whatever a test does to the hosts, the next test finds exactly one running."""
-    yield
-    while len(stack.hosts) > 1:
-        stack.stop_host(stack.hosts[-1])
-    if not stack.hosts:
-        stack.start_host()
 
 
 def queue_is_empty(queue_url: str) -> bool:
