@@ -11,10 +11,7 @@ from typing import Any
 import pytest
 from device_flows import create_device, new_phone, pair_by_qr, simulator
 
-from gateway.bus import CommandName
-from gateway.devices import commands
 from gateway.messages import outbox
-from gateway.models import DeviceModel
 
 pytestmark = pytest.mark.e2e
 
@@ -34,14 +31,15 @@ class Sent:
     network_message_id: str
 
 
-def send_text(tenant_id: str, device_id: str, chat_jid: str, text: str) -> dict[str, Any]:
-    """What POST /send/text does (the outbox, then SEND_TEXT to the device's host), until that
-    route is on this branch: swap this for an HTTP call then. Returns the sent result."""
-    device = DeviceModel.get(tenant_id, device_id, consistent_read=True)
-    send = outbox.enqueue(tenant_id, device_id, chat_jid=chat_jid, text=text)
-    result = commands.execute(device, CommandName.SEND_TEXT, {"send_key": send.send_key}).result
-    assert result["status"] == "sent", result
-    return result
+def send_text(api: Any, token: str, device_id: str, phone: str, text: str) -> tuple[str, str]:
+    """POST /send/text to ``phone``: the gateway's id of the message, and the network's (as
+    the recipient's phone shows it)."""
+    body = {"number": phone, "text": text, "disablePresence": True}
+    response = api.request("POST", "/send/text", token, json=body, headers={"X-Device-Id": device_id})
+    assert response.status_code == 200, response.text
+    inbox = simulator(api, "GET", f"/accounts/{phone}/inbox")["messages"]
+    (received,) = [message for message in inbox if message["text"] == text]
+    return response.json()["message_id"], received["message_id"]
 
 
 @pytest.fixture
@@ -52,15 +50,17 @@ def sent(api: Any) -> Sent:
     pair_by_qr(api, tenant.admin_token, device_id, new_phone())
     contact_phone = new_phone()
     contact = simulator(api, "POST", "/accounts", phone=contact_phone)
-    result = send_text(tenant.id, device_id, contact["jid"], "see you at 5")
+    message_id, network_message_id = send_text(
+        api, tenant.admin_token, device_id, contact_phone, "see you at 5"
+    )
     return Sent(
         tenant.id,
         tenant.admin_token,
         device_id,
         contact_phone,
         contact["jid"],
-        result["message_id"],
-        result["network_message_id"],
+        message_id,
+        network_message_id,
     )
 
 
