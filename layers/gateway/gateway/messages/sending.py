@@ -89,6 +89,9 @@ def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: fl
     if reply.ok and reply.result.get("status") == "sent":
         _settle(stored, device, send)  # sent: the host's claim wrote the item in any case
     else:
+        # A failed write (after botocore's retries) is an error answer even when the host
+        # answered "scheduled": it may still send what it holds in memory, so a retry with
+        # the same key could send twice. Rare (DynamoDB refused a put), and never silent.
         stored.result()
     if not reply.ok:
         raise _failed(device, send, reply, request.number)
