@@ -171,8 +171,7 @@ class DeviceSender:
             await self._read_outbox()
         if not self._queued:
             self._due = {}
-            assert self._read_at is not None
-            await self._sleep(self._read_at + self._poll - time.monotonic())
+            await self._sleep(self._poll - (time.monotonic() - (self._read_at or 0.0)))
             return
         head = min(self._queued.values(), key=lambda send: send.order)
         due = head.not_before
@@ -255,6 +254,8 @@ class DeviceSender:
             except NetworkError as error:
                 if error.kind is NetworkErrorKind.NOT_CONNECTED:  # nothing reached the network
                     recorded = await self._store.requeue(send, epoch)
+                    if recorded:  # it goes when the device is back, in its turn
+                        self._queued.setdefault(send.send_key, send)
                     return
                 self._last_dispatch = time.time()
                 message = f"{error.reason}: {error}"

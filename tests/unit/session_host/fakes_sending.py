@@ -15,7 +15,14 @@ from gateway.leases import Lease
 from gateway.messages import outbox
 from gateway.messages.outbox import Send, SendState
 from session_host.commands import CommandExecutor
-from session_host.network.port import ChatPresence, NetworkError, NetworkEvent, SentMessage, SessionState
+from session_host.network.port import (
+    ChatPresence,
+    NetworkError,
+    NetworkErrorKind,
+    NetworkEvent,
+    SentMessage,
+    SessionState,
+)
 from session_host.owned import OwnedDevice
 from session_host.ownership import Ownership
 from session_host.sending.sender import DeviceSender
@@ -154,6 +161,8 @@ class RecordingSession:
 
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         if self.fail_with is not None:
+            if self.fail_with.kind is NetworkErrorKind.NOT_CONNECTED:  # the connection just dropped
+                self.set_state(SessionState.DISCONNECTED)
             raise self.fail_with
         self.log.append(("text", text, time.monotonic()))
         self.mentions[text] = list(mentions)

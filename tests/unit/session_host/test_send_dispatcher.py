@@ -102,6 +102,32 @@ def test_a_send_waits_queued_while_the_device_is_not_connected_and_goes_when_it_
     assert [send.state for send in rig.store.items.values()] == [SendState.SENT]
 
 
+def test_a_send_the_network_never_got_goes_when_the_device_is_back_without_reading_the_outbox() -> None:
+    async def scenario() -> tuple[Rig, SendState, int]:
+        # Given a due send whose network call finds the connection gone
+        rig = Rig()
+        send = rig.store.add("retry me")
+        rig.session.fail_with = NetworkError(NetworkErrorKind.NOT_CONNECTED, "connection lost")
+        rig.start()
+        await rig.until(lambda: rig.session.state is SessionState.DISCONNECTED)
+        await asyncio.sleep(0.05)
+        waiting = rig.store.state(send).state
+
+        # When the device is connected again
+        rig.session.fail_with = None
+        rig.session.set_state(SessionState.CONNECTED)
+        await rig.until(lambda: rig.session.texts() == ["retry me"], 2)
+        reads = rig.store.reads
+        await rig.stop()
+        return rig, waiting, reads
+
+    rig, waiting, reads = asyncio.run(scenario())
+    # Then it was put back in the queue meanwhile, and went out at once, from memory
+    assert waiting is SendState.QUEUED
+    assert [item.state for item in rig.store.items.values()] == [SendState.SENT]
+    assert reads == 1
+
+
 def test_a_network_refusal_fails_the_send_for_good_and_the_next_one_still_goes() -> None:
     async def scenario() -> Rig:
         # Given a network that refuses the first send
