@@ -147,3 +147,21 @@ def test_a_send_is_found_by_either_id_and_deleted_once(device_id: str) -> None:
     final = outbox.find(TENANT, device_id, network_id)
     assert final is not None
     assert (final.revoked_at, final.deleted_for_me_at) == (10.0, 12.0)
+
+
+def test_a_send_of_another_kind_keeps_its_kind_and_payload_everywhere_it_travels(device_id: str) -> None:
+    # Given a location send (what the send routes of other kinds will write)
+    place = {"latitude": 52.52, "longitude": 13.405, "name": "Alexanderplatz", "address": None}
+    send = outbox.new_send(TENANT, device_id, chat_jid=CHAT, text="", kind="location", payload=place)
+
+    # When it is stored, carried in its command, claimed and read back
+    outbox.store(send)
+    carried = outbox.from_command_args(json.loads(json.dumps(outbox.command_args(send))), TENANT, device_id)
+    stored = outbox.get(TENANT, device_id, send.send_key)
+    (pending,) = outbox.unfinished(TENANT, device_id)
+
+    # Then every copy has the kind and the payload; a text send is of kind text
+    for copy in (carried, stored, pending):
+        assert copy is not None
+        assert (copy.kind, copy.payload) == ("location", place)
+    assert outbox.new_send(TENANT, device_id, chat_jid=CHAT, text="hi").kind == "text"

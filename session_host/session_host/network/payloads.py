@@ -154,7 +154,13 @@ def message_received(
 
 
 def message_sent(
-    *, message_id: str, gateway_message_id: str, chat_jid: str, content: str, timestamp: float
+    *,
+    message_id: str,
+    gateway_message_id: str,
+    chat_jid: str,
+    content: str,
+    timestamp: float,
+    message_type: str = "text",
 ) -> NetworkEvent:
     """The gateway dispatched a text for the device (the network does not echo it): the
     network's id, and the id the send request was answered with."""
@@ -164,7 +170,7 @@ def message_sent(
             "message_id": message_id,
             "gateway_message_id": gateway_message_id,
             "chat_jid": chat_jid,
-            "message_type": "text",
+            "message_type": message_type,
             "content": content,
             "timestamp": iso_utc(timestamp),
         },

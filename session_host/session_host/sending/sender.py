@@ -312,6 +312,7 @@ class DeviceSender:
                 chat_jid=send.chat_jid,
                 content=send.text,
                 timestamp=sent_at,
+                message_type=send.kind,
             )
         )
         if mentioned:

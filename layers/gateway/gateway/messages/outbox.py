@@ -41,6 +41,9 @@ KEEP_UNFINISHED_SECONDS = 30 * 24 * 3600
 """A send that never went out (its device never came back) is dropped after this."""
 
 
+TEXT = "text"
+
+
 class SendState(StrEnum):
     QUEUED = "queued"
     SENDING = "sending"  # a host has started the network call
@@ -73,6 +76,10 @@ class Send:
     error: str | None = None
     revoked_at: float | None = None
     deleted_for_me_at: float | None = None
+    kind: str = TEXT
+    """What is sent: ``text``, or a kind of the send routes to come (image, location, ...)."""
+    payload: dict[str, Any] | None = None
+    """What a kind other than text needs beyond ``text`` (never media bytes: their S3 key)."""
 
     def deletable(self, chat_jid: str, *, for_everyone: bool) -> bool:
         """Whether DELETE /messages/{message_id} may name it: sent in ``chat_jid``, not deleted
@@ -116,6 +123,8 @@ def new_send(
     disable_presence: bool = False,
     message_id: str | None = None,
     requested_at: float | None = None,
+    kind: str = TEXT,
+    payload: dict[str, Any] | None = None,
 ) -> Send:
     """A new ``queued`` send, not stored yet (see :func:`store`)."""
     message_id = message_id or new_message_id()
@@ -133,6 +142,8 @@ def new_send(
         requested_at=requested_at,
         not_before=requested_at + delay_seconds,
         state=SendState.QUEUED,
+        kind=kind,
+        payload=payload,
     )
 
 
@@ -310,6 +321,8 @@ def _new_attributes(send: Send) -> dict[str, Any]:
         "state": SendState.QUEUED.value,
         "pending_key": send.send_key,
         "expires_at": int(send.not_before + KEEP_UNFINISHED_SECONDS),
+        "kind": send.kind,
+        "payload": send.payload,
     }
 
 
@@ -349,4 +362,6 @@ def _send(item: SendModel) -> Send:
         error=item.error,
         revoked_at=float(item.revoked_at) if item.revoked_at is not None else None,
         deleted_for_me_at=float(item.deleted_for_me_at) if item.deleted_for_me_at is not None else None,
+        kind=item.kind or TEXT,
+        payload=item.payload,
     )

@@ -6,7 +6,7 @@ the device dispatches and marks each item with conditional writes.
 
 from __future__ import annotations
 
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import BooleanAttribute, JSONAttribute, NumberAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
 
 from gateway.models.base import GatewayModel, table_meta
@@ -73,6 +73,8 @@ class SendModel(GatewayModel):
     error = UnicodeAttribute(null=True)
     expires_at = NumberAttribute(null=True)
     pending_key = UnicodeAttribute(null=True)  # the send_key while queued or sending, then removed
+    kind = UnicodeAttribute(null=True)  # text (also when absent), image, location, ...
+    payload = JSONAttribute(null=True)  # what a kind other than text needs (media: its S3 key)
     revoked_at = NumberAttribute(null=True)  # deleted for everyone (DELETE /messages/{id})
     deleted_for_me_at = NumberAttribute(null=True)  # deleted from the account's own view
 
