@@ -27,10 +27,12 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import HTTPError
 
 from gateway.config import get_settings
 from gateway.media.errors import MediaNotFetched, MediaTooLarge, MediaUrlRefused
 from gateway.media.limits import FETCH_MAX_REDIRECTS, FETCH_TIMEOUT_SECONDS, MB
+from gateway.observability import logger
 from gateway.webhooks.addresses import UnsafeUrl, is_public_address, resolve
 
 _CHUNK_BYTES = 64 * 1024
@@ -156,8 +158,9 @@ def fetch(url: str, max_bytes: int, *, timeout: float = FETCH_TIMEOUT_SECONDS) -
             raise requests.Timeout("the watchdog cut the connection")
         return fetched
     except _RefusedPeer as refused:
+        logger.warning("media url refused at connection", extra={"reason": str(refused)})
         raise MediaUrlRefused(str(refused)) from None
-    except requests.RequestException as failed:
+    except (requests.RequestException, HTTPError, OSError) as failed:  # urllib3's, when requests lets them by
         if state.cut or time.monotonic() >= deadline:
             raise MediaNotFetched(f"url was not fetched within {timeout:g} s") from None
         raise MediaNotFetched(f"url could not be fetched ({type(failed).__name__})") from None
