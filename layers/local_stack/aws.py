@@ -1,4 +1,4 @@
-"""An in-process moto server holding the template's tables and queues."""
+"""An in-process moto server holding the template's tables, queues and buckets."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class LocalAws:
 
     server: ThreadedMotoServer
     endpoint: str
-    names: dict[str, str]  # logical id -> table name or queue URL
+    names: dict[str, str]  # logical id -> table name, queue URL or bucket name
 
     def stop(self) -> None:
         self.server.stop()
@@ -56,15 +56,21 @@ def _client(service: str, endpoint: str) -> Any:
 ACCOUNT_ID = "123456789012"  # moto's default account
 
 
+def bucket_name(prefix: str, logical_id: str) -> str:
+    """S3 bucket names are lower case (3-63 characters), unlike table and queue names."""
+    return f"{prefix}-{logical_id}".lower()[:63]
+
+
 def planned_names(endpoint: str, resources: LocalResources, prefix: str) -> dict[str, str]:
-    """Table names and queue URLs, known before anything starts so settings never go stale."""
+    """Table names, queue URLs and bucket names, known before anything starts so settings never go stale."""
     names = {logical_id: f"{prefix}-{logical_id}" for logical_id in resources.tables}
     names.update({q: f"{endpoint}/{ACCOUNT_ID}/{prefix}-{q}" for q in resources.queues})
+    names.update({b: bucket_name(prefix, b) for b in resources.buckets})
     return names
 
 
 def create_resources(endpoint: str, resources: LocalResources, prefix: str) -> dict[str, str]:
-    """Create every declared table and queue (DLQs first, so redrive policies resolve)."""
+    """Create every declared table, queue (DLQs first, so redrive policies resolve) and bucket."""
     names: dict[str, str] = {}
     dynamodb = _client("dynamodb", endpoint)
     for logical_id, props in resources.tables.items():
@@ -100,7 +106,40 @@ def create_resources(endpoint: str, resources: LocalResources, prefix: str) -> d
         names[logical_id] = sqs.create_queue(QueueName=f"{prefix}-{logical_id}", Attributes=attributes)[
             "QueueUrl"
         ]
+    names.update(_create_buckets(endpoint, resources, prefix))
     return names
+
+
+def _create_buckets(endpoint: str, resources: LocalResources, prefix: str) -> dict[str, str]:
+    """Each bucket with its lifecycle rules (moto keeps them; it does not run the expiry)."""
+    s3 = _client("s3", endpoint)
+    names: dict[str, str] = {}
+    for logical_id, props in resources.buckets.items():
+        name = bucket_name(prefix, logical_id)
+        s3.create_bucket(Bucket=name)  # us-east-1: no location constraint
+        rules = props.get("LifecycleConfiguration", {}).get("Rules", [])
+        if rules:
+            s3.put_bucket_lifecycle_configuration(
+                Bucket=name,
+                LifecycleConfiguration={"Rules": [_lifecycle_rule(rule) for rule in rules]},
+            )
+        names[logical_id] = name
+    return names
+
+
+def _lifecycle_rule(rule: dict[str, Any]) -> dict[str, Any]:
+    """A CloudFormation lifecycle rule in the S3 API's shape (the subset the template uses)."""
+    converted: dict[str, Any] = {
+        "ID": rule.get("Id", "rule"),
+        "Status": rule["Status"],
+        "Filter": {"Prefix": ""},
+    }
+    if "ExpirationInDays" in rule:
+        converted["Expiration"] = {"Days": int(rule["ExpirationInDays"])}
+    if "AbortIncompleteMultipartUpload" in rule:
+        days = int(rule["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"])
+        converted["AbortIncompleteMultipartUpload"] = {"DaysAfterInitiation": days}
+    return converted
 
 
 def environment_for(endpoint: str, resources: LocalResources, names: dict[str, str]) -> dict[str, str]:

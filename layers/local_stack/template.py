@@ -1,4 +1,4 @@
-"""Reads ``template.yaml`` so local tables, queues and environment come from the one source of truth."""
+"""Reads ``template.yaml``: local tables, queues, buckets and environment have one source of truth."""
 
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ class LocalResources:
 
     tables: dict[str, dict[str, Any]]  # logical id -> table properties
     queues: dict[str, dict[str, Any]]  # logical id -> queue properties
+    buckets: dict[str, dict[str, Any]]  # logical id -> bucket properties
     environment: dict[str, str]  # variable -> logical id it references
 
 
@@ -54,10 +55,13 @@ def local_resources(template: dict[str, Any]) -> LocalResources:
     queues = {
         name: r.get("Properties", {}) for name, r in resources.items() if r["Type"] == "AWS::SQS::Queue"
     }
+    buckets = {
+        name: r.get("Properties", {}) for name, r in resources.items() if r["Type"] == "AWS::S3::Bucket"
+    }
     variables = template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
     environment = {
         key: value["Ref"]
         for key, value in variables.items()
-        if isinstance(value, dict) and value.get("Ref") in tables.keys() | queues.keys()
+        if isinstance(value, dict) and value.get("Ref") in tables.keys() | queues.keys() | buckets.keys()
     }
-    return LocalResources(tables=tables, queues=queues, environment=environment)
+    return LocalResources(tables=tables, queues=queues, buckets=buckets, environment=environment)

@@ -88,6 +88,14 @@ RESOURCE_VARIABLES = {
     "IDEMPOTENCY_TABLE": "IdempotencyTable",
     "COMMAND_QUEUE_URL": "CommandQueue",
     "EVENTS_QUEUE_URL": "EventsQueue",
+    "MEDIA_BUCKET": "MediaBucket",
+}
+
+# A resource variable's suffix -> the resource type it must reference.
+RESOURCE_SUFFIX_TYPES = {
+    "_TABLE": "AWS::DynamoDB::Table",
+    "_QUEUE_URL": "AWS::SQS::Queue",
+    "_BUCKET": "AWS::S3::Bucket",
 }
 
 
@@ -159,7 +167,7 @@ def _container_environment(template: dict[str, Any]) -> dict[str, Any]:
 
 
 def _is_resource_variable(name: str) -> bool:
-    return name.endswith(("_TABLE", "_QUEUE_URL"))
+    return name.endswith(tuple(RESOURCE_SUFFIX_TYPES))
 
 
 @pytest.fixture(scope="module")
@@ -503,11 +511,11 @@ def test_global_resource_variables_reference_resources_of_the_right_type(templat
     # When the table and queue variables are picked out
     resource_variables = {name: value for name, value in variables.items() if _is_resource_variable(name)}
 
-    # Then they are exactly the expected ones, each a !Ref to a table or queue as its suffix says
+    # Then they are exactly the expected ones, each a !Ref to a table, queue or bucket as its suffix says
     expected = {name: {"Ref": logical_id} for name, logical_id in RESOURCE_VARIABLES.items()}
     assert resource_variables == expected
     for name, value in resource_variables.items():
-        expected_type = "AWS::DynamoDB::Table" if name.endswith("_TABLE") else "AWS::SQS::Queue"
+        (expected_type,) = [kind for suffix, kind in RESOURCE_SUFFIX_TYPES.items() if name.endswith(suffix)]
         assert template["Resources"][value["Ref"]]["Type"] == expected_type, name
 
 

@@ -1,0 +1,136 @@
+"""Media bytes in the media bucket, under keys a tenant cannot step out of.
+
+Every object is ``<tenant_id>/<device_id>/<media_id>``: the tenant and device come from the
+caller's authentication, never from the request, and ``media_id`` is a random id the gateway
+made, so a request can only ever name its own tenant's media. A ``media_id`` of any other
+shape names nothing (``None`` / :class:`MediaNotFound`), never another key.
+
+One S3 client per process, made on first use (boto3 clients are thread-safe).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from typing import Any
+from urllib.parse import quote
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+from gateway.config import get_settings
+from gateway.media.errors import MediaNotFound
+from gateway.media.limits import MEDIA_RETENTION_DAYS, PRESIGNED_URL_SECONDS
+
+_MEDIA_ID = re.compile(r"^[0-9a-f]{32}$")
+# Tenant and device ids are the gateway's own; this only keeps a key's parts from being paths.
+_KEY_PART = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+_MISSING = {"404", "NoSuchKey", "NotFound"}
+
+
+@dataclass(frozen=True)
+class StoredMedia:
+    """What a stored media is: the send and the ``message.received`` event carry these."""
+
+    media_id: str
+    key: str
+    size: int
+    sha256: str
+    mimetype: str
+
+
+@lru_cache(maxsize=1)
+def s3_client() -> Any:
+    """The process's S3 client (``AWS_ENDPOINT_URL`` points it at moto in the local stack)."""
+    return boto3.client(
+        "s3",
+        region_name=get_settings().aws_region,
+        config=Config(signature_version="s3v4", retries={"mode": "standard"}),
+    )
+
+
+def media_key(tenant_id: str, device_id: str, media_id: str) -> str:
+    """The object key of a media; raises ``ValueError`` for a part that is not an id."""
+    for part in (tenant_id, device_id, media_id):
+        if not _KEY_PART.match(part) or part in (".", ".."):
+            raise ValueError(f"not an id for a media key: {part!r}")
+    return f"{tenant_id}/{device_id}/{media_id}"
+
+
+def put(
+    tenant_id: str, device_id: str, data: bytes, mimetype: str, filename: str | None = None
+) -> StoredMedia:
+    """Store ``data`` under a new media id of the tenant's device."""
+    media_id = uuid.uuid4().hex
+    key = media_key(tenant_id, device_id, media_id)
+    sha256 = hashlib.sha256(data).hexdigest()
+    metadata = {"sha256": sha256}
+    if filename:
+        metadata["filename"] = quote(filename, safe="")  # S3 metadata is ASCII
+    s3_client().put_object(
+        Bucket=get_settings().media_bucket,
+        Key=key,
+        Body=data,
+        ContentType=mimetype,
+        Metadata=metadata,
+    )
+    return StoredMedia(media_id=media_id, key=key, size=len(data), sha256=sha256, mimetype=mimetype)
+
+
+def get(tenant_id: str, device_id: str, media_id: str) -> bytes:
+    """The bytes of a media of the tenant's device; :class:`MediaNotFound` when there are none."""
+    key = _key_or_none(tenant_id, device_id, media_id)
+    if key is None:
+        raise MediaNotFound("no such media")
+    try:
+        response = s3_client().get_object(Bucket=get_settings().media_bucket, Key=key)
+    except ClientError as error:
+        if _error_code(error) in _MISSING:
+            raise MediaNotFound("no such media") from None
+        raise
+    if _expired(response["LastModified"]):
+        raise MediaNotFound("the media has expired")
+    return response["Body"].read()
+
+
+def presigned_url(
+    tenant_id: str, device_id: str, media_id: str, seconds: int = PRESIGNED_URL_SECONDS
+) -> str | None:
+    """A GET URL of the media valid ``seconds``; None when there is no such media or it has
+    expired (the route answers 404 ``MEDIA_NOT_FOUND``)."""
+    key = _key_or_none(tenant_id, device_id, media_id)
+    if key is None:
+        return None
+    bucket = get_settings().media_bucket
+    try:
+        head = s3_client().head_object(Bucket=bucket, Key=key)
+    except ClientError as error:
+        if _error_code(error) in _MISSING:
+            return None
+        raise
+    if _expired(head["LastModified"]):
+        return None
+    return s3_client().generate_presigned_url(
+        "get_object", Params={"Bucket": bucket, "Key": key}, ExpiresIn=seconds
+    )
+
+
+def _key_or_none(tenant_id: str, device_id: str, media_id: str) -> str | None:
+    """The key, or None for a ``media_id`` the gateway cannot have made."""
+    if not _MEDIA_ID.match(media_id):
+        return None
+    return media_key(tenant_id, device_id, media_id)
+
+
+def _expired(last_modified: datetime) -> bool:
+    """S3 runs lifecycle expiry up to a day or two late; past the retention the media are gone."""
+    return datetime.now(UTC) - last_modified > timedelta(days=MEDIA_RETENTION_DAYS)
+
+
+def _error_code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))

@@ -1,0 +1,126 @@
+"""The media bucket of the SAM template: protected at rest and in transit, kept 30 days, and
+reachable only by the components that need it (decisions, "Sending and status").
+
+Kept apart from test_template.py (already long); it reads the same template the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_template import _parse_template
+
+OBJECTS = {"Fn::Sub": "${MediaBucket.Arn}/*"}
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    return _parse_template()
+
+
+def _bucket(template: dict[str, Any]) -> dict[str, Any]:
+    return template["Resources"]["MediaBucket"]["Properties"]
+
+
+def _statements_on_media(policies: list[Any]) -> list[dict[str, Any]]:
+    """The inline statements of a SAM function's Policies that name the bucket's objects."""
+    statements = [s for p in policies if isinstance(p, dict) for s in p.get("Statement", [])]
+    return [s for s in statements if s.get("Resource") == OBJECTS]
+
+
+def _actions(statement: dict[str, Any]) -> set[str]:
+    action = statement["Action"]
+    return {action} if isinstance(action, str) else set(action)
+
+
+def test_media_bucket_is_encrypted_at_rest(template: dict[str, Any]) -> None:
+    # Given the media bucket
+    # When its default encryption is read
+    (rule,) = _bucket(template)["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+
+    # Then every object is encrypted server-side (S3- or KMS-managed keys)
+    assert rule["ServerSideEncryptionByDefault"]["SSEAlgorithm"] in {"AES256", "aws:kms"}
+
+
+def test_media_bucket_blocks_public_access_and_acls(template: dict[str, Any]) -> None:
+    # Given the media bucket
+    bucket = _bucket(template)
+
+    # When its public access block and ownership are read
+    block = bucket["PublicAccessBlockConfiguration"]
+
+    # Then all four guards are on and ACLs are disabled (the bucket owner owns every object)
+    assert block == {
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
+    assert bucket["OwnershipControls"]["Rules"] == [{"ObjectOwnership": "BucketOwnerEnforced"}]
+
+
+def test_media_bucket_policy_denies_requests_without_tls(template: dict[str, Any]) -> None:
+    # Given the policy of the media bucket
+    policy = template["Resources"]["MediaBucketPolicy"]["Properties"]
+    assert policy["Bucket"] == {"Ref": "MediaBucket"}
+
+    # When its deny statements are read
+    denies = [s for s in policy["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
+
+    # Then any request without TLS, to the bucket or an object, by anyone, is denied
+    assert any(
+        s["Principal"] == "*"
+        and s["Action"] == "s3:*"
+        and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+        and {"Fn::GetAtt": ["MediaBucket", "Arn"]} in s["Resource"]
+        and OBJECTS in s["Resource"]
+        for s in denies
+    )
+
+
+def test_media_objects_expire_after_30_days(template: dict[str, Any]) -> None:
+    # Given the lifecycle of the media bucket
+    rules = _bucket(template)["LifecycleConfiguration"]["Rules"]
+
+    # When its enabled expiry rules are picked out
+    expiring = [r for r in rules if r["Status"] == "Enabled" and "ExpirationInDays" in r]
+
+    # Then every object (no prefix or tag filter) expires after 30 days
+    assert [r["ExpirationInDays"] for r in expiring] == [30]
+    assert "Prefix" not in expiring[0]
+    assert "TagFilters" not in expiring[0]
+
+
+def test_messages_function_may_put_and_get_media_objects_only(template: dict[str, Any]) -> None:
+    # Given the messages function, which stores the media of sends and signs their URLs
+    policies = template["Resources"]["MessagesFunction"]["Properties"]["Policies"]
+
+    # When its statements on the bucket's objects are read
+    statements = _statements_on_media(policies)
+
+    # Then it may put and get objects, and nothing else (no delete, no listing)
+    assert {a for s in statements for a in _actions(s)} == {"s3:PutObject", "s3:GetObject"}
+    assert all(s["Effect"] == "Allow" for s in statements)
+
+
+def test_media_read_policy_only_reads(template: dict[str, Any]) -> None:
+    # Given the managed policy meant for the media route (GET /media/{media_id})
+    document = template["Resources"]["MediaReadPolicy"]["Properties"]["PolicyDocument"]
+
+    # When its statements are read
+    # Then it allows GetObject on the bucket's objects and nothing more
+    assert [(s["Effect"], _actions(s), s["Resource"]) for s in document["Statement"]] == [
+        ("Allow", {"s3:GetObject"}, OBJECTS)
+    ]
+
+
+def test_session_host_may_get_and_put_media_objects(template: dict[str, Any]) -> None:
+    # Given the session host's task role
+    (policy,) = template["Resources"]["SessionHostTaskRole"]["Properties"]["Policies"]
+
+    # When its statements on the bucket's objects are read
+    statements = [s for s in policy["PolicyDocument"]["Statement"] if s["Resource"] == OBJECTS]
+
+    # Then it reads outbound media and stores received media, nothing else
+    assert {a for s in statements for a in _actions(s)} == {"s3:GetObject", "s3:PutObject"}
