@@ -49,6 +49,7 @@ STORY_FONTS: dict[int, str] = {
 """The fonts a text story may use: ``ExtendedTextMessage.FontType`` of whatsmeow's protobufs
 (a neonize test checks that they still match)."""
 
+
 @dataclass(frozen=True)
 class StatusPrivacy:
     """The account's story audience: ``list`` holds user JIDs (empty for ``contacts``)."""

@@ -134,7 +134,9 @@ class Account:
     lid: str = field(default_factory=new_lid)
     inbox: list[dict[str, Any]] = field(default_factory=list)
     presence: list[dict[str, Any]] = field(default_factory=list)
-    statuses: list[dict[str, Any]] = field(default_factory=list)
+    statuses: list[dict[str, Any]] = field(default_factory=list)  # stories it may see
+    contacts: list[str] = field(default_factory=list)  # user JIDs it added (network_status.py)
+    status_privacy: dict[str, Any] = field(default_factory=lambda: {"type": "contacts", "list": []})
     sent: list[dict[str, Any]] = field(default_factory=list)
     deleted_for_me: list[dict[str, Any]] = field(default_factory=list)  # app state of its devices
 
