@@ -8,12 +8,23 @@ from pathlib import Path
 
 import pytest
 from fakes_control_groups import MASTER
-from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, THIRD, THIRD_JID, fast_network, paired
+from fakes_simulated import (
+    CONTACT,
+    CONTACT_JID,
+    JID,
+    PHONE,
+    THIRD,
+    THIRD_JID,
+    fast_network,
+    open_session,
+    paired,
+)
 from fastapi.testclient import TestClient
 
 from gateway import jids
 from session_host.network.port import NetworkError, NetworkErrorKind, NetworkEvent
-from session_host.network.simulated import SimulatedNetwork
+from session_host.network.simulated import SimulatedNetwork, SimulatedSession
+from session_host.network.simulated.testing import EventRecorder
 from session_host.network.status_types import MediaStatus, PrivacyType, StatusPrivacy, TextStatus
 
 FOURTH = "15550004444"
@@ -221,3 +232,40 @@ def test_the_contacts_route_adds_and_lists_contacts(client: TestClient, network:
         client.post(f"/_simulator/accounts/{PHONE}/contacts", json={"phones": []}, headers=MASTER).status_code
         == 400
     )
+
+
+def test_the_setting_survives_a_restart_and_each_operation_has_a_fault(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a network saved to a file, the device's account on a blacklist and a contact
+        state = tmp_path / "network.json"
+        network = SimulatedNetwork(state, qr_lifetimes=(5.0,), reconnect_delay=0.05)
+        session, _ = await paired(network, tmp_path / "host")
+        network.create_account(CONTACT)
+        network.add_contacts(PHONE, [CONTACT])
+        blacklist = StatusPrivacy(PrivacyType.BLACKLIST, (CONTACT_JID,))
+        await session.set_status_privacy(blacklist)
+        await session.close()
+        # When the network starts again from its file
+        again = SimulatedNetwork(state, qr_lifetimes=(5.0,), reconnect_delay=0.05)
+        # Then the setting and the contacts are still there
+        session, _ = await paired_again(again, tmp_path / "host")
+        assert await session.get_status_privacy() == blacklist
+        assert again.contacts_of(PHONE) == [CONTACT_JID]
+        # And a fault on each status operation fails it
+        for operation in ("get_status_privacy", "set_status_privacy", "publish_status"):
+            again.inject_fault(operation, "network")
+        await fails(NetworkErrorKind.NETWORK, session.get_status_privacy())
+        await fails(NetworkErrorKind.NETWORK, session.set_status_privacy(blacklist))
+        await fails(NetworkErrorKind.NETWORK, session.publish_status(TextStatus("hi")))
+        assert again.pending_faults() == []
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+async def paired_again(network: SimulatedNetwork, data_dir: Path) -> tuple[SimulatedSession, EventRecorder]:
+    """The device paired earlier, resuming from its stored credentials."""
+    session, recorder = open_session(network, data_dir)
+    await session.connect()
+    await recorder.wait_for("device.connected")
+    return session, recorder

@@ -13,7 +13,8 @@ What neonize 0.5.2 can do here (read from its source):
   writes it; an image or video story is built by ``build_image_message`` /
   ``build_video_message`` *from bytes*: given a ``str``, those builders read a path or fetch a
   URL without a timeout. The builders upload the media and find its mimetype themselves (the
-  port's ``mimetype`` only chooses the builder); the video builder needs ``ffmpeg``. Who sees
+  port's ``mimetype`` only chooses the builder); the video builder needs ``ffmpeg``. Bytes
+  Pillow cannot read make the image builder raise an ``OSError``: ``INVALID``. Who sees
   the story is the network's business (the account's setting): the adapter cannot tell.
 """
 
@@ -25,7 +26,6 @@ from collections.abc import Iterable
 from neonize.client import NewClient
 from neonize.proto.Neonize_pb2 import StatusPrivacy as NeonizeStatusPrivacy
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ExtendedTextMessage, Message
-from PIL import UnidentifiedImageError
 
 from gateway import jids
 
@@ -103,5 +103,7 @@ def story_message(client: NewClient, content: StatusContent, kind: StatusKind) -
         return client.build_video_message(data, caption=caption)
     try:
         return client.build_image_message(data, caption=caption)
-    except UnidentifiedImageError as exc:
-        raise NetworkError(NetworkErrorKind.INVALID, "the image story is not an image") from exc
+    except (ConnectionError, TimeoutError):
+        raise  # the network's, not the bytes'
+    except OSError as exc:  # Pillow's UnidentifiedImageError: the bytes are no image it reads
+        raise NetworkError(NetworkErrorKind.INVALID, f"the image story is not an image: {exc}") from exc

@@ -315,7 +315,7 @@ class World:
                 self.queues[conn.device_key] = queued[index:]
                 return True
             data = item["data"]
-            if item["name"] == "message.received" and data["chat_jid"] != jids.STATUS_BROADCAST_JID:
+            if item["name"] == "message.received" and data.get("chat_jid") != jids.STATUS_BROADCAST_JID:
                 self.receipt("delivered", data["from"], data["to"], [data["message_id"]], by=conn.jid)
         return bool(queued)
 
