@@ -39,6 +39,8 @@ LID_SERVER = "lid"
 BROADCAST_SERVER = "broadcast"
 NEWSLETTER_SERVER = "newsletter"
 KNOWN_SERVERS = frozenset({USER_SERVER, GROUP_SERVER, LID_SERVER, BROADCAST_SERVER, NEWSLETTER_SERVER})
+STATUS_BROADCAST_JID = f"status@{BROADCAST_SERVER}"
+"""Where stories are published, and the chat a linked device sees its contacts' stories in."""
 
 _PHONE = r"[1-9][0-9]{6,14}"
 _GROUP_ID = r"[0-9]{1,32}(?:-[0-9]{1,20})?"

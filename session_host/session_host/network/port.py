@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from gateway.groups import codes
 
 from .group_types import GroupOperations
+from .status_types import StatusOperations
 
 
 class SessionState(StrEnum):
@@ -123,10 +124,11 @@ class NetworkError(Exception):
         return self.code or self.kind.value
 
 
-class DeviceSession(GroupOperations, Protocol):
+class DeviceSession(GroupOperations, StatusOperations, Protocol):
     """One device's session on the network; both adapters follow what is written here.
 
-    The group and community operations are :class:`~.group_types.GroupOperations`.
+    The group and community operations are :class:`~.group_types.GroupOperations`; the
+    status (stories) ones :class:`~.status_types.StatusOperations`.
 
     Lifecycle: ``connect`` starts the session. An unpaired session emits ``qr.generated``
     (and rotates the code) until a phone scans it or a pair code is entered, then

@@ -28,8 +28,8 @@ from fakes_neonize import ACCOUNT_JID, connected, eventually, patched_client
 from fakes_neonize_network import ScriptedNetwork
 from fakes_simulated import fast_network, paired
 from neonize.builder import build_revoke
-from neonize.proto.Neonize_pb2 import JID, SendResponse
-from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
+from neonize.proto.Neonize_pb2 import JID, SendResponse, StatusPrivacy
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ImageMessage, Message, VideoMessage
 
 from gateway import jids
 from session_host.network.neonize.jids import jid_str
@@ -137,6 +137,7 @@ class NeonizeBackend:
             "update_group.member_add_mode",
             "answer_group_requests",
             "request_history_sync",  # no peer send in neonize 0.5.2 (message_ops.py)
+            "set_status_privacy",  # no setter in neonize 0.5.2 (status_ops.py)
         }
     )
 
@@ -152,6 +153,11 @@ class NeonizeBackend:
         self.session, self._recorder = await connected(self._tmp_path, self.network)
         self.network.client.send_message.side_effect = _sent
         self.network.client.build_revoke.side_effect = _revoke
+        self.network.client.build_image_message.side_effect = _image
+        self.network.client.build_video_message.side_effect = _video
+        self.network.client.get_status_privacy.return_value = [
+            StatusPrivacy(Type=StatusPrivacy.CONTACTS, IsDefault=True)  # a new account's setting
+        ]
 
     def person(self, phone: str) -> tuple[str, str]:
         jid, lid = jids.user_jid(phone), f"{next(_LIDS)}@lid"
@@ -201,6 +207,15 @@ def _sent(to: Any, message: Any, *_: Any, **__: Any) -> SendResponse:
 def _revoke(chat: JID, sender: JID, message_id: str, with_go: bool = False) -> Message:
     """whatsmeow's revoke, as neonize's Python builder writes it for the sender's own message."""
     return build_revoke(chat, sender, message_id, sender)
+
+
+def _image(data: bytes, caption: str | None = None, **_: Any) -> Message:
+    """What the library's image builder gives once uploaded (no upload here)."""
+    return Message(imageMessage=ImageMessage(caption=caption, mimetype="image/jpeg", fileLength=len(data)))
+
+
+def _video(data: bytes, caption: str | None = None, **_: Any) -> Message:
+    return Message(videoMessage=VideoMessage(caption=caption, mimetype="video/mp4", fileLength=len(data)))
 
 
 def _phone(jid: str) -> str:

@@ -55,6 +55,8 @@ def test_every_route_needs_the_master_token(client: TestClient) -> None:
         ("POST", f"/_simulator/accounts/{CONTACT}/messages", {"to": JID, "text": "hi"}),
         ("POST", f"/_simulator/accounts/{CONTACT}/read", {"chat": JID, "message_ids": ["x"]}),
         ("GET", f"/_simulator/accounts/{CONTACT}/inbox", None),
+        ("POST", f"/_simulator/accounts/{CONTACT}/contacts", {"phones": [PHONE]}),
+        ("GET", f"/_simulator/accounts/{CONTACT}/contacts", None),
         ("POST", f"/_simulator/accounts/{CONTACT}/name", {"name": "Bob"}),
         ("POST", f"/_simulator/accounts/{CONTACT}/typing", {"to": JID, "state": "composing"}),
         ("POST", f"/_simulator/accounts/{CONTACT}/presence", {"to": JID, "available": True}),

@@ -58,6 +58,7 @@ from .handlers import NetworkHandlers
 from .jids import jid_str
 from .locks import GO_GATE, GoCallGate
 from .message_ops import MessageOpsMixin
+from .status_ops import StatusOpsMixin
 from .store import DeviceStore
 from .teardown import TeardownMixin
 
@@ -77,10 +78,10 @@ class NeonizeTimings:
     stop_join: float = 15.0  # how long stop() waits for connect() to return
 
 
-class NeonizeSession(MessageOpsMixin, GroupOpsMixin, TeardownMixin, NetworkHandlers):
+class NeonizeSession(MessageOpsMixin, GroupOpsMixin, StatusOpsMixin, TeardownMixin, NetworkHandlers):
     """One device's session on the real network (implements ``DeviceSession``); its send,
     presence and receipt calls come from ``OperationsMixin``, its group calls from
-    ``GroupOpsMixin`` (``group_ops.py``)."""
+    ``GroupOpsMixin`` (``group_ops.py``), its stories from ``StatusOpsMixin`` (``status_ops.py``)."""
 
     def __init__(
         self,

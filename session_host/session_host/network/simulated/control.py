@@ -67,6 +67,10 @@ class MessageIn(BaseModel):
     text: Annotated[str, StringConstraints(min_length=1, max_length=65536)]
 
 
+class ContactsIn(BaseModel):
+    phones: Annotated[list[PhoneNumber], Field(min_length=1, max_length=1000)]
+
+
 class ReadIn(BaseModel):
     chat: Target = Field(description="the chat: the sender's user JID or phone digits, or a group JID")
     message_ids: Annotated[list[Annotated[str, StringConstraints(min_length=1)]], Field(min_length=1)]
@@ -185,6 +189,17 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         """The caller hangs up, or the call stops ringing (``call.terminate``)."""
         _call(network.end_call, phone, call_id, body.reason if body else None)
         return {"success": True, "call_id": call_id}
+
+    @router.post("/accounts/{phone}/contacts")
+    def add_contacts(phone: PhoneInPath, body: ContactsIn) -> dict[str, Any]:
+        """The account saves accounts as contacts (who may see its stories); answers all its
+        contacts, those it exchanged a message with included (``docs/status.md``)."""
+        return {"success": True, "contacts": _call(network.add_contacts, phone, body.phones)}
+
+    @router.get("/accounts/{phone}/contacts")
+    def contacts(phone: PhoneInPath) -> dict[str, Any]:
+        """The account's contacts: added, or exchanged a one-to-one message with."""
+        return {"success": True, "contacts": _call(network.contacts_of, phone)}
 
     @router.get("/accounts/{phone}/inbox")
     def inbox(phone: PhoneInPath) -> dict[str, Any]:

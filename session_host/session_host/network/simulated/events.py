@@ -18,6 +18,7 @@ from gateway import jids
 from .. import payloads
 from ..payloads import ReceiptKind
 from ..port import NetworkEvent
+from ..status_types import MediaStatus, StatusContent
 from .group_records import Group, GroupChange
 from .model import Call
 
@@ -51,6 +52,30 @@ def text_received(
         is_group=group_jid is not None,
         push_name=push_name,
         timestamp=at,
+    )
+
+
+def status_received(
+    story: Mapping[str, Any], push_name: str, reader_jid: str, content: StatusContent, at: float
+) -> NetworkEvent:
+    """A contact's story as the reader's devices see it: whatsmeow's ``MessageEv`` in the chat
+    ``status@broadcast``, converted as neonize's adapter converts it (``content.py``)."""
+    extra: dict[str, Any] = {}
+    if isinstance(content, MediaStatus):
+        media = {"mime_type": content.mimetype, "caption": content.caption, "file_length": len(content.data)}
+        extra["media"] = {**media, "media_path": None}
+    return payloads.message_received(
+        message_id=story["message_id"],
+        sender=story["from"],
+        recipient=reader_jid,
+        chat_jid=jids.STATUS_BROADCAST_JID,
+        content=story["text"] or story["caption"] or "",
+        message_type=story["type"],
+        is_from_me=False,
+        is_group=False,
+        push_name=push_name,
+        timestamp=at,
+        extra=extra,
     )
 
 

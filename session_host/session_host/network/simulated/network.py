@@ -35,15 +35,17 @@ from .model import (
 )
 from .network_device_groups import DeviceGroups
 from .network_messages import DeviceMessages
+from .network_status import DeviceStatus
 
 __all__ = ["REAL_QR_LIFETIMES", "SimulatedNetwork"]
 
 
-class SimulatedNetwork(DeviceMessages, DeviceGroups):
+class SimulatedNetwork(DeviceMessages, DeviceGroups, DeviceStatus):
     """The whole simulated network (see :class:`~.core.NetworkCore` for the timing knobs;
     :class:`~.network_groups.NetworkGroups` for what phones do with groups,
     :class:`~.network_device_groups.DeviceGroups` for what the gateway's devices do with groups,
-    :class:`~.network_messages.DeviceMessages` with messages already sent)."""
+    :class:`~.network_messages.DeviceMessages` with messages already sent,
+    :class:`~.network_status.DeviceStatus` with stories and contacts)."""
 
     # --- accounts ---------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
 from .session_groups import SessionGroups
 from .session_messages import SessionMessages
+from .session_status import SessionStatus
 
 logger = logging.getLogger(__name__)
 
@@ -41,9 +42,10 @@ CRASH_WAIT = 5.0
 """How long :meth:`SimulatedSession.crash` waits for the session's loop to run it."""
 
 
-class SimulatedSession(SessionMessages, SessionGroups):
+class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
     """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials
-    (more operations in :mod:`.session_groups` and :mod:`.session_messages`)."""
+    (more operations in :mod:`.session_groups`, :mod:`.session_messages` and
+    :mod:`.session_status`)."""
 
     def __init__(self, network: SimulatedNetwork, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
         self._network = network

@@ -33,6 +33,7 @@ class World:
     queues: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by device key
     conns: dict[str, Connection] = field(default_factory=dict)  # by connection id
     calls: dict[str, Call] = field(default_factory=dict)  # ringing now, by call id (not saved)
+    status_media: dict[str, bytes] = field(default_factory=dict)  # stories' bytes by sha256 (not saved)
     groups: Groups = field(init=False)
 
     def __post_init__(self) -> None:
@@ -313,8 +314,8 @@ class World:
             if not self.signal(conn, "event", item):
                 self.queues[conn.device_key] = queued[index:]
                 return True
-            if item["name"] == "message.received":
-                data = item["data"]
+            data = item["data"]
+            if item["name"] == "message.received" and data.get("chat_jid") != jids.STATUS_BROADCAST_JID:
                 self.receipt("delivered", data["from"], data["to"], [data["message_id"]], by=conn.jid)
         return bool(queued)
 
