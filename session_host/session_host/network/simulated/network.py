@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import copy
 import time
+from dataclasses import replace
 from typing import Any
 
 from gateway import jids
 
+from .. import message_checks
+from ..media_types import OutgoingMedia
 from ..payloads import iso_utc
 from ..port import NetworkError, NetworkErrorKind
-from . import events
+from . import bodies, events
 from .core import REAL_QR_LIFETIMES
 from .model import (
     Account,
@@ -145,17 +148,35 @@ class SimulatedNetwork(DeviceMessages, DeviceGroups):
 
     # --- what phones do ---------------------------------------------------------------
 
-    def send_from_account(self, phone: str, to: str, text: str) -> str:
-        """The phone sends a text to a user JID (or phone digits) or a group; returns the
-        message id. A group refuses with :class:`~.group_records.GroupError` as it refuses
-        devices (``group_not_found``, ``not_group_admin``)."""
+    def send_from_account(
+        self, phone: str, to: str, text: str | None, media: OutgoingMedia | None = None
+    ) -> str:
+        """The phone sends a text, media, or both (the text is then the media's caption) to
+        a user JID (or phone digits) or a group; returns the message id. Media the network
+        refuses is a 400 ``VALIDATION_ERROR``; a group refuses with
+        :class:`~.group_records.GroupError` as it refuses devices (``group_not_found``,
+        ``not_group_admin``)."""
+        if media is not None:
+            if text and media.caption:
+                raise ControlError(400, "VALIDATION_ERROR", "give the caption as text or caption, not both")
+            if text:
+                media = replace(media, caption=text)
+            try:
+                message_checks.check_media(media)
+            except NetworkError as error:
+                raise ControlError(400, "VALIDATION_ERROR", str(error)) from error
+            body = bodies.media(media)
+        elif text:
+            body = bodies.text(text)
+        else:
+            raise ControlError(400, "VALIDATION_ERROR", "a message needs a text or media")
         with self._lock:
             sender = self._account(phone)
             message_id = new_message_id()
             if jids.is_group_jid(to):
-                self._world.post_to_group(sender, to, message_id, text)
+                self._world.post_to_group(sender, to, message_id, body)
             else:
-                self._world.post(sender, self._target(to), message_id, text, exclude=None)
+                self._world.post(sender, self._target(to), message_id, body, exclude=None)
             self._save()
             return message_id
 
