@@ -43,6 +43,8 @@ def _invalid(message: str) -> NetworkError:
 def check_media(media: OutgoingMedia) -> None:
     """The network's rules for a kind (:data:`.media_types.MEDIA_RULES`): a payload, a MIME
     type it takes, a size it allows. A document without a file name is allowed."""
+    if media.kind not in MEDIA_RULES:
+        raise _invalid(f"not a media kind: {media.kind!r}")
     kind = MediaKind(media.kind)
     rule = MEDIA_RULES[kind]
     if not media.data:

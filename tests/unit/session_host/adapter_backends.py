@@ -279,6 +279,8 @@ def _decoded(message: Message) -> dict[str, Any]:
             "sha256": part.fileSHA256.hex(),
             "filename": getattr(part, "fileName", "") or None,
         }
+        if kind is MediaKind.AUDIO:
+            media["ptt"] = part.PTT
         seen |= {"type": str(kind), "caption": getattr(part, "caption", "") or None, "media": media}
     elif message.HasField("locationMessage"):
         place = message.locationMessage

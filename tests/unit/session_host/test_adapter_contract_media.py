@@ -58,6 +58,8 @@ def test_each_media_kind_reaches_the_recipient_described_alike(
             "sha256": hashlib.sha256(media.data).hexdigest(),
             "filename": media.filename,
         }
+        if media.kind is MediaKind.AUDIO:
+            described["ptt"] = media.ptt
         [got] = net.received(bob)
         assert got == {
             "type": str(media.kind),

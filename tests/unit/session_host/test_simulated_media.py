@@ -184,3 +184,40 @@ def test_media_sent_to_a_group_reaches_every_other_member(tmp_path: Path) -> Non
         await session.close()
 
     asyncio.run(scenario())
+
+
+def test_a_media_message_deleted_for_everyone_shows_no_media(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a device that sent a contact an image
+        network = fast_network()
+        session, _ = await paired(network, tmp_path)
+        network.create_account(CONTACT)
+        sent = await session.send_media(CONTACT_JID, IMAGE)
+        # When it deletes it for everyone
+        await session.revoke_message(CONTACT_JID, sent.message_id)
+        # Then the contact's inbox shows it revoked, without caption or media
+        [message] = network.inbox(CONTACT)["messages"]
+        assert (message["revoked"], message["type"], message["caption"], message["media"]) == (
+            True,
+            "image",
+            None,
+            None,
+        )
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_an_unknown_media_kind_is_invalid(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a paired device and a contact
+        network = fast_network()
+        session, _ = await paired(network, tmp_path)
+        network.create_account(CONTACT)
+        # When it sends media of a kind the network does not know, Then it is INVALID
+        with pytest.raises(NetworkError) as caught:
+            await session.send_media(CONTACT_JID, OutgoingMedia("hologram", JPEG, "image/jpeg"))  # type: ignore[arg-type]
+        assert caught.value.kind is NetworkErrorKind.INVALID
+        await session.close()
+
+    asyncio.run(scenario())

@@ -173,6 +173,10 @@ class MediaOpsMixin(OperationsMixin):
         """The bytes of a received media message (on the client's thread), or None."""
         if media_part(message) is None:
             return None
+        with self._mutex:
+            runner = self._runner
+        if runner is None or runner.stopping:  # a stop holds the Go gate: do not wait on it here
+            return None
         try:
             data = self._call_now("download media", lambda client: client.download_any(message))
         except NetworkError as error:

@@ -58,10 +58,10 @@ def media(sent: OutgoingMedia) -> Body:
         "sha256": received.sha256,
         "filename": sent.filename,
     }
-    inbox: dict[str, Any] = {"caption": sent.caption, "media": described}
     extra = {"media": media_payloads.media_object(received)}
     if sent.kind == MediaKind.AUDIO:
-        inbox["ptt"] = extra["media"]["ptt"] = sent.ptt
+        described["ptt"] = extra["media"]["ptt"] = sent.ptt
+    inbox: dict[str, Any] = {"caption": sent.caption, "media": described}
     content = sent.caption or (sent.filename or "" if sent.kind == MediaKind.DOCUMENT else "")
     return Body(str(sent.kind), content, inbox, extra, sent.data)
 
