@@ -19,7 +19,7 @@ from typing import Any
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
 
 from .. import media_payloads
-from ..media_types import QuickReply
+from ..media_types import Location, QuickReply
 from ..vcards import from_vcard
 
 _MEDIA_FIELDS = (
@@ -84,14 +84,8 @@ def describe_message(message: Message) -> Described | None:
         live = _has(message, "liveLocationMessage")
         loc = message.liveLocationMessage if live else message.locationMessage
         name = "" if live else loc.name
-        location = {
-            "latitude": loc.degreesLatitude,
-            "longitude": loc.degreesLongitude,
-            "name": name,
-            "address": "" if live else loc.address,
-            "is_live": live,
-        }
-        return Described("location", name, {"location": location})
+        place = Location(loc.degreesLatitude, loc.degreesLongitude, name, "" if live else loc.address)
+        return Described("location", name, {"location": media_payloads.location_object(place, is_live=live)})
     if _has(message, "contactMessage"):
         card = message.contactMessage
         contact = media_payloads.contact_object(from_vcard(card.vcard, card.displayName), card.vcard)

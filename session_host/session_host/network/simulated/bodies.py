@@ -31,16 +31,13 @@ class Body:
         return {"type": self.type, **fields}
 
     def attachment(self, data: bytes) -> ReceivedMedia | None:
+        """The bytes for a recipient's devices, described as hashed once at the send."""
         media = self.inbox.get("media")
         if media is None:
             return None
-        return ReceivedMedia.of(
-            MediaKind(self.type),
-            media["mimetype"],
-            data,
-            caption=self.inbox.get("caption"),
-            filename=media["filename"],
-        )
+        caption, filename = self.inbox.get("caption") or None, media["filename"] or None
+        kind = MediaKind(self.type)
+        return ReceivedMedia(kind, media["mimetype"], data, caption, filename, media["sha256"], media["size"])
 
 
 def text(value: str) -> Body:
