@@ -221,3 +221,30 @@ def test_an_unknown_media_kind_is_invalid(tmp_path: Path) -> None:
         await session.close()
 
     asyncio.run(scenario())
+
+
+def test_a_phone_taps_a_quick_reply_of_a_template_the_device_sent(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a device that sent a contact a template
+        network = fast_network()
+        session, recorder = await paired(network, tmp_path)
+        network.create_account(CONTACT)
+        await session.send_template(CONTACT_JID, Template("Ok?", "tap one", (QuickReply("y", "Yes"),)))
+        with TestClient(create_app(control_router(network, fake_master))) as client:
+            # When the contact taps "Yes"
+            status, answer = _message(
+                client, CONTACT, {"to": JID, "button_reply": {"id": "y", "text": "Yes"}}
+            )
+            assert status == 200, answer
+            # And a reply with text too is refused
+            refused, _ = _message(
+                client, CONTACT, {"to": JID, "text": "x", "button_reply": {"id": "y", "text": "Yes"}}
+            )
+            assert refused == 400
+        # Then the device gets message.received of type button_reply naming the button
+        received = await recorder.wait_for("message.received")
+        assert (received.data["message_type"], received.data["content"]) == ("button_reply", "Yes")
+        assert received.data["button_reply"] == {"id": "y", "text": "Yes"}
+        await session.close()
+
+    asyncio.run(scenario())

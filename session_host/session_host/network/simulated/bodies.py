@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import media_payloads
-from ..media_types import ContactCard, Location, MediaKind, OutgoingMedia, ReceivedMedia, Template
+from ..media_types import ContactCard, Location, MediaKind, OutgoingMedia, QuickReply, ReceivedMedia, Template
 from ..vcards import to_vcard
 
 
@@ -85,3 +85,11 @@ def template(sent: Template) -> Body:
     buttons = [{"id": b.id, "text": b.text} for b in sent.buttons]
     inbox = {"text": sent.text, "footer": sent.footer, "buttons": buttons}
     return Body("template", sent.text, inbox, media_payloads.buttons_object(sent.buttons, sent.footer))
+
+
+def button_reply(reply: QuickReply) -> Body:
+    """A tap on a template's quick reply, as the phone sends it back (``button_reply``)."""
+    payload = {"id": reply.id, "text": reply.text}
+    return Body(
+        "button_reply", reply.text, {"text": reply.text, "button_reply": payload}, {"button_reply": payload}
+    )

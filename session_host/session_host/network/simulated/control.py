@@ -19,7 +19,7 @@ from gateway.errors import ApiError
 from gateway.jids import PHONE_PATTERN, PhoneNumber
 from gateway.web.error_docs import MASTER, WITH_BODY, answers, operation, standard
 
-from ..media_types import MediaKind, OutgoingMedia
+from ..media_types import MediaKind, OutgoingMedia, QuickReply
 from .control_groups import group_call, group_routes
 from .model import OPERATIONS, ControlError
 from .network import SimulatedNetwork
@@ -97,12 +97,20 @@ class MediaIn(BaseModel):
         return OutgoingMedia(self.kind, data, mimetype, self.caption, self.filename, self.ptt)
 
 
+class ButtonReplyIn(BaseModel):
+    id: Annotated[str, StringConstraints(min_length=1, max_length=256)]
+    text: Annotated[str, StringConstraints(min_length=1, max_length=256)]
+
+
 class MessageIn(BaseModel):
     to: Target = Field(description="a user JID, phone digits or a group JID")
     text: Annotated[str, StringConstraints(min_length=1, max_length=65536)] | None = Field(
         default=None, description="the text; with media, its caption"
     )
     media: MediaIn | None = Field(default=None, description="media the phone sends (with or without text)")
+    button_reply: ButtonReplyIn | None = Field(
+        default=None, description="the phone taps a template's quick reply (alone)"
+    )
 
 
 class ReadIn(BaseModel):
@@ -184,12 +192,13 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         ),
     )
     def send_message(phone: PhoneInPath, body: MessageIn) -> dict[str, Any]:
-        """The account sends a text or media (``text`` is then its caption) to a user JID, or
-        to a group: every other member gets it. Media the network refuses: 400; the group
-        refuses in the lowercase group envelope (a non-member, a non-admin where only admins
-        send)."""
+        """The account sends a text or media (``text`` is then its caption), or taps a
+        template's quick reply, to a user JID, or to a group: every other member gets it.
+        What the network refuses: 400; the group refuses in the lowercase group envelope (a
+        non-member, a non-admin where only admins send)."""
         media = body.media.outgoing() if body.media is not None else None
-        message_id = group_call(network.send_from_account, phone, body.to, body.text, media)
+        reply = QuickReply(body.button_reply.id, body.button_reply.text) if body.button_reply else None
+        message_id = group_call(network.send_from_account, phone, body.to, body.text, media, reply)
         return {"success": True, "message_id": message_id}
 
     @router.post("/accounts/{phone}/read")
