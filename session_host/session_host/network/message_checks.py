@@ -5,9 +5,14 @@ Kept in one place so the adapters refuse the same inputs with the same kind (``I
 
 from __future__ import annotations
 
+import math
+
 from gateway import jids
 
+from .media_types import MEDIA_RULES, ContactCard, Location, MediaKind, OutgoingMedia, Template
 from .port import MessageRef, NetworkError, NetworkErrorKind
+
+MAX_BUTTONS = 3
 
 
 def check_message(chat: str, message_id: str) -> None:
@@ -29,3 +34,51 @@ def check_history_sync(chat: str, count: int, oldest: MessageRef) -> None:
         raise NetworkError(NetworkErrorKind.INVALID, "count must be at least 1")
     if oldest.chat != chat:
         raise NetworkError(NetworkErrorKind.INVALID, "the oldest message must be of the chat synced")
+
+
+def _invalid(message: str) -> NetworkError:
+    return NetworkError(NetworkErrorKind.INVALID, message)
+
+
+def check_media(media: OutgoingMedia) -> None:
+    """The network's rules for a kind (:data:`.media_types.MEDIA_RULES`): a payload, a MIME
+    type it takes, a size it allows. A document without a file name is allowed."""
+    if media.kind not in MEDIA_RULES:
+        raise _invalid(f"not a media kind: {media.kind!r}")
+    kind = MediaKind(media.kind)
+    rule = MEDIA_RULES[kind]
+    if not media.data:
+        raise _invalid(f"the {kind} is empty")
+    mimetype = (media.mimetype or "").split(";")[0].strip().lower()
+    if "/" not in mimetype:
+        raise _invalid(f"not a MIME type: {media.mimetype!r}")
+    if (mimetype != rule.mime_prefix) if rule.exact else not mimetype.startswith(rule.mime_prefix):
+        raise _invalid(f"a {kind} must be {rule.mime_prefix}{'' if rule.exact else '*'}, not {mimetype}")
+    if len(media.data) > rule.max_bytes:
+        raise _invalid(f"a {kind} may be {rule.max_bytes} bytes at most, this one is {len(media.data)}")
+    if media.ptt and kind is not MediaKind.AUDIO:
+        raise _invalid("only audio is sent as a voice note")
+
+
+def check_location(location: Location) -> None:
+    lat, lon = location.latitude, location.longitude
+    if not (math.isfinite(lat) and math.isfinite(lon) and -90 <= lat <= 90 and -180 <= lon <= 180):
+        raise _invalid(f"not a place on Earth: {lat}, {lon}")
+
+
+def check_contact(card: ContactCard) -> None:
+    if not card.name.strip():
+        raise _invalid("the contact has no name")
+    if not jids.is_phone(card.phone):
+        raise _invalid(f"the contact's phone must be {jids.PHONE_RULE}")
+
+
+def check_template(template: Template) -> None:
+    """A text and 1 to 3 quick replies with distinct ids, as the network renders them."""
+    if not template.text:
+        raise _invalid("the template has no text")
+    if not 1 <= len(template.buttons) <= MAX_BUTTONS:
+        raise _invalid(f"a template has 1 to {MAX_BUTTONS} buttons")
+    ids = [button.id for button in template.buttons]
+    if any(not button.id or not button.text for button in template.buttons) or len(set(ids)) != len(ids):
+        raise _invalid("each button needs its own id and a text")

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from .media_types import ReceivedMedia
 from .port import NetworkEvent
 
 ReceiptKind = Literal["delivered", "read"]
@@ -135,8 +136,10 @@ def message_received(
     push_name: str,
     timestamp: float,
     extra: Mapping[str, Any] | None = None,
+    attachment: ReceivedMedia | None = None,
 ) -> NetworkEvent:
-    """A message reached the device; ``extra`` holds the type's sub-object (``media``, ``poll``...)."""
+    """A message reached the device; ``extra`` holds the type's sub-object (``media``, ``poll``...),
+    ``attachment`` the bytes of a media message."""
     data: dict[str, Any] = {
         "message_id": message_id,
         "from": sender,
@@ -150,7 +153,7 @@ def message_received(
         "is_group": is_group,
     }
     data.update(extra or {})
-    return _event("message.received", data)
+    return NetworkEvent(name="message.received", data=data, attachment=attachment)
 
 
 def message_sent(

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from gateway.groups import codes
 
 from .group_types import GroupOperations
+from .media_types import ContactCard, Location, OutgoingMedia, ReceivedMedia, Template
 from .status_types import StatusOperations
 
 
@@ -43,11 +44,14 @@ class NetworkEvent:
 
     ``data`` is the event's ``data`` payload exactly as documented in ``docs/events.md``;
     the session host wraps it into the delivery envelope (``id``, ``timestamp``, ``device_id``).
+    ``attachment`` carries a received media message's bytes beside ``data`` (events travel on
+    queues that take no bytes): the session host stores them and adds ``media_path``.
     """
 
     name: str
     data: Mapping[str, Any]
     occurred_at: float = field(default_factory=time.time)
+    attachment: ReceivedMedia | None = None
 
 
 @dataclass(frozen=True)
@@ -205,6 +209,28 @@ class DeviceSession(GroupOperations, StatusOperations, Protocol):
 
         ``mentions`` (user JIDs, :func:`gateway.jids.mentioned_jids` of the text) are marked
         as mentioned, so their phones notify them as WhatsApp's clients do.
+        """
+
+    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
+        """Send an image, video, audio (``ptt``: a voice note), document or sticker from bytes.
+
+        Raises ``INVALID`` for what the network refuses (:data:`.media_types.MEDIA_RULES`): an
+        empty payload, a MIME type the kind does not take (a sticker must be ``image/webp``:
+        the gateway converts before), a file too large; a document without a file name is
+        allowed. Otherwise as :meth:`send_text` (``NOT_CONNECTED``, ``NOT_FOUND``, ...).
+        """
+
+    async def send_location(self, to: str, location: Location) -> SentMessage:
+        """Send a place; ``INVALID`` for coordinates off the Earth, otherwise as :meth:`send_text`."""
+
+    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
+        """Share a contact as a vCard; ``INVALID`` without a name or with a bad phone."""
+
+    async def send_template(self, to: str, template: Template) -> SentMessage:
+        """Send a text with 1 to 3 quick-reply buttons; ``INVALID`` for a bad template.
+
+        neonize raises ``UNSUPPORTED``: the real network does not show buttons sent by a
+        linked device (``docs/media.md``).
         """
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:

@@ -17,6 +17,7 @@ can do, declared in :attr:`Backend.unsupported` and answered ``UNSUPPORTED`` the
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import time
 import uuid
@@ -24,18 +25,22 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from fakes_neonize import ACCOUNT_JID, connected, eventually, patched_client
+from fakes_neonize import ACCOUNT_JID, connected, deliver, eventually, message_event, patched_client, source
+from fakes_neonize import jid as fake_jid
 from fakes_neonize_network import ScriptedNetwork
 from fakes_simulated import fast_network, paired
 from neonize.builder import build_revoke
-from neonize.proto.Neonize_pb2 import JID, SendResponse, StatusPrivacy
+from neonize.proto.Neonize_pb2 import JID, MessageInfo, SendResponse, StatusPrivacy, UploadResponse
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ImageMessage, Message, VideoMessage
 
 from gateway import jids
+from session_host.network.media_types import MediaKind, OutgoingMedia
 from session_host.network.neonize.jids import jid_str
+from session_host.network.neonize.media_ops import media_message, media_part
 from session_host.network.port import DeviceSession, NetworkEvent
 from session_host.network.simulated.groups import Groups
 from session_host.network.simulated.network_groups import GROUP_OPTIONS, group_view
+from session_host.network.vcards import from_vcard
 
 DEVICE_JID = ACCOUNT_JID
 DEVICE_PHONE = jids.phone_of(DEVICE_JID)
@@ -78,6 +83,13 @@ class Backend(Protocol):
 
     def mentions_received(self, jid: str) -> list[list[str]]:
         """The people marked as mentioned in each text the device sent to ``jid``, in order."""
+
+    def received(self, jid: str) -> list[dict[str, Any]]:
+        """What ``jid`` got from the device, in order, as the simulator's inbox shows it:
+        ``type, caption, media {mimetype, size, sha256, filename}, location, contact``."""
+
+    async def media_from(self, jid: str, kind: str, data: bytes, mimetype: str, caption: str) -> NetworkEvent:
+        """Someone sends the device media; the ``message.received`` its session emits."""
 
 
 class SimulatedBackend:
@@ -128,6 +140,15 @@ class SimulatedBackend:
         inbox = self.network.inbox(_phone(jid))["messages"]
         return [message["mentions"] for message in inbox if message["from"] == DEVICE_JID]
 
+    def received(self, jid: str) -> list[dict[str, Any]]:
+        inbox = self.network.inbox(_phone(jid))["messages"]
+        return [_seen(message) for message in inbox if message["from"] == DEVICE_JID]
+
+    async def media_from(self, jid: str, kind: str, data: bytes, mimetype: str, caption: str) -> NetworkEvent:
+        media = OutgoingMedia(MediaKind(kind), data, mimetype, caption)
+        self.network.send_from_account(_phone(jid), DEVICE_JID, None, media)
+        return await self.next_event("message.received", len(self.events("message.received")) + 1)
+
 
 class NeonizeBackend:
     name = "neonize"
@@ -158,6 +179,9 @@ class NeonizeBackend:
         self.network.client.get_status_privacy.return_value = [
             StatusPrivacy(Type=StatusPrivacy.CONTACTS, IsDefault=True)  # a new account's setting
         ]
+        self.network.client.upload.side_effect = _upload
+        self._downloads: dict[bytes, bytes] = {}  # media key -> bytes, as the media servers keep them
+        self.network.client.download_any.side_effect = lambda message: self._downloads[_key(message)]
 
     def person(self, phone: str) -> tuple[str, str]:
         jid, lid = jids.user_jid(phone), f"{next(_LIDS)}@lid"
@@ -198,6 +222,18 @@ class NeonizeBackend:
         ]
         return [list(message.extendedTextMessage.contextInfo.mentionedJID) for message in sent]
 
+    def received(self, jid: str) -> list[dict[str, Any]]:
+        calls = self.network.client.send_message.call_args_list
+        return [_decoded(c.args[1]) for c in calls if jid_str(c.args[0]) == jid]
+
+    async def media_from(self, jid: str, kind: str, data: bytes, mimetype: str, caption: str) -> NetworkEvent:
+        media = OutgoingMedia(MediaKind(kind), data, mimetype, caption)
+        message = media_message(media, _upload(data))
+        self._downloads[_key(message)] = data
+        count = len(self.events("message.received")) + 1
+        await deliver(self.network.client, _wire_event(jid, message))
+        return await self.next_event("message.received", count)
+
 
 def _sent(to: Any, message: Any, *_: Any, **__: Any) -> SendResponse:
     """What the network answers a send: its own message id and time."""
@@ -216,6 +252,80 @@ def _image(data: bytes, caption: str | None = None, **_: Any) -> Message:
 
 def _video(data: bytes, caption: str | None = None, **_: Any) -> Message:
     return Message(videoMessage=VideoMessage(caption=caption, mimetype="video/mp4", fileLength=len(data)))
+
+
+def _upload(data: bytes, media_type: Any = None) -> UploadResponse:
+    """The media servers' answer to an upload: where it is, and the hashes of the bytes."""
+    digest = hashlib.sha256(data).digest()
+    return UploadResponse(
+        url="https://mmg.example/m",
+        DirectPath="/m",
+        MediaKey=digest[:16],
+        FileSHA256=digest,
+        FileLength=len(data),
+    )
+
+
+def _key(message: Message) -> bytes:
+    found = media_part(message)
+    assert found is not None
+    kind, holder = found
+    return bytes(getattr(holder, f"{kind}Message").mediaKey)
+
+
+def _seen(message: dict[str, Any]) -> dict[str, Any]:
+    keys = ("type", "caption", "media", "location", "contact")
+    seen = {key: message.get(key) for key in keys}
+    if seen["contact"] is not None:
+        seen["contact"] = {"name": seen["contact"]["name"], "phone": seen["contact"]["phone"]}
+    return seen
+
+
+def _decoded(message: Message) -> dict[str, Any]:
+    """A sent protobuf as the simulator's inbox would describe it."""
+    seen: dict[str, Any] = dict.fromkeys(("type", "caption", "media", "location", "contact"))
+    found = media_part(message)
+    if found is not None:
+        kind, holder = found
+        part = getattr(holder, f"{kind}Message")
+        media = {
+            "mimetype": part.mimetype,
+            "size": part.fileLength,
+            "sha256": part.fileSHA256.hex(),
+            "filename": getattr(part, "fileName", "") or None,
+        }
+        if kind is MediaKind.AUDIO:
+            media["ptt"] = part.PTT
+        seen |= {"type": str(kind), "caption": getattr(part, "caption", "") or None, "media": media}
+    elif message.HasField("locationMessage"):
+        place = message.locationMessage
+        location = {
+            "latitude": place.degreesLatitude,
+            "longitude": place.degreesLongitude,
+            "name": place.name or None,
+            "address": place.address or None,
+        }
+        seen |= {"type": "location", "location": location}
+    elif message.HasField("contactMessage"):
+        card = from_vcard(message.contactMessage.vcard, message.contactMessage.displayName)
+        seen |= {"type": "contact", "contact": {"name": card.name, "phone": card.phone}}
+    else:
+        seen["type"] = "text"
+    return seen
+
+
+def _wire_event(sender: str, message: Message) -> Any:
+    """A MessageEv from ``sender`` complete enough to cross the Go callback's serialization."""
+    peer = fake_jid(_phone(sender))
+    ev = message_event(source(peer, peer), message)
+    ev.Info.MergeFrom(
+        MessageInfo(ServerID=0, Type="media", Category="", Multicast=False, MediaType="image", Edit="")
+    )
+    flags = ("IsEphemeral", "IsViewOnce", "IsViewOnceV2", "IsViewOnceV2Extension", "IsDocumentWithCaption")
+    for flag in (*flags, "IsLottieSticker", "IsEdit"):
+        setattr(ev, flag, False)
+    ev.UnavailableRequestID, ev.RetryCount = "", 0
+    return ev
 
 
 def _phone(jid: str) -> str:

@@ -98,11 +98,18 @@ def test_device_part_of_a_jid_is_dropped() -> None:
     assert events.message_received(CTX, ev).data["from"] == "5511999998888@s.whatsapp.net"
 
 
+ANA_VCARD = "BEGIN:VCARD\nVERSION:3.0\nFN:Ana\nTEL;type=CELL;waid=5511988887777:+55 11 98888-7777\nEND:VCARD"
+
+
 @pytest.mark.parametrize(
     ("message", "message_type", "content", "extra"),
     [
         (
-            Message(imageMessage=ImageMessage(mimetype="image/jpeg", caption="look", fileLength=2048)),
+            Message(
+                imageMessage=ImageMessage(
+                    mimetype="image/jpeg", caption="look", fileLength=2048, fileSHA256=b"\x01\xab"
+                )
+            ),
             "image",
             "look",
             {
@@ -111,6 +118,9 @@ def test_device_part_of_a_jid_is_dropped() -> None:
                     "caption": "look",
                     "file_length": 2048,
                     "media_path": None,
+                    "size": 2048,
+                    "sha256": "01ab",
+                    "filename": None,
                 }
             },
         ),
@@ -132,6 +142,9 @@ def test_device_part_of_a_jid_is_dropped() -> None:
                     "caption": "doc",
                     "file_length": 0,
                     "media_path": None,
+                    "size": 0,
+                    "sha256": "",
+                    "filename": "a.pdf",
                 },
                 "document": {"file_name": "a.pdf", "page_count": 0},
             },
@@ -153,10 +166,10 @@ def test_device_part_of_a_jid_is_dropped() -> None:
             },
         ),
         (
-            Message(contactMessage=ContactMessage(displayName="Ana", vcard="BEGIN:VCARD")),
+            Message(contactMessage=ContactMessage(displayName="Ana", vcard=ANA_VCARD)),
             "contact",
             "Ana",
-            {"contact": {"display_name": "Ana", "vcard": "BEGIN:VCARD"}},
+            {"contact": {"name": "Ana", "phone": "5511988887777", "display_name": "Ana", "vcard": ANA_VCARD}},
         ),
         (
             Message(

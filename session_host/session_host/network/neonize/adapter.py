@@ -57,6 +57,7 @@ from .group_ops import GroupOpsMixin
 from .handlers import NetworkHandlers
 from .jids import jid_str
 from .locks import GO_GATE, GoCallGate
+from .media_ops import MediaOpsMixin
 from .message_ops import MessageOpsMixin
 from .status_ops import StatusOpsMixin
 from .store import DeviceStore
@@ -78,7 +79,9 @@ class NeonizeTimings:
     stop_join: float = 15.0  # how long stop() waits for connect() to return
 
 
-class NeonizeSession(MessageOpsMixin, GroupOpsMixin, StatusOpsMixin, TeardownMixin, NetworkHandlers):
+class NeonizeSession(
+    MediaOpsMixin, MessageOpsMixin, GroupOpsMixin, StatusOpsMixin, TeardownMixin, NetworkHandlers
+):
     """One device's session on the real network (implements ``DeviceSession``); its send,
     presence and receipt calls come from ``OperationsMixin``, its group calls from
     ``GroupOpsMixin`` (``group_ops.py``), its stories from ``StatusOpsMixin`` (``status_ops.py``)."""

@@ -5,9 +5,10 @@ removed), so only ``documentWithCaptionMessage`` needs opening here. Messages th
 nothing a person wrote (protocol messages, sender-key distribution, context-only
 messages) describe as None and are not emitted as ``message.received``.
 
-Media messages get a ``media`` object (``mime_type``, ``caption``, ``file_length`` and
-``media_path``). ``media_path`` is None: the port has no media download operation yet, so
-there is no stable path to give.
+Media messages get a ``media`` object (``mime_type``, ``caption``, ``size``, ``sha256``,
+``filename``, and ``file_length`` as before): what the sender declared. The bytes are
+downloaded by :mod:`.media_ops` and ride beside the event; ``media_path`` stays None until
+the session host has stored them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
+
+from .. import media_payloads
+from ..media_types import Location, QuickReply
+from ..vcards import from_vcard
 
 _MEDIA_FIELDS = (
     ("imageMessage", "image"),
@@ -48,6 +53,9 @@ def _media(kind: str, part: Any) -> Described:
         "caption": caption,
         "file_length": part.fileLength,
         "media_path": None,
+        "size": part.fileLength,
+        "sha256": part.fileSHA256.hex(),
+        "filename": getattr(part, "fileName", "") or None,
     }
     extra: dict[str, Any] = {"media": media}
     if kind == "audio":
@@ -76,17 +84,11 @@ def describe_message(message: Message) -> Described | None:
         live = _has(message, "liveLocationMessage")
         loc = message.liveLocationMessage if live else message.locationMessage
         name = "" if live else loc.name
-        location = {
-            "latitude": loc.degreesLatitude,
-            "longitude": loc.degreesLongitude,
-            "name": name,
-            "address": "" if live else loc.address,
-            "is_live": live,
-        }
-        return Described("location", name, {"location": location})
+        place = Location(loc.degreesLatitude, loc.degreesLongitude, name, "" if live else loc.address)
+        return Described("location", name, {"location": media_payloads.location_object(place, is_live=live)})
     if _has(message, "contactMessage"):
         card = message.contactMessage
-        contact = {"display_name": card.displayName, "vcard": card.vcard}
+        contact = media_payloads.contact_object(from_vcard(card.vcard, card.displayName), card.vcard)
         return Described("contact", card.displayName, {"contact": contact})
     if _has(message, "contactsArrayMessage"):
         cards = message.contactsArrayMessage
@@ -102,6 +104,11 @@ def describe_message(message: Message) -> Described | None:
         reaction = message.reactionMessage
         payload = {"message_id": reaction.key.ID, "emoji": reaction.text}
         return Described("reaction", reaction.text, {"reaction": payload})
+    if _has(message, "buttonsMessage"):
+        sent = message.buttonsMessage
+        replies = [QuickReply(b.buttonID, b.buttonText.displayText) for b in sent.buttons]
+        extra = media_payloads.buttons_object(replies, sent.footerText)
+        return Described("template", sent.contentText, extra)
     if _has(message, "buttonsResponseMessage"):
         reply = message.buttonsResponseMessage
         payload = {"id": reply.selectedButtonID, "text": reply.selectedDisplayText}

@@ -7,6 +7,7 @@ the group routes' (:mod:`.control_groups`), which use the lowercase group envelo
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -18,6 +19,7 @@ from gateway.errors import ApiError
 from gateway.jids import PHONE_PATTERN, PhoneNumber
 from gateway.web.error_docs import MASTER, WITH_BODY, answers, operation, standard
 
+from ..media_types import MediaKind, OutgoingMedia, QuickReply
 from .control_groups import group_call, group_routes
 from .model import OPERATIONS, ControlError
 from .network import SimulatedNetwork
@@ -62,9 +64,53 @@ class PairCodeIn(BaseModel):
     code: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$")]
 
 
+DEFAULT_MIMETYPES: dict[MediaKind, str] = {
+    MediaKind.IMAGE: "image/jpeg",
+    MediaKind.VIDEO: "video/mp4",
+    MediaKind.AUDIO: "audio/ogg",
+    MediaKind.DOCUMENT: "application/octet-stream",
+    MediaKind.STICKER: "image/webp",
+}
+"""The MIME type a phone's media has when the request names none."""
+
+
+class MediaIn(BaseModel):
+    kind: MediaKind
+    data_base64: Annotated[str, StringConstraints(min_length=1)]
+    mimetype: Annotated[str, StringConstraints(min_length=3, max_length=255)] | None = None
+    caption: Annotated[str, StringConstraints(max_length=65536)] | None = None
+    filename: Annotated[str, StringConstraints(min_length=1, max_length=255)] | None = None
+    ptt: bool = False
+
+    @field_validator("data_base64")
+    @classmethod
+    def _base64(cls, value: str) -> str:
+        try:
+            base64.b64decode(value, validate=True)
+        except ValueError as error:
+            raise ValueError("must be base64") from error
+        return value
+
+    def outgoing(self) -> OutgoingMedia:
+        data = base64.b64decode(self.data_base64)
+        mimetype = self.mimetype or DEFAULT_MIMETYPES[self.kind]
+        return OutgoingMedia(self.kind, data, mimetype, self.caption, self.filename, self.ptt)
+
+
+class ButtonReplyIn(BaseModel):
+    id: Annotated[str, StringConstraints(min_length=1, max_length=256)]
+    text: Annotated[str, StringConstraints(min_length=1, max_length=256)]
+
+
 class MessageIn(BaseModel):
     to: Target = Field(description="a user JID, phone digits or a group JID")
-    text: Annotated[str, StringConstraints(min_length=1, max_length=65536)]
+    text: Annotated[str, StringConstraints(min_length=1, max_length=65536)] | None = Field(
+        default=None, description="the text; with media, its caption"
+    )
+    media: MediaIn | None = Field(default=None, description="media the phone sends (with or without text)")
+    button_reply: ButtonReplyIn | None = Field(
+        default=None, description="the phone taps a template's quick reply (alone)"
+    )
 
 
 class ContactsIn(BaseModel):
@@ -150,10 +196,13 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         ),
     )
     def send_message(phone: PhoneInPath, body: MessageIn) -> dict[str, Any]:
-        """The account sends a text to a user JID, or to a group: every other member gets it
-        (the group refuses in the lowercase group envelope: a non-member, a non-admin where
-        only admins send)."""
-        message_id = group_call(network.send_from_account, phone, body.to, body.text)
+        """The account sends a text or media (``text`` is then its caption), or taps a
+        template's quick reply, to a user JID, or to a group: every other member gets it.
+        What the network refuses: 400; the group refuses in the lowercase group envelope (a
+        non-member, a non-admin where only admins send)."""
+        media = body.media.outgoing() if body.media is not None else None
+        reply = QuickReply(body.button_reply.id, body.button_reply.text) if body.button_reply else None
+        message_id = group_call(network.send_from_account, phone, body.to, body.text, media, reply)
         return {"success": True, "message_id": message_id}
 
     @router.post("/accounts/{phone}/read")

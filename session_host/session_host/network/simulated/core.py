@@ -15,6 +15,8 @@ from typing import Any
 from gateway import jids
 
 from ..port import REAL_REVOKE_WINDOW_SECONDS, NetworkError, NetworkErrorKind
+from . import bodies
+from .bodies import Body
 from .group_records import GroupError
 from .model import (
     FAULT_KINDS,
@@ -231,7 +233,13 @@ class NetworkCore:
     def send_text(
         self, conn_id: str, to: str, text: str, *, mentions: list[str] | None = None
     ) -> tuple[str, str, float]:
-        """A connected device sends a text to a person or a group; returns the network's
+        """A connected device sends a text (:meth:`send`)."""
+        return self.send(conn_id, to, bodies.text(text), mentions=mentions)
+
+    def send(
+        self, conn_id: str, to: str, body: Body, *, mentions: list[str] | None = None
+    ) -> tuple[str, str, float]:
+        """A connected device sends a message to a person or a group; returns the network's
         message id, the chat's JID (phone digits name a user JID) and the time.
 
         A group refuses as the network does (``NetworkError.refused``): ``group_not_found``
@@ -243,18 +251,23 @@ class NetworkCore:
             message_id = new_message_id()
             if jids.is_group_jid(to):
                 try:
-                    self._world.post_to_group(sender, to, message_id, text, mentions=mentions)
+                    self._world.post_to_group(sender, to, message_id, body, mentions=mentions)
                 except GroupError as error:
                     raise NetworkError.refused(error.code, str(error)) from error
                 chat_jid = to
             else:
                 recipient = self._recipient(to)
                 self._world.post(
-                    sender, recipient, message_id, text, exclude=conn.device_key, mentions=mentions
+                    sender, recipient, message_id, body, exclude=conn.device_key, mentions=mentions
                 )
                 chat_jid = recipient.jid
             self._save()
             return message_id, chat_jid, sender.sent[-1]["timestamp"]  # as recorded: revokes count from it
+
+    def media_bytes(self, sha256: str) -> bytes:
+        """The bytes of media the network carried (empty when it never did)."""
+        with self._lock:
+            return self._world.media.get(sha256, b"")
 
     def send_presence(self, conn_id: str, chat: str, state: str) -> None:
         with self._lock:

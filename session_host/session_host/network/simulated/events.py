@@ -1,7 +1,8 @@
 """The simulated network's traffic as catalog events (shapes from :mod:`..payloads`).
 
-What is specific to this adapter: messages are text (in one-to-one chats and groups), calls are
-one-to-one, the pairing platform and a caller's platform are ``simulated`` (accounts are
+What is specific to this adapter: messages are text, media, places, contacts and templates
+(in one-to-one chats and groups), media bytes come from the network's store by sha256, calls
+are one-to-one, the pairing platform and a caller's platform are ``simulated`` (accounts are
 personal: no business name), and traffic waits on the network as plain JSON ``{name,
 data}`` items (saved with the network's state) until the device takes it. Only this
 adapter produces ``contact.pushname`` (neonize's bridge does not forward it): its payload
@@ -10,15 +11,19 @@ is built here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from typing import Any
 
 from gateway import jids
 
 from .. import payloads
+from ..media_types import MediaKind, ReceivedMedia
 from ..payloads import ReceiptKind
 from ..port import NetworkEvent
 from ..status_types import MediaStatus, StatusContent
+from . import bodies
+from .bodies import Body
 from .group_records import Group, GroupChange
 from .model import Call
 
@@ -30,28 +35,38 @@ def pair_success(device_id: str, jid: str) -> NetworkEvent:
 
 
 def text_received(
+    message_id: str, sender_jid: str, push_name: str, to_jid: str, text: str, at: float
+) -> NetworkEvent:
+    """A text from a contact in the one-to-one chat (:func:`message_received` of a text)."""
+    return message_received(message_id, sender_jid, push_name, to_jid, bodies.text(text), at)
+
+
+def message_received(
     message_id: str,
     sender_jid: str,
     push_name: str,
     to_jid: str,
-    text: str,
+    body: Body,
     at: float,
     *,
     group_jid: str | None = None,
+    attachment: ReceivedMedia | None = None,
 ) -> NetworkEvent:
-    """A text as the recipient's devices see it: in the one-to-one chat with the sender, or
+    """A message as the recipient's devices see it: in the one-to-one chat with the sender, or
     in the group ``group_jid`` (then ``to`` and the chat are the group)."""
     return payloads.message_received(
         message_id=message_id,
         sender=sender_jid,
         recipient=group_jid or to_jid,
         chat_jid=group_jid or sender_jid,
-        content=text,
-        message_type="text",
+        content=body.content,
+        message_type=body.type,
         is_from_me=False,
         is_group=group_jid is not None,
         push_name=push_name,
         timestamp=at,
+        extra=body.extra,
+        attachment=attachment,
     )
 
 
@@ -218,9 +233,20 @@ def history_sync(device_id: str, message_count: int) -> NetworkEvent:
 
 
 def to_item(event: NetworkEvent) -> dict[str, Any]:
-    """The JSON item the network keeps (and hands over) for a device."""
-    return {"name": event.name, "data": dict(event.data)}
+    """The JSON item the network keeps (and hands over) for a device: an attachment is named
+    by its sha256, its bytes stay in the network's media store."""
+    item: dict[str, Any] = {"name": event.name, "data": dict(event.data)}
+    if event.attachment is not None:
+        item["attachment"] = {k: v for k, v in asdict(event.attachment).items() if k != "data"}
+    return item
 
 
-def from_item(item: Mapping[str, Any]) -> NetworkEvent:
-    return NetworkEvent(name=item["name"], data=item["data"])
+def from_item(item: Mapping[str, Any], media: Callable[[str], bytes] | None = None) -> NetworkEvent:
+    """The event of an item; ``media`` gives the bytes of an attachment by sha256."""
+    described = item.get("attachment")
+    attachment = None
+    if described is not None and media is not None:
+        attachment = ReceivedMedia(
+            **{**described, "kind": MediaKind(described["kind"]), "data": media(described["sha256"])}
+        )
+    return NetworkEvent(name=item["name"], data=item["data"], attachment=attachment)

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import copy
 import time
+from dataclasses import replace
 from typing import Any
 
 from gateway import jids
 
+from .. import message_checks
+from ..media_types import OutgoingMedia, QuickReply
 from ..payloads import iso_utc
 from ..port import NetworkError, NetworkErrorKind
-from . import events
+from . import bodies, events
+from .bodies import Body
 from .core import REAL_QR_LIFETIMES
 from .model import (
     Account,
@@ -147,17 +151,27 @@ class SimulatedNetwork(DeviceMessages, DeviceGroups, DeviceStatus):
 
     # --- what phones do ---------------------------------------------------------------
 
-    def send_from_account(self, phone: str, to: str, text: str) -> str:
-        """The phone sends a text to a user JID (or phone digits) or a group; returns the
-        message id. A group refuses with :class:`~.group_records.GroupError` as it refuses
-        devices (``group_not_found``, ``not_group_admin``)."""
+    def send_from_account(
+        self,
+        phone: str,
+        to: str,
+        text: str | None,
+        media: OutgoingMedia | None = None,
+        reply: QuickReply | None = None,
+    ) -> str:
+        """The phone sends a text, media, or both (the text is then the media's caption), or
+        taps a template's quick reply (``reply``), to a user JID (or phone digits) or a group;
+        returns the message id. What the network refuses is a 400 ``VALIDATION_ERROR``; a
+        group refuses with :class:`~.group_records.GroupError` as it refuses devices
+        (``group_not_found``, ``not_group_admin``)."""
+        body = _phone_body(text, media, reply)
         with self._lock:
             sender = self._account(phone)
             message_id = new_message_id()
             if jids.is_group_jid(to):
-                self._world.post_to_group(sender, to, message_id, text)
+                self._world.post_to_group(sender, to, message_id, body)
             else:
-                self._world.post(sender, self._target(to), message_id, text, exclude=None)
+                self._world.post(sender, self._target(to), message_id, body, exclude=None)
             self._save()
             return message_id
 
@@ -282,3 +296,24 @@ def _control_error(error: NetworkError) -> ControlError:
     if error.kind is NetworkErrorKind.NOT_FOUND:
         return ControlError(404, "RECIPIENT_NOT_FOUND", str(error))
     return ControlError(400, "INVALID_CHAT_JID", str(error))
+
+
+def _phone_body(text: str | None, media: OutgoingMedia | None, reply: QuickReply | None) -> Body:
+    """What a phone's message carries: exactly one of a reply, media (``text`` its caption),
+    or a text."""
+    if reply is not None:
+        if text or media is not None:
+            raise ControlError(400, "VALIDATION_ERROR", "a button reply goes alone, without text or media")
+        return bodies.button_reply(reply)
+    if media is None:
+        if not text:
+            raise ControlError(400, "VALIDATION_ERROR", "a message needs a text or media")
+        return bodies.text(text)
+    if text and media.caption:
+        raise ControlError(400, "VALIDATION_ERROR", "give the caption as text or caption, not both")
+    media = replace(media, caption=text) if text else media
+    try:
+        message_checks.check_media(media)
+    except NetworkError as error:
+        raise ControlError(400, "VALIDATION_ERROR", str(error)) from error
+    return bodies.media(media)

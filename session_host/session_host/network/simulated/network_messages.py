@@ -23,6 +23,9 @@ from . import events
 from .core import NetworkCore
 from .model import Account
 
+REVOKED_CONTENT = ("caption", "media", "location", "contact", "buttons")
+"""What a message deleted for everyone no longer shows, beside its text."""
+
 
 class DeviceMessages(NetworkCore):
     """Message operations of a connected device's account (called by sessions)."""
@@ -60,6 +63,7 @@ class DeviceMessages(NetworkCore):
                 for message in recipient.inbox:
                     if message["message_id"] == message_id and message["from"] == account.jid:
                         message["revoked"], message["text"] = True, None
+                        message.update({key: None for key in REVOKED_CONTENT if key in message})
             self._save()
 
     def device_delete_for_me(

@@ -335,7 +335,7 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         if generation < self._crashed_at:
             return
         if kind == "event":  # traffic handed to this device is never dropped
-            self._emit(events.from_item(payload))
+            self._emit(events.from_item(payload, self._network.media_bytes))
             return
         if generation != self._generation:
             return

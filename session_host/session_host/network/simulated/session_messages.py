@@ -1,4 +1,5 @@
-"""Message operations on a simulated device session: revoke, delete for me, history sync.
+"""Message operations on a simulated device session: media and rich sends, revoke, delete
+for me, history sync.
 
 Same order as the group operations (:mod:`.session_groups`): connected first
 (``NOT_CONNECTED``, nothing sent), the inputs checked (``INVALID``), then any injected fault
@@ -9,7 +10,10 @@ then the account acts on the network (:class:`~.network_messages.DeviceMessages`
 from __future__ import annotations
 
 from .. import message_checks
-from ..port import MessageRef
+from ..media_types import ContactCard, Location, OutgoingMedia, Template
+from ..port import MessageRef, SentMessage
+from . import bodies
+from .bodies import Body
 from .network import SimulatedNetwork
 
 
@@ -24,6 +28,33 @@ class SessionMessages:
 
     async def _fault(self, operation: str) -> None:
         raise NotImplementedError
+
+    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
+        """The recipient's inbox describes the bytes; its devices get them as the attachment."""
+        self._connection()
+        message_checks.check_media(media)
+        return await self._send("send_media", to, bodies.media(media))
+
+    async def send_location(self, to: str, location: Location) -> SentMessage:
+        self._connection()
+        message_checks.check_location(location)
+        return await self._send("send_location", to, bodies.location(location))
+
+    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
+        self._connection()
+        message_checks.check_contact(card)
+        return await self._send("send_contact", to, bodies.contact(card))
+
+    async def send_template(self, to: str, template: Template) -> SentMessage:
+        """The simulated network shows the buttons (the real one does not: neonize refuses)."""
+        self._connection()
+        message_checks.check_template(template)
+        return await self._send("send_template", to, bodies.template(template))
+
+    async def _send(self, operation: str, to: str, body: Body) -> SentMessage:
+        await self._fault(operation)
+        message_id, chat_jid, at = self._network.send(self._connection(), to, body)
+        return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
 
     @property
     def revoke_window_seconds(self) -> float:

@@ -8,6 +8,7 @@ schedules work on the session's loop and never blocks.
 
 from __future__ import annotations
 
+import base64
 import logging
 import time
 from collections.abc import Mapping
@@ -19,6 +20,7 @@ from gateway import jids
 from ..payloads import ReceiptKind, iso_utc, iso_utc_or_none
 from ..port import NetworkEvent
 from . import events
+from .bodies import Body
 from .group_records import GroupChange, GroupError
 from .groups import Groups
 from .model import Account, Call, Connection, Link, account_phone
@@ -34,6 +36,7 @@ class World:
     conns: dict[str, Connection] = field(default_factory=dict)  # by connection id
     calls: dict[str, Call] = field(default_factory=dict)  # ringing now, by call id (not saved)
     status_media: dict[str, bytes] = field(default_factory=dict)  # stories' bytes by sha256 (not saved)
+    media: dict[str, bytes] = field(default_factory=dict)  # media sent, once by sha256
     groups: Groups = field(init=False)
 
     def __post_init__(self) -> None:
@@ -99,12 +102,12 @@ class World:
         sender: Account,
         recipient: Account,
         message_id: str,
-        text: str,
+        body: Body,
         *,
         exclude: str | None,
         mentions: list[str] | None = None,
     ) -> None:
-        """``sender`` sends ``text`` to ``recipient``; receipts follow the network's rules.
+        """``sender`` sends ``body`` to ``recipient``; receipts follow the network's rules.
 
         The recipient's inbox always records the message. A recipient with linked gateway
         devices is reached through them (queued while offline; ``delivered`` when a device
@@ -112,22 +115,19 @@ class World:
         sender's push name differs from the one on its last message in that inbox, the
         devices get ``contact.pushname`` just before the message, as whatsmeow reports it.
         """
-        at = time.time()
-        sender.sent.append(
-            {"message_id": message_id, "to": recipient.jid, "text": text, "status": "sent", "timestamp": at}
-        )
-        self._hand_over(sender, recipient, None, message_id, text, at, exclude=exclude, mentions=mentions)
+        at = self._record(sender, recipient.jid, message_id, body)
+        self._hand_over(sender, recipient, None, message_id, body, at, exclude=exclude, mentions=mentions)
 
     def post_to_group(
         self,
         sender: Account,
         group_jid: str,
         message_id: str,
-        text: str,
+        body: Body,
         *,
         mentions: list[str] | None = None,
     ) -> None:
-        """``sender`` sends ``text`` to a group: every other member gets it as :meth:`post`
+        """``sender`` sends ``body`` to a group: every other member gets it as :meth:`post`
         hands a message over, in the group's chat, and each member's delivery is a
         ``delivered`` receipt of the group (the network reports group receipts per member).
 
@@ -139,10 +139,7 @@ class World:
         """
         members = self.groups.audience(group_jid, sender.jid)
         timer = self.groups.get_for(group_jid, sender.jid).ephemeral_duration
-        at = time.time()
-        sender.sent.append(
-            {"message_id": message_id, "to": group_jid, "text": text, "status": "sent", "timestamp": at}
-        )
+        at = self._record(sender, group_jid, message_id, body)
         for jid in members:
             recipient = self.account_of_jid(jid)
             if recipient is not None:
@@ -151,12 +148,23 @@ class World:
                     recipient,
                     group_jid,
                     message_id,
-                    text,
+                    body,
                     at,
                     exclude=None,
                     mentions=mentions,
                     expires_at=at + timer if timer else None,
                 )
+
+    def _record(self, sender: Account, to: str, message_id: str, body: Body) -> float:
+        """The sender's record of a send; media bytes are kept once, by their sha256."""
+        at = time.time()
+        entry = {"message_id": message_id, "to": to, "text": body.inbox.get("text")}
+        if body.type != "text":  # a text's record stays as it always was
+            entry["type"] = body.type
+        sender.sent.append({**entry, "status": "sent", "timestamp": at})
+        if body.data is not None:
+            self.media.setdefault(body.inbox["media"]["sha256"], body.data)
+        return at
 
     def _hand_over(
         self,
@@ -164,7 +172,7 @@ class World:
         recipient: Account,
         group_jid: str | None,
         message_id: str,
-        text: str,
+        body: Body,
         at: float,
         *,
         exclude: str | None,
@@ -173,8 +181,16 @@ class World:
     ) -> None:
         """One recipient gets a message: its inbox, then its devices (see :meth:`post`).
         ``expires_at``: when it disappears, in a group with a disappearing-messages timer."""
-        received = events.text_received(
-            message_id, sender.jid, sender.push_name, recipient.jid, text, at, group_jid=group_jid
+        attachment = body.attachment(body.data) if body.data is not None else None
+        received = events.message_received(
+            message_id,
+            sender.jid,
+            sender.push_name,
+            recipient.jid,
+            body,
+            at,
+            group_jid=group_jid,
+            attachment=attachment,
         )
         seen = next((m["push_name"] for m in reversed(recipient.inbox) if m["from"] == sender.jid), None)
         renamed = (
@@ -188,8 +204,7 @@ class World:
                 "from": sender.jid,
                 "to": group_jid or recipient.jid,
                 "chat": group_jid or sender.jid,
-                "type": "text",
-                "text": text,
+                **body.inbox_fields(),
                 "mentions": list(mentions or ()),
                 "expires_at": iso_utc_or_none(expires_at),
                 "push_name": sender.push_name,
@@ -332,6 +347,7 @@ class World:
             "links": [link.to_json() for link in self.links.values()],
             "queues": self.queues,
             "groups": self.groups.to_json(),
+            "media": {key: base64.b64encode(data).decode() for key, data in self.media.items()},
         }
 
     def load_json(self, data: dict[str, Any]) -> None:
@@ -339,3 +355,4 @@ class World:
         self.links = {link["device_key"]: Link(**link) for link in data.get("links", [])}
         self.queues = {key: list(items) for key, items in data.get("queues", {}).items()}
         self.groups.load_json(data.get("groups", {}))
+        self.media = {key: base64.b64decode(text) for key, text in data.get("media", {}).items()}

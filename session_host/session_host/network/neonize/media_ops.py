@@ -1,0 +1,185 @@
+"""Media and rich-message sends of a neonize session, and the download of received media.
+
+Choices, read from neonize 0.5.2's source:
+
+- **Media** is uploaded from bytes with ``client.upload(data, MediaType)`` and the message
+  built here from the upload's answer, not with ``build_*_message``: those builders take the
+  MIME type from libmagic (not the one the gateway was given), decode images with PIL for a
+  thumbnail, run ffmpeg for videos and re-encode stickers. Built here, the gateway's MIME
+  type, caption, file name and ``ptt`` reach the network unchanged; no thumbnail is sent
+  (phones show a placeholder until they download). Bytes only: a ``str`` would be fetched
+  by neonize without a timeout.
+- **Location** and **contact** are ``LocationMessage`` and ``ContactMessage`` (a vCard from
+  :mod:`..vcards`).
+- **Templates** are ``UNSUPPORTED``: whatsmeow sends buttons from a linked device, but the
+  real network no longer shows quick-reply buttons that do not come from the Business API
+  (phones drop them or show "message not supported"). A plain text in their place would
+  claim buttons nobody can tap; nothing is sent.
+- **Received media** is downloaded with ``client.download_any(message)`` on the client's
+  thread, inside the Go gate, and attached to ``message.received`` as
+  :class:`~..media_types.ReceivedMedia`. A download that fails leaves the event without an
+  attachment (logged): the message is still reported.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from neonize.client import NewClient
+from neonize.proto.Neonize_pb2 import UploadResponse
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
+    AudioMessage,
+    ContactMessage,
+    DocumentMessage,
+    ImageMessage,
+    LocationMessage,
+    Message,
+    StickerMessage,
+    VideoMessage,
+)
+from neonize.utils.enum import MediaType
+
+from .. import message_checks
+from ..media_types import ContactCard, Location, MediaKind, OutgoingMedia, ReceivedMedia, Template
+from ..port import NetworkError, NetworkErrorKind, SentMessage
+from ..vcards import to_vcard
+from .jids import jid_str, parse_jid
+from .operations import OperationsMixin
+
+logger = logging.getLogger(__name__)
+
+UPLOAD_TYPES: dict[MediaKind, MediaType] = {
+    MediaKind.IMAGE: MediaType.MediaImage,
+    MediaKind.VIDEO: MediaType.MediaVideo,
+    MediaKind.AUDIO: MediaType.MediaAudio,
+    MediaKind.DOCUMENT: MediaType.MediaDocument,
+    MediaKind.STICKER: MediaType.MediaImage,  # whatsmeow uploads stickers as images
+}
+
+
+def media_message(media: OutgoingMedia, upload: UploadResponse) -> Message:
+    """The message of uploaded media, with the gateway's MIME type, caption and file name."""
+    common = {
+        "URL": upload.url,
+        "directPath": upload.DirectPath,
+        "mediaKey": upload.MediaKey,
+        "fileEncSHA256": upload.FileEncSHA256,
+        "fileSHA256": upload.FileSHA256,
+        "fileLength": upload.FileLength,
+        "mimetype": media.mimetype,
+        "mediaKeyTimestamp": int(time.time()),
+    }
+    caption = media.caption or None
+    match MediaKind(media.kind):
+        case MediaKind.IMAGE:
+            return Message(imageMessage=ImageMessage(caption=caption, **common))
+        case MediaKind.VIDEO:
+            return Message(videoMessage=VideoMessage(caption=caption, **common))
+        case MediaKind.AUDIO:
+            return Message(audioMessage=AudioMessage(PTT=media.ptt, **common))
+        case MediaKind.DOCUMENT:
+            name = media.filename or None
+            return Message(
+                documentMessage=DocumentMessage(caption=caption, fileName=name, title=name, **common)
+            )
+        case MediaKind.STICKER:
+            return Message(stickerMessage=StickerMessage(**common))
+
+
+def location_message(location: Location) -> Message:
+    return Message(
+        locationMessage=LocationMessage(
+            degreesLatitude=location.latitude,
+            degreesLongitude=location.longitude,
+            name=location.name or None,
+            address=location.address or None,
+        )
+    )
+
+
+def contact_message(card: ContactCard) -> Message:
+    return Message(contactMessage=ContactMessage(displayName=card.name, vcard=to_vcard(card)))
+
+
+_MEDIA_PARTS = (
+    ("imageMessage", MediaKind.IMAGE),
+    ("videoMessage", MediaKind.VIDEO),
+    ("ptvMessage", MediaKind.VIDEO),
+    ("audioMessage", MediaKind.AUDIO),
+    ("documentMessage", MediaKind.DOCUMENT),
+    ("stickerMessage", MediaKind.STICKER),
+)
+
+
+def media_part(message: Message) -> tuple[MediaKind, Message] | None:
+    """The media a received message carries (a captioned document opened), or None."""
+    if message.HasField("documentWithCaptionMessage"):
+        message = message.documentWithCaptionMessage.message
+    for name, kind in _MEDIA_PARTS:
+        if name in Message.DESCRIPTOR.fields_by_name and message.HasField(name):
+            return kind, message
+    return None
+
+
+def received_media(message: Message, data: bytes) -> ReceivedMedia | None:
+    """The downloaded bytes of a received media message, described from its protobuf."""
+    found = media_part(message)
+    if found is None:
+        return None
+    kind, holder = found
+    part = getattr(holder, next(name for name, k in _MEDIA_PARTS if k is kind and holder.HasField(name)))
+    caption = getattr(part, "caption", "") or None
+    filename = getattr(part, "fileName", "") or None
+    return ReceivedMedia.of(kind, part.mimetype, data, caption=caption, filename=filename)
+
+
+class MediaOpsMixin(OperationsMixin):
+    """Media and rich sends of ``NeonizeSession``; the state and ``_call`` are the session's."""
+
+    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
+        message_checks.check_media(media)
+        kind = MediaKind(media.kind)
+        data = bytes(media.data)  # bytes, never a str neonize would fetch
+
+        def upload(client: NewClient) -> Message:
+            return media_message(media, client.upload(data, UPLOAD_TYPES[kind]))
+
+        message = await self._call(f"upload {kind}", upload)
+        return await self._send_built(to, message)
+
+    async def send_location(self, to: str, location: Location) -> SentMessage:
+        message_checks.check_location(location)
+        return await self._send_built(to, location_message(location))
+
+    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
+        message_checks.check_contact(card)
+        return await self._send_built(to, contact_message(card))
+
+    async def send_template(self, to: str, template: Template) -> SentMessage:  # noqa: ARG002 (the port's)
+        message_checks.check_template(template)
+        raise NetworkError(
+            NetworkErrorKind.UNSUPPORTED,
+            "send_template: the real network does not show quick-reply buttons sent by a linked device",
+        )
+
+    async def _send_built(self, to: str, message: Message) -> SentMessage:
+        chat = parse_jid(to)
+        response = await self._call("send message", lambda client: client.send_message(chat, message))
+        timestamp = float(response.Timestamp) if response.Timestamp > 0 else time.time()
+        return SentMessage(message_id=response.ID, chat_jid=jid_str(chat) or to, timestamp=timestamp)
+
+    def _download_media(self, message: Message) -> ReceivedMedia | None:
+        """The bytes of a received media message (on the client's thread), or None."""
+        if media_part(message) is None:
+            return None
+        with self._mutex:
+            runner = self._runner
+        if runner is None or runner.stopping:  # a stop holds the Go gate: do not wait on it here
+            return None
+        try:
+            data = self._call_now("download media", lambda client: client.download_any(message))
+        except NetworkError as error:
+            logger.warning("neonize %s: media not downloaded: %s", self._device_id, error)
+            return None
+        return received_media(message, bytes(data or b""))

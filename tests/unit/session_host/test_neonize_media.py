@@ -1,0 +1,124 @@
+"""neonize's media sends and received media against the real library's types: uploads from
+bytes with the gateway's MIME type, the protobufs of each kind, downloads beside the event."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from adapter_backends import Backend, running
+from fakes_neonize import CTX, PEER_PHONE, message_event, run, source
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ButtonsMessage, Message
+from neonize.utils.enum import MediaType
+
+from session_host.network.media_types import ContactCard, Location, MediaKind, OutgoingMedia
+from session_host.network.neonize import events
+from session_host.network.port import NetworkError, NetworkErrorKind
+
+BOB = "15550000002@s.whatsapp.net"
+OGG = b"OggS\x00\x02" + b"\x00" * 8
+PDF = b"%PDF-1.4\n"
+
+
+def on_neonize(tmp_path: Path, scenario: Any) -> None:
+    async def main() -> None:
+        async with running("neonize", tmp_path) as backend:
+            await scenario(backend)
+
+    run(main())
+
+
+def _sent(net: Backend) -> Message:
+    return net.network.client.send_message.call_args.args[1]  # type: ignore[attr-defined]
+
+
+def test_media_is_uploaded_from_bytes_with_its_type_and_sent_as_given(tmp_path: Path) -> None:
+    async def scenario(net: Backend) -> None:
+        client = net.network.client  # type: ignore[attr-defined]
+        # When the device sends a voice note and a named document
+        await net.session.send_media(
+            BOB, OutgoingMedia(MediaKind.AUDIO, OGG, "audio/ogg; codecs=opus", ptt=True)
+        )
+        audio = _sent(net).audioMessage
+        await net.session.send_media(
+            BOB, OutgoingMedia(MediaKind.DOCUMENT, PDF, "application/pdf", caption="q3", filename="q3.pdf")
+        )
+        document = _sent(net).documentMessage
+        # Then each upload got the bytes (never a path or URL) and the kind's media type
+        uploads = [(c.args[0], c.args[1]) for c in client.upload.call_args_list]
+        assert uploads == [(OGG, MediaType.MediaAudio), (PDF, MediaType.MediaDocument)]
+        # And the messages carry the gateway's MIME type, ptt, caption and file name, and the upload's hashes
+        assert (audio.mimetype, audio.PTT, audio.fileLength) == ("audio/ogg; codecs=opus", True, len(OGG))
+        assert audio.fileSHA256 == hashlib.sha256(OGG).digest()
+        assert (document.mimetype, document.caption, document.fileName) == ("application/pdf", "q3", "q3.pdf")
+        # And the library's builders, which re-detect types and fetch strings, were not used
+        assert client.build_document_message.call_count == client.build_audio_message.call_count == 0
+
+    on_neonize(tmp_path, scenario)
+
+
+def test_places_and_contacts_are_their_protobufs(tmp_path: Path) -> None:
+    async def scenario(net: Backend) -> None:
+        # When the device sends a place and a contact
+        await net.session.send_location(BOB, Location(-23.5, -46.6, "Office"))
+        place = _sent(net).locationMessage
+        await net.session.send_contact(BOB, ContactCard("Ana", "5511988887777"))
+        card = _sent(net).contactMessage
+        # Then they are a LocationMessage and a ContactMessage with a vCard the phones link
+        assert (place.degreesLatitude, place.degreesLongitude, place.name) == (-23.5, -46.6, "Office")
+        assert not place.HasField("address")
+        assert card.displayName == "Ana"
+        assert "waid=5511988887777" in card.vcard
+
+    on_neonize(tmp_path, scenario)
+
+
+def test_a_failed_upload_is_a_network_error_and_nothing_is_sent(tmp_path: Path) -> None:
+    async def scenario(net: Backend) -> None:
+        # Given the media servers refuse the upload
+        client = net.network.client  # type: ignore[attr-defined]
+        client.upload.side_effect = RuntimeError("upload failed: 500")
+        # When the device sends an image
+        with pytest.raises(NetworkError) as caught:
+            await net.session.send_media(BOB, OutgoingMedia(MediaKind.IMAGE, b"\xff\xd8", "image/jpeg"))
+        # Then it fails as the network, and no message went out
+        assert caught.value.kind is NetworkErrorKind.NETWORK
+        assert client.send_message.call_count == 0
+
+    on_neonize(tmp_path, scenario)
+
+
+def test_received_media_that_cannot_be_downloaded_is_still_reported(tmp_path: Path) -> None:
+    async def scenario(net: Backend) -> None:
+        # Given downloads fail
+        net.network.client.download_any.side_effect = RuntimeError("media gone")  # type: ignore[attr-defined]
+        # When a contact sends an image
+        received = await net.media_from(BOB, "image", b"\xff\xd8\xff", "image/jpeg", "hi")
+        # Then message.received describes it, without an attachment
+        assert (received.data["message_type"], received.data["media"]["size"]) == ("image", 3)
+        assert received.attachment is None
+
+    on_neonize(tmp_path, scenario)
+
+
+def test_a_received_buttons_message_is_a_template() -> None:
+    # Given a buttons message from a business
+    buttons = ButtonsMessage(
+        contentText="Confirm?",
+        footerText="reply below",
+        buttons=[
+            ButtonsMessage.Button(
+                buttonID="yes", buttonText=ButtonsMessage.Button.ButtonText(displayText="Yes")
+            )
+        ],
+    )
+    ev = message_event(source(PEER_PHONE, PEER_PHONE), Message(buttonsMessage=buttons))
+    # When it is mapped
+    event = events.message_received(CTX, ev)
+    # Then it is a template with its buttons and footer
+    assert event is not None
+    data = event.data
+    assert (data["message_type"], data["content"], data["footer"]) == ("template", "Confirm?", "reply below")
+    assert data["buttons"] == [{"id": "yes", "text": "Yes"}]
