@@ -16,6 +16,7 @@ from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.network.port import EventSink, NetworkEvent
 from session_host.owned import OwnedDevice
 from session_host.publisher import EventPublisher, envelope
+from session_host.received_media import ReceivedMediaKeeper
 
 SESSION_ENDING_EVENTS = frozenset({"connection.pair_error", "device.logged_out"})
 """After these the session has nothing left to run: the host ends the tenure."""
@@ -36,8 +37,10 @@ class Sinks:
         publisher: EventPublisher,
         queue_url: Callable[[], str],
         on_session_end: Callable[[OwnedDevice], None],
+        media: ReceivedMediaKeeper | None = None,
     ) -> None:
         self._aws = aws
+        self._media = media or ReceivedMediaKeeper(aws)
         self._publisher = publisher
         self._queue_url = queue_url
         self._on_session_end = on_session_end
@@ -54,6 +57,8 @@ class Sinks:
             changes = records.event_changes(event)
             if changes:
                 await self._write(owned, event, changes)
+            # Media bytes go to S3, never on the events queue.
+            event = await self._media.without_bytes(event, owned.tenant_id, owned.device_id)
             await self._publisher.publish(envelope(event, owned.device_id), owned.tenant_id)
             if event.name in SESSION_ENDING_EVENTS and not owned.ending:
                 owned.ending = True

@@ -45,6 +45,8 @@ def test_put_stores_under_the_tenants_device_and_get_reads_it_back(owner: tuple[
     assert stored.size == len(JPEG)
     assert stored.sha256 == hashlib.sha256(JPEG).hexdigest()
     assert stored.mimetype == "image/jpeg"
+    # And the media id names its device (GET /media/{media_id} finds the device from it)
+    assert store.device_of(stored.media_id) == device_id
     # And the same bytes come back
     assert store.get(tenant_id, device_id, stored.media_id) == JPEG
 
@@ -82,10 +84,14 @@ def test_another_tenants_media_are_absent(owner: tuple[str, str]) -> None:
         store.get(f"other-{tenant_id}", device_id, stored.media_id)
 
 
-@pytest.mark.parametrize("media_id", ["0" * 32, "../x", "a/b", "", "A" * 32])
+@pytest.mark.parametrize(
+    "media_id",
+    ["{device}." + "0" * 32, "0" * 32, "../x", "a/b", "", "A" * 32, "{device}." + "A" * 32, "{device}/../x"],
+)
 def test_media_ids_the_gateway_did_not_make_name_nothing(owner: tuple[str, str], media_id: str) -> None:
     # Given a tenant's device
     tenant_id, device_id = owner
+    media_id = media_id.format(device=device_id)
 
     # When a media id that does not exist, or is not of the gateway's shape, is asked for
     # Then nothing is found (no other key is ever formed from it)

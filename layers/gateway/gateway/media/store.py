@@ -1,9 +1,13 @@
 """Media bytes in the media bucket, under keys a tenant cannot step out of.
 
 Every object is ``<tenant_id>/<device_id>/<media_id>``: the tenant and device come from the
-caller's authentication, never from the request, and ``media_id`` is a random id the gateway
+caller's authentication, never from the request, and ``media_id`` is an id the gateway
 made, so a request can only ever name its own tenant's media. A ``media_id`` of any other
 shape names nothing (``None`` / :class:`MediaNotFound`), never another key.
+
+A ``media_id`` is ``<device_id>.<32 random hex>``: it names its device, so GET
+/media/{media_id} finds the device to check the caller may see (:func:`device_of`) with no
+index and no scan, and a media id only ever names a key under that same device.
 
 One S3 client per process, made on first use (boto3 clients are thread-safe).
 """
@@ -27,7 +31,7 @@ from gateway.config import get_settings
 from gateway.media.errors import MediaNotFound
 from gateway.media.limits import MEDIA_RETENTION_DAYS, PRESIGNED_URL_SECONDS
 
-_MEDIA_ID = re.compile(r"^[0-9a-f]{32}$")
+_MEDIA_ID = re.compile(r"^(?P<device_id>[A-Za-z0-9_:-]{1,128})\.(?P<random>[0-9a-f]{32})$")
 # Tenant and device ids are the gateway's own; this only keeps a key's parts from being paths.
 _KEY_PART = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 _MISSING = {"404", "NoSuchKey", "NotFound"}
@@ -66,7 +70,7 @@ def put(
     tenant_id: str, device_id: str, data: bytes, mimetype: str, filename: str | None = None
 ) -> StoredMedia:
     """Store ``data`` under a new media id of the tenant's device."""
-    media_id = uuid.uuid4().hex
+    media_id = f"{device_id}.{uuid.uuid4().hex}"
     key = media_key(tenant_id, device_id, media_id)
     sha256 = hashlib.sha256(data).hexdigest()
     metadata = {"sha256": sha256}
@@ -120,9 +124,15 @@ def presigned_url(
     )
 
 
+def device_of(media_id: str) -> str | None:
+    """The device a ``media_id`` belongs to; None for an id the gateway cannot have made."""
+    match = _MEDIA_ID.match(media_id)
+    return match["device_id"] if match else None
+
+
 def _key_or_none(tenant_id: str, device_id: str, media_id: str) -> str | None:
-    """The key, or None for a ``media_id`` the gateway cannot have made."""
-    if not _MEDIA_ID.match(media_id):
+    """The key, or None for a ``media_id`` the gateway cannot have made for this device."""
+    if device_of(media_id) != device_id:
         return None
     return media_key(tenant_id, device_id, media_id)
 

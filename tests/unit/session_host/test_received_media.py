@@ -1,0 +1,184 @@
+"""Received media: stored before the event is published, which then carries ``media_path`` and
+never the bytes; when S3 keeps failing the event still goes out, with ``media_path`` null."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any, cast
+
+from botocore.exceptions import ClientError
+
+from gateway.media.store import StoredMedia
+from session_host.aws_calls import AwsCalls
+from session_host.network.media_payloads import media_object
+from session_host.network.media_types import MediaKind, ReceivedMedia
+from session_host.network.port import NetworkEvent
+from session_host.owned import OwnedDevice
+from session_host.publisher import EventPublisher
+from session_host.received_media import STORE_ATTEMPTS, ReceivedMediaKeeper
+from session_host.sink import Sinks
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+THROTTLED = ClientError({"Error": {"Code": "SlowDown", "Message": "slow down"}}, "PutObject")
+
+
+class FakeStore:
+    """``store.put`` that fails its first ``failures`` calls, then stores in memory."""
+
+    def __init__(self, failures: int = 0, error: Exception = THROTTLED) -> None:
+        self.failures = failures
+        self.error = error
+        self.calls: list[tuple[str, str, bytes, str, str | None]] = []
+
+    def put(
+        self, tenant_id: str, device_id: str, data: bytes, mimetype: str, filename: str | None
+    ) -> StoredMedia:
+        self.calls.append((tenant_id, device_id, data, mimetype, filename))
+        if len(self.calls) <= self.failures:
+            raise self.error
+        media_id = f"{device_id}.{'a' * 32}"
+        return StoredMedia(media_id, f"{tenant_id}/{device_id}/{media_id}", len(data), "x", mimetype)
+
+
+class FakePublisher:
+    def __init__(self) -> None:
+        self.published: list[tuple[dict[str, Any], str]] = []
+
+    async def publish(self, envelope: dict[str, Any], tenant_id: str) -> None:
+        self.published.append((envelope, tenant_id))
+
+
+def media_event(filename: str | None = "photo.png") -> NetworkEvent:
+    attachment = ReceivedMedia.of(MediaKind.IMAGE, "image/png", PNG, caption="look", filename=filename)
+    data = {"message_id": "M1", "message_type": "image", "media": media_object(attachment)}
+    return NetworkEvent(name="message.received", data=data, attachment=attachment)
+
+
+def keep(event: NetworkEvent, fake: FakeStore) -> NetworkEvent:
+    async def main() -> NetworkEvent:
+        aws = AwsCalls(2, "test-media")
+        try:
+            keeper = ReceivedMediaKeeper(aws, fake.put, backoff_seconds=0)
+            return await keeper.without_bytes(event, "t1", "d1")
+        finally:
+            aws.shutdown()
+
+    return asyncio.run(main())
+
+
+def test_the_bytes_are_stored_under_the_device_and_the_event_names_their_path() -> None:
+    # Given a received image with its bytes
+    fake = FakeStore()
+
+    # When the keeper prepares it for publishing
+    event = keep(media_event(), fake)
+
+    # Then the bytes were stored once under the tenant's device, with type and filename
+    assert fake.calls == [("t1", "d1", PNG, "image/png", "photo.png")]
+    # And the event names where to fetch them, and carries no bytes
+    assert event.attachment is None
+    assert event.data["media"]["media_path"] == f"/media/d1.{'a' * 32}"
+    assert event.data["media"]["size"] == len(PNG)
+    assert event.data["media"]["caption"] == "look"
+    assert event.data["message_id"] == "M1"
+
+
+def test_a_passing_s3_failure_is_retried() -> None:
+    # Given S3 failing once
+    fake = FakeStore(failures=1)
+
+    # When the keeper stores the media
+    event = keep(media_event(), fake)
+
+    # Then the second attempt stored them
+    assert len(fake.calls) == 2
+    assert event.data["media"]["media_path"] is not None
+
+
+def test_when_s3_keeps_failing_the_event_goes_out_with_a_null_media_path() -> None:
+    # Given S3 failing on every attempt
+    fake = FakeStore(failures=STORE_ATTEMPTS)
+
+    # When the keeper stores the media
+    event = keep(media_event(), fake)
+
+    # Then it gave up after its attempts, and the message is still reported without bytes
+    assert len(fake.calls) == STORE_ATTEMPTS
+    assert event.attachment is None
+    assert event.data["media"]["media_path"] is None
+    assert event.data["media"]["sha256"] == media_event().data["media"]["sha256"]
+
+
+def test_an_id_s3_cannot_key_is_not_retried() -> None:
+    # Given a store refusing the key outright (not an S3 failure)
+    fake = FakeStore(failures=STORE_ATTEMPTS, error=ValueError("not an id"))
+
+    # When the keeper stores the media
+    event = keep(media_event(), fake)
+
+    # Then it gave up at once
+    assert len(fake.calls) == 1
+    assert event.data["media"]["media_path"] is None
+
+
+def test_events_without_an_attachment_pass_unchanged() -> None:
+    # Given a text message
+    fake = FakeStore()
+    text = NetworkEvent(name="message.received", data={"message_id": "M2", "text": "hi"})
+
+    # When the keeper sees it
+    event = keep(text, fake)
+
+    # Then nothing is stored and the event is the same
+    assert fake.calls == []
+    assert event is text
+
+
+def test_a_media_message_without_bytes_says_its_media_path_is_null() -> None:
+    # Given a media message whose bytes the adapter could not download
+    fake = FakeStore()
+    event = replace(media_event(), attachment=None)
+
+    # When the keeper sees it
+    kept = keep(event, fake)
+
+    # Then nothing is stored, and media_path says there are no bytes to fetch
+    assert fake.calls == []
+    assert kept.data["media"]["media_path"] is None
+    assert kept.data["media"]["sha256"] == event.data["media"]["sha256"]
+
+
+def test_the_sink_publishes_the_media_path_and_never_the_bytes() -> None:
+    # Given a tenure's sink with a fake store and publisher
+    fake = FakeStore()
+    publisher = FakePublisher()
+    owned = cast(OwnedDevice, SimpleNamespace(tenant_id="t1", device_id="d1", active=True, ending=False))
+    owned.notify = lambda: None  # type: ignore[method-assign]
+
+    async def main() -> None:
+        aws = AwsCalls(2, "test-sink")
+        try:
+            sinks = Sinks(
+                aws=aws,
+                publisher=cast(EventPublisher, publisher),
+                queue_url=lambda: "q",
+                on_session_end=lambda _owned: None,
+                media=ReceivedMediaKeeper(aws, fake.put, backoff_seconds=0),
+            )
+            # When a received image passes through it
+            await sinks.sink_for(owned)(media_event())
+        finally:
+            aws.shutdown()
+
+    asyncio.run(main())
+
+    # Then one envelope went out for the tenant, with the media path and no bytes
+    [(envelope, tenant_id)] = publisher.published
+    assert tenant_id == "t1"
+    assert envelope["data"]["media"]["media_path"] == f"/media/d1.{'a' * 32}"
+    body = json.dumps(envelope)
+    assert "attachment" not in body
+    assert len(body) < len(PNG)
