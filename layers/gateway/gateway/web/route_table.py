@@ -42,6 +42,7 @@ ROUTES: frozenset[tuple[str, str]] = frozenset(
         ("DELETE", "/messages/{message_id}"),
         ("POST", "/history/sync"),
         ("POST", "/send/text"),
+        ("GET", "/media/{media_id}"),
         ("POST", "/groups"),
         ("GET", "/groups"),
         ("GET", "/groups/{jid}"),
