@@ -41,6 +41,7 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
         {"chat_jid": "15551234567", "for_everyone": True},
         "MESSAGE_NOT_FOUND",
     ),
+    ("GET", "/media/{media_id}", None, "MEDIA_NOT_FOUND"),
 ]
 
 # Group routes act through a device and take a group JID, not a record id: a caller naming
@@ -75,6 +76,7 @@ OTHER_TENANT_IDS: dict[str, Callable[[Any, Any], str]] = {
     "device_id": lambda api, other: new_device(api, api.create_user(other, "user")[1]),
     "event_id": lambda api, other: logged_event(api, api.create_user(other, "user")[1]),
     "message_id": lambda api, other: sent_message(api, api.create_user(other, "user")[1]),
+    "media_id": lambda api, other: stored_media(api, api.create_user(other, "user")[1]),
 }
 
 # path parameter -> the same kind of id, but of the other tenant's admin (a second target)
@@ -83,6 +85,7 @@ OTHER_TENANT_ADMIN_IDS: dict[str, Callable[[Any, Any], str]] = {
     "device_id": lambda api, other: new_device(api, other.admin_token),
     "event_id": lambda api, other: logged_event(api, other.admin_token),
     "message_id": lambda api, other: sent_message(api, other.admin_token),
+    "media_id": lambda api, other: stored_media(api, other.admin_token),
 }
 
 
@@ -126,6 +129,17 @@ def sent_message(api: Any, token: str) -> str:
     assert outbox.claim(send, 1)
     assert outbox.mark_sent(send, 1, f"3EB0{uuid.uuid4().hex[:16].upper()}", time.time())
     return send.message_id
+
+
+def stored_media(api: Any, token: str) -> str:
+    """The id of a media a new device of ``token``'s user received, stored as the session host
+    stores one (so the test does not wait on a real message)."""
+    from gateway.media import store
+
+    response = api.request("POST", "/devices", token, json={})
+    assert response.status_code == 201, response.text
+    device = response.json()["device"]
+    return store.put(device["tenant_id"], device["id"], b"\x89PNG\r\n\x1a\n", "image/png").media_id
 
 
 def tenant_records(api: Any, tenant: Any) -> dict[str, list[dict[str, Any]]]:
