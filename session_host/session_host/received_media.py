@@ -37,7 +37,7 @@ class ReceivedMediaKeeper:
     """Turns an event with an attachment into one without, its media stored."""
 
     def __init__(
-        self, aws: AwsCalls, put: StoreMedia = store.put, *, backoff_seconds: float = _BACKOFF_SECONDS
+        self, aws: AwsCalls, put: StoreMedia | None = None, *, backoff_seconds: float = _BACKOFF_SECONDS
     ) -> None:
         self._aws = aws
         self._put = put
@@ -63,10 +63,11 @@ class ReceivedMediaKeeper:
     async def _store(self, event: NetworkEvent, tenant_id: str, device_id: str) -> StoredMedia | None:
         attachment = event.attachment
         assert attachment is not None
+        put = self._put or store.put  # looked up per call: the store module's, unless given one
         for attempt in range(1, STORE_ATTEMPTS + 1):
             try:
                 return await self._aws(
-                    self._put, tenant_id, device_id, attachment.data, attachment.mimetype, attachment.filename
+                    put, tenant_id, device_id, attachment.data, attachment.mimetype, attachment.filename
                 )
             except (*AWS_ERRORS, ValueError) as error:
                 if isinstance(error, ValueError) or attempt == STORE_ATTEMPTS:
