@@ -9,12 +9,16 @@ import base64
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from unittest import mock
 
 import pytest
 import requests
 from device_flows import simulator
 from group_flows import Phone, connected_device, contact
+
+from gateway.media import store
 
 pytestmark = pytest.mark.e2e
 
@@ -122,4 +126,21 @@ def test_an_unknown_media_id_is_not_found(api: Any, tenant: Any, envelope: Envel
     response = get_media(api, f"/media/{media_id.format(device=device.device_id)}", token)
 
     # Then the media are not found
+    envelope(response, 404, "MEDIA_NOT_FOUND")
+
+
+def test_a_media_past_the_retention_is_not_found(
+    api: Any, tenant: Any, events: Any, envelope: Envelope
+) -> None:
+    # Given a user's received image, and a clock 31 days later (S3's lifecycle may lag)
+    _, token = api.create_user(tenant, "user")
+    path = receive_image(api, events, token).media["media_path"]
+    later = datetime.now(UTC) + timedelta(days=31)
+
+    # When the owner asks for it
+    with mock.patch.object(store, "datetime", wraps=datetime) as clock:
+        clock.now.return_value = later
+        response = get_media(api, path, token)
+
+    # Then it has expired
     envelope(response, 404, "MEDIA_NOT_FOUND")
