@@ -172,3 +172,18 @@ def test_another_tenant_cannot_use_the_device(
     settle()
     assert statuses(api, ana) == []
     assert author.ok(api, "GET", "/status/privacy")["type"] == "contacts"
+
+
+def test_inline_size_limits(api: Any, envelope: Any) -> None:
+    tenant = api.register()
+    author = connected_device(api, tenant.admin_token)
+    mp4 = b"\x00\x00\x00\x18ftypisom" + bytes(16 * 1024 * 1024)
+    # A video over 16 MB: 400 VALIDATION_ERROR
+    video = author.call(api, "POST", "/status/video", {"data_base64": base64.b64encode(mp4).decode()})
+    envelope(video, 400, "VALIDATION_ERROR")
+    # An image over the inline limit: 413, saying to use url
+    image = author.call(
+        api, "POST", "/status/image", {"data_base64": base64.b64encode(PNG + bytes(5 * 1024 * 1024)).decode()}
+    )
+    body = envelope(image, 413, "PAYLOAD_TOO_LARGE")
+    assert "use url" in body["error"]
