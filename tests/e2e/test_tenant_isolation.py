@@ -66,6 +66,16 @@ GROUP_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/groups/{jid}/requests", {"action": "approve", "participants": ["{member}"]}),
 ]
 
+# Routes that name their device only in X-Device-Id (no id in the path): another tenant's
+# device there is 404 DEVICE_NOT_FOUND, as a device nobody has. (method, path, body)
+DEVICE_HEADER_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("GET", "/status/privacy", None),
+    ("PUT", "/status/privacy", {"type": "blacklist", "list": []}),
+    ("POST", "/status/text", {"text": "not mine"}),
+    ("POST", "/status/image", {"data_base64": JPEG_BASE64}),
+    ("POST", "/status/video", {"url": "https://example.org/story.mp4"}),
+]
+
 # Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,
 # so the 404 is about the id in the path and not about a missing device.
 DEVICE_SCOPED = {"/webhook/deliveries/{event_id}/redeliver", "/messages/{message_id}"}
@@ -424,3 +434,24 @@ def test_another_tenants_group_is_not_found_through_ones_own_device(
 def test_a_tenants_group_list_shows_only_its_own_devices_groups(api: Any, group_world: GroupWorld) -> None:
     groups = group_world.b_device.ok(api, "GET", "/groups")["groups"]
     assert [g["jid"] for g in groups] == [group_world.b_group]
+
+
+@pytest.mark.parametrize("row", DEVICE_HEADER_ROUTES, ids=[f"{m} {p}" for m, p, _ in DEVICE_HEADER_ROUTES])
+def test_another_tenants_device_cannot_be_named_in_the_device_header(
+    api: Any, envelope: Any, row: Any
+) -> None:
+    # Given tenant A's device, and tenant B's admin with a device of its own
+    method, path, body = row
+    mine, other = api.register(), api.register()
+    new_device(api, mine.admin_token)
+    theirs = new_device(api, other.admin_token)
+    before = tenant_records(api, other)
+    # When A's admin names B's device in X-Device-Id
+    response = api.request(method, path, mine.admin_token, json=body, headers={"X-Device-Id": theirs})
+    # Then 404 DEVICE_NOT_FOUND, exactly as for a device nobody has, and B's records are as they were
+    envelope(response, 404, "DEVICE_NOT_FOUND")
+    unknown = api.request(
+        method, path, mine.admin_token, json=body, headers={"X-Device-Id": str(uuid.uuid4())}
+    )
+    envelope(unknown, 404, "DEVICE_NOT_FOUND")
+    assert tenant_records(api, other) == before

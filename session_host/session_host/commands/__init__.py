@@ -3,11 +3,12 @@
 * :mod:`.registry`: which handler serves which command (:func:`~.registry.handles`).
 * :mod:`.context`: what handlers share (replies, forwarding, taking and ending a device).
 * :mod:`.executor`: runs a command with its handler; it never names a command.
-* :mod:`.sessions`, :mod:`.messages`, :mod:`.message_ops`, :mod:`.sending`, :mod:`.groups`:
+* :mod:`.sessions`, :mod:`.messages`, :mod:`.message_ops`, :mod:`.sending`, :mod:`.groups`,
+  :mod:`.status`:
   the handlers. A new area is a new module, imported below so its handlers register.
 """
 
-from session_host.commands import groups, message_ops, messages, sending, sessions
+from session_host.commands import groups, message_ops, messages, sending, sessions, status
 from session_host.commands.context import Forward, Later, Outcome
 from session_host.commands.executor import CommandExecutor
 
@@ -21,4 +22,5 @@ __all__ = [
     "messages",
     "sending",
     "sessions",
+    "status",
 ]

@@ -54,6 +54,13 @@ class CommandName(StrEnum):
     GROUP_REQUESTS = "group_requests"  # args {group_jid} -> {requests: [{jid, requested_at}]}
     # args {group_jid, action, participants} -> {participants}
     ANSWER_GROUP_REQUESTS = "answer_group_requests"
+    # Status (stories). Privacy ``{type, list}`` is ``StatusPrivacy.to_json()`` of the port.
+    GET_STATUS_PRIVACY = "get_status_privacy"  # -> {type, list}
+    SET_STATUS_PRIVACY = "set_status_privacy"  # args {type, list} -> {type, list} now in force
+    # args {kind: "text", text, background_color?, font?} or {kind: "image"|"video", caption,
+    # media_id (stored by the API, gateway.media.store) | url (fetched by the host)}
+    # -> {message_id, chat_jid, timestamp}
+    PUBLISH_STATUS = "publish_status"
 
 
 GROUP_COMMANDS: frozenset[CommandName] = frozenset(

@@ -1,6 +1,8 @@
 """Routes whose every error is in the lowercase operation envelope ``{success, error: {code,
-message}}``: the group operations (and, later, status privacy), as the decisions require,
-validation failures included.
+message}}``: the group operations, as the decisions require, validation failures included.
+(The status-privacy routes answer their operation's errors lowercase too, but a field that
+fails validation there is the standard ``VALIDATION_ERROR``: they are plain routes raising
+``OperationError``, see ``gateway.status.errors``.)
 
 A router of such routes is declared ``APIRouter(route_class=OperationRoute)``. The app's
 exception handlers (``gateway.web.app``) pass each error through :func:`as_answered`, which

@@ -1,0 +1,123 @@
+"""Status routes: who sees the device's stories, and publishing one.
+
+They act through the request's device (``X-Device-Id``, or the caller's only device), which
+any role may use when it can see it, and need that device's session connected. The privacy
+routes answer their operation's errors in the lowercase envelope and a field that fails
+validation in the standard one (decisions, "Sending and status"); the publishing routes
+answer like the send routes and take an ``Idempotency-Key`` header.
+"""
+
+from collections.abc import Callable
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from gateway.config import get_settings
+from gateway.devices.access import ACTING_DEVICE_ERRORS
+from gateway.devices.command_errors import COMMAND_ERRORS
+from gateway.devices.dependencies import authenticated_device
+from gateway.models import DeviceModel
+from gateway.status import service
+from gateway.status.errors import PRIVACY_ERRORS
+from gateway.status.outputs import StatusPrivacyResponse, StatusPublishedResponse
+from gateway.status.schemas import MediaStatusRequest, StatusPrivacyRequest, TextStatusRequest
+from gateway.web import idempotency
+from gateway.web.error_docs import AUTHENTICATED, WITH_BODY, answers, standard
+from gateway.web.idempotency import IdempotencyKey
+
+router = APIRouter(tags=["status"])
+
+IN_PROGRESS_MARGIN_SECONDS = 5.0
+"""A publish ends within the command timeout plus this; a record left in progress longer is stale."""
+
+PUBLISH_ERRORS = (
+    COMMAND_ERRORS,
+    standard(400, "VALIDATION_ERROR"),
+    idempotency.IDEMPOTENT_ERRORS,
+)
+
+
+@router.get(
+    "/status/privacy",
+    responses=answers(AUTHENTICATED, ACTING_DEVICE_ERRORS, PRIVACY_ERRORS),
+)
+def get_status_privacy(device: DeviceModel = Depends(authenticated_device)) -> StatusPrivacyResponse:
+    """Who sees the device's stories: the setting in force on its account."""
+    return service.get_privacy(device)
+
+
+@router.put(
+    "/status/privacy",
+    responses=answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PRIVACY_ERRORS),
+)
+def set_status_privacy(
+    body: StatusPrivacyRequest, device: DeviceModel = Depends(authenticated_device)
+) -> StatusPrivacyResponse:
+    """Choose who sees the device's stories; the answer is the setting now in force."""
+    return service.set_privacy(device, body)
+
+
+@router.post(
+    "/status/text",
+    response_model=StatusPublishedResponse,
+    responses=answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS),
+)
+def publish_text_status(
+    body: TextStatusRequest,
+    device: DeviceModel = Depends(authenticated_device),
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    """Publish a text story, with an optional background colour and font."""
+    return _once(device, "status_text", body, idempotency_key, lambda: service.publish_text(device, body))
+
+
+@router.post(
+    "/status/image",
+    response_model=StatusPublishedResponse,
+    responses=answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS),
+)
+def publish_image_status(
+    body: MediaStatusRequest,
+    device: DeviceModel = Depends(authenticated_device),
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    """Publish an image story (JPEG, PNG, GIF or WebP) from a url or inline bytes."""
+    return _once(
+        device, "status_image", body, idempotency_key, lambda: service.publish_media(device, "image", body)
+    )
+
+
+@router.post(
+    "/status/video",
+    response_model=StatusPublishedResponse,
+    responses=answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS),
+)
+def publish_video_status(
+    body: MediaStatusRequest,
+    device: DeviceModel = Depends(authenticated_device),
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    """Publish a video story (MP4 or 3GP, at most 16 MB) from a url or inline bytes."""
+    return _once(
+        device, "status_video", body, idempotency_key, lambda: service.publish_media(device, "video", body)
+    )
+
+
+def _once(
+    device: DeviceModel,
+    operation: str,
+    body: BaseModel,
+    key: str | None,
+    publish: Callable[[], StatusPublishedResponse],
+) -> JSONResponse:
+    """``publish()`` once per ``Idempotency-Key``: a repeat gets the first answer."""
+    answer = idempotency.once(
+        key,
+        scope=(device.tenant_id, device.device_id),
+        operation=operation,
+        request=body.model_dump(mode="json"),
+        run=lambda: idempotency.Answer(200, publish().model_dump(mode="json")),
+        in_progress_seconds=get_settings().command_timeout_seconds + IN_PROGRESS_MARGIN_SECONDS,
+    )
+    return answer.response()

@@ -1,0 +1,143 @@
+"""Status (stories) through the request's device.
+
+Privacy: the input is checked here first (400 ``invalid_request``: the rules the session
+host's port applies too), then the device's status on its record (503
+``device_disconnected``, nothing sent), then one command on the bus; failures are answered
+by :mod:`.errors` in the lowercase envelope.
+
+Publishing: the device must be connected (standard 503). Inline media are decoded, sniffed
+and size-checked here and stored in the media bucket (``gateway.media.store``); only the
+media id goes on the bus. A ``url`` is checked here (scheme, credentials, public address)
+and fetched by the session host, which applies the size limit of a status of its kind
+(16 MB for videos) and sniffs the bytes again. Failures are the standard envelope's, as the
+send routes answer them (``gateway.devices.command_errors``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any, Literal
+
+from gateway import jids
+from gateway.bus import CommandName
+from gateway.config import get_settings
+from gateway.devices import commands
+from gateway.devices.access import require_session
+from gateway.errors import ApiError, validation_error
+from gateway.media import fetch, kinds, store
+from gateway.media.errors import MediaError
+from gateway.media.limits import INLINE_MAX_BYTES, MB, STATUS_VIDEO_MAX_BYTES
+from gateway.models import DeviceModel
+from gateway.observability import logger
+from gateway.status.errors import PRIVACY_ANSWERS, error, incomplete
+from gateway.status.outputs import StatusPrivacyResponse, StatusPublishedResponse
+from gateway.status.schemas import MediaStatusRequest, StatusPrivacyRequest, TextStatusRequest
+
+MediaKind = Literal["image", "video"]
+
+# --- privacy --------------------------------------------------------------------------------
+
+
+def privacy_people(body: StatusPrivacyRequest) -> list[str]:
+    """The setting's people as user JIDs, in order, without repeats; raises 400
+    ``invalid_request`` for an entry that is no person, a whitelist naming nobody, or a list
+    on ``contacts``."""
+    people: list[str] = []
+    for entry in body.list:
+        if jids.is_phone(entry):
+            people.append(jids.user_jid(entry))
+        elif jids.is_user_jid(entry):
+            people.append(entry)
+        else:
+            raise error("invalid_request", f"list: {entry!r} is neither a phone number nor a user JID")
+    people = list(dict.fromkeys(people))
+    if body.type == "whitelist" and not people:
+        raise error("invalid_request", "a whitelist must name at least one person")
+    if body.type == "contacts" and people:
+        raise error("invalid_request", "the contacts setting takes no list: use whitelist or blacklist")
+    return people
+
+
+def get_privacy(device: DeviceModel) -> StatusPrivacyResponse:
+    """The story audience in force on the device's account, as the network answers it."""
+    return _privacy(device, CommandName.GET_STATUS_PRIVACY, None)
+
+
+def set_privacy(device: DeviceModel, body: StatusPrivacyRequest) -> StatusPrivacyResponse:
+    """Set the story audience; the answer is the setting now in force."""
+    people = privacy_people(body)
+    return _privacy(device, CommandName.SET_STATUS_PRIVACY, {"type": body.type, "list": people})
+
+
+def _privacy(device: DeviceModel, name: CommandName, args: dict[str, Any] | None) -> StatusPrivacyResponse:
+    if device.status != "connected":
+        raise error("device_disconnected", f"the device is not connected (status {device.status})")
+    result = commands.execute(device, name, args, answers=PRIVACY_ANSWERS).result
+    try:
+        people = [str(jid) for jid in result["list"]]
+        return StatusPrivacyResponse(type=result["type"], count=len(people), list=people)
+    except (KeyError, TypeError, ValueError):
+        logger.error("session host answered without the expected result", extra={"command": name.value})
+        raise incomplete(name) from None
+
+
+# --- publishing -----------------------------------------------------------------------------
+
+
+def publish_text(device: DeviceModel, body: TextStatusRequest) -> StatusPublishedResponse:
+    """Publish a text story."""
+    args: dict[str, Any] = {"text": body.text, "kind": "text"}
+    if body.background_color is not None:
+        args["background_color"] = body.background_color
+    if body.font is not None:
+        args["font"] = body.font
+    return _publish(device, args)
+
+
+def publish_media(device: DeviceModel, kind: MediaKind, body: MediaStatusRequest) -> StatusPublishedResponse:
+    """Publish an image or video story from inline bytes (stored first) or a url."""
+    require_session(device)
+    if body.url is not None:
+        settings = get_settings()
+        allow_http = settings.allow_http_webhooks or settings.local_mode
+        try:
+            fetch.check_url(body.url, allow_http=allow_http, local_mode=settings.local_mode)
+        except MediaError as refused:
+            raise validation_error("url", str(refused), body.url) from None
+        args: dict[str, Any] = {"url": body.url}
+    else:
+        data = inline_media(kind, body.data_base64 or "")
+        stored = store.put(device.tenant_id, device.device_id, data.data, data.mimetype)
+        args = {"media_id": stored.media_id}
+    return _publish(device, {**args, "kind": kind, "caption": body.caption})
+
+
+def inline_media(kind: MediaKind, data_base64: str) -> kinds.CheckedMedia:
+    """The decoded, sniffed and size-checked bytes of ``data_base64``: a video over the status
+    limit is 400 ``VALIDATION_ERROR``; other media over the inline limit 413 (use url)."""
+    try:
+        data = base64.b64decode(data_base64, validate=True)
+    except (binascii.Error, ValueError):
+        raise validation_error("data_base64", "not valid base64") from None
+    if kind == "video" and len(data) > STATUS_VIDEO_MAX_BYTES:
+        message = f"a video story is at most {STATUS_VIDEO_MAX_BYTES // MB} MB"
+        raise validation_error("data_base64", message, f"{len(data)} bytes")
+    if len(data) > INLINE_MAX_BYTES:
+        message = f"data_base64 is over {INLINE_MAX_BYTES // MB} MB once decoded: use url for media over 4 MB"
+        raise ApiError(413, "PAYLOAD_TOO_LARGE", message)
+    try:
+        return kinds.check(kind, data, "data", status=True)
+    except MediaError as refused:
+        raise validation_error("data_base64", str(refused)) from None
+
+
+def _publish(device: DeviceModel, args: dict[str, Any]) -> StatusPublishedResponse:
+    require_session(device)
+    reply = commands.execute(device, CommandName.PUBLISH_STATUS, args)
+    message_id = reply.result.get("message_id")
+    if not isinstance(message_id, str) or not message_id:
+        logger.error("session host answered without the expected result", extra={"command": "publish_status"})
+        raise ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
+    logger.info("status published", extra={"device_id": device.device_id, "kind": args["kind"]})
+    return StatusPublishedResponse(message_id=message_id)
