@@ -1,0 +1,161 @@
+"""What each kind of send carries: the request checked and turned into a :class:`Message`.
+
+Every POST /send/* route goes through :func:`gateway.messages.sending.send` with one of
+these; none has a path of its own. A message is a ``kind``, a ``text`` (the text, the
+caption, the place's name...: what ``message.sent`` shows as content) and the ``payload``
+the session host needs to send it (outbox ``payload``).
+
+Media never travel in the payload. Inline media (``data_base64``) are decoded, sized
+(413 ``PAYLOAD_TOO_LARGE`` over the inline limit, pointing at ``url``), sniffed and checked
+against the kind here (a sticker given as PNG or JPEG is converted to WebP); the bytes are
+stored in the media bucket by :func:`~gateway.messages.sending.send` once the device is
+known to be connected, and the payload names them (``media_id``). A ``url`` is checked for
+its shape and address rules here and fetched by the session host when it sends: a fetch or
+type failure then fails the send (``invalid``: 400 ``VALIDATION_ERROR`` naming ``url``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.config import get_settings
+from gateway.errors import ApiError, validation_error
+from gateway.media import fetch, kinds
+from gateway.media.errors import MediaError, MediaTooLarge
+from gateway.media.kinds import CheckedMedia, Kind
+from gateway.media.limits import INLINE_MAX_BYTES
+from gateway.messages.outbox import TEXT
+from gateway.messages.receipts import require_fields
+from gateway.messages.schemas import (
+    SendAudioRequest,
+    SendContactRequest,
+    SendDocumentRequest,
+    SendLocationRequest,
+    SendMediaRequest,
+    SendTemplateRequest,
+)
+from gateway.web.fields import is_blank
+
+LOCATION = "location"
+CONTACT = "contact"
+TEMPLATE = "template"
+MEDIA_KINDS: tuple[Kind, ...] = ("image", "video", "audio", "document", "sticker")
+
+
+@dataclass(frozen=True)
+class Message:
+    """One send's content. ``media``: inline bytes still to store (their ``media_id`` joins
+    the payload). ``field``: the request field a refusal of the content names."""
+
+    kind: str
+    text: str
+    payload: dict[str, Any] | None = None
+    media: CheckedMedia | None = None
+    field: str = "number"
+    value: Any = None
+    filename: str | None = None
+
+
+def text(value: str) -> Message:
+    return Message(TEXT, value)
+
+
+def media(kind: Kind, request: SendMediaRequest) -> Message:
+    """A media send: exactly one of ``url`` or ``data_base64``."""
+    require_fields(number=(request.number or "").strip())
+    url, data = request.url, request.data_base64
+    if (url is None) == (data is None):
+        raise validation_error("url", "give exactly one of url or data_base64")
+    filename = request.filename if isinstance(request, SendDocumentRequest) else None
+    payload: dict[str, Any] = {
+        "caption": request.caption or None,
+        "filename": filename or None,
+        "ptt": bool(request.ptt) if isinstance(request, SendAudioRequest) else False,
+        "mimetype": request.mimetype or None,
+    }
+    caption = request.caption or ""
+    if url is not None:
+        settings = get_settings()
+        try:
+            fetch.check_url(
+                url,
+                allow_http=settings.allow_http_webhooks or settings.local_mode,
+                local_mode=settings.local_mode,
+            )
+        except MediaError as error:
+            raise validation_error("url", str(error), url) from None
+        return Message(kind, caption, payload | {"url": url}, field="url", value=url)
+    checked = _inline(kind, data or "", declared=request.mimetype)
+    payload["mimetype"] = checked.mimetype
+    return Message(kind, caption, payload, media=checked, field="data_base64", filename=filename)
+
+
+def _inline(kind: Kind, data: str, *, declared: str | None) -> CheckedMedia:
+    """Decode, size and check inline media (before any of it is stored)."""
+    if len(data) // 4 * 3 > INLINE_MAX_BYTES + 2:  # over the limit however it decodes
+        raise _too_large()
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise validation_error("data_base64", "not valid base64") from None
+    try:
+        return kinds.check(kind, raw, "data", declared=declared)
+    except MediaTooLarge:
+        raise _too_large() from None
+    except MediaError as error:
+        raise validation_error("data_base64", str(error)) from None
+
+
+def _too_large() -> ApiError:
+    return ApiError(
+        413,
+        "PAYLOAD_TOO_LARGE",
+        f"data_base64 is over {INLINE_MAX_BYTES // (1024 * 1024)} MB once decoded: send larger media by url",
+    )
+
+
+def location(request: SendLocationRequest) -> Message:
+    require_fields(
+        number=(request.number or "").strip(),
+        latitude=request.latitude is not None,
+        longitude=request.longitude is not None,
+    )
+    place = {
+        "latitude": request.latitude,
+        "longitude": request.longitude,
+        "name": request.name or None,
+        "address": request.address or None,
+    }
+    return Message(LOCATION, request.name or "", place, field="latitude", value=request.latitude)
+
+
+def contact(request: SendContactRequest) -> Message:
+    name = request.contact_name or ""
+    require_fields(
+        number=(request.number or "").strip(),
+        contact_name="" if is_blank(name) else name,
+        contact_number=(request.contact_number or "").strip(),
+    )
+    phone = (request.contact_number or "").strip().removeprefix("+")
+    if not phone.isdigit() or not 7 <= len(phone) <= 15:
+        raise validation_error(
+            "contact_number", "7 to 15 digits, an optional leading +", request.contact_number
+        )
+    return Message(CONTACT, name, {"name": name, "phone": phone}, field="contact_number", value=phone)
+
+
+def template(request: SendTemplateRequest) -> Message:
+    body = request.text or ""
+    require_fields(
+        number=(request.number or "").strip(),
+        text="" if is_blank(body) else body,
+        buttons=bool(request.buttons),
+    )
+    buttons = [{"id": button.id, "text": button.text} for button in request.buttons or []]
+    if len({button["id"] for button in buttons}) != len(buttons):
+        raise validation_error("buttons", "each button needs its own id")
+    payload = {"footer": request.footer or None, "buttons": buttons}
+    return Message(TEMPLATE, body, payload, field="buttons")
