@@ -14,13 +14,14 @@ def function_routers() -> list[APIRouter]:
     """The routers of every API function, in the order API Gateway would match them."""
     from devices_api.routes import router as devices
     from groups_api.routes import router as groups
+    from messages_api.media_routes import router as media_sends
     from messages_api.routes import router as messages
     from messages_api.send_routes import router as sends
     from platform_api.routes import router as platform
     from users_api.routes import router as users
     from webhooks_api.routes import router as webhooks
 
-    return [platform, users, devices, groups, webhooks, messages, sends]
+    return [platform, users, devices, groups, webhooks, messages, sends, media_sends]
 
 
 def local_app(network: SimulatedNetwork | None = None) -> FastAPI:
