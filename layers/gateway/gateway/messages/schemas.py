@@ -139,7 +139,7 @@ RECIPIENT = (
     "(`<digits>@g.us`); see docs/identifiers.md"
 )
 MAX_URL_CHARS = 2048
-BASE64_PATTERN = r"^[A-Za-z0-9+/]*={0,2}$"
+BASE64_PATTERN = r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
 Caption = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 MediaUrl = Annotated[str, StringConstraints(min_length=1, max_length=MAX_URL_CHARS)]
 ShortText = Annotated[str, StringConstraints(max_length=255)]
@@ -163,7 +163,7 @@ class SendMediaRequest(SendOptions):
         examples=["https://example.com/picture.jpg"],
     )
     data_base64: str | None = omittable(
-        {"pattern": BASE64_PATTERN},
+        {"minLength": 4, "pattern": BASE64_PATTERN},
         description="The media itself, base64: at most 4 MB once decoded (over it: 413 "
         "PAYLOAD_TOO_LARGE, send a url instead)",
     )

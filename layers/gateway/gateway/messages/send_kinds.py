@@ -5,11 +5,13 @@ these; none has a path of its own. A message is a ``kind``, a ``text`` (the text
 caption, the place's name...: what ``message.sent`` shows as content) and the ``payload``
 the session host needs to send it (outbox ``payload``).
 
-Media never travel in the payload. Inline media (``data_base64``) are decoded, sized
-(413 ``PAYLOAD_TOO_LARGE`` over the inline limit, pointing at ``url``), sniffed and checked
-against the kind here (a sticker given as PNG or JPEG is converted to WebP); the bytes are
-stored in the media bucket by :func:`~gateway.messages.sending.send` once the device is
-known to be connected, and the payload names them (``media_id``). A ``url`` is checked for
+Media never travel in the payload. Inline media (``data_base64``) are decoded and sized
+here (413 ``PAYLOAD_TOO_LARGE`` over the inline limit, pointing at ``url``); once the device
+is known to be connected, :func:`~gateway.messages.sending.send` has them sniffed and
+checked against the kind (:func:`checked`: 400 ``VALIDATION_ERROR``; a sticker given as PNG
+or JPEG is converted to WebP) and stored in the media bucket, and the payload names them
+(``media_id``). The content check comes after the device's: no schema can say that bytes
+are an image, so a request valid by the document meets the device's state first. A ``url`` is checked for
 its shape and address rules here and fetched by the session host when it sends: a fetch or
 type failure then fails the send (``invalid``: 400 ``VALIDATION_ERROR`` naming ``url``).
 """
@@ -46,17 +48,27 @@ MEDIA_KINDS: tuple[Kind, ...] = ("image", "video", "audio", "document", "sticker
 
 
 @dataclass(frozen=True)
+class InlineMedia:
+    """Decoded ``data_base64`` within the inline limit, not checked against its kind yet
+    (:func:`checked`: once the device is known to be connected, just before storing)."""
+
+    kind: Kind
+    data: bytes
+    declared: str | None
+    filename: str | None
+
+
+@dataclass(frozen=True)
 class Message:
-    """One send's content. ``media``: inline bytes still to store (their ``media_id`` joins
-    the payload). ``field``: the request field a refusal of the content names."""
+    """One send's content. ``media``: inline bytes still to check and store (their
+    ``media_id`` joins the payload). ``field``: the request field a refusal of the content names."""
 
     kind: str
     text: str
     payload: dict[str, Any] | None = None
-    media: CheckedMedia | None = None
+    media: InlineMedia | None = None
     field: str = "number"
     value: Any = None
-    filename: str | None = None
 
 
 def text(value: str) -> Message:
@@ -88,21 +100,28 @@ def media(kind: Kind, request: SendMediaRequest) -> Message:
         except MediaError as error:
             raise validation_error("url", str(error), url) from None
         return Message(kind, caption, payload | {"url": url}, field="url", value=url)
-    checked = _inline(kind, data or "", declared=request.mimetype)
-    payload["mimetype"] = checked.mimetype
-    return Message(kind, caption, payload, media=checked, field="data_base64", filename=filename)
+    inline = InlineMedia(kind, _decoded(data or ""), request.mimetype, filename)
+    return Message(kind, caption, payload, media=inline, field="data_base64")
 
 
-def _inline(kind: Kind, data: str, *, declared: str | None) -> CheckedMedia:
-    """Decode, size and check inline media (before any of it is stored)."""
+def _decoded(data: str) -> bytes:
+    """The bytes of ``data_base64``, within the inline limit (413 over it)."""
     if len(data) // 4 * 3 > INLINE_MAX_BYTES + 2:  # over the limit however it decodes
         raise _too_large()
     try:
         raw = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         raise validation_error("data_base64", "not valid base64") from None
+    if len(raw) > INLINE_MAX_BYTES:
+        raise _too_large()
+    return raw
+
+
+def checked(media: InlineMedia) -> CheckedMedia:
+    """Inline media sniffed and checked against their kind (400 naming ``data_base64``); a
+    PNG or JPEG sticker comes back converted to WebP."""
     try:
-        return kinds.check(kind, raw, "data", declared=declared)
+        return kinds.check(media.kind, media.data, "data", declared=media.declared)
     except MediaTooLarge:
         raise _too_large() from None
     except MediaError as error:

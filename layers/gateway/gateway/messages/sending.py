@@ -85,9 +85,10 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
         )
     require_session(device)
     payload = message.payload
-    if message.media is not None:  # inline media: stored now, named in the payload
+    if message.media is not None:  # inline media: checked and stored now, named in the payload
+        media = send_kinds.checked(message.media)
         stored_media = media_store.put(
-            device.tenant_id, device.device_id, message.media.data, message.media.mimetype, message.filename
+            device.tenant_id, device.device_id, media.data, media.mimetype, message.media.filename
         )
         payload = (payload or {}) | {"media_id": stored_media.media_id, "mimetype": stored_media.mimetype}
     send = outbox.new_send(
