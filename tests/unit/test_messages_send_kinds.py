@@ -217,13 +217,28 @@ def test_a_url_is_kept_in_the_payload_for_the_host_to_fetch(
     "url",
     ["https://127.0.0.1/a.png", "https://10.0.0.8/a.png", "http://93.184.215.14/a.png", "ftp://x.org/a"],
 )
-def test_outside_local_mode_a_private_or_plain_http_url_is_refused_up_front(
-    url: str, deployment: Any
+def test_outside_local_mode_a_private_or_plain_http_url_is_refused_before_anything_is_sent(
+    url: str, deployment: Any, bus: StandInBus, enqueued: list[outbox.Send]
 ) -> None:
     deployment(local_mode=False)
-    error = error_of(lambda: send_kinds.media("image", media_request(url=url)))
+    request = media_request(url=url)
+    error = error_of(lambda: send(send_kinds.media("image", request), request))
     assert (error.status, error.code) == (400, "VALIDATION_ERROR")
     assert error.message.startswith("url: ")
+    assert (enqueued, bus.sent) == ([], [])
+
+
+@pytest.mark.parametrize("body", [{"url": "https://10.0.0.8/a.png"}, {"data_base64": b64(PDF)}])
+def test_content_no_schema_can_state_is_checked_after_the_device(
+    body: dict[str, Any], deployment: Any, stored: list[Any]
+) -> None:
+    # A request valid by the document meets the device's state first (the contract test's rule)
+    deployment(local_mode=False)
+    request = media_request(**body)
+    message = send_kinds.media("image", request)
+    error = error_of(lambda: sending.send(device("disconnected"), request, message, hold_seconds=HOLD))
+    assert error.status == 503
+    assert stored == []
 
 
 def test_a_host_refusing_fetched_media_names_the_url(
@@ -302,22 +317,19 @@ def test_location_contact_and_template_payloads(bus: StandInBus, enqueued: list[
             SendTemplateRequest.model_validate({"number": PHONE, "text": "x"}),
             "MISSING_REQUIRED_FIELDS",
         ),
-        (
-            send_kinds.template,
-            SendTemplateRequest.model_validate(
-                {
-                    "number": PHONE,
-                    "text": "x",
-                    "buttons": [{"id": "a", "text": "A"}, {"id": "a", "text": "B"}],
-                }
-            ),
-            "VALIDATION_ERROR",
-        ),
     ],
 )
 def test_rich_sends_check_their_fields(build: Any, body: Any, code: str) -> None:
     error = error_of(lambda: build(body))
     assert (error.status, error.code) == (400, code)
+
+
+def test_a_templates_button_ids_are_unique(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+    buttons = [{"id": "a", "text": "A"}, {"id": "a", "text": "B"}]
+    request = SendTemplateRequest.model_validate({"number": PHONE, "text": "x", "buttons": buttons})
+    error = error_of(lambda: send(send_kinds.template(request), request))
+    assert (error.status, error.code) == (400, "VALIDATION_ERROR")
+    assert enqueued == []
 
 
 def test_a_template_takes_at_most_three_buttons() -> None:

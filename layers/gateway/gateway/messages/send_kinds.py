@@ -6,20 +6,24 @@ caption, the place's name...: what ``message.sent`` shows as content) and the ``
 the session host needs to send it (outbox ``payload``).
 
 Media never travel in the payload. Inline media (``data_base64``) are decoded and sized
-here (413 ``PAYLOAD_TOO_LARGE`` over the inline limit, pointing at ``url``); once the device
-is known to be connected, :func:`~gateway.messages.sending.send` has them sniffed and
-checked against the kind (:func:`checked`: 400 ``VALIDATION_ERROR``; a sticker given as PNG
-or JPEG is converted to WebP) and stored in the media bucket, and the payload names them
-(``media_id``). The content check comes after the device's: no schema can say that bytes
-are an image, so a request valid by the document meets the device's state first. A ``url`` is checked for
-its shape and address rules here and fetched by the session host when it sends: a fetch or
-type failure then fails the send (``invalid``: 400 ``VALIDATION_ERROR`` naming ``url``).
+here (413 ``PAYLOAD_TOO_LARGE`` over the inline limit, pointing at ``url``); then, once the
+device is known to be connected, :func:`~gateway.messages.sending.send` has them sniffed and
+checked against the kind (:func:`late_checked`: 400 ``VALIDATION_ERROR``; a sticker given as
+PNG or JPEG is converted to WebP) and stores them in the media bucket: the payload names
+them (``media_id``). A ``url`` is checked against the address rules at that same point,
+before anything is stored, and fetched by the session host when it sends: a fetch or type
+failure then fails the send (``invalid``: 400 ``VALIDATION_ERROR`` naming ``url``).
+
+Those content checks come after the device's state because no schema can state them (that
+bytes are an image, that a host resolves to a public address): a request valid by the
+published document meets the device's state (503) first, as every send route does.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +73,16 @@ class Message:
     media: InlineMedia | None = None
     field: str = "number"
     value: Any = None
+    late_checks: tuple[Callable[[], None], ...] = ()
+    """What no schema can state (a url's address rules, unique button ids): checked once the
+    device is known to be connected, so a request valid by the document meets its state first."""
+
+
+def late_checked(message: Message) -> CheckedMedia | None:
+    """Run ``message``'s late checks; its inline media checked for their kind (400)."""
+    for check in message.late_checks:
+        check()
+    return checked(message.media) if message.media is not None else None
 
 
 def text(value: str) -> Message:
@@ -90,18 +104,23 @@ def media(kind: Kind, request: SendMediaRequest) -> Message:
     }
     caption = request.caption or ""
     if url is not None:
-        settings = get_settings()
-        try:
-            fetch.check_url(
-                url,
-                allow_http=settings.allow_http_webhooks or settings.local_mode,
-                local_mode=settings.local_mode,
-            )
-        except MediaError as error:
-            raise validation_error("url", str(error), url) from None
-        return Message(kind, caption, payload | {"url": url}, field="url", value=url)
+        checks = (lambda: _check_url(url),)
+        return Message(kind, caption, payload | {"url": url}, field="url", value=url, late_checks=checks)
     inline = InlineMedia(kind, _decoded(data or ""), request.mimetype, filename)
     return Message(kind, caption, payload, media=inline, field="data_base64")
+
+
+def _check_url(url: str) -> None:
+    """400 naming ``url`` unless its scheme, credentials and addresses may be fetched."""
+    settings = get_settings()
+    try:
+        fetch.check_url(
+            url,
+            allow_http=settings.allow_http_webhooks or settings.local_mode,
+            local_mode=settings.local_mode,
+        )
+    except MediaError as error:
+        raise validation_error("url", str(error), url) from None
 
 
 def _decoded(data: str) -> bytes:
@@ -174,7 +193,10 @@ def template(request: SendTemplateRequest) -> Message:
         buttons=bool(request.buttons),
     )
     buttons = [{"id": button.id, "text": button.text} for button in request.buttons or []]
-    if len({button["id"] for button in buttons}) != len(buttons):
-        raise validation_error("buttons", "each button needs its own id")
+
+    def unique_ids() -> None:
+        if len({button["id"] for button in buttons}) != len(buttons):
+            raise validation_error("buttons", "each button needs its own id")
+
     payload = {"footer": request.footer or None, "buttons": buttons}
-    return Message(TEMPLATE, body, payload, field="buttons")
+    return Message(TEMPLATE, body, payload, field="buttons", late_checks=(unique_ids,))

@@ -85,8 +85,8 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
         )
     require_session(device)
     payload = message.payload
-    if message.media is not None:  # inline media: checked and stored now, named in the payload
-        media = send_kinds.checked(message.media)
+    media = send_kinds.late_checked(message)
+    if media is not None and message.media is not None:  # inline media: stored now, named in the payload
         stored_media = media_store.put(
             device.tenant_id, device.device_id, media.data, media.mimetype, message.media.filename
         )
