@@ -162,6 +162,20 @@ def test_media_by_url_are_fetched_by_the_host_and_arrive(
     assert (message["media"]["mimetype"], message["media"]["sha256"]) == ("image/jpeg", sha256(JPEG))
 
 
+def test_a_png_sticker_by_url_is_converted_by_the_host(
+    api: Any, device: Phone, file_server: tuple[str, dict[str, bytes]]
+) -> None:
+    from gateway.media.kinds import to_webp_sticker
+
+    base, files = file_server
+    files["/sticker.png"] = PNG
+    ana = contact(api, "Ana")
+    sent(send(api, device, "sticker", {"number": ana.phone, "url": f"{base}/sticker.png"}))
+    message = only_message(api, ana, device)
+    assert (message["type"], message["media"]["mimetype"]) == ("sticker", "image/webp")
+    assert message["media"]["sha256"] == sha256(to_webp_sticker(PNG))
+
+
 def test_a_url_that_does_not_fetch_fails_the_send_with_400(
     api: Any, device: Phone, envelope: Any, file_server: tuple[str, dict[str, bytes]]
 ) -> None:
