@@ -10,7 +10,6 @@ from typing import Any
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 
 from gateway.config import get_settings
 from gateway.devices.access import ACTING_DEVICE_ERRORS
@@ -47,9 +46,12 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+SendRequest = SendMediaRequest | SendLocationRequest | SendContactRequest | SendTemplateRequest
+
+
 def _send(
     operation: str,
-    body: BaseModel,
+    body: SendRequest,
     device: DeviceModel,
     key: str | None,
     content: Callable[[], Message],
@@ -58,7 +60,7 @@ def _send(
     hold = get_settings().send_hold_seconds
 
     def run() -> idempotency.Answer:
-        return sending.send(device, body, content(), hold_seconds=hold)  # type: ignore[arg-type]
+        return sending.send(device, body, content(), hold_seconds=hold)
 
     answer = idempotency.once(
         key,

@@ -39,17 +39,6 @@ from gateway.web.fields import is_blank
 from gateway.web.idempotency import Answer
 
 SEND_FAILED = "SEND_FAILED"
-
-
-class Addressed(Protocol):
-    """A send request: its recipient and how it goes out (the fields of ``schemas.SendOptions``)."""
-
-    number: str | None
-    delay: int
-    typing_duration: int
-    disable_presence: bool
-
-
 _NETWORK = "network"  # the host's error kind of a send the network failed
 
 SEND_ERRORS = (
@@ -59,6 +48,15 @@ SEND_ERRORS = (
 )
 """What POST /send/* may answer after its device is found (a network failure of the send
 is ``SEND_FAILED``, not the ``NETWORK_ERROR`` of other commands)."""
+
+
+class Addressed(Protocol):
+    """A send request: its recipient and how it goes out (the fields of ``schemas.SendOptions``)."""
+
+    number: str | None
+    delay: int
+    typing_duration: int
+    disable_presence: bool
 
 
 def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: float) -> Answer:
