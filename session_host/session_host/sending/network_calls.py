@@ -66,7 +66,8 @@ async def send_message(session: Sender, send: Send, media: MediaReader) -> SentM
     if send.kind == TEXT:
         return await session.send_text(to, send.text, mentions=mentions(send))
     if send.kind in MEDIA_KINDS:
-        return await session.send_media(to, await _media(send, payload, media))
+        outgoing = await _media(send, payload, media)  # the bytes first: a failure here sends nothing
+        return await session.send_media(to, outgoing)
     if send.kind == "location":
         place = Location(
             latitude=float(payload["latitude"]),

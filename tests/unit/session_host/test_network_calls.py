@@ -9,10 +9,10 @@ import io
 from typing import Any
 
 import pytest
-from fakes_sending import CHAT, FakeOutbox
+from fakes_sending import CHAT, FakeOutbox, Rig
 from PIL import Image
 
-from gateway.messages.outbox import Send
+from gateway.messages.outbox import Send, SendState
 from session_host.network.media_types import (
     ContactCard,
     Location,
@@ -143,3 +143,24 @@ def test_an_unknown_kind_is_invalid() -> None:
     with pytest.raises(NetworkError) as failed:
         run(network_calls.send_message(PortCalls(), a_send(store, "hologram", "", {}), store))
     assert failed.value.kind is NetworkErrorKind.INVALID
+
+
+def test_the_dispatcher_fails_a_send_whose_url_does_not_fetch_and_tells_its_caller_invalid() -> None:
+    async def scenario() -> tuple[Rig, Any]:
+        # Given an image send whose url answers 404
+        rig = Rig()
+        payload = {"url": "http://127.0.0.1/gone.png", "mimetype": None, "caption": "x", "filename": None}
+        send = rig.store.add("x", kind="image", payload=payload)
+        # When the dispatcher takes it while its caller waits
+        rig.start()
+        outcome = await asyncio.wait_for(rig.sender.watch(send.send_key), 5)
+        await rig.until(lambda: rig.store.state(send).state is SendState.FAILED)
+        await rig.stop()
+        return rig, outcome
+
+    rig, outcome = asyncio.run(scenario())
+    # Then the send is failed as invalid (400 over HTTP), nothing went out, nothing was published
+    assert outcome.error_kind == "invalid"
+    assert "HTTP 404" in (outcome.error or "")
+    assert rig.session.log == []
+    assert rig.published == []
