@@ -16,13 +16,14 @@ def function_routers() -> list[APIRouter]:
     from groups_api.routes import router as groups
     from messages_api.media_routes import router as media
     from messages_api.routes import router as messages
+    from messages_api.send_media_routes import router as media_sends
     from messages_api.send_routes import router as sends
     from messages_api.status_routes import router as stories
     from platform_api.routes import router as platform
     from users_api.routes import router as users
     from webhooks_api.routes import router as webhooks
 
-    return [platform, users, devices, groups, webhooks, messages, sends, media, stories]
+    return [platform, users, devices, groups, webhooks, messages, sends, media_sends, media, stories]
 
 
 def local_app(network: SimulatedNetwork | None = None) -> FastAPI:

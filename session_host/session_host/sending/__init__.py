@@ -1,6 +1,7 @@
 """The session host's durable send dispatcher (issue 10).
 
 * :mod:`.store`: the outbox as the dispatcher uses it (async, on the host's AWS threads).
+* :mod:`.network_calls`: the network call of one send, by its kind (text, media, place, ...).
 * :mod:`.sender`: one device's dispatcher, a task per tenure: pacing, typing, dispatch.
 * :mod:`.senders`: the dispatchers of the devices this host runs, started and stopped with
   their tenures.

@@ -32,7 +32,6 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from gateway import jids
 from gateway.messages.outbox import Send, SendState
 from gateway.observability import logger
 from session_host.aws_calls import AWS_ERRORS
@@ -47,6 +46,7 @@ from session_host.network.port import (
     SessionState,
 )
 from session_host.owned import OwnedDevice
+from session_host.sending import network_calls
 from session_host.sending.store import OutboxStore
 
 INTERRUPTED = (
@@ -244,13 +244,13 @@ class DeviceSender:
         if not await self._store.claim(send, epoch):
             return  # no longer queued: another tenure has it
         key = send.send_key
-        mentioned = jids.mentioned_jids(send.text)
+        mentioned = network_calls.mentions(send)
         self._in_flight.add(key)
         recorded = False
         recording: asyncio.Task[None] | None = None
         try:
             try:
-                sent = await self.owned.session.send_text(send.chat_jid, send.text, mentions=mentioned)
+                sent = await network_calls.send_message(self.owned.session, send, self._store)
             except NetworkError as error:
                 if error.kind is NetworkErrorKind.NOT_CONNECTED:  # nothing reached the network
                     recorded = await self._store.requeue(send, epoch)

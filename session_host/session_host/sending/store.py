@@ -1,4 +1,5 @@
-"""The outbox as a device's dispatcher sees it: awaitable calls, swappable in unit tests."""
+"""The outbox as a device's dispatcher sees it, and the media its sends carry: awaitable
+calls, swappable in unit tests."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ from typing import Protocol
 
 from pynamodb.exceptions import DoesNotExist
 
+from gateway.media import store as media_store
+from gateway.media.kinds import CheckedMedia, Kind
 from gateway.messages import outbox
 from gateway.messages.outbox import Send
 from gateway.models import DeviceModel
 from session_host.aws_calls import AwsCalls
+from session_host.sending import network_calls
 
 
 class OutboxStore(Protocol):
@@ -24,6 +28,8 @@ class OutboxStore(Protocol):
     async def find(self, tenant_id: str, device_id: str, message_id: str) -> Send | None: ...
     async def mark_revoked(self, send: Send, at: float) -> bool: ...
     async def mark_deleted_for_me(self, send: Send, at: float) -> bool: ...
+    async def stored_media(self, tenant_id: str, device_id: str, media_id: str) -> bytes: ...
+    async def fetched_media(self, kind: Kind, url: str, declared: str | None) -> CheckedMedia: ...
 
 
 class HostOutbox:
@@ -61,6 +67,14 @@ class HostOutbox:
 
     async def mark_deleted_for_me(self, send: Send, at: float) -> bool:
         return await self._aws(outbox.mark_deleted_for_me, send, at)
+
+    async def stored_media(self, tenant_id: str, device_id: str, media_id: str) -> bytes:
+        """The bytes of a media send the API stored (``MediaNotFound`` when they are gone)."""
+        return await self._aws(media_store.get, tenant_id, device_id, media_id)
+
+    async def fetched_media(self, kind: Kind, url: str, declared: str | None) -> CheckedMedia:
+        """The media at a send's ``url``, fetched and checked for its kind."""
+        return await self._aws(network_calls.fetch_checked, kind, url, declared)
 
     async def min_interval(self, tenant_id: str, device_id: str) -> float:
         """The device's ``min_send_interval_seconds`` (0 when unset or the record is gone)."""

@@ -12,6 +12,9 @@ from typing import Any, cast
 
 from gateway.bus import Command, CommandName, Reply
 from gateway.leases import Lease
+from gateway.media import kinds
+from gateway.media.errors import MediaNotFetched, MediaNotFound
+from gateway.media.kinds import CheckedMedia, Kind
 from gateway.messages import outbox
 from gateway.messages.outbox import Send, SendState
 from session_host.commands import CommandExecutor
@@ -40,6 +43,8 @@ class FakeOutbox:
         self.last_sent: float | None = None  # what an earlier tenure recorded
         self.reads = 0  # how often the unfinished sends were read
         self.hidden: set[str] = set()  # send keys the (lagging) index does not show yet
+        self.media: dict[str, bytes] = {}  # media_id -> bytes, as the API stored them
+        self.urls: dict[str, bytes] = {}  # url -> what fetching it gives
         self._clock = itertools.count()
 
     def add(
@@ -103,6 +108,16 @@ class FakeOutbox:
 
     async def mark_failed(self, send: Send, error: str, *, epoch: int | None = None) -> bool:
         return self._move(send, SendState.SENDING, epoch, state=SendState.FAILED, error=error)
+
+    async def stored_media(self, _tenant: str, _device: str, media_id: str) -> bytes:
+        if media_id not in self.media:
+            raise MediaNotFound("no such media")
+        return self.media[media_id]
+
+    async def fetched_media(self, kind: Kind, url: str, declared: str | None) -> CheckedMedia:
+        if url not in self.urls:
+            raise MediaNotFetched("the server of url answered HTTP 404")
+        return kinds.check(kind, self.urls[url], "url", declared=declared)
 
     async def min_interval(self, _tenant: str, _device: str) -> float:
         return self.interval

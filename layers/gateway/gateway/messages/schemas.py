@@ -92,23 +92,9 @@ DEFAULT_TYPING_SECONDS = 3
 MessageText = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 
 
-class SendTextRequest(BaseModel):
-    """A text message to send, and how it goes out. An absent, null, empty or blank ``number``
-    or ``text`` is 400 ``MISSING_REQUIRED_FIELDS``."""
+class SendOptions(BaseModel):
+    """How a send goes out: the fields every POST /send/* route shares."""
 
-    model_config = ConfigDict(json_schema_extra={"required": ["number", "text"]})
-
-    number: str | None = omittable(
-        {"pattern": CHAT_PATTERN},
-        description=f"The recipient: phone digits ({PHONE_RULE}), a user JID "
-        "(`<phone>@s.whatsapp.net`) or a group JID (`<digits>@g.us`); see docs/identifiers.md",
-        examples=["15551234567"],
-    )
-    text: MessageText | None = omittable(
-        {"minLength": 1, "pattern": NOT_BLANK},
-        description=f"The message, 1 to {MAX_TEXT_CHARS} characters, not only whitespace; sent as given",
-        examples=["Hello!"],
-    )
     delay: JsonInteger = Field(
         default=0,
         ge=0,
@@ -126,4 +112,137 @@ class SendTextRequest(BaseModel):
         default=False,
         alias="disablePresence",
         description="Skip the typing indicator (``typingDuration`` is then ignored)",
+    )
+
+
+class SendTextRequest(SendOptions):
+    """A text message to send, and how it goes out. An absent, null, empty or blank ``number``
+    or ``text`` is 400 ``MISSING_REQUIRED_FIELDS``."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["number", "text"]})
+
+    number: str | None = omittable(
+        {"pattern": CHAT_PATTERN},
+        description=f"The recipient: phone digits ({PHONE_RULE}), a user JID "
+        "(`<phone>@s.whatsapp.net`) or a group JID (`<digits>@g.us`); see docs/identifiers.md",
+        examples=["15551234567"],
+    )
+    text: MessageText | None = omittable(
+        {"minLength": 1, "pattern": NOT_BLANK},
+        description=f"The message, 1 to {MAX_TEXT_CHARS} characters, not only whitespace; sent as given",
+        examples=["Hello!"],
+    )
+
+
+RECIPIENT = (
+    f"The recipient: phone digits ({PHONE_RULE}), a user JID (`<phone>@s.whatsapp.net`) or a group JID "
+    "(`<digits>@g.us`); see docs/identifiers.md"
+)
+MAX_URL_CHARS = 2048
+BASE64_PATTERN = r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
+Caption = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
+MediaUrl = Annotated[str, StringConstraints(min_length=1, max_length=MAX_URL_CHARS)]
+ShortText = Annotated[str, StringConstraints(max_length=255)]
+
+
+class SendMediaRequest(SendOptions):
+    """Media to send: exactly one of ``url`` or ``data_base64`` (both or neither: 400
+    ``VALIDATION_ERROR``). The type is sniffed from the bytes and must suit the route's kind."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "required": ["number"],
+            "oneOf": [{"required": ["url"]}, {"required": ["data_base64"]}],
+        }
+    )
+
+    number: str | None = omittable({"pattern": CHAT_PATTERN}, description=RECIPIENT, examples=["15551234567"])
+    url: MediaUrl | None = omittable(
+        description="Where the session host fetches the media when it sends: https, a public address; "
+        "at most 16 MB (64 MB for a document); see docs/media.md",
+        examples=["https://example.com/picture.jpg"],
+    )
+    data_base64: str | None = omittable(
+        {"minLength": 4, "pattern": BASE64_PATTERN},
+        description="The media itself, base64: at most 4 MB once decoded (over it: 413 "
+        "PAYLOAD_TOO_LARGE, send a url instead)",
+    )
+    caption: Caption | None = omittable(description="Text shown with the media", examples=["Look!"])
+    mimetype: ShortText | None = omittable(
+        description="The type as the caller knows it; the gateway sniffs the bytes and sends what it "
+        "finds (only a document of a format it does not know keeps this one)",
+        examples=["image/jpeg"],
+    )
+
+
+class SendAudioRequest(SendMediaRequest):
+    ptt: StrictBool = Field(default=False, description="Send it as a voice note (push to talk)")
+
+
+class SendDocumentRequest(SendMediaRequest):
+    filename: ShortText | None = omittable(
+        description="The file name the recipient sees", examples=["invoice.pdf"]
+    )
+
+
+class SendLocationRequest(SendOptions):
+    model_config = ConfigDict(json_schema_extra={"required": ["number", "latitude", "longitude"]})
+
+    number: str | None = omittable({"pattern": CHAT_PATTERN}, description=RECIPIENT, examples=["15551234567"])
+    latitude: float | None = omittable(
+        {"minimum": -90, "maximum": 90}, description="Degrees north, -90 to 90", examples=[52.5163]
+    )
+    longitude: float | None = omittable(
+        {"minimum": -180, "maximum": 180}, description="Degrees east, -180 to 180", examples=[13.3777]
+    )
+    name: ShortText | None = omittable(description="The place's name", examples=["Brandenburg Gate"])
+    address: Annotated[str, StringConstraints(max_length=512)] | None = omittable(
+        description="The place's address", examples=["Pariser Platz, Berlin"]
+    )
+
+
+CONTACT_PHONE_PATTERN = r"^\+?[0-9]{7,15}$"
+
+
+class SendContactRequest(SendOptions):
+    model_config = ConfigDict(json_schema_extra={"required": ["number", "contact_name", "contact_number"]})
+
+    number: str | None = omittable({"pattern": CHAT_PATTERN}, description=RECIPIENT, examples=["15551234567"])
+    contact_name: ShortText | None = omittable(
+        {"minLength": 1, "pattern": NOT_BLANK}, description="The shared contact's name", examples=["Ana"]
+    )
+    contact_number: str | None = omittable(
+        {"pattern": CONTACT_PHONE_PATTERN},
+        description="The shared contact's phone number: 7 to 15 digits, an optional leading +",
+        examples=["15557654321"],
+    )
+
+
+MAX_BUTTONS = 3
+
+
+class TemplateButton(BaseModel):
+    id: Annotated[str, StringConstraints(min_length=1, max_length=256)] = Field(
+        description="What a tap sends back (`button_reply.id`); unique within the template", examples=["yes"]
+    )
+    text: Annotated[str, StringConstraints(min_length=1, max_length=20)] = Field(
+        description="The button's label", examples=["Yes"]
+    )
+
+
+class SendTemplateRequest(SendOptions):
+    """A text with 1 to 3 quick-reply buttons (the simulated network only: neonize answers 501
+    ``UNSUPPORTED_OPERATION``)."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["number", "text", "buttons"]})
+
+    number: str | None = omittable({"pattern": CHAT_PATTERN}, description=RECIPIENT, examples=["15551234567"])
+    text: MessageText | None = omittable(
+        {"minLength": 1, "pattern": NOT_BLANK}, description="The message", examples=["Coming tonight?"]
+    )
+    footer: Annotated[str, StringConstraints(max_length=60)] | None = omittable(
+        description="A line under the text", examples=["Tap to answer"]
+    )
+    buttons: Annotated[list[TemplateButton], Field(min_length=1, max_length=MAX_BUTTONS)] | None = omittable(
+        description=f"1 to {MAX_BUTTONS} quick replies"
     )

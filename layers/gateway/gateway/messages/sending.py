@@ -1,4 +1,7 @@
-"""POST /send/text: put the message in the device's outbox and hold the request for its dispatch.
+"""POST /send/*: put the message in the device's outbox and hold the request for its dispatch.
+
+Every kind (text, media, location, contact, template) takes the one path of :func:`send`,
+with the content :mod:`.send_kinds` checked and shaped (kind, text, payload).
 
 The send is written to the outbox (``outbox.store``) while the session host that runs the
 device is told (``SEND_TEXT``, carrying the send whole and the device's
@@ -15,17 +18,19 @@ from __future__ import annotations
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 from gateway.bus import BusTimeout, CommandName, Reply, get_bus
 from gateway.devices.access import require_session
 from gateway.devices.command_errors import COMMAND_ERRORS, command_error
 from gateway.errors import ApiError
 from gateway.jids import PHONE_RULE, parse_chat
-from gateway.messages import outbox
+from gateway.media import store as media_store
+from gateway.messages import outbox, send_kinds
 from gateway.messages.outputs import TextScheduledResponse, TextSentResponse
 from gateway.messages.receipts import require_fields
 from gateway.messages.schemas import SendTextRequest
+from gateway.messages.send_kinds import Message
 from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.timestamps import iso_utc
@@ -41,18 +46,33 @@ SEND_ERRORS = (
     standard(400, "MISSING_REQUIRED_FIELDS", "INVALID_CHAT_JID"),
     standard(500, SEND_FAILED),
 )
-"""What POST /send/text may answer after its device is found (a network failure of the send
+"""What POST /send/* may answer after its device is found (a network failure of the send
 is ``SEND_FAILED``, not the ``NETWORK_ERROR`` of other commands)."""
 
 
-def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: float) -> Answer:
-    """Enqueue the text and wait up to ``hold_seconds`` for its dispatch; 200 or 202.
+class Addressed(Protocol):
+    """A send request: its recipient and how it goes out (the fields of ``schemas.SendOptions``)."""
 
-    The input is checked first (400), then the device's status on its record (503), so a
-    refused request leaves nothing in the outbox.
-    """
+    number: str | None
+    delay: int
+    typing_duration: int
+    disable_presence: bool
+
+
+def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: float) -> Answer:
+    """POST /send/text: the text checked, then :func:`send`."""
     text = request.text or ""
     require_fields(number=(request.number or "").strip(), text="" if is_blank(text) else text)
+    return send(device, request, send_kinds.text(text), hold_seconds=hold_seconds)
+
+
+def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seconds: float) -> Answer:
+    """Enqueue ``message`` and wait up to ``hold_seconds`` for its dispatch; 200 or 202.
+
+    The one path of every kind of send. The input is checked first (400: the kind's fields
+    by :mod:`.send_kinds`, then the chat), then the device's status on its record (503), so a
+    refused request leaves nothing in the outbox, and stores no media.
+    """
     chat = parse_chat(request.number)
     if chat is None:
         raise ApiError(
@@ -62,14 +82,23 @@ def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: fl
             "(<phone number>@s.whatsapp.net) or a group JID (<digits>@g.us)",
         )
     require_session(device)
+    payload = message.payload
+    media = send_kinds.late_checked(message)
+    if media is not None and message.media is not None:  # inline media: stored now, named in the payload
+        stored_media = media_store.put(
+            device.tenant_id, device.device_id, media.data, media.mimetype, message.media.filename
+        )
+        payload = (payload or {}) | {"media_id": stored_media.media_id, "mimetype": stored_media.mimetype}
     send = outbox.new_send(
         device.tenant_id,
         device.device_id,
         chat_jid=chat.jid,
-        text=text,
+        text=message.text,
         delay_seconds=request.delay,
         typing_seconds=0 if request.disable_presence else request.typing_duration,
         disable_presence=request.disable_presence,
+        kind=message.kind,
+        payload=payload,
     )
     interval = int(device.min_send_interval_seconds or 0)
     stored = _writer().submit(outbox.store, send)
@@ -94,7 +123,8 @@ def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: fl
         # the same key could send twice. Rare (DynamoDB refused a put), and never silent.
         stored.result()
     if not reply.ok:
-        raise _failed(device, send, reply, request.number)
+        named = request.number if message.field == "number" else message.value
+        raise _failed(device, send, reply, {message.field: named})
     return _answer(device, send, reply.result)
 
 
@@ -132,15 +162,16 @@ def _scheduled(message_id: str, chat_jid: str, scheduled_for: str) -> Answer:
     return Answer(202, body.model_dump(mode="json"))
 
 
-def _failed(device: DeviceModel, send: outbox.Send, reply: Reply, number: str | None) -> ApiError:
-    """A network failure of the send is 500 SEND_FAILED; the other kinds as for any command."""
+def _failed(device: DeviceModel, send: outbox.Send, reply: Reply, field: dict[str, Any]) -> ApiError:
+    """A network failure of the send is 500 SEND_FAILED; the other kinds as for any command
+    (an ``invalid`` one names ``field``: the recipient, or the content the host refused)."""
     logger.info(
         "send failed",
         extra={**_about(device, send), "kind": reply.error_kind, "host_message": reply.error_message},
     )
     if reply.error_kind == _NETWORK:
         return ApiError(500, SEND_FAILED, reply.error_message or "sending to the network failed")
-    return command_error(reply, device.status, {"number": number})
+    return command_error(reply, device.status, field)
 
 
 def _about(device: DeviceModel, send: outbox.Send) -> dict[str, str]:
