@@ -265,3 +265,78 @@ def test_an_image_repeated_with_its_idempotency_key_is_sent_once(api: Any, devic
     assert again.json()["message_id"] == first["message_id"]
     wait_until(lambda: received(api, ana, device), 10, what="the image")
     assert len(received(api, ana, device)) == 1
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://10.0.0.1/photo.jpg",
+        "https://127.0.0.1/photo.jpg",
+        "https://[::1]/photo.jpg",
+        "https://[::ffff:127.0.0.1]/photo.jpg",
+        "https://169.254.169.254/latest/meta-data",
+        "https://localhost/photo.jpg",  # a name that resolves to a private address
+    ],
+)
+def test_a_url_to_a_private_address_is_refused_outside_local_mode(
+    api: Any, device: Phone, envelope: Any, settings_override: Any, url: str
+) -> None:
+    # Given a deployment that is not the local one (HTTPS only, public addresses only)
+    settings_override(GATEWAY_LOCAL_MODE="false", ALLOW_HTTP_WEBHOOKS="false")
+    ana = contact(api, "Ana")
+
+    # When an image is sent by a url that points inside the network
+    response = send(api, device, "image", {"number": ana.phone, "url": url})
+
+    # Then it is refused for where it leads, and nothing reaches the contact
+    body = envelope(response, 400, "VALIDATION_ERROR")
+    assert "non-public address" in body["error"], body
+    assert received(api, ana, device) == []
+
+
+def test_a_url_larger_than_the_limit_is_refused_without_being_read_to_the_end(
+    api: Any, device: Phone, envelope: Any
+) -> None:
+    from gateway.media.limits import URL_MAX_BYTES
+
+    # Given a server that streams far more than the limit, without announcing its length
+    total = URL_MAX_BYTES * 4
+    served = {"bytes": 0}
+
+    class Endless(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "image/jpeg")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = JPEG[:2] + bytes(64 * 1024 - 2)
+            try:
+                while served["bytes"] < total:
+                    self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                    served["bytes"] += len(chunk)
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass  # the gateway hung up: what this test wants
+
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Endless)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        ana = contact(api, "Ana")
+        url = f"http://127.0.0.1:{server.server_port}/huge.jpg"
+
+        # When an image is sent by that url
+        response = send(api, device, "image", {"number": ana.phone, "url": url})
+
+        # Then it is refused as too large, and the body was not read to the end
+        body = envelope(response, 400, "VALIDATION_ERROR")
+        assert "MB" in body["error"], body
+        assert served["bytes"] < total / 2, served
+        assert received(api, ana, device) == []
+    finally:
+        server.shutdown()
+        server.server_close()
