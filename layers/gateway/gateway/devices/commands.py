@@ -8,6 +8,8 @@ deadline is 503 SERVICE_UNAVAILABLE, and the host will not execute the command a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from gateway.bus import BusTimeout, CommandName, Reply, Target, get_bus
@@ -44,6 +46,23 @@ class _StandardAnswers:
 
 
 STANDARD_ANSWERS: FailureAnswers = _StandardAnswers()
+
+
+@dataclass(frozen=True)
+class AnswersBy:
+    """:class:`FailureAnswers` of operations whose answers depend on the command and the
+    reply only (the lowercase-envelope ones: groups, status privacy)."""
+
+    on_timeout: Callable[[CommandName], ApiError]
+    on_failure: Callable[[CommandName, Reply], ApiError]
+
+    def timed_out(self, name: CommandName) -> ApiError:
+        return self.on_timeout(name)
+
+    def failed(
+        self, name: CommandName, reply: Reply, _recorded_status: str, _args: dict[str, Any] | None
+    ) -> ApiError:
+        return self.on_failure(name, reply)
 
 
 def connect(device: DeviceModel) -> dict[str, Any]:

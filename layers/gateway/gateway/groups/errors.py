@@ -19,10 +19,10 @@ a refusal code (``REFUSALS``)   that code and its status (403 ``not_group_admin`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from gateway.bus import CommandName, Reply
-from gateway.errors import ApiError, OperationError
+from gateway.devices.commands import AnswersBy
+from gateway.errors import OperationError
 from gateway.groups import codes
 from gateway.web.error_docs import Answer, operation
 
@@ -112,19 +112,8 @@ def reply_error(name: CommandName, reply: Reply) -> OperationError:
     )
 
 
-class GroupAnswers:
-    """:class:`gateway.devices.commands.FailureAnswers` of the group commands."""
-
-    def timed_out(self, name: CommandName) -> ApiError:
-        return timed_out(name)
-
-    def failed(
-        self, name: CommandName, reply: Reply, _recorded_status: str, _args: dict[str, Any] | None
-    ) -> ApiError:
-        return reply_error(name, reply)
-
-
-GROUP_ANSWERS = GroupAnswers()
+GROUP_ANSWERS = AnswersBy(timed_out, reply_error)
+"""How the group commands' failures are answered (the lowercase envelope)."""
 
 
 def incomplete(name: CommandName) -> OperationError:

@@ -19,10 +19,9 @@ The story publishing routes answer in the standard envelope, as the send routes 
 
 from __future__ import annotations
 
-from typing import Any
-
 from gateway.bus import CommandName, Reply
-from gateway.errors import ApiError, OperationError
+from gateway.devices.commands import AnswersBy
+from gateway.errors import OperationError
 from gateway.web.error_docs import operation
 
 STATUS: dict[str, int] = {
@@ -96,19 +95,8 @@ def incomplete(name: CommandName) -> OperationError:
     return error("device_error", f"the device's session host gave an incomplete answer to {_DOING[name]}")
 
 
-class PrivacyAnswers:
-    """:class:`gateway.devices.commands.FailureAnswers` of the privacy commands."""
-
-    def timed_out(self, name: CommandName) -> ApiError:
-        return timed_out(name)
-
-    def failed(
-        self, name: CommandName, reply: Reply, _recorded_status: str, _args: dict[str, Any] | None
-    ) -> ApiError:
-        return reply_error(name, reply)
-
-
-PRIVACY_ANSWERS = PrivacyAnswers()
+PRIVACY_ANSWERS = AnswersBy(timed_out, reply_error)
+"""How the privacy commands' failures are answered (the lowercase envelope)."""
 
 PRIVACY_ERRORS = tuple(operation(status, code) for code, status in STATUS.items())
 """What a privacy route answers from its rules and the bus, for its documented errors."""
