@@ -62,7 +62,7 @@ openapi: $(STAMP)
 	$(PY) -m local_stack.openapi docs/openapi.json
 
 bench: $(STAMP)
-	$(PY) -m bench.coldstart
+	$(PY) -m bench
 
 # The complete lock first, then the two subsets resolved with it as constraints, so they
 # cannot pin anything differently (tests/artifacts/test_locks.py checks it without network).
