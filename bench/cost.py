@@ -21,7 +21,8 @@ import argparse
 import math
 from dataclasses import dataclass, fields
 
-from bench._cost_measure import Bill, Measured, measure
+from bench._cost_bill import Bill
+from bench._cost_measure import Measured, measure
 
 MONTH_HOURS = 730.0
 MONTH_SECONDS = MONTH_HOURS * 3600
