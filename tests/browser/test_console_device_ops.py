@@ -161,3 +161,23 @@ def test_the_console_fits_a_360_px_screen(console, api) -> None:
         box = button.bounding_box()
         assert box is not None, name
         assert 0 <= box["x"] <= box["x"] + box["width"] <= 360, name
+
+
+UNNAMED_CONTROLS = """() => [...document.querySelectorAll("button, input, textarea, select")]
+    .filter((control) => control.offsetParent !== null)
+    .filter((control) => !(control.getAttribute("aria-label") || (control.labels && control.labels.length)
+        || (control.tagName === "BUTTON" && control.textContent.trim())))
+    .map((control) => control.outerHTML)"""
+
+
+def test_every_control_has_an_accessible_name(console, api) -> None:
+    # Given every screen of a device, with the simulator panel open
+    tenant = api.register()
+    page = console.sign_in(tenant.admin_token)
+    create_device(page, "Named")
+    page.get_by_role("button", name="Connect", exact=True).click()
+    expect(page.get_by_role("img", name="QR code to scan with the phone")).to_be_visible()
+    give_master_token(page, api.master_token)
+
+    # Then no visible control lacks a name that assistive technology can read
+    assert page.evaluate(UNNAMED_CONTROLS) == []

@@ -14,7 +14,7 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
   let current = device;
   const feedback = el("div", { class: "feedback", "aria-live": "polite" });
   const title = el("h2", { id: "device-title" });
-  const status = el("span", { class: "badge", "data-testid": "device-status" });
+  const status = el("span", { class: "badge", "data-testid": "device-status", "aria-live": "polite" });
   const jid = el("span", { class: "mono" });
   const busy = (button, work) => async () => {
     button.disabled = true;
@@ -114,10 +114,11 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
 
   function update(next) {
     current = next;
-    title.textContent = next.name;
-    status.textContent = next.status;
+    // Only what changed is written: the status is a live region, announced when it moves.
+    setText(title, next.name);
+    setText(status, next.status);
     status.className = `badge ${next.status}`;
-    jid.textContent = next.messaging_jid || "not paired";
+    setText(jid, next.messaging_jid || "not paired");
     if (document.activeElement !== interval) interval.value = next.min_send_interval_seconds;
     pairing.update(next);
     simulator.update(next);
@@ -131,4 +132,8 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
       pairing.stop();
     },
   };
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }

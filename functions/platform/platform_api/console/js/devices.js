@@ -68,7 +68,11 @@ export function renderDevices(main, { onRefused, who }) {
     schedule(0);
   }
 
+  let drawn = null; // what the list shows: redrawn only when it changes, so focus stays put
   function drawList(devices) {
+    const showing = JSON.stringify([selectedId, devices.map((device) => [device.id, device.name, device.status])]);
+    if (showing === drawn) return;
+    drawn = showing;
     if (!devices.length) {
       list.replaceChildren(el("li", { class: "hint" }, "No device yet."));
       return;
