@@ -181,3 +181,25 @@ def test_every_control_has_an_accessible_name(console, api) -> None:
 
     # Then no visible control lacks a name that assistive technology can read
     assert page.evaluate(UNNAMED_CONTROLS) == []
+
+
+def test_the_simulator_panel_is_hidden_where_the_gateway_serves_no_simulator(console, api) -> None:
+    # Given the API document a deployed gateway serves (the packaged one: no /_simulator)
+    from gateway.web.openapi_document import PACKAGED_DOCUMENT
+
+    console.page.route(
+        "**/openapi.json",
+        lambda route: route.fulfill(body=PACKAGED_DOCUMENT.read_bytes(), content_type="application/json"),
+    )
+    tenant = api.register()
+    page = console.sign_in(tenant.admin_token)
+
+    # When a device is shown
+    create_device(page, "Deployed")
+    expect(page.get_by_role("region", name="Groups")).to_be_attached()
+
+    # Then, once the console has read the document, the simulator panel stays hidden
+    panel = page.locator("section.simulator")
+    expect(panel).to_have_attribute("data-served", "false")
+    expect(panel).to_be_hidden()
+    expect(page.get_by_label("Master token")).to_have_count(0)

@@ -100,6 +100,7 @@ export function renderSimulator(device, refresh) {
 
   simulatorServed().then((served) => {
     node.hidden = !served;
+    node.dataset.served = String(served);
     if (served) draw();
   });
 
