@@ -61,12 +61,23 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
         onDeleted();
       }),
     );
-    confirmDelete.replaceChildren(el("span", {}, `Delete “${current.name}” and everything stored for it?`), yes, no);
+    confirmDelete.replaceChildren(
+      el("span", {}, `Delete “${current.name}” and everything stored for it?`),
+      yes,
+      no,
+    );
     confirmDelete.hidden = false;
     yes.focus();
   });
 
-  const interval = el("input", { type: "number", min: 0, max: 600, step: 1, required: true, inputmode: "numeric" });
+  const interval = el("input", {
+    type: "number",
+    min: 0,
+    max: 600,
+    step: 1,
+    required: true,
+    inputmode: "numeric",
+  });
   const settingsFeedback = el("div", { class: "feedback", "aria-live": "polite" });
   const settings = el(
     "form",
@@ -77,9 +88,14 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
   settings.addEventListener("submit", async (event) => {
     event.preventDefault();
     const seconds = interval.value === "" ? null : Number(interval.value);
-    const answer = await api("PATCH", `/devices/${current.id}`, { body: { min_send_interval_seconds: seconds } });
+    const answer = await api("PATCH", `/devices/${current.id}`, {
+      body: { min_send_interval_seconds: seconds },
+    });
     if (!answer.ok) return showError(settingsFeedback, answer);
-    showResult(settingsFeedback, `Saved: sends at least ${answer.body.device.min_send_interval_seconds} s apart.`);
+    showResult(
+      settingsFeedback,
+      `Saved: sends at least ${answer.body.device.min_send_interval_seconds} s apart.`,
+    );
     update(answer.body.device);
   });
   interval.value = device.min_send_interval_seconds;
@@ -93,7 +109,16 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
 
   container.replaceChildren(
     title,
-    el("dl", { class: "facts" }, el("dt", {}, "Status"), el("dd", {}, status), el("dt", {}, "Account"), el("dd", {}, jid), el("dt", {}, "Id"), el("dd", { class: "mono" }, device.id)),
+    el(
+      "dl",
+      { class: "facts" },
+      el("dt", {}, "Status"),
+      el("dd", {}, status),
+      el("dt", {}, "Account"),
+      el("dd", {}, jid),
+      el("dt", {}, "Id"),
+      el("dd", { class: "mono" }, device.id),
+    ),
     el(
       "div",
       { class: "actions", role: "group", "aria-label": "Session" },
@@ -106,7 +131,13 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
     feedback,
     pairing.node,
     renderSend(device),
-    el("section", { class: "panel", "aria-labelledby": "settings-title" }, el("h3", { id: "settings-title" }, "Sending"), settings, settingsFeedback),
+    el(
+      "section",
+      { class: "panel", "aria-labelledby": "settings-title" },
+      el("h3", { id: "settings-title" }, "Sending"),
+      settings,
+      settingsFeedback,
+    ),
     simulator.node,
     webhooks,
     groups,
