@@ -35,9 +35,9 @@ async function kindOf(token) {
 }
 
 function signInForm(message) {
+  // No `name`: even a form submitted without the script could not put the token in a URL.
   const input = el("input", {
     type: "password",
-    name: "token",
     autocomplete: "off",
     required: true,
     spellcheck: false,
