@@ -280,7 +280,7 @@ def count_route_calls(counter: AwsCallCounter, master_token: str) -> Setup:
     measured("$default GET /does-not-exist", "none", lambda: call(platform_handler, pf, unknown, 404))
 
     print_route_calls(rows)
-    return Setup(master_token, token, tenant_id, device["id"])
+    return Setup(master_token, token, tenant_id, device["device"]["id"])
 
 
 def print_route_calls(rows: list[tuple[str, str, RouteCalls]]) -> None:
