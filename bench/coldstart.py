@@ -407,6 +407,7 @@ class Sample:
     wall_ms: float  # subprocess launch -> result line read
     in_process_ms: float  # first line of the probe -> answer (or -> imports done, for bare)
     import_ms: float  # first line of the probe -> handler module (or bare libraries) imported
+    cpu_ms: float  # CPU time of the interpreter (user + system) from its start to the answer
 
 
 def run_probe(args: list[str], env: dict[str, str], expected: int | None) -> tuple[Sample, dict[str, Any]]:
@@ -431,7 +432,7 @@ def run_probe(args: list[str], env: dict[str, str], expected: int | None) -> tup
         raise RuntimeError(f"probe {args[0]} failed ({process.returncode}):\n{stderr}")
     if expected is not None and result["status"] != expected:
         raise RuntimeError(f"probe {args[0]}: status {result['status']} != {expected}: {result['body']}")
-    return Sample(wall_ms, result["total_ms"], result["import_ms"]), result
+    return Sample(wall_ms, result["total_ms"], result["import_ms"], result["cpu_ms"]), result
 
 
 def measure_cold_starts(setup: Setup, runs: int) -> float:
@@ -459,39 +460,48 @@ def measure_cold_starts(setup: Setup, runs: int) -> float:
 
     bare_wall = median(BARE, "wall_ms")
     bare_import = median(BARE, "in_process_ms")
+    bare_cpu = median(BARE, "cpu_ms")
     print(
         f"\nCold starts: median of {runs} fresh interpreters each (+1 discarded warm-up), interleaved; "
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, DynamoDB = moto on loopback"
     )
     print(f"  bare imports ({', '.join(BARE_IMPORTS)}):")
-    print(f"    launch -> imported {bare_wall:.0f} ms; in-process import {bare_import:.0f} ms")
+    print(
+        f"    launch -> imported {bare_wall:.0f} ms; in-process import {bare_import:.0f} ms; "
+        f"CPU {bare_cpu:.0f} ms"
+    )
     header = (
         f"  {'function':<9} {'request':<32} {'launch->answer':>14} {'import->answer':>14} "
-        f"{'(import)':>8} {'bare launch':>11} {'ratio':>6}  {'clients: import':>15} {'request':>11}  note"
+        f"{'(import)':>8} {'ratio':>6} {'CPU':>8} {'CPU ratio':>9}  {'clients: import':>15} "
+        f"{'request':>11}  note"
     )
     print(header)
-    ratios = []
+    ratios, cpu_ratios = [], []
     for target in plan:
         wall = median(target.key, "wall_ms")
         in_process = median(target.key, "in_process_ms")
         imported = median(target.key, "import_ms")
+        cpu = median(target.key, "cpu_ms")
         made = clients[target.key]
         at_import = f"{made['import_clients']} ({made['import_client_ms']:.0f} ms)"
         in_request = f"{made['request_clients']} ({made['request_client_ms']:.0f} ms)"
         ratios.append(wall / bare_wall)
+        cpu_ratios.append(cpu / bare_cpu)
         print(
             f"  {target.key:<9} {target.request:<32} {wall:>11.0f} ms {in_process:>11.0f} ms "
-            f"{imported:>5.0f} ms {bare_wall:>8.0f} ms {wall / bare_wall:>5.2f}x  {at_import:>15} "
-            f"{in_request:>11}  {target.note}"
+            f"{imported:>5.0f} ms {wall / bare_wall:>5.2f}x {cpu:>5.0f} ms {cpu / bare_cpu:>8.2f}x  "
+            f"{at_import:>15} {in_request:>11}  {target.note}"
         )
     print(
         "  launch->answer: subprocess launch to the answer line (interpreter start included);\n"
         "  import->answer: inside the interpreter, first line to the handler's answer; (import): of which\n"
         "  importing the handler module; ratio: launch->answer / bare-imports launch->imported;\n"
-        "  clients: botocore clients created while importing the handler module (the X-Ray SDK's, made by\n"
-        "  Powertools' Tracer) and while answering the first request, and the time that took (one extra,\n"
-        "  untimed run per function)."
+        "  CPU: user + system time of the interpreter from its start to the answer, and its ratio to the\n"
+        "  bare imports' (less sensitive than wall time to other processes on the machine);\n"
+        "  clients: botocore clients created while importing the handler module and while answering the\n"
+        "  first request, and the time that took (one extra, untimed run per function)."
     )
+    print(f"  worst CPU ratio {max(cpu_ratios):.2f}x")
     return max(ratios)
 
 
