@@ -6,7 +6,8 @@
 ``bare`` imports only the libraries every function loads; otherwise the function's handler
 module is imported and called once with the event, as the Lambda runtime would. Prints one
 line, ``MARKER`` followed by a JSON result, to stdout (the function's own log lines may come
-before it). Times are ``perf_counter`` differences from the first line of this script.
+before it). Times are ``perf_counter`` differences from the first line of this script;
+``cpu_ms`` is the interpreter's CPU time (user + system) from its start to the answer.
 With ``--clients`` (a separate, untimed run), the botocore clients created while importing
 the handler module and while answering the request are counted and timed too.
 """
