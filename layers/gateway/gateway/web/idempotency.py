@@ -23,7 +23,6 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Annotated, Any
 
-import boto3
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
     IdempotencyConfig,
@@ -36,6 +35,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from fastapi import Header
 from fastapi.responses import JSONResponse
 
+from gateway import aws
 from gateway.config import get_settings
 from gateway.errors import ApiError
 from gateway.web.error_docs import standard
@@ -145,5 +145,6 @@ class _Deadline:
 def _store() -> DynamoDBPersistenceLayer:
     """One persistence layer per process (its client is thread-safe)."""
     settings = get_settings()
-    client = boto3.session.Session().client("dynamodb", region_name=settings.aws_region)
-    return DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=client)
+    return DynamoDBPersistenceLayer(
+        table_name=settings.idempotency_table, boto3_client=aws.client("dynamodb")
+    )
