@@ -12,7 +12,6 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-import boto3
 import botocore.session
 from botocore.config import Config
 
@@ -29,15 +28,14 @@ def botocore_session() -> botocore.session.Session:
     return botocore.session.get_session()
 
 
-@lru_cache(maxsize=1)
-def _boto3_session() -> boto3.session.Session:
-    return boto3.session.Session(botocore_session=botocore_session(), region_name=get_settings().aws_region)
-
-
 def client(service: str, config: Config | None = None) -> Any:
-    """A new boto3 client of ``service`` in the settings' region, made from the shared session.
+    """A new client of ``service`` in the settings' region, made from the shared session.
 
-    Callers keep the client they make (clients are thread-safe): this makes a new one each call.
+    A botocore client, which is what boto3 would hand out too (boto3 only adds resources and
+    S3 transfer helpers, which the gateway does not use): importing boto3 costs a cold start
+    ~100 ms (it loads s3transfer), so only Powertools' idempotency layer, which imports it
+    itself, brings it in. Callers keep the client they make (clients are thread-safe): this
+    makes a new one each call.
     """
     with CLIENT_LOCK:
-        return _boto3_session().client(service, config=config)
+        return botocore_session().create_client(service, region_name=get_settings().aws_region, config=config)
