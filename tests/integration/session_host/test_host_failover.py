@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 
 from host_harness import LEASE_TTL, Harness, wait_until
 
 from gateway import leases
 from gateway.bus import CommandName, queues
-from gateway.models import LeaseModel
+from gateway.models import HostTenureModel
 from session_host.network.port import EventSink, NetworkEvent
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
 
@@ -138,20 +139,20 @@ def test_a_lost_lease_closes_the_session_and_its_later_events_are_ignored(harnes
     harness.events.wait_for(device.device_id, "device.connected")
     published = len(harness.events.of(device.device_id))
 
-    # When another host takes the lease over (A has not noticed yet)
+    # When A's heartbeat is seen lapsed (as after renewals lost in a partition) and another
+    # host takes the device over (A has not noticed yet)
     held = leases.current(device.device_id)
     now = time.time()
-    LeaseModel(
-        device.device_id,
-        tenant_id=device.tenant_id,
-        owner_host_id="thief-host",
-        owner_queue_url=None,
-        epoch=held.epoch + 1,
-        renewed_at=now,
-        expires_at=int(now + 60),
-    ).save()
+    heartbeat = HostTenureModel.get(f"host#{host.host.host_id}", consistent_read=True)
+    heartbeat.update(actions=[HostTenureModel.expires_at.set(int(now) - 1)])
+    thief = leases.begin(f"thief-{uuid.uuid4().hex[:8]}", 60)
+    assert thief is not None
+    taken = leases.acquire(device.device_id, device.tenant_id, thief, None)
+    assert taken is not None
+    assert taken.epoch == held.epoch + 1
 
-    # Then A's next renewal fails and A closes the session at once, leaving the record alone
+    # Then A's next renewal is refused and A closes the session at once, leaving the record
+    # alone; its restore passes leave the device to the new owner
     wait_until(lambda: host.host.owned_devices() == frozenset(), timeout=LEASE_TTL * 2, what="session closed")
     assert harness.network.connection_count(device.device_id) == 0
     assert device.record().status == "connected"
