@@ -30,7 +30,10 @@ class LeaseKeeper:
     async def run(self) -> None:
         while True:
             await asyncio.sleep(self._every)
-            await self.beat()
+            try:
+                await self.beat()
+            except Exception:  # a bug must not end the heartbeat for good
+                logger.exception("host heartbeat round failed")
 
     async def beat(self) -> None:
         """One round: renew the tenure, or begin one if there is none."""

@@ -14,7 +14,7 @@ from host_harness import LEASE_TTL, Harness, wait_until
 
 from gateway import leases
 from gateway.bus import CommandName, queues
-from gateway.models import HostTenureModel
+from gateway.models import HostTenureModel, LeaseModel
 from session_host.network.port import EventSink, NetworkEvent
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
 
@@ -291,3 +291,34 @@ def test_after_a_lapse_the_host_begins_a_new_tenure_and_restores_its_devices(
     assert again.owner_host_id == host.host.host_id
     assert again.tenure != held.tenure
     assert harness.network.max_simultaneous_connections(device.device_id) == 1
+
+
+def test_steady_hosts_touch_no_device_lease_only_their_heartbeats(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given host A runs three connected devices, and host B runs beside it
+    owner = harness.hosts.start()
+    devices = [harness.new_device() for _ in range(3)]
+    for device in devices:
+        harness.pair(device)
+    other = harness.hosts.start()
+    wait_until(lambda: other.host.restore_passes() >= 1, timeout=LEASE_TTL * 2, what="a restore pass")
+
+    # When both keep running for three more restore passes of B (and heartbeat rounds)
+    calls: list[str] = []
+    for model, method in [(LeaseModel, "get"), (LeaseModel, "save"), (HostTenureModel, "update")]:
+        original = getattr(model, method)
+
+        def counted(
+            *args: Any, _name: str = f"{model.__name__}.{method}", _call: Any = original, **kwargs: Any
+        ) -> Any:
+            calls.append(_name)
+            return _call(*args, **kwargs)
+
+        monkeypatch.setattr(model, method, counted)
+    passes = other.host.restore_passes()
+    wait_until(lambda: other.host.restore_passes() >= passes + 3, timeout=LEASE_TTL * 3, what="three passes")
+
+    # Then no device lease was read or written: only the hosts' heartbeats were renewed
+    assert set(calls) == {"HostTenureModel.update"}
+    assert owner.host.owned_devices() == {device.device_id for device in devices}
