@@ -24,9 +24,10 @@ The protocol, for a session host:
 * :func:`release` a lease on a clean end of a session, and :func:`end` the tenure on a clean
   stop, so other hosts can take over without waiting for the heartbeat to expire.
 
-For the API side and for forwarding commands, :func:`current` tells which host (and which
-queue) runs a device; :func:`live_tenures` tells which of several hosts are alive, one read
-per host, for the takeover pass.
+:func:`current` tells which host (and which queue) runs a device, for a host forwarding a
+command (the API routes by the device record's ``host_queue_url`` and reads no lease);
+:func:`live_tenures` tells which of several hosts are alive, one read per host, for the
+takeover pass.
 
 Expiry is judged by the caller's clock (``now``, ``time.time()`` by default), so
 ``ttl_seconds`` must exceed the renewal interval plus the clock skew between hosts plus a slow
