@@ -114,13 +114,15 @@ def periodic(devices: int, hosts: int) -> Bill:
     from session_host.consumer import MAX_WAIT_SECONDS
 
     settings = HostSettings()
-    per_device, per_host = MONTH_SECONDS / settings.renew_every_seconds, MONTH_SECONDS
+    per_host = MONTH_SECONDS
     bill = Bill()
-    bill.wru += devices * per_device  # one conditional UpdateItem per lease per renewal
+    # one conditional UpdateItem of the host's heartbeat per renewal, whatever its devices
+    bill.wru += hosts * MONTH_SECONDS / settings.renew_every_seconds
     passes = hosts * MONTH_SECONDS / settings.takeover_every_seconds
-    # each pass reads the wanted devices (keys only, ~100 B each) and checks the others' leases
-    bill.rru += passes * max(0.5, math.ceil(devices * 100 / 4096) * 0.5)
-    bill.rru += passes * devices * (hosts - 1) / hosts * 0.5
+    # each pass reads the wanted devices (keys and host queue, ~200 B each) and, in one
+    # BatchGetItem, the heartbeats of the other hosts (not each device's lease)
+    bill.rru += passes * max(0.5, math.ceil(devices * 200 / 4096) * 0.5)
+    bill.rru += passes * (hosts - 1) * 0.5
     bill.rru += devices * MONTH_SECONDS / SEND_POLL_SECONDS * 0.5  # each dispatcher's pending query
     bill.sqs += int(hosts * 2 * per_host / MAX_WAIT_SECONDS)  # host and shared queue long polls
     bill.sqs += int(hosts * per_host / HEARTBEAT_EVERY_SECONDS)  # the host queue's heartbeat tag

@@ -60,6 +60,13 @@ def dynamic_queue_name(kind: str, owner_id: str) -> str:
     return f"{get_settings().dynamic_queue_prefix}-{kind}-{owner_id}"
 
 
+def dynamic_queue_owner(kind: str, queue_url: str) -> str | None:
+    """The owner id named by a queue URL of :func:`dynamic_queue_name`; None for another queue."""
+    name = queue_url.rsplit("/", 1)[-1]
+    prefix = dynamic_queue_name(kind, "")
+    return name.removeprefix(prefix) or None if name.startswith(prefix) else None
+
+
 def create_dynamic_queue(kind: str, owner_id: str, now: float | None = None) -> str:
     """Create (or find) the owner's queue, with a fresh heartbeat; returns its URL."""
     response = sqs_client().create_queue(
