@@ -11,11 +11,17 @@ not used, so nothing else decides where the request goes.
 ``timeout`` bounds the whole attempt: socket timeouts bound each connect and read, and a
 watchdog shuts the connection down when the attempt's total time runs out, so a receiver
 trickling its answer byte by byte cannot hold the batch (and the other tenants' events in it).
+One watchdog thread serves every attempt (a timer thread per attempt cost more than the POST).
+
+Connections are kept alive and reused, in one pool per origin shared by all threads, bounded
+(:data:`CONNECTIONS_PER_ORIGIN` kept per origin, :data:`ORIGINS_KEPT` origins).
 """
 
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import re
 import socket
 import threading
@@ -31,7 +37,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from gateway.webhooks.addresses import is_public_address
-from gateway.webhooks.delivery.constants import MAX_BATCH_SIZE, MAX_RESPONSE_BYTES
+from gateway.webhooks.delivery.constants import CONNECTIONS_PER_ORIGIN, MAX_RESPONSE_BYTES, ORIGINS_KEPT
 
 AddressCheck = Callable[[str], bool]
 
@@ -60,16 +66,57 @@ class _Attempt:
     def __init__(self) -> None:
         self.connection: HTTPConnection | None = None
         self.cut = False
+        self.done = False
+        self._lock = threading.Lock()
+
+    def finish(self) -> None:
+        """The attempt has its answer: from now on its connection may go back to the pool (and
+        to another thread's attempt), so the watchdog must leave it alone."""
+        with self._lock:
+            self.done = True
 
     def cut_connection(self) -> None:
-        self.cut = True
-        sock = getattr(self.connection, "sock", None)
-        if sock is not None:
-            with contextlib.suppress(OSError):  # already closed
-                sock.shutdown(socket.SHUT_RDWR)
+        with self._lock:
+            if self.done:
+                return
+            self.cut = True
+            sock = getattr(self.connection, "sock", None)
+            if sock is not None:
+                with contextlib.suppress(OSError):  # already closed
+                    sock.shutdown(socket.SHUT_RDWR)
 
 
 _current = threading.local()  # .attempt: the _Attempt of the thread's ongoing POST
+
+
+class _Watchdog:
+    """One thread cutting the connections of attempts whose time is up."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, _Attempt]] = []  # (deadline, tie-breaker, attempt): a heap
+        self._order = itertools.count()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, attempt: _Attempt, timeout: float) -> None:
+        with self._changed:
+            heapq.heappush(self._due, (time.monotonic() + timeout, next(self._order), attempt))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="delivery-watchdog", daemon=True)
+                self._thread.start()
+            if self._due[0][2] is attempt:  # due before any other: wake the watchdog to re-plan
+                self._changed.notify()
+
+    def _run(self) -> None:
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                while self._due and (self._due[0][2].done or self._due[0][0] <= now):
+                    heapq.heappop(self._due)[2].cut_connection()
+                self._changed.wait(self._due[0][0] - now if self._due else None)
+
+
+_watchdog = _Watchdog()
 
 
 def _verified(sock: socket.socket, allowed: AddressCheck | None) -> socket.socket:
@@ -88,7 +135,7 @@ class _DeliveryAdapter(HTTPAdapter):
 
     def __init__(self, allowed: AddressCheck | None) -> None:
         self._allowed = allowed  # read by init_poolmanager, which HTTPAdapter.__init__ calls
-        super().__init__(pool_connections=MAX_BATCH_SIZE, pool_maxsize=MAX_BATCH_SIZE, max_retries=0)
+        super().__init__(pool_connections=ORIGINS_KEPT, pool_maxsize=CONNECTIONS_PER_ORIGIN, max_retries=0)
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
@@ -124,14 +171,14 @@ class _DeliveryAdapter(HTTPAdapter):
 
 
 class Transport:
-    """POSTs to receivers. One ``requests`` session per thread (keep-alive connections are
-    reused across the deliveries a thread makes; sessions are not shared between threads).
+    """POSTs to receivers. One ``requests`` session per thread (sessions are not thread-safe),
+    all mounting one adapter: its pools, one per origin, keep the connections for every thread.
 
     ``address_allowed`` is the connect-time check; ``None`` (local mode) allows any address.
     """
 
     def __init__(self, address_allowed: AddressCheck | None) -> None:
-        self._allowed = address_allowed
+        self._adapter = _DeliveryAdapter(address_allowed)
         self._local = threading.local()
 
     def _session(self) -> requests.Session:
@@ -139,19 +186,16 @@ class Transport:
         if session is None:
             session = requests.Session()
             session.trust_env = False  # no proxies or .netrc from the environment
-            adapter = _DeliveryAdapter(self._allowed)
-            session.mount("http://", adapter)
-            session.mount("https://", adapter)
+            session.mount("http://", self._adapter)
+            session.mount("https://", self._adapter)
             self._local.session = session
         return session
 
     def post(self, url: str, body: bytes, headers: Mapping[str, str], timeout: float) -> AttemptResult:
         """One attempt. Any 2xx within ``timeout`` seconds (in total) is success."""
         attempt = _current.attempt = _Attempt()
-        watchdog = threading.Timer(timeout, attempt.cut_connection)
-        watchdog.daemon = True
         began = time.perf_counter()
-        watchdog.start()
+        _watchdog.watch(attempt, timeout)
         status: int | None = None
         error: str | None = None
         try:
@@ -165,6 +209,7 @@ class Transport:
             ) as response:
                 status = response.status_code
                 _drain(response)
+                attempt.finish()  # before the connection goes back to the pool
         except UnsafeAddress as refused:
             error = f"refused: {refused}"
         except requests.Timeout:
@@ -172,7 +217,7 @@ class Transport:
         except requests.RequestException as failed:
             error = f"connection failed: {_reason(failed)}"
         finally:
-            watchdog.cancel()
+            attempt.finish()
             _current.attempt = None
         elapsed = time.perf_counter() - began
         if attempt.cut or (error is None and elapsed > timeout):
