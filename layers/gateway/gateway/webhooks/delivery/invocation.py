@@ -3,8 +3,9 @@ batches, retries scheduled, and the records to keep on the queue reported.
 
 Every event of the batch is attempted on its own thread of the invocation's pool (the receiver
 call blocks), so a slow receiver holds up only its own events. As attempts end, the invoking
-thread writes their log items (25 to a BatchWriteItem, whatever has ended by then: a group
-commit) and then settles them: a ``pending`` event gets its retry delay as its visibility
+thread writes their log items, a full BatchWriteItem (12 attempts) at a time, and the rest as
+soon as no attempt ended for :data:`LOG_FLUSH_AFTER_SECONDS` (a group commit), then settles
+them: a ``pending`` event gets its retry delay as its visibility
 timeout (ChangeMessageVisibilityBatch) and is kept; a delivered or exhausted one is done with.
 An event whose log could not be written is kept too, with its visibility untouched: it comes
 back after the queue's visibility timeout and is attempted again (see docs/delivery.md).
@@ -23,9 +24,16 @@ from gateway.bus.queues import sqs_client
 from gateway.observability import logger
 from gateway.webhooks.delivery import recorder, service
 from gateway.webhooks.delivery.batch import Batch
-from gateway.webhooks.delivery.constants import VISIBILITY_BATCH, EventStatus
+from gateway.webhooks.delivery.constants import (
+    LOG_BATCH_ITEMS,
+    LOG_FLUSH_AFTER_SECONDS,
+    VISIBILITY_BATCH,
+    EventStatus,
+)
 from gateway.webhooks.delivery.incoming import IncomingEvent, MalformedEvent, parse_record
-from gateway.webhooks.delivery.recorder import Attempted
+from gateway.webhooks.delivery.recorder import ITEMS_PER_ATTEMPT, Attempted
+
+LOG_BATCH_EVENTS = LOG_BATCH_ITEMS // ITEMS_PER_ATTEMPT  # 12 events fill a BatchWriteItem (24 items)
 
 
 def deliver_batch(records: list[dict[str, Any]], pool: ThreadPoolExecutor) -> list[str]:
@@ -44,10 +52,10 @@ def deliver_batch(records: list[dict[str, Any]], pool: ThreadPoolExecutor) -> li
         run = contextvars.copy_context().run  # the invocation's logging keys follow the event
         started[pool.submit(run, service.deliver, incoming, batch)] = record.message_id
     running = set(started)
+    ended: list[tuple[str, Attempted]] = []
     while running:
-        ended, running = wait(running, return_when=FIRST_COMPLETED)
-        attempted: list[tuple[str, Attempted]] = []
-        for future in ended:
+        done, running = wait(running, timeout=LOG_FLUSH_AFTER_SECONDS, return_when=FIRST_COMPLETED)
+        for future in done:
             try:
                 outcome = future.result()
             except Exception:  # not the receiver's doing (DynamoDB, a bug): back after the queue's timeout
@@ -55,8 +63,14 @@ def deliver_batch(records: list[dict[str, Any]], pool: ThreadPoolExecutor) -> li
                 keep.append(started[future])
                 continue
             if outcome is not None:
-                attempted.append((started[future], outcome))
-        keep += settle(attempted, batch)
+                ended.append((started[future], outcome))
+        # Full writes while attempts keep ending; what is left once they pause, or all ended
+        full = len(ended) - len(ended) % LOG_BATCH_EVENTS
+        if ended and (not done or not running):
+            full = len(ended)
+        if full:
+            keep += settle(ended[:full], batch)
+            ended = ended[full:]
     batch.outcomes.publish()
     return keep
 

@@ -36,6 +36,7 @@ from gateway.webhooks.delivery.transport import AttemptResult
 from gateway.webhooks.store import ATTEMPT_PREFIX, EVENT_PREFIX
 
 MAX_ATTEMPT_IN_KEY = 99
+ITEMS_PER_ATTEMPT = 2  # the attempt's item and the event's
 
 Key = tuple[str, str]  # (device_id, delivery_key) of a log item
 Items = list[dict[str, Any]]  # log items as DynamoDB attribute maps
