@@ -51,6 +51,17 @@ def deliver_batch(records: list[dict[str, Any]], pool: ThreadPoolExecutor) -> li
             continue
         run = contextvars.copy_context().run  # the invocation's logging keys follow the event
         started[pool.submit(run, service.deliver, incoming, batch)] = record.message_id
+    try:
+        keep += _log_as_they_end(started, batch)
+    finally:
+        batch.outcomes.publish()  # what was counted, even when the invocation fails
+    return keep
+
+
+def _log_as_they_end(started: dict[Future[Attempted | None], str], batch: Batch) -> list[str]:
+    """Wait for the attempts, logging and settling them in full writes while they keep ending
+    and the rest when they pause or all ended; the message ids to keep on the queue."""
+    keep: list[str] = []
     running = set(started)
     ended: list[tuple[str, Attempted]] = []
     while running:
@@ -58,20 +69,16 @@ def deliver_batch(records: list[dict[str, Any]], pool: ThreadPoolExecutor) -> li
         for future in done:
             try:
                 outcome = future.result()
-            except Exception:  # not the receiver's doing (DynamoDB, a bug): back after the queue's timeout
+            except Exception:  # not the receiver's doing (DynamoDB, a bug): back after 360 s
                 logger.exception("delivering an event failed", extra={"message_id": started[future]})
                 keep.append(started[future])
                 continue
             if outcome is not None:
                 ended.append((started[future], outcome))
-        # Full writes while attempts keep ending; what is left once they pause, or all ended
-        full = len(ended) - len(ended) % LOG_BATCH_EVENTS
-        if ended and (not done or not running):
-            full = len(ended)
+        full = len(ended) if not done or not running else len(ended) - len(ended) % LOG_BATCH_EVENTS
         if full:
             keep += settle(ended[:full], batch)
             ended = ended[full:]
-    batch.outcomes.publish()
     return keep
 
 
