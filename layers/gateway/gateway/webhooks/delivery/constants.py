@@ -23,8 +23,9 @@ CONNECTIONS_PER_ORIGIN = 10
 """Keep-alive connections kept per receiver origin (scheme, host, port), shared by the
 threads. More concurrent calls to one origin open more connections; the extra ones are closed
 after use instead of kept."""
-ORIGINS_KEPT = 100
-"""Origins whose idle connections are kept (least recently used ones are dropped)."""
+ORIGINS_KEPT = 50
+"""Origins whose idle connections are kept (least recently used ones are dropped): at most
+500 idle sockets, half of Lambda's 1,024 file descriptors."""
 
 LOG_BATCH_ITEMS = 25
 """Items per BatchWriteItem of the delivery log (DynamoDB's limit): two per attempt."""
