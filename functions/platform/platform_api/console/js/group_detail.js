@@ -8,7 +8,7 @@
 import { actionButton, feedback, say, timeText } from "./panel_kit.js";
 import { el, field } from "./ui.js";
 
-export function renderGroup(container, jid, { call, ctx, device, onChanged }) {
+export function renderGroup(container, jid, { call, ctx, ownJid, onChanged }) {
   const path = `/groups/${encodeURIComponent(jid)}`;
   const heading = el("h4", {}, jid);
   const facts = el("dl", { class: "facts" });
@@ -35,10 +35,10 @@ export function renderGroup(container, jid, { call, ctx, device, onChanged }) {
       el("dt", {}, "Settings"), el("dd", {}, settings(group)),
     );
     members.replaceChildren(...group.participants.map((person) => el("tr", {},
-      el("th", { scope: "row", class: "mono wrap" }, person.jid, person.jid === device.messaging_jid ? " (this device)" : ""),
+      el("th", { scope: "row", class: "mono wrap" }, person.jid, person.jid === ownJid ? " (this device)" : ""),
       el("td", {}, person.is_admin ? "yes" : "no"),
       el("td", {}, person.is_super_admin ? "yes" : "no"))));
-    const me = group.participants.find((person) => person.jid === device.messaging_jid);
+    const me = group.participants.find((person) => person.jid === ownJid);
     const admin = !me || me.is_admin; // unknown (a LID): offer, and let the network answer
     invite.node.hidden = !admin;
     requests.show(admin, group.join_approval);

@@ -8,7 +8,7 @@
 
 import { renderGroup } from "./group_detail.js";
 import { actionButton, deviceApi, feedback, say } from "./panel_kit.js";
-import { el, field } from "./ui.js";
+import { el, field, pollMs } from "./ui.js";
 
 // Contract of a device panel: render(container, ctx) with ctx = {device, api, showError}.
 export function render(container, ctx) {
@@ -18,6 +18,7 @@ export function render(container, ctx) {
   const detail = el("div", { class: "group-detail" });
   let openJid = null;
   let groups = [];
+  let device = ctx.device; // as last read: its messaging_jid is known once it is paired
 
   async function load() {
     const answer = await call("GET", "/groups");
@@ -52,7 +53,7 @@ export function render(container, ctx) {
     openJid = openJid === jid ? null : jid;
     draw();
     if (!openJid) return detail.replaceChildren();
-    renderGroup(detail, jid, { call, ctx, device: ctx.device, onChanged: load });
+    renderGroup(detail, jid, { call, ctx, ownJid: device.messaging_jid, onChanged: load });
   }
 
   container.replaceChildren(
@@ -66,8 +67,33 @@ export function render(container, ctx) {
       if (openJid !== group.jid) toggle(group.jid);
     }),
   );
-  load();
-  return { stop() {} };
+  const waiting = whenConnected(ctx, status, (connected) => {
+    device = connected;
+    return load();
+  });
+  return { stop: waiting.stop };
+}
+
+// Group operations answer 503 until the device is connected: rather than asking for the
+// groups in vain, follow the device's status (GET /devices/{id}) and load them once it is.
+function whenConnected(ctx, status, onConnected) {
+  let timer = null;
+  let stopped = false;
+  async function check(device) {
+    timer = null;
+    if (stopped) return;
+    if (device.status === "connected") return onConnected(device);
+    status.replaceChildren(el("p", { class: "hint", role: "status" },
+      `Groups need a connected device; this one is ${device.status}. They show here once it connects.`));
+    timer = setTimeout(async () => {
+      if (!status.isConnected) return; // the panel was replaced
+      const answer = await ctx.api("GET", `/devices/${encodeURIComponent(ctx.device.id)}`);
+      if (answer.ok) check(answer.body.device);
+      else ctx.showError(status, answer);
+    }, pollMs());
+  }
+  check(ctx.device);
+  return { stop() { stopped = true; clearTimeout(timer); } };
 }
 
 // POST /groups: a name, the people (phone numbers, user JIDs or LIDs, one per line or comma

@@ -9,6 +9,7 @@ import { actionButton, feedback, say, timeCell } from "./panel_kit.js";
 import { el, field, pollMs } from "./ui.js";
 
 const PAGE = 50;
+const COLUMNS = ["Time", "Event", "Status", "Code", "Duration", "Attempt", "Error", "Action"];
 
 export function deliveryLog(call, ctx) {
   const filter = el("select", { name: "status" },
@@ -17,7 +18,7 @@ export function deliveryLog(call, ctx) {
   const body = el("tbody");
   const table = el("table", { class: "deliveries" },
     el("caption", { class: "hint" }, "Delivery attempts, newest first"),
-    el("thead", {}, el("tr", {}, ...["Time", "Event", "Status", "Code", "Duration", "Attempt", "Error", "Action"].map((name) => el("th", { scope: "col" }, name)))),
+    el("thead", {}, el("tr", {}, ...COLUMNS.map((name) => el("th", { scope: "col" }, name)))),
     body);
   const empty = el("p", { class: "hint", hidden: true }, "No delivery yet: events the webhook subscribes to appear here once sent.");
   const older = el("button", { type: "button", class: "secondary", hidden: true, onclick: () => loadOlder() }, "Load older deliveries");
@@ -76,18 +77,22 @@ export function deliveryLog(call, ctx) {
     older.hidden = !next;
   }
 
+  // Each cell carries its column's name: under 600 px a row is drawn as a small card.
   function row(delivery, withAction) {
-    return el("tr", {},
+    const cells = [
       timeCell(delivery.attempted_at),
       el("td", { class: "mono" }, delivery.event),
       el("td", {}, el("span", { class: `badge ${delivery.status}` }, delivery.status)),
       el("td", { class: "num" }, delivery.status_code === null ? "none" : String(delivery.status_code)),
       el("td", { class: "num" }, `${delivery.duration_ms} ms`),
       el("td", { class: "num" }, String(delivery.attempt)),
-      el("td", { class: "wrap" }, delivery.error || ""),
+      el("td", { class: "wrap" }, delivery.error || null),
       el("td", {}, withAction
         ? actionButton("Redeliver", { class: "secondary", "aria-label": `Redeliver ${delivery.event} (event ${delivery.id})` }, () => redeliver(delivery))
-        : ""));
+        : null),
+    ];
+    cells.forEach((cell, index) => { cell.dataset.label = COLUMNS[index]; });
+    return el("tr", {}, cells);
   }
 
   async function redeliver(delivery) {

@@ -47,7 +47,7 @@ function configuration(call, ctx) {
   );
   const deleteButton = el("button", { type: "button", class: "secondary", onclick: () => { confirmDelete.hidden = false; } }, "Delete webhook");
 
-  const form = el("form", { class: "webhook-form", "aria-label": "Webhook configuration" },
+  const form = el("form", { class: "panel", "aria-label": "Webhook configuration" },
     summary,
     field("Webhook URL", url),
     el("label", { class: "check" }, enabled, "Enabled (off: keep the configuration, deliver nothing)"),
@@ -127,7 +127,7 @@ function configuration(call, ctx) {
     say(status, "Webhook deleted: nothing is delivered any more.");
   }
 
-  return { node: el("section", { class: "panel", "aria-label": "Webhook configuration" }, form), load };
+  return { node: form, load };
 }
 
 // The custom headers: stored ones by name with their value hidden (an empty value keeps it),
