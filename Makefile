@@ -46,9 +46,20 @@ receiver: $(STAMP)
 # takes half the time on CI's two cores. TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
 
-test: $(STAMP)
+test: $(STAMP) $(BROWSER_PREREQUISITE)
 	$(PY) -m ruff check .
 	$(PY) -m pytest -n $(TEST_WORKERS)
+
+# The console's browser tests (tests/browser) drive Debian's chromium, installed here when it
+# is missing (apt-get, through sudo unless root). CHROMIUM=/path/to/chromium uses another
+# Chromium and installs nothing.
+BROWSER_PREREQUISITE := $(if $(CHROMIUM),,/usr/bin/chromium)
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+/usr/bin/chromium:
+	@echo "Installing Debian's chromium for the browser tests (tests/browser)"
+	$(SUDO) apt-get update
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -112,6 +112,7 @@ FAKE_MANAGED_POLICIES = {
 _INTEGRATION_FUNCTION = re.compile(r"\$\{(\w+)\.Arn\}")
 # A FastAPI route matching every path, e.g. "/{path:path}": the app's side of `$default`.
 _CATCH_ALL_PATH = re.compile(r"/\{\w+:path\}")
+_GREEDY = re.compile(r"\{(\w+)\+\}")
 
 
 class StubManagedPolicyLoader:
@@ -484,7 +485,8 @@ def test_template_routes_match_fastapi_app(template: dict[str, Any], function: s
     }
     catch_all = {route for route in app_routes if _CATCH_ALL_PATH.fullmatch(route.split(" ", 1)[1])}
     app_routes -= catch_all
-    template_routes = _template_routes(template, function)
+    # (API Gateway's greedy parameter {proxy+} is the app's {proxy:path})
+    template_routes = {_GREEDY.sub(r"{\1:path}", route) for route in _template_routes(template, function)}
     has_default_route = "$default" in template_routes
     template_routes.discard("$default")
 
