@@ -7,11 +7,15 @@
 // {error: {code, message}}, which ctx.showError puts in words like the standard one.
 
 import { renderGroup } from "./group_detail.js";
-import { actionButton, deviceApi, feedback, say } from "./panel_kit.js";
+import { actionButton, collapsible, deviceApi, feedback, say } from "./panel_kit.js";
 import { el, field, pollMs } from "./ui.js";
 
 // Contract of a device panel: render(container, ctx) with ctx = {device, api, showError}.
 export function render(container, ctx) {
+  collapsible(container, "Groups", (body) => openPanel(body, ctx));
+}
+
+function openPanel(container, ctx) {
   const call = deviceApi(ctx);
   const list = el("ul", { class: "groups", "aria-label": "Groups of this device" });
   const status = feedback();
@@ -43,7 +47,7 @@ export function render(container, ctx) {
       return el("li", {},
         el("button", {
           type: "button", class: open ? "group current" : "group", "aria-expanded": open ? "true" : "false",
-          "aria-label": `Open group ${group.name} (${group.members_count} members)`,
+          "aria-label": `${group.name}, ${group.members_count} members`,
           onclick: () => toggle(group.jid),
         }, el("span", { class: "name" }, group.name), " ", el("span", { class: "badge" }, `${group.members_count} members`)));
     }));
@@ -57,7 +61,6 @@ export function render(container, ctx) {
   }
 
   container.replaceChildren(
-    el("h3", {}, "Groups"),
     el("div", { class: "actions" }, actionButton("Refresh groups", { class: "secondary" }, load)),
     status,
     list,
@@ -67,33 +70,26 @@ export function render(container, ctx) {
       if (openJid !== group.jid) toggle(group.jid);
     }),
   );
-  const waiting = whenConnected(ctx, status, (connected) => {
+  whenConnected(ctx, status, (connected) => {
     device = connected;
     return load();
   });
-  return { stop: waiting.stop };
 }
 
 // Group operations answer 503 until the device is connected: rather than asking for the
 // groups in vain, follow the device's status (GET /devices/{id}) and load them once it is.
 function whenConnected(ctx, status, onConnected) {
-  let timer = null;
-  let stopped = false;
-  async function check(device) {
-    timer = null;
-    if (stopped) return;
+  async function check() {
+    if (!status.isConnected) return; // the panel was closed or replaced
+    const answer = await ctx.api("GET", `/devices/${encodeURIComponent(ctx.device.id)}`);
+    if (!answer.ok) return ctx.showError(status, answer);
+    const device = answer.body.device;
     if (device.status === "connected") return onConnected(device);
     status.replaceChildren(el("p", { class: "hint", role: "status" },
       `Groups need a connected device; this one is ${device.status}. They show here once it connects.`));
-    timer = setTimeout(async () => {
-      if (!status.isConnected) return; // the panel was replaced
-      const answer = await ctx.api("GET", `/devices/${encodeURIComponent(ctx.device.id)}`);
-      if (answer.ok) check(answer.body.device);
-      else ctx.showError(status, answer);
-    }, pollMs());
+    setTimeout(check, pollMs());
   }
-  check(ctx.device);
-  return { stop() { stopped = true; clearTimeout(timer); } };
+  check();
 }
 
 // POST /groups: a name, the people (phone numbers, user JIDs or LIDs, one per line or comma

@@ -44,3 +44,19 @@ export function actionButton(text, attrs, action) {
   });
   return button;
 }
+
+// A device panel that opens on demand: its content, with the requests and the polling that
+// come with it, exists only while it is open, so the device view stays light and quiet.
+export function collapsible(container, title, build) {
+  const body = el("div", { class: "panel-body", hidden: true });
+  const toggle = el("button", { type: "button", class: "secondary", "aria-expanded": "false" }, `Show ${title.toLowerCase()}`);
+  toggle.addEventListener("click", () => {
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    toggle.textContent = `${open ? "Hide" : "Show"} ${title.toLowerCase()}`;
+    body.hidden = !open;
+    if (open) build(body);
+    else body.replaceChildren(); // detached, its polling ends at its next turn
+  });
+  container.replaceChildren(el("div", { class: "panel-head" }, el("h3", {}, title), toggle), body);
+}

@@ -6,7 +6,7 @@
 // "***", which, posted back, keeps the stored value. So a read, changed and saved
 // configuration keeps what the user cannot see, and the page never holds those values.
 
-import { actionButton, deviceApi, feedback, say } from "./panel_kit.js";
+import { actionButton, collapsible, deviceApi, feedback, say } from "./panel_kit.js";
 import { el, field } from "./ui.js";
 import { deliveryLog } from "./webhook_deliveries.js";
 
@@ -16,12 +16,13 @@ const ALIASES = { message: "every message.* event", "message.ack": "message.deli
 // Contract of a device panel: render(container, ctx) with ctx = {device, api, showError}.
 export function render(container, ctx) {
   const call = deviceApi(ctx);
-  const config = configuration(call, ctx);
-  const log = deliveryLog(call, ctx);
-  container.replaceChildren(el("h3", {}, "Webhooks"), config.node, log.node);
-  config.load();
-  log.load();
-  return { stop: log.stop };
+  collapsible(container, "Webhooks", (body) => {
+    const config = configuration(call, ctx);
+    const log = deliveryLog(call, ctx);
+    body.replaceChildren(config.node, log.node);
+    config.load();
+    log.load();
+  });
 }
 
 function configuration(call, ctx) {
