@@ -23,3 +23,29 @@ def panel(page: Page, title: str) -> Locator:
     hide = section.get_by_role("button", name=f"Hide {title.lower()}")
     expect(hide).to_have_attribute("aria-expanded", "true")
     return section
+
+
+UNNAMED_CONTROLS = """section => [...section.querySelectorAll("button, input, select, textarea")]
+    .filter(control => control.getClientRects().length > 0)
+    .filter(control => !(control.getAttribute("aria-label") || control.labels?.length
+        || (control.tagName === "BUTTON" && control.textContent.trim())))
+    .map(control => control.outerHTML)"""
+
+OUT_OF_SCREEN = """(section, width) => [...section.querySelectorAll("button, input, select, textarea")]
+    .filter(control => control.getClientRects().length > 0)
+    .filter(control => control.getBoundingClientRect().left < 0 || control.getBoundingClientRect().right > width)
+    .map(control => control.outerHTML)"""
+
+
+WIDEST = """() => [...document.querySelectorAll("*")].filter(e => e.getBoundingClientRect().right > innerWidth)
+    .slice(0, 8).map(e => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right))"""
+
+
+def assert_usable(section: Locator, width: int) -> None:
+    """Every control shown in ``section`` has an accessible name (a label, its text or an
+    aria-label) and lies within a window ``width`` px wide, which the page does not exceed."""
+    page = section.page
+    page.set_viewport_size({"width": width, "height": 740})
+    assert section.evaluate(UNNAMED_CONTROLS) == []
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width, page.evaluate(WIDEST)
+    assert section.evaluate(OUT_OF_SCREEN, width) == []

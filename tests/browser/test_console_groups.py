@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from console_panels_steps import open_device, panel
+from console_panels_steps import assert_usable, open_device, panel
 from e2e.device_flows import create_device, new_phone, pair_by_qr, simulator
 from playwright.sync_api import expect
 
@@ -99,6 +99,9 @@ def test_create_a_group_reset_its_link_and_answer_join_requests(console, api) ->
     network = simulator(api, "GET", f"/groups/{group_jid}")["group"]
     assert {person["jid"] for person in network["participants"]} == {own_jid, ana["jid"], bob["jid"]}
     assert network["pending"] == []
+    # And every control of the panel is named and within reach, wide and at 360 px
+    assert_usable(groups, 1280)
+    assert_usable(groups, 360)
 
 
 def test_groups_wait_for_the_device_to_connect_and_errors_show_their_code(console, api) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from console_panels_steps import open_device, panel
+from console_panels_steps import assert_usable, open_device, panel
 from e2e.device_flows import create_device, new_phone, pair_by_qr
 from e2e.webhook_receiver import Receiver
 from playwright.sync_api import expect
@@ -102,3 +102,6 @@ def test_a_webhook_configured_in_the_console_delivers_and_redelivers(console, ap
         expected="the redelivery",
     )
     expect(row).to_have_count(2)
+    # And every control of the panel is named and within reach, wide and at 360 px
+    assert_usable(webhooks, 1280)
+    assert_usable(webhooks, 360)

@@ -109,7 +109,7 @@ export function deliveryLog(call, ctx) {
 
   const node = el("section", { class: "panel", "aria-label": "Delivery log" },
     el("h4", {}, "Delivery log"),
-    el("div", { class: "inline" },
+    el("div", { class: "inline log-controls" },
       field("Show attempts", filter),
       actionButton("Refresh deliveries", { class: "secondary" }, () => load()),
       el("label", { class: "check" }, live, "Refresh automatically")),
