@@ -5,35 +5,15 @@ session commands and deletion."""
 
 from __future__ import annotations
 
-import random
 import re
 
 import pytest
+from console_steps import create_device, device_status, give_master_token, new_phone
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
 
 QR = "QR code to scan with the phone"
-
-
-def new_phone() -> str:
-    return "49" + "".join(random.choices("0123456789", k=10))
-
-
-def create_device(page: Page, name: str) -> None:
-    page.get_by_label("New device name").fill(name)
-    page.get_by_role("button", name="Create device").click()
-    expect(page.get_by_role("heading", name=name, level=2)).to_be_visible()
-
-
-def device_status(page: Page):
-    return page.get_by_test_id("device-status")
-
-
-def give_master_token(page: Page, token: str) -> None:
-    page.get_by_label("Master token").fill(token)
-    page.get_by_role("button", name="Use master token").click()
-    expect(page.get_by_role("button", name="Scan QR code")).to_be_visible()
 
 
 def qr_natural_width(page: Page) -> int:

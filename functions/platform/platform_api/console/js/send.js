@@ -12,7 +12,7 @@ export function renderSend(device) {
     "form",
     {},
     field("Recipient (phone digits or JID)", number),
-    field("Message text", text),
+    field("Text to send", text),
     el("button", { type: "submit" }, "Send test message"),
   );
   form.addEventListener("submit", async (event) => {

@@ -84,7 +84,7 @@ export function renderSimulator(device, refresh) {
           body: { phone: contactPhone.value.trim(), ...(contactName.value.trim() ? { name: contactName.value.trim() } : {}) },
         }),
       ),
-      action("Send a message to the device", [["Sender phone number", sender], ["Simulated message text", text]], "Send to device", () =>
+      action("Send a message to the device", [["Sender phone number", sender], ["Text from the contact", text]], "Send to device", () =>
         masterApi("POST", `/_simulator/accounts/${encodeURIComponent(sender.value.trim())}/messages`, {
           body: { to: deviceJid(), text: text.value },
         }),
