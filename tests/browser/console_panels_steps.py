@@ -25,20 +25,22 @@ def panel(page: Page, title: str) -> Locator:
     return section
 
 
-UNNAMED_CONTROLS = """section => [...section.querySelectorAll("button, input, select, textarea")]
-    .filter(control => control.getClientRects().length > 0)
+SHOWN_CONTROLS = """section => [...section.querySelectorAll("button, input, select, textarea")]
+    .filter(control => control.getClientRects().length > 0)"""
+
+UNNAMED = """controls => controls
     .filter(control => !(control.getAttribute("aria-label") || control.labels?.length
         || (control.tagName === "BUTTON" && control.textContent.trim())))
     .map(control => control.outerHTML)"""
 
-OUT_OF_SCREEN = """(section, width) => [...section.querySelectorAll("button, input, select, textarea")]
-    .filter(control => control.getClientRects().length > 0)
-    .filter(control => control.getBoundingClientRect().left < 0 || control.getBoundingClientRect().right > width)
-    .map(control => control.outerHTML)"""
+OUT_OF_WINDOW = """([shown, width]) => shown
+    .map(control => [control, control.getBoundingClientRect()])
+    .filter(([, box]) => box.left < 0 || box.right > width)
+    .map(([control]) => control.outerHTML)"""
 
-
-WIDEST = """() => [...document.querySelectorAll("*")].filter(e => e.getBoundingClientRect().right > innerWidth)
-    .slice(0, 8).map(e => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right))"""
+TOO_WIDE = """() => [...document.querySelectorAll("*")]
+    .filter(node => node.getBoundingClientRect().right > innerWidth)
+    .slice(0, 8).map(node => `${node.tagName}.${node.className}`)"""
 
 
 def assert_usable(section: Locator, width: int) -> None:
@@ -46,6 +48,7 @@ def assert_usable(section: Locator, width: int) -> None:
     aria-label) and lies within a window ``width`` px wide, which the page does not exceed."""
     page = section.page
     page.set_viewport_size({"width": width, "height": 740})
-    assert section.evaluate(UNNAMED_CONTROLS) == []
-    assert page.evaluate("() => document.documentElement.scrollWidth") <= width, page.evaluate(WIDEST)
-    assert section.evaluate(OUT_OF_SCREEN, width) == []
+    controls = section.evaluate_handle(SHOWN_CONTROLS)
+    assert page.evaluate(UNNAMED, controls) == []
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width, page.evaluate(TOO_WIDE)
+    assert page.evaluate(OUT_OF_WINDOW, [controls, width]) == []

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from console_panels_steps import assert_usable, open_device, panel
-from e2e.device_flows import create_device, new_phone, pair_by_qr
+from e2e.device_flows import create_device, new_phone, pair_by_qr, subscribe
 from e2e.webhook_receiver import Receiver
 from playwright.sync_api import expect
 
@@ -105,3 +105,49 @@ def test_a_webhook_configured_in_the_console_delivers_and_redelivers(console, ap
     # And every control of the panel is named and within reach, wide and at 360 px
     assert_usable(webhooks, 1280)
     assert_usable(webhooks, 360)
+
+
+def test_the_secret_and_a_header_are_removed_and_the_webhook_deleted(console, api, receiver) -> None:
+    # Given a device whose webhook has a secret and a custom header, set through the API
+    tenant = api.register()
+    device_id = create_device(api, tenant.admin_token, "quiet phone")
+    subscribe(
+        api,
+        tenant.admin_token,
+        device_id,
+        receiver.url(receiver.path()),
+        ["message"],
+        secret=SECRET,
+        headers={"X-Receiver-Key": RECEIVER_TOKEN},
+    )
+    console.expect_refusals(404)  # GET /webhook once it is deleted
+    page = open_device(console, tenant.admin_token, "quiet phone")
+    form = panel(page, "Webhooks").get_by_role("form", name="Webhook configuration")
+
+    # Then the panel shows the configuration, with the alias explained and the header by name only
+    expect(form.get_by_text("signed with a secret")).to_be_visible()
+    expect(form.get_by_label("message (every message.* event)")).to_be_checked()
+    expect(form.get_by_label("Header name X-Receiver-Key")).to_have_value("X-Receiver-Key")
+    expect(form.get_by_label("Value of header X-Receiver-Key")).to_have_value("")
+    assert RECEIVER_TOKEN not in page.content()
+
+    # When the user removes the secret and the header, and saves
+    form.get_by_label("Remove the secret").check()
+    form.get_by_role("button", name="Remove header X-Receiver-Key").click()
+    form.get_by_role("button", name="Save webhook").click()
+
+    # Then both are gone
+    expect(form.get_by_role("status")).to_have_text("Webhook saved.")
+    expect(form.get_by_text("no secret")).to_be_visible()
+    stored = api.request("GET", "/webhook", tenant.admin_token, headers={"X-Device-Id": device_id}).json()
+    assert stored["webhook"]["has_secret"] is False
+    assert stored["webhook"]["headers"] == {}
+
+    # When the user deletes the webhook, confirming
+    form.get_by_role("button", name="Delete webhook").click()
+    form.get_by_role("button", name="Confirm delete").click()
+
+    # Then it is not configured any more
+    expect(form.get_by_text("Not configured")).to_be_visible()
+    gone = api.request("GET", "/webhook", tenant.admin_token, headers={"X-Device-Id": device_id})
+    assert gone.status_code == 404
