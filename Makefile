@@ -20,7 +20,7 @@ UV := $(VENV)/bin/uv
 LOCK_FLAGS := --quiet --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
 	--custom-compile-command "make lock"
 
-.PHONY: run receiver test lint format openapi bench clean lock upgrade
+.PHONY: run receiver test lint format openapi screenshots bench clean lock upgrade
 
 $(STAMP): pyproject.toml layers/local_stack/pyproject.toml $(LOCK)
 	@echo "Setting up $(VENV): installing the locked dependencies (~110 packages; 1-2 minutes the first time)"
@@ -71,6 +71,10 @@ format: $(STAMP)
 
 openapi: $(STAMP)
 	$(PY) -m local_stack.openapi docs/openapi.json
+
+# The console's pictures in docs/console/ (docs/console.md), taken in the tests' browser.
+screenshots: $(STAMP) $(BROWSER_PREREQUISITE)
+	$(PY) -m local_stack.screenshots docs/console
 
 bench: $(STAMP)
 	$(PY) -m bench.coldstart

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, expect, sync_playwright
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -29,6 +29,10 @@ CHROMIUM_ARGS = [
 # The console polls every 2 s by default; the tests ask for a short interval (?poll_ms=).
 POLL_MS = 150
 WIDE = {"width": 1280, "height": 900}
+# Waits are on conditions; the deadline covers a loaded machine (two workers, two cores) and
+# the local stack's first /openapi.json, which it builds once (about 3 s) when the console
+# first asks whether the simulator is served.
+expect.set_options(timeout=15_000)
 
 
 @pytest.fixture(scope="session")

@@ -78,7 +78,8 @@ def test_send_spacing_test_message_and_simulated_contact(console, api) -> None:
     page.get_by_role("button", name="Send to device").click()
 
     # Then the network took it, and the device's account has it
-    expect(page.get_by_text('"message_id"')).to_be_visible()
+    simulator_panel = page.get_by_role("region", name="Simulator")
+    expect(simulator_panel.get_by_text('"message_id"')).to_be_visible()
     sent = simulator(api, "GET", f"/accounts/{contact}/inbox")["sent"]
     assert [(m["to"], m["text"]) for m in sent] == [(f"{phone}@s.whatsapp.net", "hi device")]
 
@@ -133,6 +134,7 @@ def test_disconnect_log_out_and_delete(console, api) -> None:
 
 
 def test_the_console_fits_a_360_px_screen(console, api) -> None:
+    console.expect_refusals(503)  # the test message through a device that is not paired
     # Given a phone-sized window
     console.page.set_viewport_size({"width": 360, "height": 740})
     tenant = api.register()
@@ -142,6 +144,12 @@ def test_the_console_fits_a_360_px_screen(console, api) -> None:
     create_device(page, "A rather long device name for a small screen")
     page.get_by_role("button", name="Connect", exact=True).click()
     expect(page.get_by_role("img", name="QR code to scan with the phone")).to_be_visible()
+
+    # And an answer with long lines is shown
+    page.get_by_label("Recipient (phone digits or JID)").fill("4917000000001")
+    page.get_by_label("Text to send").fill("hello")
+    page.get_by_role("button", name="Send test message").click()
+    expect(page.get_by_role("alert")).to_contain_text("DEVICE_NOT_READY")
 
     # Then nothing is wider than the screen, and the controls are within reach
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 360

@@ -57,6 +57,18 @@ def test_pair_by_scanning_the_qr_from_the_simulator_panel(console, api) -> None:
     # And the master token, like the user token, lives in sessionStorage only
     assert console.session_storage()["console.master"] == api.master_token
 
+    # When the simulated network drops the connection (every status shown is recorded)
+    page.get_by_test_id("device-status").evaluate(
+        "badge => { window.statusesSeen = [];"
+        " new MutationObserver(() => window.statusesSeen.push(badge.textContent))"
+        ".observe(badge, {childList: true, characterData: true, subtree: true}); }"
+    )
+    page.get_by_role("button", name="Drop connection").click()
+
+    # Then the device is seen disconnected, then connected again as its session reconnects
+    page.wait_for_function("() => window.statusesSeen.includes('disconnected')")
+    expect(device_status(page)).to_have_text("connected")
+
 
 def test_the_qr_image_follows_the_network_rotating_the_code(console, api, stack, monkeypatch) -> None:
     # Given a network whose QR codes live one second each

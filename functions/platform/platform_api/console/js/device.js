@@ -10,7 +10,7 @@ import { renderSimulator } from "./simulator.js";
 import { el, field, showError, showResult } from "./ui.js";
 import { render as renderWebhooks } from "./webhooks.js";
 
-export function renderDevice(container, device, { onDeleted, refresh }) {
+export function renderDevice(container, device, { onDeleted, refresh, pause, resume }) {
   let current = device;
   const feedback = el("div", { class: "feedback", "aria-live": "polite" });
   const title = el("h2", { id: "device-title" });
@@ -25,8 +25,8 @@ export function renderDevice(container, device, { onDeleted, refresh }) {
     }
   };
 
-  function command(label, path, done) {
-    const button = el("button", { type: "button" }, label);
+  function command(label, path, done, style) {
+    const button = el("button", { type: "button", class: style }, label);
     button.addEventListener(
       "click",
       busy(button, async () => {
@@ -52,8 +52,12 @@ export function renderDevice(container, device, { onDeleted, refresh }) {
     yes.addEventListener(
       "click",
       busy(yes, async () => {
+        await pause();
         const answer = await api("DELETE", `/devices/${current.id}`);
-        if (!answer.ok) return showError(feedback, answer);
+        if (!answer.ok) {
+          resume();
+          return showError(feedback, answer);
+        }
         onDeleted();
       }),
     );
@@ -94,18 +98,18 @@ export function renderDevice(container, device, { onDeleted, refresh }) {
       "div",
       { class: "actions", role: "group", "aria-label": "Session" },
       command("Connect", "connect", "Connecting: the session is starting."),
-      command("Disconnect", "disconnect", "Disconnected; the login is kept."),
-      command("Log out", "logout", "Logged out: pair again to use it."),
+      command("Disconnect", "disconnect", "Disconnected; the login is kept.", "secondary"),
+      command("Log out", "logout", "Logged out: pair again to use it.", "secondary"),
       deleteButton,
     ),
     confirmDelete,
     feedback,
     pairing.node,
-    el("section", { class: "panel", "aria-labelledby": "settings-title" }, el("h3", { id: "settings-title" }, "Sending"), settings, settingsFeedback),
     renderSend(device),
+    el("section", { class: "panel", "aria-labelledby": "settings-title" }, el("h3", { id: "settings-title" }, "Sending"), settings, settingsFeedback),
+    simulator.node,
     webhooks,
     groups,
-    simulator.node,
   );
 
   function update(next) {

@@ -20,10 +20,11 @@ export function renderDevices(main, { onRefused, who }) {
   let selectedId = null;
   let shown = null; // the device view: {id, update(device), stop()}
   let timer = null;
+  let running = null; // the poll in flight, if any
+  let paused = false;
   let stopped = false;
 
   async function tick() {
-    timer = null;
     const status = await api("GET", "/status");
     if (stopped) return;
     if (status.status === 401) return onRefused();
@@ -45,9 +46,26 @@ export function renderDevices(main, { onRefused, who }) {
   }
 
   function schedule(delay = pollMs()) {
-    if (stopped) return;
+    if (stopped || paused) return;
     clearTimeout(timer);
-    timer = setTimeout(tick, delay);
+    timer = setTimeout(() => {
+      timer = null;
+      running = tick().finally(() => {
+        running = null;
+      });
+    }, delay);
+  }
+
+  // Before deleting the device shown: no poll may ask for it once it is gone.
+  async function pause() {
+    paused = true;
+    clearTimeout(timer);
+    if (running) await running;
+  }
+
+  function resume() {
+    paused = false;
+    schedule(0);
   }
 
   function drawList(devices) {
@@ -83,7 +101,7 @@ export function renderDevices(main, { onRefused, who }) {
     if (!answer.ok) return showError(listFeedback, answer);
     if (shown) shown.stop();
     selectedId = id;
-    shown = renderDevice(detail, answer.body.device, { onDeleted: closeDevice, refresh: () => schedule(0) });
+    shown = renderDevice(detail, answer.body.device, { onDeleted: closeDevice, refresh: () => schedule(0), pause, resume });
     schedule(0);
   }
 
@@ -92,7 +110,7 @@ export function renderDevices(main, { onRefused, who }) {
     shown = null;
     selectedId = null;
     detail.replaceChildren(el("p", { class: "hint" }, "Choose or create a device."));
-    schedule(0);
+    resume();
   }
 
   createForm.addEventListener("submit", async (event) => {
@@ -119,7 +137,7 @@ export function renderDevices(main, { onRefused, who }) {
       detail,
     ),
   );
-  tick();
+  schedule(0);
   return {
     stop() {
       stopped = true;

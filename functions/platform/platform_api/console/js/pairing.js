@@ -41,9 +41,9 @@ export function renderPairing(device) {
     el("h3", { id: "pairing-title" }, "Pairing"),
     el("p", { class: "hint", "data-testid": "pairing-hint" }),
     qrBox,
-    byPhone,
-    codeFeedback,
+    el("div", { class: "byphone" }, byPhone, codeFeedback),
   );
+  const byPhoneBox = node.querySelector(".byphone");
   const hint = node.querySelector("[data-testid=pairing-hint]");
 
   async function fetchQr() {
@@ -76,6 +76,7 @@ export function renderPairing(device) {
 
   function update(next) {
     current = next;
+    byPhoneBox.hidden = next.is_logged_in; // a paired device gets no code (409 ALREADY_LOGGED_IN)
     if (next.status === "pairing") {
       hint.textContent = "Scan the QR code with the phone (Linked devices → Link a device), or pair by phone number.";
       if (!shownCode || Date.now() >= expiresAt) fetchQr();

@@ -43,7 +43,7 @@ export function renderPlatform(main, { onRefused }) {
         el(
           "table",
           {},
-          el("thead", {}, el("tr", {}, el("th", {}, "Name"), el("th", {}, "Id"), el("th", {}, "Users"), el("th", {}, "Devices"))),
+          el("thead", {}, el("tr", {}, el("th", {}, "Name"), el("th", {}, "Id"), el("th", { class: "num" }, "Users"), el("th", { class: "num" }, "Devices"))),
           rows,
         ),
       ),

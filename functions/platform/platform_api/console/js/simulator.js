@@ -4,7 +4,7 @@
 // panel stays hidden.
 
 import { masterApi, request, tokens } from "./api.js";
-import { el, field, showError, showResult } from "./ui.js";
+import { el, field, showError } from "./ui.js";
 
 let available = null; // one look per page: does this gateway serve /_simulator?
 
@@ -56,7 +56,7 @@ export function renderSimulator(device, refresh) {
         return;
       }
       if (!answer.ok) return showError(feedback, answer);
-      showResult(feedback, `Done: ${JSON.stringify(answer.body)}`);
+      feedback.replaceChildren(el("p", { role: "status", class: "result" }, "Done."), el("pre", { class: "json" }, JSON.stringify(answer.body, null, 2)));
       refresh();
     });
     return el("div", { class: "sim-action" }, el("h4", {}, title), form, feedback);
