@@ -47,6 +47,7 @@ export function deliveryLog(call, ctx) {
   }
 
   async function loadOlder() {
+    clearTimeout(timer); // the next refresh would drop the older pages: wait for "Refresh deliveries"
     const answer = await call("GET", "/webhook/deliveries", { query: { limit: PAGE, status: filter.value, cursor: next } });
     if (!answer.ok) return ctx.showError(status, answer);
     shown = [...shown, ...answer.body.deliveries];
