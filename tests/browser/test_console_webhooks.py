@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from console_panels_steps import assert_usable, open_device, panel
-from e2e.device_flows import create_device, new_phone, pair_by_qr, subscribe
+from e2e.device_flows import create_device, new_phone, pair_by_qr, simulator, subscribe
 from e2e.webhook_receiver import Receiver
 from playwright.sync_api import expect
 
@@ -151,3 +151,33 @@ def test_the_secret_and_a_header_are_removed_and_the_webhook_deleted(console, ap
     expect(form.get_by_text("Not configured")).to_be_visible()
     gone = api.request("GET", "/webhook", tenant.admin_token, headers={"X-Device-Id": device_id})
     assert gone.status_code == 404
+
+
+def test_the_delivery_log_shows_older_pages_on_demand(console, api, receiver) -> None:
+    # Given a connected device whose webhook got 55 messages from a contact
+    tenant = api.register()
+    device_id = create_device(api, tenant.admin_token, "busy phone")
+    phone = new_phone()
+    pair_by_qr(api, tenant.admin_token, device_id, phone)
+    path = receiver.path()
+    subscribe(api, tenant.admin_token, device_id, receiver.url(path), ["message.received"])
+    contact = new_phone()
+    simulator(api, "POST", "/accounts", phone=contact, name="Ana")
+    for number in range(55):
+        simulator(api, "POST", f"/accounts/{contact}/messages", to=phone, text=f"order {number}")
+    receiver.wait_for(path, lambda found: len(found) >= 55, expected="55 deliveries")
+
+    # When the user opens the Webhooks panel
+    page = open_device(console, tenant.admin_token, "busy phone")
+    log = panel(page, "Webhooks").get_by_role("region", name="Delivery attempts")
+    attempts = log.get_by_role("cell", name="message.received", exact=True)
+
+    # Then the log shows the newest 50 attempts, and the rest on demand
+    expect(attempts).to_have_count(50)
+    page.get_by_role("button", name="Load older deliveries").click()
+    expect(attempts).to_have_count(55)
+    expect(page.get_by_role("button", name="Load older deliveries")).to_be_hidden()
+
+    # When the user refreshes, the log is back to its first page
+    page.get_by_role("button", name="Refresh deliveries").click()
+    expect(attempts).to_have_count(50)

@@ -32,9 +32,10 @@ export function deliveryLog(call, ctx) {
   filter.addEventListener("change", () => load());
   live.addEventListener("change", () => schedule());
 
-  async function load() {
+  // `automatic`: a refresh of the timer, which leaves older pages the user loaded alone.
+  async function load(automatic = false) {
     const answer = await call("GET", "/webhook/deliveries", { query: { limit: PAGE, status: filter.value } });
-    if (stopped) return;
+    if (stopped || (automatic && shown.length > PAGE)) return;
     if (!answer.ok) {
       ctx.showError(status, answer);
     } else {
@@ -47,7 +48,7 @@ export function deliveryLog(call, ctx) {
   }
 
   async function loadOlder() {
-    clearTimeout(timer); // the next refresh would drop the older pages: wait for "Refresh deliveries"
+    clearTimeout(timer); // older pages stay until "Refresh deliveries"
     const answer = await call("GET", "/webhook/deliveries", { query: { limit: PAGE, status: filter.value, cursor: next } });
     if (!answer.ok) return ctx.showError(status, answer);
     shown = [...shown, ...answer.body.deliveries];
@@ -60,7 +61,7 @@ export function deliveryLog(call, ctx) {
     timer = null;
     if (stopped) return;
     if (!node.isConnected) return stop(); // the panel was replaced: end the loop
-    if (live.checked && shown.length <= PAGE) timer = setTimeout(load, pollMs());
+    if (live.checked && shown.length <= PAGE) timer = setTimeout(() => load(true), pollMs());
   }
 
   function draw() {
