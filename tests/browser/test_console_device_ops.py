@@ -161,3 +161,45 @@ def test_the_console_fits_a_360_px_screen(console, api) -> None:
         box = button.bounding_box()
         assert box is not None, name
         assert 0 <= box["x"] <= box["x"] + box["width"] <= 360, name
+
+
+UNNAMED_CONTROLS = """() => [...document.querySelectorAll("button, input, textarea, select")]
+    .filter((control) => control.offsetParent !== null)
+    .filter((control) => !(control.getAttribute("aria-label") || (control.labels && control.labels.length)
+        || (control.tagName === "BUTTON" && control.textContent.trim())))
+    .map((control) => control.outerHTML)"""
+
+
+def test_every_control_has_an_accessible_name(console, api) -> None:
+    # Given every screen of a device, with the simulator panel open
+    tenant = api.register()
+    page = console.sign_in(tenant.admin_token)
+    create_device(page, "Named")
+    page.get_by_role("button", name="Connect", exact=True).click()
+    expect(page.get_by_role("img", name="QR code to scan with the phone")).to_be_visible()
+    give_master_token(page, api.master_token)
+
+    # Then no visible control lacks a name that assistive technology can read
+    assert page.evaluate(UNNAMED_CONTROLS) == []
+
+
+def test_the_simulator_panel_is_hidden_where_the_gateway_serves_no_simulator(console, api) -> None:
+    # Given the API document a deployed gateway serves (the packaged one: no /_simulator)
+    from gateway.web.openapi_document import PACKAGED_DOCUMENT
+
+    console.page.route(
+        "**/openapi.json",
+        lambda route: route.fulfill(body=PACKAGED_DOCUMENT.read_bytes(), content_type="application/json"),
+    )
+    tenant = api.register()
+    page = console.sign_in(tenant.admin_token)
+
+    # When a device is shown
+    create_device(page, "Deployed")
+    expect(page.get_by_role("region", name="Groups")).to_be_attached()
+
+    # Then, once the console has read the document, the simulator panel stays hidden
+    panel = page.locator("section.simulator")
+    expect(panel).to_have_attribute("data-served", "false")
+    expect(panel).to_be_hidden()
+    expect(page.get_by_label("Master token")).to_have_count(0)

@@ -34,7 +34,11 @@ export async function request(token, method, path, { body, headers, query } = {}
       credentials: "omit",
     });
   } catch (error) {
-    return { ok: false, status: 0, body: { error: `the gateway did not answer (${error.message})`, error_code: "NETWORK_ERROR" } };
+    return {
+      ok: false,
+      status: 0,
+      body: { error: `the gateway did not answer (${error.message})`, error_code: "NETWORK_ERROR" },
+    };
   }
   const text = await response.text();
   let parsed = null;

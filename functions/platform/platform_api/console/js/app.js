@@ -35,7 +35,13 @@ async function kindOf(token) {
 }
 
 function signInForm(message) {
-  const input = el("input", { type: "password", name: "token", autocomplete: "off", required: true, spellcheck: false });
+  const input = el("input", {
+    type: "password",
+    name: "token",
+    autocomplete: "off",
+    required: true,
+    spellcheck: false,
+  });
   const feedback = el("div", { class: "feedback", "aria-live": "polite" });
   const form = el(
     "form",
@@ -89,7 +95,10 @@ function show(kind, message) {
     el("button", { type: "button", class: "secondary", onclick: signOut }, "Sign out"),
   );
   const onRefused = () => show(null, "Your session ended: sign in again.");
-  const view = kind === "master" ? renderPlatform(main, { onRefused }) : renderDevices(main, { onRefused, who: session.querySelector(".who") });
+  const view =
+    kind === "master"
+      ? renderPlatform(main, { onRefused })
+      : renderDevices(main, { onRefused, who: session.querySelector(".who") });
   stopView = view.stop;
 }
 

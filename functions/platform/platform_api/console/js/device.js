@@ -14,7 +14,7 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
   let current = device;
   const feedback = el("div", { class: "feedback", "aria-live": "polite" });
   const title = el("h2", { id: "device-title" });
-  const status = el("span", { class: "badge", "data-testid": "device-status" });
+  const status = el("span", { class: "badge", "data-testid": "device-status", "aria-live": "polite" });
   const jid = el("span", { class: "mono" });
   const busy = (button, work) => async () => {
     button.disabled = true;
@@ -61,12 +61,23 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
         onDeleted();
       }),
     );
-    confirmDelete.replaceChildren(el("span", {}, `Delete “${current.name}” and everything stored for it?`), yes, no);
+    confirmDelete.replaceChildren(
+      el("span", {}, `Delete “${current.name}” and everything stored for it?`),
+      yes,
+      no,
+    );
     confirmDelete.hidden = false;
     yes.focus();
   });
 
-  const interval = el("input", { type: "number", min: 0, max: 600, step: 1, required: true, inputmode: "numeric" });
+  const interval = el("input", {
+    type: "number",
+    min: 0,
+    max: 600,
+    step: 1,
+    required: true,
+    inputmode: "numeric",
+  });
   const settingsFeedback = el("div", { class: "feedback", "aria-live": "polite" });
   const settings = el(
     "form",
@@ -77,9 +88,14 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
   settings.addEventListener("submit", async (event) => {
     event.preventDefault();
     const seconds = interval.value === "" ? null : Number(interval.value);
-    const answer = await api("PATCH", `/devices/${current.id}`, { body: { min_send_interval_seconds: seconds } });
+    const answer = await api("PATCH", `/devices/${current.id}`, {
+      body: { min_send_interval_seconds: seconds },
+    });
     if (!answer.ok) return showError(settingsFeedback, answer);
-    showResult(settingsFeedback, `Saved: sends at least ${answer.body.device.min_send_interval_seconds} s apart.`);
+    showResult(
+      settingsFeedback,
+      `Saved: sends at least ${answer.body.device.min_send_interval_seconds} s apart.`,
+    );
     update(answer.body.device);
   });
   interval.value = device.min_send_interval_seconds;
@@ -93,7 +109,16 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
 
   container.replaceChildren(
     title,
-    el("dl", { class: "facts" }, el("dt", {}, "Status"), el("dd", {}, status), el("dt", {}, "Account"), el("dd", {}, jid), el("dt", {}, "Id"), el("dd", { class: "mono" }, device.id)),
+    el(
+      "dl",
+      { class: "facts" },
+      el("dt", {}, "Status"),
+      el("dd", {}, status),
+      el("dt", {}, "Account"),
+      el("dd", {}, jid),
+      el("dt", {}, "Id"),
+      el("dd", { class: "mono" }, device.id),
+    ),
     el(
       "div",
       { class: "actions", role: "group", "aria-label": "Session" },
@@ -106,7 +131,13 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
     feedback,
     pairing.node,
     renderSend(device),
-    el("section", { class: "panel", "aria-labelledby": "settings-title" }, el("h3", { id: "settings-title" }, "Sending"), settings, settingsFeedback),
+    el(
+      "section",
+      { class: "panel", "aria-labelledby": "settings-title" },
+      el("h3", { id: "settings-title" }, "Sending"),
+      settings,
+      settingsFeedback,
+    ),
     simulator.node,
     webhooks,
     groups,
@@ -114,10 +145,11 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
 
   function update(next) {
     current = next;
-    title.textContent = next.name;
-    status.textContent = next.status;
+    // Only what changed is written: the status is a live region, announced when it moves.
+    setText(title, next.name);
+    setText(status, next.status);
     status.className = `badge ${next.status}`;
-    jid.textContent = next.messaging_jid || "not paired";
+    setText(jid, next.messaging_jid || "not paired");
     if (document.activeElement !== interval) interval.value = next.min_send_interval_seconds;
     pairing.update(next);
     simulator.update(next);
@@ -131,4 +163,8 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
       pairing.stop();
     },
   };
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }

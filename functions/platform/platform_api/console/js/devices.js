@@ -9,7 +9,11 @@ import { el, field, pollMs, showError } from "./ui.js";
 export function renderDevices(main, { onRefused, who }) {
   const list = el("ul", { class: "devices", "aria-label": "Devices" });
   const listFeedback = el("div", { class: "feedback", "aria-live": "polite" });
-  const detail = el("section", { class: "card detail", "aria-label": "Device" }, el("p", { class: "hint" }, "Choose or create a device."));
+  const detail = el(
+    "section",
+    { class: "card detail", "aria-label": "Device" },
+    el("p", { class: "hint" }, "Choose or create a device."),
+  );
   const nameInput = el("input", { type: "text", name: "name", maxlength: 100, autocomplete: "off" });
   const createForm = el(
     "form",
@@ -68,7 +72,14 @@ export function renderDevices(main, { onRefused, who }) {
     schedule(0);
   }
 
+  let drawn = null; // what the list shows: redrawn only when it changes, so focus stays put
   function drawList(devices) {
+    const showing = JSON.stringify([
+      selectedId,
+      devices.map((device) => [device.id, device.name, device.status]),
+    ]);
+    if (showing === drawn) return;
+    drawn = showing;
     if (!devices.length) {
       list.replaceChildren(el("li", { class: "hint" }, "No device yet."));
       return;
@@ -101,7 +112,12 @@ export function renderDevices(main, { onRefused, who }) {
     if (!answer.ok) return showError(listFeedback, answer);
     if (shown) shown.stop();
     selectedId = id;
-    shown = renderDevice(detail, answer.body.device, { onDeleted: closeDevice, refresh: () => schedule(0), pause, resume });
+    shown = renderDevice(detail, answer.body.device, {
+      onDeleted: closeDevice,
+      refresh: () => schedule(0),
+      pause,
+      resume,
+    });
     schedule(0);
   }
 

@@ -13,12 +13,23 @@ export function renderPairing(device) {
   let fetching = false;
   let clock = null;
 
-  const image = el("img", { class: "qr", alt: "QR code to scan with the phone", width: 264, height: 264, hidden: true });
+  const image = el("img", {
+    class: "qr",
+    alt: "QR code to scan with the phone",
+    width: 264,
+    height: 264,
+    hidden: true,
+  });
   const expiry = el("p", { class: "hint", "aria-live": "off" });
   const qrFeedback = el("div", { class: "feedback", "aria-live": "polite" });
   const qrBox = el("div", { class: "qrbox" }, image, expiry, qrFeedback);
 
-  const phone = el("input", { type: "tel", inputmode: "numeric", autocomplete: "off", placeholder: "15551234567" });
+  const phone = el("input", {
+    type: "tel",
+    inputmode: "numeric",
+    autocomplete: "off",
+    placeholder: "15551234567",
+  });
   const codeFeedback = el("div", { class: "feedback", "aria-live": "polite" });
   const byPhone = el(
     "form",
@@ -28,10 +39,17 @@ export function renderPairing(device) {
   );
   byPhone.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const answer = await api("POST", `/devices/${current.id}/pair-phone`, { body: { phone: phone.value.trim() } });
+    const answer = await api("POST", `/devices/${current.id}/pair-phone`, {
+      body: { phone: phone.value.trim() },
+    });
     if (!answer.ok) return showError(codeFeedback, answer);
     codeFeedback.replaceChildren(
-      el("p", { role: "status" }, "Enter this code on the phone (Linked devices → Link with phone number): ", el("strong", { class: "code", "data-testid": "pair-code" }, answer.body.pair_code)),
+      el(
+        "p",
+        { role: "status" },
+        "Enter this code on the phone (Linked devices → Link with phone number): ",
+        el("strong", { class: "code", "data-testid": "pair-code" }, answer.body.pair_code),
+      ),
     );
   });
 
@@ -78,7 +96,8 @@ export function renderPairing(device) {
     current = next;
     byPhoneBox.hidden = next.is_logged_in; // a paired device gets no code (409 ALREADY_LOGGED_IN)
     if (next.status === "pairing") {
-      hint.textContent = "Scan the QR code with the phone (Linked devices → Link a device), or pair by phone number.";
+      hint.textContent =
+        "Scan the QR code with the phone (Linked devices → Link a device), or pair by phone number.";
       if (!shownCode || Date.now() >= expiresAt) fetchQr();
       if (!clock) clock = setInterval(tickClock, 1000);
     } else {

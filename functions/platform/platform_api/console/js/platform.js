@@ -43,7 +43,18 @@ export function renderPlatform(main, { onRefused }) {
         el(
           "table",
           {},
-          el("thead", {}, el("tr", {}, el("th", {}, "Name"), el("th", {}, "Id"), el("th", { class: "num" }, "Users"), el("th", { class: "num" }, "Devices"))),
+          el(
+            "thead",
+            {},
+            el(
+              "tr",
+              {},
+              el("th", {}, "Name"),
+              el("th", {}, "Id"),
+              el("th", { class: "num" }, "Users"),
+              el("th", { class: "num" }, "Devices"),
+            ),
+          ),
           rows,
         ),
       ),

@@ -5,7 +5,12 @@ import { api } from "./api.js";
 import { el, field, showError } from "./ui.js";
 
 export function renderSend(device) {
-  const number = el("input", { type: "text", inputmode: "tel", autocomplete: "off", placeholder: "15551234567" });
+  const number = el("input", {
+    type: "text",
+    inputmode: "tel",
+    autocomplete: "off",
+    placeholder: "15551234567",
+  });
   const text = el("textarea", { rows: 2, maxlength: 4096 });
   const feedback = el("div", { class: "feedback", "aria-live": "polite" });
   const form = el(
@@ -30,5 +35,11 @@ export function renderSend(device) {
       el("pre", { class: "json" }, JSON.stringify(answer.body, null, 2)),
     );
   });
-  return el("section", { class: "panel", "aria-labelledby": "send-title" }, el("h3", { id: "send-title" }, "Send a test message"), form, feedback);
+  return el(
+    "section",
+    { class: "panel", "aria-labelledby": "send-title" },
+    el("h3", { id: "send-title" }, "Send a test message"),
+    form,
+    feedback,
+  );
 }

@@ -14,7 +14,8 @@ let available = null; // one look per page: does this gateway serve /_simulator?
 function simulatorServed() {
   if (available === null) {
     available = request(null, "GET", "/openapi.json").then(
-      (answer) => answer.ok && Boolean(answer.body.paths && answer.body.paths["/_simulator/devices/{device_id}/scan"]),
+      (answer) =>
+        answer.ok && Boolean(answer.body.paths && answer.body.paths["/_simulator/devices/{device_id}/scan"]),
     );
   }
   return available;
@@ -22,14 +23,28 @@ function simulatorServed() {
 
 export function renderSimulator(device, refresh) {
   let current = device;
-  const node = el("section", { class: "panel simulator", "aria-labelledby": "simulator-title", hidden: true });
+  const node = el("section", {
+    class: "panel simulator",
+    "aria-labelledby": "simulator-title",
+    hidden: true,
+  });
   const body = el("div");
-  node.append(el("h3", { id: "simulator-title" }, "Simulator"), el("p", { class: "hint" }, "Local stack only: play the phones and the network."), body);
+  node.append(
+    el("h3", { id: "simulator-title" }, "Simulator"),
+    el("p", { class: "hint" }, "Local stack only: play the phones and the network."),
+    body,
+  );
 
   function masterForm() {
     const input = el("input", { type: "password", autocomplete: "off", spellcheck: false });
     const feedback = el("div", { class: "feedback", "aria-live": "polite" });
-    const form = el("form", { class: "inline" }, field("Master token", input), el("button", { type: "submit" }, "Use master token"), feedback);
+    const form = el(
+      "form",
+      { class: "inline" },
+      field("Master token", input),
+      el("button", { type: "submit" }, "Use master token"),
+      feedback,
+    );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const token = input.value.trim();
@@ -43,7 +58,12 @@ export function renderSimulator(device, refresh) {
 
   function action(title, fields, label, run) {
     const feedback = el("div", { class: "feedback", "aria-live": "polite" });
-    const form = el("form", { class: "inline" }, ...fields.map(([name, input]) => field(name, input)), el("button", { type: "submit" }, label));
+    const form = el(
+      "form",
+      { class: "inline" },
+      ...fields.map(([name, input]) => field(name, input)),
+      el("button", { type: "submit" }, label),
+    );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const button = form.querySelector("button");
@@ -56,17 +76,35 @@ export function renderSimulator(device, refresh) {
         return;
       }
       if (!answer.ok) return showError(feedback, answer);
-      feedback.replaceChildren(el("p", { role: "status", class: "result" }, "Done."), el("pre", { class: "json" }, JSON.stringify(answer.body, null, 2)));
+      feedback.replaceChildren(
+        el("p", { role: "status", class: "result" }, "Done."),
+        el("pre", { class: "json" }, JSON.stringify(answer.body, null, 2)),
+      );
       refresh();
     });
     return el("div", { class: "sim-action" }, el("h4", {}, title), form, feedback);
   }
 
   function controls() {
-    const scanPhone = el("input", { type: "tel", inputmode: "numeric", autocomplete: "off", placeholder: "4915112345678" });
-    const contactPhone = el("input", { type: "tel", inputmode: "numeric", autocomplete: "off", placeholder: "4917000000001" });
+    const scanPhone = el("input", {
+      type: "tel",
+      inputmode: "numeric",
+      autocomplete: "off",
+      placeholder: "4915112345678",
+    });
+    const contactPhone = el("input", {
+      type: "tel",
+      inputmode: "numeric",
+      autocomplete: "off",
+      placeholder: "4917000000001",
+    });
     const contactName = el("input", { type: "text", autocomplete: "off", placeholder: "Ana" });
-    const sender = el("input", { type: "tel", inputmode: "numeric", autocomplete: "off", placeholder: "4917000000001" });
+    const sender = el("input", {
+      type: "tel",
+      inputmode: "numeric",
+      autocomplete: "off",
+      placeholder: "4917000000001",
+    });
     const text = el("input", { type: "text", autocomplete: "off", value: "hello from the simulator" });
     const forget = el("button", { type: "button", class: "secondary" }, "Forget master token");
     forget.addEventListener("click", () => {
@@ -77,19 +115,40 @@ export function renderSimulator(device, refresh) {
     const deviceJid = () => (current.messaging_jid || "").split("@")[0].split(":")[0];
     return [
       action("Scan the QR code as a phone", [["Scanning phone number", scanPhone]], "Scan QR code", () =>
-        masterApi("POST", `/_simulator/devices/${device()}/scan`, { body: { phone: scanPhone.value.trim() } }),
-      ),
-      action("Make a contact", [["Contact phone number", contactPhone], ["Contact name", contactName]], "Create contact", () =>
-        masterApi("POST", "/_simulator/accounts", {
-          body: { phone: contactPhone.value.trim(), ...(contactName.value.trim() ? { name: contactName.value.trim() } : {}) },
+        masterApi("POST", `/_simulator/devices/${device()}/scan`, {
+          body: { phone: scanPhone.value.trim() },
         }),
       ),
-      action("Send a message to the device", [["Sender phone number", sender], ["Text from the contact", text]], "Send to device", () =>
-        masterApi("POST", `/_simulator/accounts/${encodeURIComponent(sender.value.trim())}/messages`, {
-          body: { to: deviceJid(), text: text.value },
-        }),
+      action(
+        "Make a contact",
+        [
+          ["Contact phone number", contactPhone],
+          ["Contact name", contactName],
+        ],
+        "Create contact",
+        () =>
+          masterApi("POST", "/_simulator/accounts", {
+            body: {
+              phone: contactPhone.value.trim(),
+              ...(contactName.value.trim() ? { name: contactName.value.trim() } : {}),
+            },
+          }),
       ),
-      action("The network", [], "Drop connection", () => masterApi("POST", `/_simulator/devices/${device()}/drop`)),
+      action(
+        "Send a message to the device",
+        [
+          ["Sender phone number", sender],
+          ["Text from the contact", text],
+        ],
+        "Send to device",
+        () =>
+          masterApi("POST", `/_simulator/accounts/${encodeURIComponent(sender.value.trim())}/messages`, {
+            body: { to: deviceJid(), text: text.value },
+          }),
+      ),
+      action("The network", [], "Drop connection", () =>
+        masterApi("POST", `/_simulator/devices/${device()}/drop`),
+      ),
       forget,
     ];
   }
@@ -100,6 +159,7 @@ export function renderSimulator(device, refresh) {
 
   simulatorServed().then((served) => {
     node.hidden = !served;
+    node.dataset.served = String(served);
     if (served) draw();
   });
 
