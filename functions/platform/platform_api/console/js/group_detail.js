@@ -30,14 +30,29 @@ export function renderGroup(container, jid, { call, ctx, ownJid, onChanged }) {
     heading.textContent = group.name;
     invite.name(group.name);
     facts.replaceChildren(
-      el("dt", {}, "JID"), el("dd", { class: "mono" }, group.jid),
-      el("dt", {}, "Description"), el("dd", {}, group.topic || "none"),
-      el("dt", {}, "Settings"), el("dd", {}, settings(group)),
+      el("dt", {}, "JID"),
+      el("dd", { class: "mono" }, group.jid),
+      el("dt", {}, "Description"),
+      el("dd", {}, group.topic || "none"),
+      el("dt", {}, "Settings"),
+      el("dd", {}, settings(group)),
     );
-    members.replaceChildren(...group.participants.map((person) => el("tr", {},
-      el("th", { scope: "row", class: "mono wrap" }, person.jid, person.jid === ownJid ? " (this device)" : ""),
-      el("td", {}, person.is_admin ? "yes" : "no"),
-      el("td", {}, person.is_super_admin ? "yes" : "no"))));
+    members.replaceChildren(
+      ...group.participants.map((person) =>
+        el(
+          "tr",
+          {},
+          el(
+            "th",
+            { scope: "row", class: "mono wrap" },
+            person.jid,
+            person.jid === ownJid ? " (this device)" : "",
+          ),
+          el("td", {}, person.is_admin ? "yes" : "no"),
+          el("td", {}, person.is_super_admin ? "yes" : "no"),
+        ),
+      ),
+    );
     const me = group.participants.find((person) => person.jid === ownJid);
     const admin = !me || me.is_admin; // unknown (a LID): offer, and let the network answer
     invite.node.hidden = !admin;
@@ -45,20 +60,45 @@ export function renderGroup(container, jid, { call, ctx, ownJid, onChanged }) {
     return group;
   }
 
-  container.replaceChildren(el("section", { class: "card group", "aria-label": "Group" },
-    heading,
-    facts,
-    el("div", { class: "actions" }, actionButton("Refresh group", { class: "secondary" }, async () => {
-      if (await loadGroup()) say(status, "Group refreshed.");
-    })),
-    status,
-    el("div", { class: "scroll", role: "region", "aria-label": "Members", tabindex: "0" },
-      el("table", { class: "members" },
-        el("caption", { class: "hint" }, "Members"),
-        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Member"), el("th", { scope: "col" }, "Admin"), el("th", { scope: "col" }, "Super admin"))),
-        members)),
-    invite.node,
-    requests.node));
+  container.replaceChildren(
+    el(
+      "section",
+      { class: "card group", "aria-label": "Group" },
+      heading,
+      facts,
+      el(
+        "div",
+        { class: "actions" },
+        actionButton("Refresh group", { class: "secondary" }, async () => {
+          if (await loadGroup()) say(status, "Group refreshed.");
+        }),
+      ),
+      status,
+      el(
+        "div",
+        { class: "scroll", role: "region", "aria-label": "Members", tabindex: "0" },
+        el(
+          "table",
+          { class: "members" },
+          el("caption", { class: "hint" }, "Members"),
+          el(
+            "thead",
+            {},
+            el(
+              "tr",
+              {},
+              el("th", { scope: "col" }, "Member"),
+              el("th", { scope: "col" }, "Admin"),
+              el("th", { scope: "col" }, "Super admin"),
+            ),
+          ),
+          members,
+        ),
+      ),
+      invite.node,
+      requests.node,
+    ),
+  );
   loadGroup();
 }
 
@@ -67,7 +107,8 @@ function settings(group) {
     group.is_announce ? "only admins send" : "everyone sends",
     group.is_locked ? "only admins edit the info" : "everyone edits the info",
   ];
-  if (group.join_approval !== null) said.push(group.join_approval ? "joining needs approval" : "joining needs no approval");
+  if (group.join_approval !== null)
+    said.push(group.join_approval ? "joining needs approval" : "joining needs no approval");
   if (group.is_community) said.push("a community");
   return said.join(", ");
 }
@@ -75,7 +116,13 @@ function settings(group) {
 // The invite link: shown in a read-only field (the fallback when the clipboard is refused),
 // copied, and reset (the old link stops working).
 function inviteLink(call, ctx, path) {
-  const link = el("input", { type: "text", readOnly: true, placeholder: "not read yet", spellcheck: false, class: "mono" });
+  const link = el("input", {
+    type: "text",
+    readOnly: true,
+    placeholder: "not read yet",
+    spellcheck: false,
+    class: "mono",
+  });
   const linkField = field("Invite link", link);
   const label = linkField.querySelector("label");
   const status = feedback();
@@ -98,7 +145,10 @@ function inviteLink(call, ctx, path) {
     } catch {
       link.focus();
       link.select();
-      say(status, "The browser did not allow copying: the link is selected in the field above, copy it from there.");
+      say(
+        status,
+        "The browser did not allow copying: the link is selected in the field above, copy it from there.",
+      );
     }
   }
 
@@ -106,18 +156,34 @@ function inviteLink(call, ctx, path) {
     const answer = await call("POST", `${path}/invite/reset`);
     if (!answer.ok) return ctx.showError(status, answer);
     link.value = answer.body.invite_link;
-    say(status, `Invite link reset at ${new Date(answer.body.reset_at).toLocaleString()}: the old one no longer works.`);
+    say(
+      status,
+      `Invite link reset at ${new Date(answer.body.reset_at).toLocaleString()}: the old one no longer works.`,
+    );
   }
 
-  const node = el("section", { class: "panel", "aria-label": "Invite link" },
+  const node = el(
+    "section",
+    { class: "panel", "aria-label": "Invite link" },
     el("h4", {}, "Invite link"),
     linkField,
-    el("div", { class: "actions" },
-      actionButton("Show invite link", { class: "secondary" }, async () => { if (await read()) status.replaceChildren(); }),
+    el(
+      "div",
+      { class: "actions" },
+      actionButton("Show invite link", { class: "secondary" }, async () => {
+        if (await read()) status.replaceChildren();
+      }),
       actionButton("Copy invite link", { class: "secondary" }, copy),
-      actionButton("Reset invite link", { class: "secondary" }, reset)),
-    status);
-  return { node, name: (name) => { label.textContent = `Invite link of ${name}`; } };
+      actionButton("Reset invite link", { class: "secondary" }, reset),
+    ),
+    status,
+  );
+  return {
+    node,
+    name: (name) => {
+      label.textContent = `Invite link of ${name}`;
+    },
+  };
 }
 
 // The join requests waiting for an admin (GET /groups/{jid}/requests), oldest first, each
@@ -131,14 +197,29 @@ function joinRequests(call, ctx, path, onAnswered) {
     const answer = await call("GET", `${path}/requests`);
     if (!answer.ok) return ctx.showError(status, answer);
     const waiting = answer.body.requests;
-    list.replaceChildren(...(waiting.length
-      ? waiting.map((request) => el("li", { class: "request" },
-        el("span", { class: "mono wrap" }, request.jid), " ",
-        el("span", { class: "hint" }, "asked ", timeText(request.requested_at)),
-        el("span", { class: "actions" },
-          actionButton("Approve", { "aria-label": `Approve ${request.jid}` }, () => answer_("approve", request.jid)),
-          actionButton("Reject", { class: "secondary", "aria-label": `Reject ${request.jid}` }, () => answer_("reject", request.jid)))))
-      : [el("li", { class: "hint" }, "No join request waiting.")]));
+    list.replaceChildren(
+      ...(waiting.length
+        ? waiting.map((request) =>
+            el(
+              "li",
+              { class: "request" },
+              el("span", { class: "mono wrap" }, request.jid),
+              " ",
+              el("span", { class: "hint" }, "asked ", timeText(request.requested_at)),
+              el(
+                "span",
+                { class: "actions" },
+                actionButton("Approve", { "aria-label": `Approve ${request.jid}` }, () =>
+                  answer_("approve", request.jid),
+                ),
+                actionButton("Reject", { class: "secondary", "aria-label": `Reject ${request.jid}` }, () =>
+                  answer_("reject", request.jid),
+                ),
+              ),
+            ),
+          )
+        : [el("li", { class: "hint" }, "No join request waiting.")]),
+    );
   }
 
   async function answer_(action, jid) {
@@ -151,18 +232,22 @@ function joinRequests(call, ctx, path, onAnswered) {
     if (action === "approve") await onAnswered();
   }
 
-  const node = el("section", { class: "panel", "aria-label": "Join requests" },
+  const node = el(
+    "section",
+    { class: "panel", "aria-label": "Join requests" },
     el("h4", {}, "Join requests"),
     note,
     el("div", { class: "actions" }, actionButton("Refresh join requests", { class: "secondary" }, load)),
     status,
-    list);
+    list,
+  );
   let loaded = false;
   return {
     node,
     show(admin, approval) {
       node.hidden = !admin;
-      note.textContent = approval === false ? "Join approval is off: people with the link join directly." : "";
+      note.textContent =
+        approval === false ? "Join approval is off: people with the link join directly." : "";
       if (admin && !loaded) {
         loaded = true;
         load();

@@ -29,7 +29,8 @@ function openPanel(container, ctx) {
     if (!answer.ok) {
       list.replaceChildren();
       ctx.showError(status, answer);
-      if (answer.status === 503) status.append(el("p", { class: "hint" }, "Connect the device, then refresh the groups."));
+      if (answer.status === 503)
+        status.append(el("p", { class: "hint" }, "Connect the device, then refresh the groups."));
       return;
     }
     status.replaceChildren();
@@ -42,15 +43,28 @@ function openPanel(container, ctx) {
       list.replaceChildren(el("li", { class: "hint" }, "This device is in no group yet."));
       return;
     }
-    list.replaceChildren(...groups.map((group) => {
-      const open = group.jid === openJid;
-      return el("li", {},
-        el("button", {
-          type: "button", class: open ? "group current" : "group", "aria-expanded": open ? "true" : "false",
-          "aria-label": `${group.name}, ${group.members_count} members`,
-          onclick: () => toggle(group.jid),
-        }, el("span", { class: "name" }, group.name), " ", el("span", { class: "badge" }, `${group.members_count} members`)));
-    }));
+    list.replaceChildren(
+      ...groups.map((group) => {
+        const open = group.jid === openJid;
+        return el(
+          "li",
+          {},
+          el(
+            "button",
+            {
+              type: "button",
+              class: open ? "group current" : "group",
+              "aria-expanded": open ? "true" : "false",
+              "aria-label": `${group.name}, ${group.members_count} members`,
+              onclick: () => toggle(group.jid),
+            },
+            el("span", { class: "name" }, group.name),
+            " ",
+            el("span", { class: "badge" }, `${group.members_count} members`),
+          ),
+        );
+      }),
+    );
   }
 
   function toggle(jid) {
@@ -85,8 +99,13 @@ function whenConnected(ctx, status, onConnected) {
     if (!answer.ok) return ctx.showError(status, answer);
     const device = answer.body.device;
     if (device.status === "connected") return onConnected(device);
-    status.replaceChildren(el("p", { class: "hint", role: "status" },
-      `Groups need a connected device; this one is ${device.status}. They show here once it connects.`));
+    status.replaceChildren(
+      el(
+        "p",
+        { class: "hint", role: "status" },
+        `Groups need a connected device; this one is ${device.status}. They show here once it connects.`,
+      ),
+    );
     setTimeout(check, pollMs());
   }
   check();
@@ -95,15 +114,28 @@ function whenConnected(ctx, status, onConnected) {
 // POST /groups: a name, the people (phone numbers, user JIDs or LIDs, one per line or comma
 // separated) and the group's settings; the answer says what became of each person asked for.
 function createForm(call, ctx, onCreated) {
-  const name = el("input", { type: "text", name: "name", maxlength: 100, autocomplete: "off", required: true });
-  const people = el("textarea", { name: "participants", rows: 2, spellcheck: false, placeholder: "15551234567, 4917000000001@s.whatsapp.net" });
+  const name = el("input", {
+    type: "text",
+    name: "name",
+    maxlength: 100,
+    autocomplete: "off",
+    required: true,
+  });
+  const people = el("textarea", {
+    name: "participants",
+    rows: 2,
+    spellcheck: false,
+    placeholder: "15551234567, 4917000000001@s.whatsapp.net",
+  });
   const options = {
     announcement: el("input", { type: "checkbox", name: "announcement" }),
     locked: el("input", { type: "checkbox", name: "locked" }),
     join_approval: el("input", { type: "checkbox", name: "join_approval" }),
   };
   const status = feedback();
-  const form = el("form", { class: "panel", "aria-label": "Create a group" },
+  const form = el(
+    "form",
+    { class: "panel", "aria-label": "Create a group" },
     el("h4", {}, "Create a group"),
     field("Group name", name),
     field("Participants (phone numbers or JIDs, one per line or comma separated)", people),
@@ -111,7 +143,8 @@ function createForm(call, ctx, onCreated) {
     el("label", { class: "check" }, options.locked, "Only admins edit the group's info"),
     el("label", { class: "check" }, options.join_approval, "New members need an admin's approval"),
     el("div", { class: "actions" }, el("button", { type: "submit" }, "Create group")),
-    status);
+    status,
+  );
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -127,8 +160,13 @@ function createForm(call, ctx, onCreated) {
       if (!answer.ok) return ctx.showError(status, answer);
       const { group, participants } = answer.body;
       const refused = participants.filter((person) => person.status !== "ok");
-      say(status, `Created ${group.name} (${group.jid}).` +
-        (refused.length ? ` Not added: ${refused.map((person) => `${person.jid} (${person.status})`).join(", ")}.` : ""));
+      say(
+        status,
+        `Created ${group.name} (${group.jid}).` +
+          (refused.length
+            ? ` Not added: ${refused.map((person) => `${person.jid} (${person.status})`).join(", ")}.`
+            : ""),
+      );
       form.reset();
       await onCreated(group);
     } finally {

@@ -7,7 +7,10 @@ import { el } from "./ui.js";
 // header (docs/devices.md), so a user with several devices acts on the one shown.
 export function deviceApi(ctx) {
   return (method, path, options = {}) =>
-    ctx.api(method, path, { ...options, headers: { ...(options.headers || {}), "X-Device-Id": ctx.device.id } });
+    ctx.api(method, path, {
+      ...options,
+      headers: { ...(options.headers || {}), "X-Device-Id": ctx.device.id },
+    });
 }
 
 // A region that announces what it is given: errors (role=alert, from ctx.showError) and results.
@@ -49,7 +52,11 @@ export function actionButton(text, attrs, action) {
 // come with it, exists only while it is open, so the device view stays light and quiet.
 export function collapsible(container, title, build) {
   const body = el("div", { class: "panel-body", hidden: true });
-  const toggle = el("button", { type: "button", class: "secondary", "aria-expanded": "false" }, `Show ${title.toLowerCase()}`);
+  const toggle = el(
+    "button",
+    { type: "button", class: "secondary", "aria-expanded": "false" },
+    `Show ${title.toLowerCase()}`,
+  );
   toggle.addEventListener("click", () => {
     const open = toggle.getAttribute("aria-expanded") !== "true";
     toggle.setAttribute("aria-expanded", String(open));

@@ -12,16 +12,32 @@ const PAGE = 50;
 const COLUMNS = ["Time", "Event", "Status", "Code", "Duration", "Attempt", "Error", "Action"];
 
 export function deliveryLog(call, ctx) {
-  const filter = el("select", { name: "status" },
-    el("option", { value: "" }, "all"), el("option", { value: "delivered" }, "delivered"), el("option", { value: "failed" }, "failed"));
+  const filter = el(
+    "select",
+    { name: "status" },
+    el("option", { value: "" }, "all"),
+    el("option", { value: "delivered" }, "delivered"),
+    el("option", { value: "failed" }, "failed"),
+  );
   const live = el("input", { type: "checkbox", name: "live", checked: true });
   const body = el("tbody");
-  const table = el("table", { class: "deliveries" },
+  const table = el(
+    "table",
+    { class: "deliveries" },
     el("caption", { class: "hint" }, "Delivery attempts, newest first"),
     el("thead", {}, el("tr", {}, ...COLUMNS.map((name) => el("th", { scope: "col" }, name)))),
-    body);
-  const empty = el("p", { class: "hint", hidden: true }, "No delivery yet: events the webhook subscribes to appear here once sent.");
-  const older = el("button", { type: "button", class: "secondary", hidden: true, onclick: () => loadOlder() }, "Load older deliveries");
+    body,
+  );
+  const empty = el(
+    "p",
+    { class: "hint", hidden: true },
+    "No delivery yet: events the webhook subscribes to appear here once sent.",
+  );
+  const older = el(
+    "button",
+    { type: "button", class: "secondary", hidden: true, onclick: () => loadOlder() },
+    "Load older deliveries",
+  );
   const status = feedback();
   let shown = []; // the deliveries on screen, newest first
   let next = null; // the cursor of the page after them
@@ -49,7 +65,9 @@ export function deliveryLog(call, ctx) {
 
   async function loadOlder() {
     clearTimeout(timer); // older pages stay until "Refresh deliveries"
-    const answer = await call("GET", "/webhook/deliveries", { query: { limit: PAGE, status: filter.value, cursor: next } });
+    const answer = await call("GET", "/webhook/deliveries", {
+      query: { limit: PAGE, status: filter.value, cursor: next },
+    });
     if (!answer.ok) return ctx.showError(status, answer);
     shown = [...shown, ...answer.body.deliveries];
     next = answer.body.next;
@@ -69,11 +87,13 @@ export function deliveryLog(call, ctx) {
     if (key === drawnKey) return;
     drawnKey = key;
     const offered = new Set(); // one Redeliver per event: on its newest attempt
-    body.replaceChildren(...shown.map((delivery) => {
-      const first = !offered.has(delivery.id);
-      offered.add(delivery.id);
-      return row(delivery, first);
-    }));
+    body.replaceChildren(
+      ...shown.map((delivery) => {
+        const first = !offered.has(delivery.id);
+        offered.add(delivery.id);
+        return row(delivery, first);
+      }),
+    );
     table.hidden = !shown.length;
     empty.hidden = Boolean(shown.length);
     older.hidden = !next;
@@ -89,11 +109,21 @@ export function deliveryLog(call, ctx) {
       el("td", { class: "num" }, `${delivery.duration_ms} ms`),
       el("td", { class: "num" }, String(delivery.attempt)),
       el("td", { class: "wrap" }, delivery.error || null),
-      el("td", {}, withAction
-        ? actionButton("Redeliver", { class: "secondary", "aria-label": `Redeliver ${delivery.event} (event ${delivery.id})` }, () => redeliver(delivery))
-        : null),
+      el(
+        "td",
+        {},
+        withAction
+          ? actionButton(
+              "Redeliver",
+              { class: "secondary", "aria-label": `Redeliver ${delivery.event} (event ${delivery.id})` },
+              () => redeliver(delivery),
+            )
+          : null,
+      ),
     ];
-    cells.forEach((cell, index) => { cell.dataset.label = COLUMNS[index]; });
+    cells.forEach((cell, index) => {
+      cell.dataset.label = COLUMNS[index];
+    });
     return el("tr", {}, cells);
   }
 
@@ -109,16 +139,22 @@ export function deliveryLog(call, ctx) {
     clearTimeout(timer);
   }
 
-  const node = el("section", { class: "panel", "aria-label": "Delivery log" },
+  const node = el(
+    "section",
+    { class: "panel", "aria-label": "Delivery log" },
     el("h4", {}, "Delivery log"),
-    el("div", { class: "inline log-controls" },
+    el(
+      "div",
+      { class: "inline log-controls" },
       field("Show attempts", filter),
       actionButton("Refresh deliveries", { class: "secondary" }, () => load()),
-      el("label", { class: "check" }, live, "Refresh automatically")),
+      el("label", { class: "check" }, live, "Refresh automatically"),
+    ),
     status,
     el("div", { class: "scroll", role: "region", "aria-label": "Delivery attempts", tabindex: "0" }, table),
     empty,
-    older);
+    older,
+  );
   table.hidden = true;
   return { node, load, stop };
 }

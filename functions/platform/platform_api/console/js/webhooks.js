@@ -29,11 +29,39 @@ function configuration(call, ctx) {
   let stored = null; // the configuration as GET /webhook answers it, or null when there is none
   let catalog = [];
 
-  const url = el("input", { type: "url", name: "webhook_url", autocomplete: "off", spellcheck: false, placeholder: "https://hooks.example.com/gateway" });
+  const url = el("input", {
+    type: "url",
+    name: "webhook_url",
+    autocomplete: "off",
+    spellcheck: false,
+    placeholder: "https://hooks.example.com/gateway",
+  });
   const enabled = el("input", { type: "checkbox", name: "enabled", checked: true });
-  const retries = el("input", { type: "number", name: "retry_attempts", min: 0, max: 10, step: 1, value: "3", inputmode: "numeric" });
-  const timeout = el("input", { type: "number", name: "timeout", min: 1, max: 30, step: 1, value: "10", inputmode: "numeric" });
-  const secret = el("input", { type: "password", name: "secret", autocomplete: "new-password", maxlength: 256, spellcheck: false });
+  const retries = el("input", {
+    type: "number",
+    name: "retry_attempts",
+    min: 0,
+    max: 10,
+    step: 1,
+    value: "3",
+    inputmode: "numeric",
+  });
+  const timeout = el("input", {
+    type: "number",
+    name: "timeout",
+    min: 1,
+    max: 30,
+    step: 1,
+    value: "10",
+    inputmode: "numeric",
+  });
+  const secret = el("input", {
+    type: "password",
+    name: "secret",
+    autocomplete: "new-password",
+    maxlength: 256,
+    spellcheck: false,
+  });
   const removeSecret = el("input", { type: "checkbox", name: "remove_secret" });
   const removeSecretField = el("label", { class: "check" }, removeSecret, "Remove the secret");
   const summary = el("p", { class: "hint" });
@@ -41,18 +69,47 @@ function configuration(call, ctx) {
   const events = eventChooser();
   const status = feedback();
 
-  const confirmDelete = el("div", { class: "confirm", hidden: true },
+  const confirmDelete = el(
+    "div",
+    { class: "confirm", hidden: true },
     el("span", {}, "Delete the configuration? Delivery stops at once."),
     actionButton("Confirm delete", { class: "danger" }, remove),
-    el("button", { type: "button", class: "secondary", onclick: () => { confirmDelete.hidden = true; } }, "Cancel delete"),
+    el(
+      "button",
+      {
+        type: "button",
+        class: "secondary",
+        onclick: () => {
+          confirmDelete.hidden = true;
+        },
+      },
+      "Cancel delete",
+    ),
   );
-  const deleteButton = el("button", { type: "button", class: "secondary", onclick: () => { confirmDelete.hidden = false; } }, "Delete webhook");
+  const deleteButton = el(
+    "button",
+    {
+      type: "button",
+      class: "secondary",
+      onclick: () => {
+        confirmDelete.hidden = false;
+      },
+    },
+    "Delete webhook",
+  );
 
-  const form = el("form", { class: "panel", "aria-label": "Webhook configuration" },
+  const form = el(
+    "form",
+    { class: "panel", "aria-label": "Webhook configuration" },
     summary,
     field("Webhook URL", url),
     el("label", { class: "check" }, enabled, "Enabled (off: keep the configuration, deliver nothing)"),
-    el("div", { class: "inline" }, field("Retries after a failure (0 to 10)", retries), field("Timeout in seconds (1 to 30)", timeout)),
+    el(
+      "div",
+      { class: "inline" },
+      field("Retries after a failure (0 to 10)", retries),
+      field("Timeout in seconds (1 to 30)", timeout),
+    ),
     field("Secret (write-only: leave empty to keep the current one)", secret),
     removeSecretField,
     headers.node,
@@ -77,13 +134,22 @@ function configuration(call, ctx) {
     if (!listed.ok) return ctx.showError(status, listed);
     catalog = listed.body.events;
     if (current.ok) stored = current.body.webhook;
-    else if (current.status === 404 && current.body && current.body.error_code === "WEBHOOK_NOT_CONFIGURED") stored = null;
+    else if (current.status === 404 && current.body && current.body.error_code === "WEBHOOK_NOT_CONFIGURED")
+      stored = null;
     else return ctx.showError(status, current);
     fill();
   }
 
   function fill() {
-    const webhook = stored || { webhook_url: "", enabled_events: [], enabled: true, retry_attempts: 3, timeout: 10, headers: {}, has_secret: false };
+    const webhook = stored || {
+      webhook_url: "",
+      enabled_events: [],
+      enabled: true,
+      retry_attempts: 3,
+      timeout: 10,
+      headers: {},
+      has_secret: false,
+    };
     url.value = webhook.webhook_url;
     enabled.checked = webhook.enabled;
     retries.value = String(webhook.retry_attempts);
@@ -102,8 +168,15 @@ function configuration(call, ctx) {
   }
 
   function body() {
-    const chosen = { webhook_url: url.value.trim(), enabled_events: events.chosen(), enabled: enabled.checked };
-    for (const [name, input] of [["retry_attempts", retries], ["timeout", timeout]]) {
+    const chosen = {
+      webhook_url: url.value.trim(),
+      enabled_events: events.chosen(),
+      enabled: enabled.checked,
+    };
+    for (const [name, input] of [
+      ["retry_attempts", retries],
+      ["timeout", timeout],
+    ]) {
       if (input.value !== "") chosen[name] = Number(input.value);
     }
     if (removeSecret.checked) chosen.secret = null;
@@ -140,26 +213,61 @@ function headerRows() {
 
   function row(name, isStored) {
     added += 1;
-    const nameInput = el("input", { type: "text", autocomplete: "off", spellcheck: false, maxlength: 100, value: name, readOnly: isStored, "aria-label": isStored ? `Header name ${name}` : `New header ${added} name` });
+    const nameInput = el("input", {
+      type: "text",
+      autocomplete: "off",
+      spellcheck: false,
+      maxlength: 100,
+      value: name,
+      readOnly: isStored,
+      "aria-label": isStored ? `Header name ${name}` : `New header ${added} name`,
+    });
     const valueInput = el("input", {
-      type: "password", autocomplete: "new-password", spellcheck: false, maxlength: 2048,
+      type: "password",
+      autocomplete: "new-password",
+      spellcheck: false,
+      maxlength: 2048,
       placeholder: isStored ? "hidden: leave empty to keep" : "value",
       "aria-label": isStored ? `Value of header ${name}` : `New header ${added} value`,
     });
     const item = { nameInput, valueInput, isStored, node: null };
-    const removeButton = el("button", {
-      type: "button", class: "secondary",
-      "aria-label": isStored ? `Remove header ${name}` : `Remove new header ${added}`,
-      onclick: () => { list.splice(list.indexOf(item), 1); item.node.remove(); },
-    }, "Remove");
+    const removeButton = el(
+      "button",
+      {
+        type: "button",
+        class: "secondary",
+        "aria-label": isStored ? `Remove header ${name}` : `Remove new header ${added}`,
+        onclick: () => {
+          list.splice(list.indexOf(item), 1);
+          item.node.remove();
+        },
+      },
+      "Remove",
+    );
     item.node = el("div", { class: "header-row" }, nameInput, valueInput, removeButton);
     list.push(item);
     rows.append(item.node);
   }
 
   return {
-    node: el("fieldset", { class: "headers" }, el("legend", {}, "Custom headers (values are never shown)"), rows,
-      el("button", { type: "button", class: "secondary", onclick: () => { row("", false); list.at(-1).nameInput.focus(); } }, "Add header")),
+    node: el(
+      "fieldset",
+      { class: "headers" },
+      el("legend", {}, "Custom headers (values are never shown)"),
+      rows,
+      el(
+        "button",
+        {
+          type: "button",
+          class: "secondary",
+          onclick: () => {
+            row("", false);
+            list.at(-1).nameInput.focus();
+          },
+        },
+        "Add header",
+      ),
+    ),
     fill(stored) {
       list.length = 0;
       rows.replaceChildren();
@@ -182,11 +290,19 @@ function headerRows() {
 // all/none shortcuts; names stored that the catalog no longer lists are kept and shown.
 function eventChooser() {
   const boxes = el("div", { class: "event-list", role: "group", "aria-label": "Events" });
-  const filter = el("input", { type: "search", autocomplete: "off", spellcheck: false, placeholder: "e.g. message, group", "aria-label": "Filter events" });
+  const filter = el("input", {
+    type: "search",
+    autocomplete: "off",
+    spellcheck: false,
+    placeholder: "e.g. message, group",
+    "aria-label": "Filter events",
+  });
   const count = el("span", { class: "hint", "aria-live": "polite" });
   let inputs = [];
 
-  const update = () => { count.textContent = `${inputs.filter((input) => input.checked).length} chosen`; };
+  const update = () => {
+    count.textContent = `${inputs.filter((input) => input.checked).length} chosen`;
+  };
   const setAll = (checked) => {
     for (const input of inputs) if (!input.parentElement.hidden) input.checked = checked;
     update();
@@ -198,17 +314,36 @@ function eventChooser() {
   boxes.addEventListener("change", update);
 
   return {
-    node: el("fieldset", { class: "events" }, el("legend", {}, "Events to deliver "), count,
-      el("div", { class: "inline" }, filter,
+    node: el(
+      "fieldset",
+      { class: "events" },
+      el("legend", {}, "Events to deliver "),
+      count,
+      el(
+        "div",
+        { class: "inline" },
+        filter,
         el("button", { type: "button", class: "secondary", onclick: () => setAll(true) }, "Choose all shown"),
-        el("button", { type: "button", class: "secondary", onclick: () => setAll(false) }, "Clear all shown")),
-      boxes),
+        el("button", { type: "button", class: "secondary", onclick: () => setAll(false) }, "Clear all shown"),
+      ),
+      boxes,
+    ),
     fill(catalog, chosen) {
       const names = [...catalog, ...chosen.filter((name) => !catalog.includes(name))];
-      inputs = names.map((name) => el("input", { type: "checkbox", value: name, checked: chosen.includes(name) }));
-      boxes.replaceChildren(...inputs.map((input) =>
-        el("label", { class: "check" }, input, el("span", { class: "mono" }, input.value),
-          ALIASES[input.value] ? el("span", { class: "hint" }, ` (${ALIASES[input.value]})`) : null)));
+      inputs = names.map((name) =>
+        el("input", { type: "checkbox", value: name, checked: chosen.includes(name) }),
+      );
+      boxes.replaceChildren(
+        ...inputs.map((input) =>
+          el(
+            "label",
+            { class: "check" },
+            input,
+            el("span", { class: "mono" }, input.value),
+            ALIASES[input.value] ? el("span", { class: "hint" }, ` (${ALIASES[input.value]})`) : null,
+          ),
+        ),
+      );
       filter.value = "";
       update();
     },
