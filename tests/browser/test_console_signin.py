@@ -88,3 +88,21 @@ def test_the_master_token_opens_the_platform_view(console, api) -> None:
     # Then the tenants are listed
     expect(page.get_by_role("heading", name="Tenants")).to_be_visible()
     expect(page.get_by_role("cell", name=tenant.name, exact=True)).to_be_visible()
+
+
+def test_a_token_that_stops_working_ends_the_session_and_is_forgotten(console, api) -> None:
+    console.expect_refusals(401)  # the poll's answer once the user is deactivated
+    # Given a signed-in manager
+    tenant = api.register()
+    user_id, token = api.create_user(tenant, "manager")
+    page = console.sign_in(token)
+    expect(page.get_by_role("heading", name="Devices")).to_be_visible()
+
+    # When an admin deactivates them
+    response = api.request("PUT", f"/users/{user_id}", tenant.admin_token, json={"active": False})
+    assert response.status_code == 200, response.text
+
+    # Then the console says the session ended, shows the sign-in form and keeps nothing
+    expect(page.get_by_role("alert")).to_have_text("Your session ended: sign in again.")
+    expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    assert console.session_storage() == {}

@@ -35,9 +35,9 @@ async function kindOf(token) {
 }
 
 function signInForm(message) {
+  // No `name`: even a form submitted without the script could not put the token in a URL.
   const input = el("input", {
     type: "password",
-    name: "token",
     autocomplete: "off",
     required: true,
     spellcheck: false,
@@ -94,7 +94,11 @@ function show(kind, message) {
     el("span", { class: "who" }, kind === "master" ? "Platform (master token)" : ""),
     el("button", { type: "button", class: "secondary", onclick: signOut }, "Sign out"),
   );
-  const onRefused = () => show(null, "Your session ended: sign in again.");
+  // The token stopped working (a deactivated user): forget it, as signing out would.
+  const onRefused = () => {
+    tokens.clear();
+    show(null, "Your session ended: sign in again.");
+  };
   const view =
     kind === "master"
       ? renderPlatform(main, { onRefused })
