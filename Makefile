@@ -46,15 +46,16 @@ receiver: $(STAMP)
 # takes half the time on CI's two cores. TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
 
-test: $(STAMP) $(BROWSER_PREREQUISITE)
-	$(PY) -m ruff check .
-	$(PY) -m pytest -n $(TEST_WORKERS)
-
 # The console's browser tests (tests/browser) drive Debian's chromium, installed here when it
 # is missing (apt-get, through sudo unless root). CHROMIUM=/path/to/chromium uses another
 # Chromium and installs nothing.
 BROWSER_PREREQUISITE := $(if $(CHROMIUM),,/usr/bin/chromium)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+# (Defined before the rules that name it: make expands a rule's prerequisites as it reads it.)
+test: $(STAMP) $(BROWSER_PREREQUISITE)
+	$(PY) -m ruff check .
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 /usr/bin/chromium:
 	@echo "Installing Debian's chromium for the browser tests (tests/browser)"
@@ -77,7 +78,7 @@ screenshots: $(STAMP) $(BROWSER_PREREQUISITE)
 	$(PY) -m local_stack.screenshots docs/console
 
 bench: $(STAMP)
-	$(PY) -m bench.coldstart
+	$(PY) -m bench
 
 # The complete lock first, then the two subsets resolved with it as constraints, so they
 # cannot pin anything differently (tests/artifacts/test_locks.py checks it without network).

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from pynamodb.exceptions import DoesNotExist, UpdateError
 from pynamodb.expressions.condition import Condition
@@ -86,8 +86,17 @@ def stop_wanting_idle(tenant_id: str, device_id: str) -> DeviceModel | None:
     return stop_wanting(tenant_id, device_id, snapshot)
 
 
-def restorable() -> list[tuple[str, str]]:
-    """``(tenant_id, device_id)`` of every device wanted connected and logged in.
+class Restorable(NamedTuple):
+    """A device wanted connected and logged in, and the queue of the host that claimed it last
+    (None once handed back): the takeover pass skips the devices of live hosts by it."""
+
+    tenant_id: str
+    device_id: str
+    host_queue_url: str | None
+
+
+def restorable() -> list[Restorable]:
+    """Every device wanted connected and logged in.
 
     A filtered Scan: it reads the whole devices table (the filter does not reduce the read
     capacity consumed), once per takeover interval per host. Fine for thousands of devices;
@@ -95,8 +104,10 @@ def restorable() -> list[tuple[str, str]]:
     """
     condition = (DeviceModel.wants_connection == True) & (DeviceModel.is_logged_in == True)  # noqa: E712
     return [
-        (record.tenant_id, record.device_id)
-        for record in DeviceModel.scan(condition, attributes_to_get=["tenant_id", "device_id"])
+        Restorable(record.tenant_id, record.device_id, record.host_queue_url)
+        for record in DeviceModel.scan(
+            condition, attributes_to_get=["tenant_id", "device_id", "host_queue_url"]
+        )
     ]
 
 

@@ -1,10 +1,12 @@
 """Restoring and taking over devices that should run but that no live host runs.
 
 On start and then every takeover interval, the host lists the devices wanted connected and
-logged in (:func:`records.restorable`, a Scan: see its cost there), skips those with a live
-lease, and takes the others: lease, session, record claim, connect. A bounded number at
-once, each after a random jitter, so hosts starting together (or taking over the devices
-of a host that died) neither stampede the network nor keep colliding on the same leases.
+logged in (:func:`records.restorable`, a Scan: see its cost there), skips those whose record
+names a live host (one heartbeat read per host, not one lease read per device: see
+:meth:`Ownership.live_hosts`), and takes the others: lease, session, record claim, connect.
+A bounded number at once, each after a random jitter, so hosts starting together (or taking
+over the devices of a host that died) neither stampede the network nor keep colliding on the
+same leases.
 
 A device is restored only from credentials this host can read under ``SESSION_DATA_DIR``
 (a volume shared by the hosts); a host that has none for it lets it go again untouched.
@@ -54,8 +56,10 @@ class Restorer:
     async def restore_once(self) -> None:
         """One pass: take every restorable device no live host runs."""
         candidates = await self._aws(records.restorable)
-        todo = [(tenant, device) for tenant, device in candidates if device not in self._ownership.devices]
-        await asyncio.gather(*(self._take(tenant, device) for tenant, device in todo))
+        todo = [device for device in candidates if device.device_id not in self._ownership.devices]
+        running = await self._ownership.live_hosts({device.host_queue_url for device in todo})
+        todo = [device for device in todo if device.host_queue_url not in running]
+        await asyncio.gather(*(self._take(device.tenant_id, device.device_id) for device in todo))
 
     async def _take(self, tenant_id: str, device_id: str) -> None:
         async with self._slots:
@@ -74,7 +78,7 @@ class Restorer:
 
     async def _take_locked(self, tenant_id: str, device_id: str) -> None:
         own = self._ownership
-        if device_id in own.devices or await own.holder(device_id, consistent=False) is not None:
+        if device_id in own.devices:
             return
         lease = await own.acquire(tenant_id, device_id)
         if lease is None:
