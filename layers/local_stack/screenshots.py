@@ -1,6 +1,7 @@
 """``make screenshots``: pictures of the console's main screens for docs/console.md.
 
-Starts a local stack of its own (simulated network), makes a tenant with a paired device, a
+Starts a local stack of its own (simulated network) and a webhook receiver on loopback, makes
+a tenant with a paired device (a webhook with deliveries, a group with a join request), a
 device waiting to pair and a new one, and photographs each main screen in Debian's chromium at
 1280 px and 360 px wide, as the browser tests drive it. The PNGs are reduced to a small
 palette so the repository stays light.
@@ -9,7 +10,10 @@ palette so the repository stays light.
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -18,6 +22,7 @@ import requests
 from PIL import Image
 from playwright.sync_api import Locator, Page, expect, sync_playwright
 
+from local_stack.receiver import make_server
 from local_stack.stack import LocalStack
 
 WIDTHS = {1280: 860, 360: 780}  # width: height of the window
@@ -31,7 +36,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--hide-scrollbars",
 ]
-PHONE, CONTACT = "4915112345678", "4917000000001"
+PHONE, CONTACT, REQUESTER = "4915112345678", "4917000000001", "4917000000002"
 
 
 class Gateway:
@@ -41,10 +46,11 @@ class Gateway:
         self.base = stack.base_url
         self.master = stack.master_token
 
-    def call(self, method: str, path: str, token: str, body: Any = None) -> dict[str, Any]:
-        response = requests.request(
-            method, self.base + path, json=body, headers={"Authorization": f"Bearer {token}"}, timeout=30
-        )
+    def call(
+        self, method: str, path: str, token: str, body: Any = None, device: str | None = None
+    ) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {token}", **({"X-Device-Id": device} if device else {})}
+        response = requests.request(method, self.base + path, json=body, headers=headers, timeout=30)
         assert response.ok, response.text
         return response.json()
 
@@ -54,7 +60,7 @@ class Gateway:
             assert time.monotonic() < deadline, f"device {device_id} never became {status}"
             time.sleep(0.1)
 
-    def scene(self) -> str:
+    def scene(self, hooks_url: str) -> str:
         """A tenant with three devices (connected, pairing, new); its admin token."""
         token = self.call(
             "POST",
@@ -68,6 +74,7 @@ class Gateway:
         self.call("POST", f"/_simulator/devices/{front}/scan", self.master, {"phone": PHONE})
         self.wait_for(token, front, "connected")
         self.call("POST", "/_simulator/accounts", self.master, {"phone": CONTACT, "name": "Ana"})
+        self.panels(token, front, hooks_url)
         warehouse = self.call("POST", "/devices", token, {"name": "Warehouse"})["device"]["id"]
         self.call("POST", f"/devices/{warehouse}/connect", token)
         self.wait_for(token, warehouse, "pairing")
@@ -79,6 +86,24 @@ class Gateway:
             {"tenant_name": "globex", "email": "admin@globex.example.com", "password": "secret123"},
         )
         return token
+
+    def panels(self, token: str, device: str, hooks_url: str) -> None:
+        """What the Webhooks and Groups panels show: a signed webhook with a delivery (Ana
+        writes), and a group that needs approval, with Ben asking to join."""
+        webhook = {
+            "webhook_url": hooks_url,
+            "enabled_events": ["message.received", "message.sent", "group.joined"],
+            "secret": "s3cret",
+            "headers": {"Authorization": "Bearer receiver-token"},
+        }
+        self.call("POST", "/webhook", token, webhook, device=device)
+        hello = {"to": PHONE, "text": "Hi! Is my order ready?"}
+        self.call("POST", f"/_simulator/accounts/{CONTACT}/messages", self.master, hello)
+        group = {"name": "Orders", "participants": [CONTACT], "options": {"join_approval": True}}
+        jid = self.call("POST", "/groups", token, group, device=device)["group"]["jid"]
+        link = self.call("GET", f"/groups/{jid}/invite", token, device=device)["invite_link"]
+        self.call("POST", "/_simulator/accounts", self.master, {"phone": REQUESTER, "name": "Ben"})
+        self.call("POST", f"/_simulator/accounts/{REQUESTER}/groups/join", self.master, {"link": link})
 
 
 def save(page: Page, path: Path) -> None:
@@ -120,6 +145,22 @@ def photograph(page: Page, url: str, token: str, master: str, width: int, out: P
     scroll_to(page.get_by_role("heading", name="Simulator"))
     save(page, out / f"simulator-{width}.png")
 
+    page.get_by_role("button", name="Show webhooks").click()
+    expect(page.get_by_role("cell", name="message.received", exact=True).first).to_be_visible()
+    scroll_to(page.get_by_role("heading", name="Webhooks", exact=True))
+    save(page, out / f"webhooks-{width}.png")
+    scroll_to(page.get_by_role("heading", name="Delivery log"))
+    save(page, out / f"deliveries-{width}.png")
+    page.get_by_role("button", name="Hide webhooks").click()
+
+    page.get_by_role("button", name="Show groups").click()
+    page.get_by_role("button", name="Orders, 2 members").click()
+    expect(page.get_by_role("button", name=f"Approve {REQUESTER}@s.whatsapp.net")).to_be_visible()
+    page.get_by_role("button", name="Show invite link").click()
+    expect(page.get_by_label("Invite link of Orders")).to_have_value(re.compile("^https://"))
+    scroll_to(page.get_by_role("heading", name="Groups", exact=True))
+    save(page, out / f"groups-{width}.png")
+
     page.get_by_role("button", name="Sign out").click()
     page.get_by_label("Token").fill(master)
     page.get_by_role("button", name="Sign in").click()
@@ -134,9 +175,11 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     expect.set_options(timeout=15_000)
     stack = LocalStack(prefix="shots").start()
+    receiver = make_server(0, None, io.StringIO())  # answers 200 to every delivery
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
     try:
         gateway = Gateway(stack)
-        token = gateway.scene()
+        token = gateway.scene(f"http://127.0.0.1:{receiver.server_port}/hooks")
         with sync_playwright() as driver:
             browser = driver.chromium.launch(
                 executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=CHROMIUM_ARGS
@@ -149,6 +192,8 @@ def main() -> None:
                 context.close()
             browser.close()
     finally:
+        receiver.shutdown()
+        receiver.server_close()
         stack.stop()
 
 
