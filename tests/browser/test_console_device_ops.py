@@ -79,7 +79,9 @@ def test_send_spacing_test_message_and_simulated_contact(console, api) -> None:
 
     # Then the network took it, and the device's account has it
     simulator_panel = page.get_by_role("region", name="Simulator")
-    expect(simulator_panel.get_by_text('"message_id"')).to_be_visible()
+    send_button = page.get_by_role("button", name="Send to device")
+    send_action = simulator_panel.locator(".sim-action", has=send_button)
+    expect(send_action.get_by_text('"message_id"')).to_be_visible()
     sent = simulator(api, "GET", f"/accounts/{contact}/inbox")["sent"]
     assert [(m["to"], m["text"]) for m in sent] == [(f"{phone}@s.whatsapp.net", "hi device")]
 
