@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from bench._cost_bill import Bill
 from bench._cost_measure import Measured, measure
@@ -32,6 +32,8 @@ DAYS = 30.4
 PRICES = {
     "fargate_vcpu_hour": 0.04048,
     "fargate_gb_hour": 0.004445,
+    "fargate_spot_vcpu_hour": 0.01246,  # Spot prices move; a recent us-east-1 figure
+    "fargate_spot_gb_hour": 0.00137,
     "public_ipv4_hour": 0.005,
     "efs_gb_month": 0.30,  # Standard storage
     "efs_write_gb": 0.06,  # Elastic throughput
@@ -47,6 +49,7 @@ PRICES = {
     "s3_thousand_get": 0.0004,
     "s3_gb_month": 0.023,
     "logs_ingest_gb": 0.50,
+    "metric_month": 0.30,
     "xray_million_traces": 5.00,
     "transfer_out_gb": 0.09,
 }
@@ -64,6 +67,9 @@ ASSUMED = {
     "lambda_platform_log_bytes": 350,
     # Items kept: devices, tokens, users, webhook configs and 90 days of sends (~1 KB each).
     "dynamodb_gb": 1.0,
+    # Container Insights on the hosts' cluster (cluster, service and task metrics) and the
+    # delivery function's outcome counts (EMF): custom metrics, billed per metric.
+    "custom_metrics": 30,
 }
 
 
@@ -86,13 +92,15 @@ class Template:
     function_gb: float
     delivery_gb: float
     delivery_batch: int
+    spare_hosts_on_spot: bool
 
 
 def read_template() -> Template:
     from local_stack.template import load_template
 
-    resources = load_template()["Resources"]
-    globals_memory = load_template().get("Globals", {}).get("Function", {}).get("MemorySize", 128)
+    template = load_template()
+    resources = template["Resources"]
+    globals_memory = template.get("Globals", {}).get("Function", {}).get("MemorySize", 128)
     task = resources["SessionHostTaskDefinition"]["Properties"]
     service = resources["SessionHostService"]["Properties"]
     delivery = resources["WebhookDeliveryFunction"]["Properties"]
@@ -104,6 +112,7 @@ def read_template() -> Template:
         function_gb=globals_memory / 1024,
         delivery_gb=delivery.get("MemorySize", globals_memory) / 1024,
         delivery_batch=int(source["BatchSize"]),
+        spare_hosts_on_spot=template["Parameters"]["SpareHostsOnSpot"]["Default"] == "true",
     )
 
 
@@ -130,6 +139,20 @@ def periodic(devices: int, hosts: int) -> Bill:
     return bill
 
 
+def hosts_cost(hosts: int, template: Template) -> float:
+    """A month of the session host tasks: the first on demand, the others on Spot if chosen."""
+    p = PRICES
+
+    def task(kind: str) -> float:
+        return MONTH_HOURS * (
+            template.task_vcpu * p[f"fargate{kind}_vcpu_hour"]
+            + template.task_gb * p[f"fargate{kind}_gb_hour"]
+        )
+
+    spare = task("_spot") if template.spare_hosts_on_spot else task("")
+    return task("") + (hosts - 1) * spare
+
+
 def bill(profile: Profile, measured: Measured, template: Template) -> dict[str, float]:
     """The month's cost of every line, in USD."""
     p, n = PRICES, profile.devices
@@ -153,9 +176,7 @@ def bill(profile: Profile, measured: Measured, template: Template) -> dict[str, 
     store_gb = n * ASSUMED["session_store_mb_per_device"] / 1024
     efs_written_gb = (sends + received) * ASSUMED["session_store_write_kb_per_message"] / 1024**2
     return {
-        "Fargate session hosts": hosts
-        * MONTH_HOURS
-        * (template.task_vcpu * p["fargate_vcpu_hour"] + template.task_gb * p["fargate_gb_hour"]),
+        "Fargate session hosts": hosts_cost(hosts, template),
         "Public IPv4 of the hosts": hosts * MONTH_HOURS * p["public_ipv4_hour"],
         "EFS session stores": store_gb * p["efs_gb_month"] + efs_written_gb * p["efs_write_gb"],
         "DynamoDB writes": requests.wru / 1e6 * p["dynamodb_million_wru"],
@@ -169,6 +190,7 @@ def bill(profile: Profile, measured: Measured, template: Template) -> dict[str, 
         "Lambda requests": invocations / 1e6 * p["lambda_million_requests"],
         "API Gateway (HTTP API)": sends / 1e6 * p["http_api_million_requests"],
         "CloudWatch Logs": log_gb * p["logs_ingest_gb"],
+        "CloudWatch metrics": ASSUMED["custom_metrics"] * p["metric_month"],
         "X-Ray traces (all sampled)": invocations / 1e6 * p["xray_million_traces"],
         "Data transfer out (webhooks)": events
         * measured.webhook_bytes_per_event
@@ -208,6 +230,8 @@ def main() -> None:
     _print_measured(measured)
     lines = bill(profile, measured, template)
     total = sum(lines.values())
+    other = replace(template, spare_hosts_on_spot=not template.spare_hosts_on_spot)
+    other_total = sum(bill(profile, measured, other).values())
     print(
         f"\nprofile: {profile.devices} devices, {profile.sent_per_day:g} sent and "
         f"{profile.received_per_day:g} received per device and day, typing {profile.typing_seconds:g} s"
@@ -216,9 +240,11 @@ def main() -> None:
     for name, cost in sorted(lines.items(), key=lambda item: -item[1]):
         print(f"{name:34} {cost:10.2f} {cost / total:6.1%}")
     print(f"{'total':34} {total:10.2f}")
+    spot = str(other.spare_hosts_on_spot).lower()
+    print(f"with SpareHostsOnSpot={spot}: {other_total:.2f} USD/month")
     print(
         f"cost: ${total / profile.devices:.3f} per device-month at {profile.devices} devices "
-        "(target <= $0.10)"
+        f"(target <= $0.10); ${other_total / profile.devices:.3f} with SpareHostsOnSpot={spot}"
     )
 
 
