@@ -1,10 +1,14 @@
 """Restoring and taking over devices that should run but that no live host runs.
 
 On start and then every takeover interval, the host lists the devices wanted connected and
-logged in (:func:`records.restorable`, a Scan: see its cost there), skips those with a live
-lease, and takes the others: lease, session, record claim, connect. A bounded number at
-once, each after a random jitter, so hosts starting together (or taking over the devices
-of a host that died) neither stampede the network nor keep colliding on the same leases.
+logged in (:func:`records.restorable`, a Query of a sparse index: its cost follows those
+devices, not the table), skips those with a live lease, and takes the others: lease,
+session, record claim, connect. Each device waits a random jitter first, then for one of a
+bounded number of slots (``RESTORE_CONCURRENCY``): hosts starting together (or taking over
+the devices of a host that died) take the devices in different random orders, so they
+neither stampede the network nor keep colliding on the same leases, and the jitter is paid
+once per pass, not once per device (1,000 devices behind 8 slots would otherwise wait
+1,000 x 1 s / 8 on average, two minutes, for the jitter alone).
 
 A device is restored only from credentials this host can read under ``SESSION_DATA_DIR``
 (a volume shared by the hosts); a host that has none for it lets it go again untouched.
@@ -58,8 +62,8 @@ class Restorer:
         await asyncio.gather(*(self._take(tenant, device) for tenant, device in todo))
 
     async def _take(self, tenant_id: str, device_id: str) -> None:
+        await asyncio.sleep(random.uniform(0, self._settings.restore_jitter_seconds))  # noqa: S311
         async with self._slots:
-            await asyncio.sleep(random.uniform(0, self._settings.restore_jitter_seconds))  # noqa: S311
             if self._finishing.is_set():
                 return
             try:
