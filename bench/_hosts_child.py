@@ -1,0 +1,195 @@
+"""The measured process of ``bench.hosts``: one session host, or the simulated network alone.
+
+    python -m bench._hosts_child host <setup.json>
+    python -m bench._hosts_child network <setup.json>
+
+Started by :mod:`bench.hosts` with the local stack's environment (moto runs in the parent, so
+its memory is not in this process). ``setup.json`` names the network's state file, the
+session data directory, the devices, the queues and when the dead host's leases expire.
+Progress lines go to stderr; the last line on stdout is one JSON object of results.
+
+* ``host``: loads the network, starts a ``SessionHost``, measures its RSS idle (the devices'
+  leases are still held by a dead host), waits until the leases expire and every device is
+  connected again (restore), measures RSS again, then sends a command to a sample of devices
+  and has a phone message another sample (the events are counted by the parent).
+* ``network``: the same network and the same credentials, no host: opens and connects the
+  same sessions through the simulated port with a sink that drops events, and measures RSS
+  before and after. That is the simulated network's and adapter's share of the host's growth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+SETTLE_SECONDS = 1.0
+"""Quiet time before an RSS reading (garbage collected first), so work in flight is done."""
+
+
+def rss_kb() -> int:
+    """The process's resident set size (VmRSS), in KiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def settled_rss_kb() -> int:
+    time.sleep(SETTLE_SECONDS)
+    gc.collect()
+    return rss_kb()
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def wait_for(condition: Any, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not within {seconds:.0f} s: {what}")
+        time.sleep(0.05)
+
+
+def run_host(setup: dict[str, Any]) -> dict[str, Any]:
+    from gateway.bus import CommandBus, CommandName, queues
+    from gateway.bus.client import Target
+    from session_host.config import HostSettings
+    from session_host.host import SessionHost
+    from session_host.host_thread import HostThread
+    from session_host.network.simulated import SimulatedNetwork, SimulatedPort
+
+    devices = setup["devices"]
+    network = SimulatedNetwork(Path(setup["state_path"]))
+    settings = HostSettings(
+        data_dir=setup["data_dir"],
+        takeover_interval_seconds=setup["takeover_interval"],
+        **({"restore_concurrency": setup["concurrency"]} if setup["concurrency"] else {}),
+    )
+    host = SessionHost(
+        port=SimulatedPort(network),
+        settings=settings,
+        command_queue_url=setup["command_queue"],
+        events_queue_url=setup["events_queue"],
+    )
+    thread = HostThread(host).start()
+    wait_for(lambda: host.restore_passes() >= 1, 60, "a first restore pass")
+    rss_idle = settled_rss_kb()
+    if time.time() >= setup["leases_expire_at"]:
+        raise RuntimeError("the idle reading came after the dead host's leases expired: raise --lease-wait")
+    say(f"idle host: RSS {rss_idle} KiB, {len(host.owned_devices())} devices")
+
+    wait_for(lambda: time.time() >= setup["leases_expire_at"], 120, "the dead host's leases to expire")
+    expired = setup["leases_expire_at"]
+
+    def all_connected() -> bool:
+        """Every device run here, and connected to the network (owned alone is not enough:
+        a device is owned from its lease on, before its session connects)."""
+        return len(host.owned_devices()) == len(devices) and all(
+            network.connection_count(d["device_id"]) == 1 for d in devices
+        )
+
+    wait_for(all_connected, 300, f"{len(devices)} devices connected")
+    restore_seconds = time.time() - expired
+    say(f"restored {len(devices)} devices {restore_seconds:.1f} s after the leases expired")
+    rss_full = settled_rss_kb()
+    say(f"host with {len(devices)} sessions: RSS {rss_full} KiB")
+
+    sample = devices[: setup["commands"]]
+    bus = CommandBus(queues.sqs_client(), setup["command_queue"])
+    targets = [Target(d["tenant_id"], d["device_id"], host.queue_url) for d in sample]
+    began = time.perf_counter()
+    replies = bus.request_all(CommandName.GET_STATUS_PRIVACY, targets, timeout=60)
+    command_seconds = time.perf_counter() - began
+    answered = sum(1 for reply in replies if reply is not None and reply.ok)
+    say(f"{answered}/{len(sample)} commands answered in {command_seconds:.1f} s")
+
+    for device in devices[: setup["messages"]]:
+        network.send_from_account(setup["sender_phone"], device["phone"], "hello from the bench")
+    events = EventCount(queues.sqs_client(), setup["events_queue"])
+    wanted = {"device.connected": len(devices), "message.received": setup["messages"]}
+    try:
+        wait_for(lambda: events.has(wanted), 120, "the events on the events queue")
+    except TimeoutError as error:
+        say(str(error))
+    thread.kill()  # the bench ends here: nothing to hand back
+    return {
+        "connected_devices": len(events.devices["device.connected"]),
+        "messages_received": len(events.devices["message.received"]),
+        "rss_idle_kb": rss_idle,
+        "rss_full_kb": rss_full,
+        "restore_seconds": restore_seconds,
+        "commands_sent": len(sample),
+        "commands_ok": answered,
+        "command_seconds": command_seconds,
+        "messages_sent": setup["messages"],
+    }
+
+
+class EventCount:
+    """Distinct devices per event name among the envelopes on the events queue (read and deleted)."""
+
+    def __init__(self, sqs: Any, queue_url: str) -> None:
+        self._sqs = sqs
+        self._queue_url = queue_url
+        self.devices: dict[str, set[str]] = {"device.connected": set(), "message.received": set()}
+
+    def has(self, wanted: dict[str, int]) -> bool:
+        """Read what is there now; whether each event name has come from its count of devices."""
+        while messages := self._sqs.receive_message(
+            QueueUrl=self._queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
+        ).get("Messages", []):
+            for message in messages:
+                envelope = json.loads(message["Body"])
+                self.devices.setdefault(envelope["event"], set()).add(envelope["device_id"])
+            entries = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(messages)]
+            self._sqs.delete_message_batch(QueueUrl=self._queue_url, Entries=entries)
+        return all(len(self.devices.get(name, ())) >= count for name, count in wanted.items())
+
+
+def run_network(setup: dict[str, Any]) -> dict[str, Any]:
+    from session_host.network.port import NetworkEvent, SessionState
+    from session_host.network.simulated import SimulatedNetwork, SimulatedPort
+
+    network = SimulatedNetwork(Path(setup["state_path"]))
+    port = SimulatedPort(network)
+
+    async def drop(_event: NetworkEvent) -> None:
+        return None
+
+    async def connect_all() -> list[Any]:
+        sessions = [
+            port.open_session(d["device_id"], data_dir=Path(setup["data_dir"]), sink=drop)
+            for d in setup["devices"]
+        ]
+        for session in sessions:
+            await session.connect()
+        while not all(session.state is SessionState.CONNECTED for session in sessions):
+            await asyncio.sleep(0.05)
+        return sessions
+
+    loop = asyncio.new_event_loop()
+    rss_before = settled_rss_kb()
+    sessions = loop.run_until_complete(connect_all())
+    loop.run_until_complete(asyncio.sleep(SETTLE_SECONDS))
+    gc.collect()
+    rss_after = rss_kb()
+    say(f"network alone: RSS {rss_before} -> {rss_after} KiB with {len(sessions)} sessions")
+    return {"rss_before_kb": rss_before, "rss_after_kb": rss_after}
+
+
+def main() -> None:
+    mode, setup_path = sys.argv[1], sys.argv[2]
+    setup = json.loads(Path(setup_path).read_text())
+    result = run_host(setup) if mode == "host" else run_network(setup)
+    print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()
