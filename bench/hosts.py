@@ -166,9 +166,7 @@ def _write_records(devices: list[dict[str, Any]], off: int) -> None:
                     messaging_jid=device["jid"],
                     host_queue_url=f"http://dead-host/{DEAD_HOST}",
                     wants_connection=True,
-                    restore_shard=restore_shard(
-                        device["device_id"], wants_connection=True, is_logged_in=True
-                    ),
+                    restore_shard=shard,
                     created_at=now,
                     updated_at=now,
                 )
