@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -189,6 +190,7 @@ def main() -> None:
     setup = json.loads(Path(setup_path).read_text())
     result = run_host(setup) if mode == "host" else run_network(setup)
     print(json.dumps(result), flush=True)
+    os._exit(0)  # as a crash: sessions and the host's threads are not wound down one by one
 
 
 if __name__ == "__main__":
