@@ -2,13 +2,14 @@
 
 On start and then every takeover interval, the host lists the devices wanted connected and
 logged in (:func:`records.restorable`, a Query of a sparse index: its cost follows those
-devices, not the table), skips those with a live lease, and takes the others: lease,
-session, record claim, connect. Each device waits a random jitter first, then for one of a
-bounded number of slots (``RESTORE_CONCURRENCY``): hosts starting together (or taking over
-the devices of a host that died) take the devices in different random orders, so they
-neither stampede the network nor keep colliding on the same leases, and the jitter is paid
-once per pass, not once per device (1,000 devices behind 8 slots would otherwise wait
-1,000 x 1 s / 8 on average, two minutes, for the jitter alone).
+devices, not the table), skips those with a live lease of another host (read 100 a call,
+:func:`leases.live`), and takes the others: lease, session, record claim, connect.
+
+Each device waits a random jitter first, then for one of a bounded number of slots
+(``RESTORE_CONCURRENCY``): hosts starting together (or taking over the devices of a host that
+died) take the devices in different random orders, so they neither stampede the network nor
+keep colliding on the same leases, and the jitter is paid once per pass, not once per device
+(1,000 devices behind 8 slots would otherwise wait 1,000 x 1 s / 8, two minutes, for it).
 
 A device is restored only from credentials this host can read under ``SESSION_DATA_DIR``
 (a volume shared by the hosts); a host that has none for it lets it go again untouched.
@@ -20,6 +21,7 @@ import asyncio
 import contextlib
 import random
 
+from gateway import leases
 from gateway.observability import logger
 from session_host import records
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
@@ -59,7 +61,14 @@ class Restorer:
         """One pass: take every restorable device no live host runs."""
         candidates = await self._aws(records.restorable)
         todo = [(tenant, device) for tenant, device in candidates if device not in self._ownership.devices]
-        await asyncio.gather(*(self._take(tenant, device) for tenant, device in todo))
+        held = await self._aws(leases.live, [device for _, device in todo])
+        host_id = self._ownership.host_id
+        free = [
+            (tenant, device)
+            for tenant, device in todo
+            if device not in held or held[device].owner_host_id == host_id
+        ]
+        await asyncio.gather(*(self._take(tenant, device) for tenant, device in free))
 
     async def _take(self, tenant_id: str, device_id: str) -> None:
         await asyncio.sleep(random.uniform(0, self._settings.restore_jitter_seconds))  # noqa: S311
@@ -78,10 +87,10 @@ class Restorer:
 
     async def _take_locked(self, tenant_id: str, device_id: str) -> None:
         own = self._ownership
-        if device_id in own.devices or await own.holder(device_id, consistent=False) is not None:
+        if device_id in own.devices:
             return
         lease = await own.acquire(tenant_id, device_id)
-        if lease is None:
+        if lease is None:  # another host took it since the pass read the leases
             return
         owned = own.open(tenant_id, device_id, lease)
         if owned.session.jid is None:
