@@ -147,6 +147,21 @@ def test_current_hides_expired_leases(device_id: str, t0: float) -> None:
     assert leases.current(f"device-{uuid.uuid4().hex}") is None
 
 
+def test_live_reads_many_leases_and_leaves_out_expired_and_missing_ones(device_id: str, t0: float) -> None:
+    # Given 150 devices with live leases (more than one batch), one expired, one never leased
+    held = [f"device-{uuid.uuid4().hex}" for _ in range(150)]
+    expected = {d: leases.acquire(d, TENANT, "host-a", queue("host-a"), 10_000, now=t0) for d in held}
+    leases.acquire(device_id, TENANT, "host-b", None, 10, now=t0)
+    never = f"device-{uuid.uuid4().hex}"
+
+    # When a restore pass reads them all at once after the short lease's expiry
+    found = leases.live([*held, device_id, never], now=t0 + 100)
+
+    # Then it gets exactly the live leases, as written
+    assert found == expected
+    assert leases.live([]) == {}
+
+
 def test_expired_lists_only_leases_past_expiry(device_id: str, t0: float) -> None:
     # Given one lease that expires early and one that lives long
     old = leases.acquire(device_id, TENANT, "host-a", None, 10, now=t0)
