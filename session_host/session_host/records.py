@@ -108,6 +108,18 @@ def restorable() -> list[tuple[str, str]]:
     ]
 
 
+def index_if_restorable(tenant_id: str, device_id: str) -> bool:
+    """Put a wanted, logged-in record written before the ``restorable`` index into it; False
+    when the record is not (or no longer) such a record, or is indexed already."""
+    shard = restore_shard(device_id, wants_connection=True, is_logged_in=True)
+    condition = (
+        (DeviceModel.wants_connection == True)  # noqa: E712
+        & (DeviceModel.is_logged_in == True)  # noqa: E712
+        & DeviceModel.restore_shard.does_not_exist()
+    )
+    return _apply(DeviceModel(tenant_id, device_id), [DeviceModel.restore_shard.set(shard)], condition)
+
+
 def event_changes(event: NetworkEvent) -> dict[str, Any] | None:
     """The record fields an event changes, or None for events that change none."""
     data = event.data

@@ -21,7 +21,7 @@ from gateway.bus import DeviceSnapshot
 from gateway.models import DeviceModel
 from gateway.models.devices import RESTORE_SHARDS, restore_shard
 from local_stack.stack import LocalStack
-from session_host import records
+from session_host import backfill_restore_index, records
 from session_host.network.port import NetworkEvent
 
 QUEUE = "https://sqs.us-east-1.amazonaws.com/000000000000/test-host"
@@ -171,3 +171,21 @@ def test_a_late_correction_does_not_undo_a_newer_write(new_device: Callable[...,
     # Then the stored device stays out of the index
     assert stored(device_id).restore_shard is None
     assert not in_index(device_id)
+
+
+def test_the_backfill_indexes_devices_written_before_the_index_and_only_them(
+    new_device: Callable[..., str],
+) -> None:
+    # Given a wanted, logged-in device and an off one, both written before the index
+    legacy = new_device(wants_connection=True, is_logged_in=True, host_queue_url=QUEUE)
+    off = new_device(wants_connection=False, is_logged_in=True)
+
+    # When the one-off backfill runs, twice
+    backfill_restore_index.backfill()
+    again = backfill_restore_index.backfill()
+
+    # Then the wanted one is in the index, the off one is not, and the second run did nothing
+    assert in_index(legacy)
+    assert not in_index(off)
+    assert stored(off).restore_shard is None
+    assert again == 0
