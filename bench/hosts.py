@@ -6,17 +6,17 @@ One moto server in this process (the template's tables and queues) stands for AW
 writes what a host restart finds after a crash: ``--devices`` device records wanted connected
 and logged in (in the ``restorable`` index), ``--off`` records of devices that are off (not in
 it), the devices' credentials under a session data directory, the simulated network's state
-(one account and one linked device per record), and a lease per device held by a dead host
-that expires ``--lease-wait`` seconds later. Then, each in a process of its own (moto's memory
-stays here):
+(one account and one linked device per record). Then, each in a process of its own (moto's
+memory stays here):
 
 * **network alone**: the same sessions opened and connected through the simulated port with no
   host: the RSS the simulated network and its sessions add (the floor of the memory figure).
-* **host**: a ``SessionHost`` that first finds every lease still live (idle RSS), then takes
-  every device over once the leases expire (restore time, from expiry to the last device
-  connected), RSS with every session, a command (``get_status_privacy``) to ``--commands``
-  devices through the bus, and a message from a phone to ``--messages`` devices; it counts
-  the ``device.connected`` and ``message.received`` envelopes on its events queue.
+* **host**: every device gets a lease of a dead host; a ``SessionHost`` first finds every
+  lease live (idle RSS), then takes every device over once the leases expire (restore time,
+  from expiry to the last device connected), RSS with every session, a command
+  (``get_status_privacy``) to ``--commands`` devices through the bus, and a message from a
+  phone to ``--messages`` devices; it counts the ``device.connected`` and
+  ``message.received`` envelopes on its events queue.
 
 Figures: the host's own overhead per device, ``(host RSS full - idle) - (network RSS after -
 before)``, over the devices; the restore time against a floor measured in the same run (the
@@ -46,7 +46,6 @@ from local_stack.template import REPO_ROOT, load_template, local_resources
 PREFIX = "benchhosts"
 TENANTS = 10
 SENDER_PHONE = "14440000000"
-DEAD_HOST = "dead-host"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -56,7 +55,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--commands", type=int, default=200, help="devices sent a command (200)")
     parser.add_argument("--messages", type=int, default=100, help="devices a phone messages (100)")
     parser.add_argument("--concurrency", type=int, default=0, help="RESTORE_CONCURRENCY (host default)")
-    parser.add_argument("--lease-wait", type=float, default=15.0, help="seconds until the leases expire (15)")
     parser.add_argument("--takeover-interval", type=float, default=1.0, help="seconds between passes (1)")
     args = parser.parse_args(argv)
 
@@ -99,12 +97,9 @@ def run(args: argparse.Namespace) -> None:
             "commands": min(args.commands, len(devices)),
             "messages": min(args.messages, len(devices)),
             "sender_phone": SENDER_PHONE,
-            "leases_expire_at": 0.0,
         }
         setup_path.write_text(json.dumps(setup))
         network = _child("network", setup_path)
-        setup["leases_expire_at"] = _write_dead_leases(devices, args.lease_wait)
-        setup_path.write_text(json.dumps(setup))
         host = _child("host", setup_path)
     report(args, concurrency, index_read, floor_seconds, network, host)
 
@@ -164,7 +159,7 @@ def _write_records(devices: list[dict[str, Any]], off: int) -> None:
                     is_connected=True,
                     is_logged_in=True,
                     messaging_jid=device["jid"],
-                    host_queue_url=f"http://dead-host/{DEAD_HOST}",
+                    host_queue_url="http://dead-host/queue",
                     wants_connection=True,
                     restore_shard=shard,
                     created_at=now,
@@ -222,27 +217,6 @@ def _restore_floor(devices: list[dict[str, Any]], concurrency: int) -> float:
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         list(pool.map(writes, devices))
     return time.perf_counter() - began
-
-
-def _write_dead_leases(devices: list[dict[str, Any]], wait: float) -> float:
-    """Every device's lease, held by a host that died; returns when they expire (epoch s)."""
-    from gateway.models import LeaseModel
-
-    expires_at = int(time.time() + wait) + 1
-    with LeaseModel.batch_write() as batch:
-        for device in devices:
-            batch.save(
-                LeaseModel(
-                    device["device_id"],
-                    tenant_id=device["tenant_id"],
-                    owner_host_id=DEAD_HOST,
-                    owner_queue_url=f"http://dead-host/{DEAD_HOST}",
-                    epoch=1,
-                    renewed_at=int(time.time()),
-                    expires_at=expires_at,
-                )
-            )
-    return float(expires_at)
 
 
 def _child(mode: str, setup_path: Path) -> dict[str, Any]:
