@@ -10,13 +10,15 @@ Progress lines go to stderr; the last line on stdout is one JSON object of resul
 
 * ``host``: gives every device a lease of a dead host (expiring in an hour), loads the
   network, starts a ``SessionHost`` and measures its RSS idle (its first pass finds every
-  lease live); then rewrites the leases to expire at one moment ``T`` (far enough ahead for
-  the rewrite to end first, so no device can be taken before ``T``), waits until every device
-  is connected again (restore: from ``T``), measures RSS again, sends a command to a sample of
-  devices, has a phone message another sample, and counts the envelopes on the events queue.
+  lease live). Then, twice (the ``warmup`` first devices, then the others): rewrites their
+  leases to expire at one moment ``T`` (far enough ahead for the rewrite to end first, so no
+  device can be taken before ``T``), waits until they are connected again (restore: from
+  ``T``) and measures RSS. Then sends a command to a sample of devices, has a phone message
+  another sample, and counts the envelopes on the events queue.
 * ``network``: the same network and the same credentials, no host: opens and connects the
-  same sessions through the simulated port with a sink that drops events, and measures RSS
-  before and after. That is the simulated network's and adapter's share of the host's growth.
+  same sessions (the warm-up ones, then the others) through the simulated port with a sink
+  that drops events, and measures RSS between. That is the simulated network's and its
+  sessions' share of the host's growth.
 """
 
 from __future__ import annotations
@@ -54,15 +56,25 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def wait_for(condition: Any, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
+def wait_for(condition: Any, seconds: float, what: str, progress: Any = None) -> None:
+    """Poll ``condition``; every 10 s, say ``progress()`` if given."""
+    began = time.monotonic()
+    said = began
     while not condition():
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if now - began > seconds:
             raise TimeoutError(f"not within {seconds:.0f} s: {what}")
+        if progress is not None and now - said >= 10:
+            say(f"  {now - began:.0f} s: {progress()}")
+            said = now
         time.sleep(0.05)
 
 
 def run_host(setup: dict[str, Any]) -> dict[str, Any]:
+    from session_host import config
+
+    # Read by the send dispatchers' module at import: set before the host is imported.
+    config.SEND_POLL_SECONDS = setup["send_poll"]
     from gateway.bus import CommandBus, CommandName, queues
     from gateway.bus.client import Target
     from session_host.config import HostSettings
@@ -76,6 +88,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     settings = HostSettings(
         data_dir=setup["data_dir"],
         takeover_interval_seconds=setup["takeover_interval"],
+        lease_ttl_seconds=setup["lease_ttl"],
         **({"restore_concurrency": setup["concurrency"]} if setup["concurrency"] else {}),
     )
     host = SessionHost(
@@ -91,20 +104,33 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError("the host took devices while the dead host's leases were live")
     say(f"idle host: RSS {rss_idle} KiB")
 
-    expired = float(math.ceil(time.time() + 2 * write_seconds + 1))
-    write_dead_leases(devices, expired)
-    wait_for(lambda: time.time() > expired, 120, "the dead host's leases to expire")
+    def take_over(batch: list[dict[str, Any]], total: int) -> float:
+        """Expire ``batch``'s leases at one moment; seconds from then until the host runs
+        ``total`` devices and every one of ``batch`` is connected to the network (owned alone
+        is not enough: a device is owned from its lease on, before its session connects)."""
+        expired = float(math.ceil(time.time() + 2 * write_seconds * len(batch) / len(devices) + 1))
+        write_dead_leases(batch, expired)
+        wait_for(lambda: time.time() > expired, 120, "the dead host's leases to expire")
 
-    def all_connected() -> bool:
-        """Every device run here, and connected to the network (owned alone is not enough:
-        a device is owned from its lease on, before its session connects)."""
-        return len(host.owned_devices()) == len(devices) and all(
-            network.connection_count(d["device_id"]) == 1 for d in devices
-        )
+        def done() -> bool:
+            return len(host.owned_devices()) == total and all(
+                network.connection_count(d["device_id"]) == 1 for d in batch
+            )
 
-    wait_for(all_connected, 300, f"{len(devices)} devices connected")
-    restore_seconds = time.time() - expired
-    say(f"restored {len(devices)} devices {restore_seconds:.1f} s after the leases expired")
+        def progress() -> str:
+            connected = sum(network.connection_count(d["device_id"]) for d in batch)
+            return f"{len(host.owned_devices())} owned, {connected} of {len(batch)} connected"
+
+        wait_for(done, 300, f"{len(batch)} devices connected", progress)
+        return time.time() - expired
+
+    warmup, measured = devices[: setup["warmup"]], devices[setup["warmup"] :]
+    if warmup:
+        take_over(warmup, len(warmup))
+    rss_warm = settled_rss_kb()
+    say(f"host with {len(warmup)} warm-up sessions: RSS {rss_warm} KiB")
+    restore_seconds = take_over(measured, len(devices))
+    say(f"restored {len(measured)} devices {restore_seconds:.1f} s after the leases expired")
     rss_full = settled_rss_kb()
     say(f"host with {len(devices)} sessions: RSS {rss_full} KiB")
 
@@ -130,6 +156,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
         "connected_devices": len(events.devices["device.connected"]),
         "messages_received": len(events.devices["message.received"]),
         "rss_idle_kb": rss_idle,
+        "rss_warm_kb": rss_warm,
         "rss_full_kb": rss_full,
         "restore_seconds": restore_seconds,
         "commands_sent": len(sample),
@@ -192,24 +219,27 @@ def run_network(setup: dict[str, Any]) -> dict[str, Any]:
     async def drop(_event: NetworkEvent) -> None:
         return None
 
-    async def connect_all() -> list[Any]:
+    async def connect_all(devices: list[dict[str, Any]]) -> list[Any]:
         sessions = [
-            port.open_session(d["device_id"], data_dir=Path(setup["data_dir"]), sink=drop)
-            for d in setup["devices"]
+            port.open_session(d["device_id"], data_dir=Path(setup["data_dir"]), sink=drop) for d in devices
         ]
         for session in sessions:
             await session.connect()
         while not all(session.state is SessionState.CONNECTED for session in sessions):
             await asyncio.sleep(0.05)
+        await asyncio.sleep(SETTLE_SECONDS)
+        gc.collect()
         return sessions
 
     loop = asyncio.new_event_loop()
-    rss_before = settled_rss_kb()
-    sessions = loop.run_until_complete(connect_all())
-    loop.run_until_complete(asyncio.sleep(SETTLE_SECONDS))
-    gc.collect()
+    warmup = loop.run_until_complete(connect_all(setup["devices"][: setup["warmup"]]))
+    rss_before = rss_kb()
+    measured = loop.run_until_complete(connect_all(setup["devices"][setup["warmup"] :]))
     rss_after = rss_kb()
-    say(f"network alone: RSS {rss_before} -> {rss_after} KiB with {len(sessions)} sessions")
+    say(
+        f"network alone: RSS {rss_before} -> {rss_after} KiB "
+        f"from {len(warmup)} to {len(warmup) + len(measured)} sessions"
+    )
     return {"rss_before_kb": rss_before, "rss_after_kb": rss_after}
 
 

@@ -51,11 +51,14 @@ SENDER_PHONE = "14440000000"
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.hosts", description=__doc__.split("\n\n")[0])
     parser.add_argument("--devices", type=int, default=1000, help="devices to restore (1000)")
+    parser.add_argument("--warmup", type=int, default=100, help="devices restored first, apart (100)")
     parser.add_argument("--off", type=int, default=1000, help="devices that are off, not restored (1000)")
     parser.add_argument("--commands", type=int, default=200, help="devices sent a command (200)")
     parser.add_argument("--messages", type=int, default=100, help="devices a phone messages (100)")
     parser.add_argument("--concurrency", type=int, default=0, help="RESTORE_CONCURRENCY (host default)")
     parser.add_argument("--takeover-interval", type=float, default=1.0, help="seconds between passes (1)")
+    parser.add_argument("--lease-ttl", type=float, default=120.0, help="LEASE_TTL_SECONDS (120, see docs)")
+    parser.add_argument("--send-poll", type=float, default=300.0, help="outbox poll, seconds (300, see docs)")
     args = parser.parse_args(argv)
 
     stack = LocalStack(prefix=PREFIX)
@@ -75,14 +78,14 @@ def run(args: argparse.Namespace) -> None:
 
     concurrency = args.concurrency or HostSettings(data_dir="/").restore_concurrency
     with tempfile.TemporaryDirectory() as tmp:
-        devices = [_device(n) for n in range(args.devices)]
+        devices = [_device(n) for n in range(args.warmup + args.devices)]
         setup_path = Path(tmp) / "setup.json"
         began = time.perf_counter()
         data_dir, state_path = _write_network(Path(tmp), devices)
         _write_records(devices, args.off)
         print(f"setup: {len(devices)} + {args.off} records, credentials, network ({_since(began)})")
         index_read = _index_read(devices, args.off)
-        floor_seconds = _restore_floor(devices, concurrency)
+        floor_seconds = _restore_floor(devices[args.warmup :], concurrency)
 
         sqs = queues.sqs_client()
         suffix = uuid.uuid4().hex[:8]
@@ -93,10 +96,13 @@ def run(args: argparse.Namespace) -> None:
             "command_queue": sqs.create_queue(QueueName=f"{PREFIX}-commands-{suffix}")["QueueUrl"],
             "events_queue": sqs.create_queue(QueueName=f"{PREFIX}-events-{suffix}")["QueueUrl"],
             "takeover_interval": args.takeover_interval,
+            "lease_ttl": args.lease_ttl,
+            "send_poll": args.send_poll,
             "concurrency": args.concurrency,
             "commands": min(args.commands, len(devices)),
             "messages": min(args.messages, len(devices)),
             "sender_phone": SENDER_PHONE,
+            "warmup": args.warmup,
         }
         setup_path.write_text(json.dumps(setup))
         network = _child("network", setup_path)
@@ -250,7 +256,7 @@ def report(
     host: dict[str, Any],
 ) -> None:
     n = args.devices
-    host_growth = host["rss_full_kb"] - host["rss_idle_kb"]
+    host_growth = host["rss_full_kb"] - host["rss_warm_kb"]
     network_growth = network["rss_after_kb"] - network["rss_before_kb"]
     own_per_device = (host_growth - network_growth) / n
     restore = host["restore_seconds"]
@@ -270,18 +276,23 @@ def report(
         f"in {host['command_seconds']:.1f} s (all sent at once)"
     )
     print(
-        f"events: device.connected from {host['connected_devices']}/{n} devices, "
+        f"events: device.connected from {host['connected_devices']}/{n + args.warmup} devices, "
         f"message.received {host['messages_received']}/{host['messages_sent']}"
     )
     print(
-        f"memory: host RSS {host['rss_idle_kb']} -> {host['rss_full_kb']} KiB (+{host_growth}); "
-        f"network alone {network['rss_before_kb']} -> {network['rss_after_kb']} KiB (+{network_growth}); "
-        f"per device: host {host_growth / n:.1f} KB = network {network_growth / n:.1f} KB "
-        f"+ host's own {own_per_device:.1f} KB"
+        f"memory: host RSS idle {host['rss_idle_kb']}, with {args.warmup} warm-up devices "
+        f"{host['rss_warm_kb']}, with {args.warmup + n} {host['rss_full_kb']} KiB "
+        f"(+{host_growth} for {n}); network alone +{network_growth} KiB for {n}; per device: "
+        f"{host_growth / n:.1f} KB = network {network_growth / n:.1f} KB + host's own {own_per_device:.1f} KB"
+    )
+    print(
+        f"        (idle -> warm-up: +{host['rss_warm_kb'] - host['rss_idle_kb']} KiB "
+        f"for {args.warmup} devices: "
+        "the AWS clients, threads and buffers of a host at work, paid once)"
     )
     failed = (
         host["commands_ok"] != host["commands_sent"]
-        or host["connected_devices"] != n
+        or host["connected_devices"] != n + args.warmup
         or host["messages_received"] != host["messages_sent"]
     )
     if failed:
