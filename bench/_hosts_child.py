@@ -148,7 +148,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     events = EventCount(queues.sqs_client(), setup["events_queue"])
     wanted = {"device.connected": len(devices), "message.received": setup["messages"]}
     try:
-        wait_for(lambda: events.has(wanted), 120, "the events on the events queue")
+        wait_for(lambda: events.has(wanted), 120, "the events on the events queue", events.counts)
     except TimeoutError as error:
         say(str(error))
     thread.kill()  # the bench ends here: nothing to hand back
@@ -197,16 +197,22 @@ class EventCount:
         self.devices: dict[str, set[str]] = {"device.connected": set(), "message.received": set()}
 
     def has(self, wanted: dict[str, int]) -> bool:
-        """Read what is there now; whether each event name has come from its count of devices."""
-        while messages := self._sqs.receive_message(
-            QueueUrl=self._queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
-        ).get("Messages", []):
+        """Read for up to a second; whether each event name has come from its count of devices."""
+        until = time.monotonic() + 1.0
+        while time.monotonic() < until and (
+            messages := self._sqs.receive_message(
+                QueueUrl=self._queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
+            ).get("Messages", [])
+        ):
             for message in messages:
                 envelope = json.loads(message["Body"])
                 self.devices.setdefault(envelope["event"], set()).add(envelope["device_id"])
             entries = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(messages)]
             self._sqs.delete_message_batch(QueueUrl=self._queue_url, Entries=entries)
         return all(len(self.devices.get(name, ())) >= count for name, count in wanted.items())
+
+    def counts(self) -> str:
+        return ", ".join(f"{name} {len(ids)}" for name, ids in sorted(self.devices.items()))
 
 
 def run_network(setup: dict[str, Any]) -> dict[str, Any]:
