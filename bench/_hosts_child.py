@@ -31,6 +31,7 @@ import os
 import sys
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -131,10 +132,13 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
         take_over(warmup, len(warmup))
     rss_warm = settled_rss_kb()
     say(f"host with {len(warmup)} warm-up sessions: RSS {rss_warm} KiB")
+    if setup["trace"]:
+        tracemalloc.start()
     restore_seconds = take_over(measured, len(devices))
     say(f"restored {len(measured)} devices {restore_seconds:.1f} s after the leases expired")
     rss_full = settled_rss_kb()
     say(f"host with {len(devices)} sessions: RSS {rss_full} KiB")
+    traced_kb = tracemalloc.get_traced_memory()[0] // 1024 if setup["trace"] else None
 
     sample = devices[: setup["commands"]]
     bus = CommandBus(queues.sqs_client(), setup["command_queue"])
@@ -158,6 +162,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
         "messages_received": len(events.devices["message.received"]),
         "rss_idle_kb": rss_idle,
         "rss_warm_kb": rss_warm,
+        "traced_kb": traced_kb,
         "rss_full_kb": rss_full,
         "restore_seconds": restore_seconds,
         "commands_sent": len(sample),
@@ -250,13 +255,16 @@ def run_network(setup: dict[str, Any]) -> dict[str, Any]:
     loop = asyncio.new_event_loop()
     warmup = loop.run_until_complete(connect_all(setup["devices"][: setup["warmup"]]))
     rss_before = rss_kb()
+    if setup["trace"]:
+        tracemalloc.start()
     measured = loop.run_until_complete(connect_all(setup["devices"][setup["warmup"] :]))
     rss_after = rss_kb()
+    traced_kb = tracemalloc.get_traced_memory()[0] // 1024 if setup["trace"] else None
     say(
         f"network alone: RSS {rss_before} -> {rss_after} KiB "
         f"from {len(warmup)} to {len(warmup) + len(measured)} sessions"
     )
-    return {"rss_before_kb": rss_before, "rss_after_kb": rss_after}
+    return {"rss_before_kb": rss_before, "rss_after_kb": rss_after, "traced_kb": traced_kb}
 
 
 def main() -> None:

@@ -58,6 +58,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--concurrency", type=int, default=0, help="RESTORE_CONCURRENCY (host default)")
     parser.add_argument("--takeover-interval", type=float, default=1.0, help="seconds between passes (1)")
     parser.add_argument("--floor-sample", type=int, default=200, help="devices the floor is timed on (200)")
+    parser.add_argument(
+        "--trace", action="store_true", help="also the live heap per device (tracemalloc; slows the restore)"
+    )
     parser.add_argument("--lease-ttl", type=float, default=120.0, help="LEASE_TTL_SECONDS (120, see docs)")
     parser.add_argument("--send-poll", type=float, default=300.0, help="outbox poll, seconds (300, see docs)")
     args = parser.parse_args(argv)
@@ -104,6 +107,7 @@ def run(args: argparse.Namespace) -> None:
             "messages": min(args.messages, len(devices)),
             "sender_phone": SENDER_PHONE,
             "warmup": args.warmup,
+            "trace": args.trace,
         }
         setup_path.write_text(json.dumps(setup))
         network = _child("network", setup_path)
@@ -294,6 +298,12 @@ def report(
         f"for {args.warmup} devices: "
         "the AWS clients, threads and buffers of a host at work, paid once)"
     )
+    if args.trace:
+        live = (host["traced_kb"] - network["traced_kb"]) / n
+        print(
+            f"live heap (tracemalloc, from the warm-up on): host {host['traced_kb']} KiB, network alone "
+            f"{network['traced_kb']} KiB for {n}: host's own {live:.1f} KB/device (restore slowed by tracing)"
+        )
     failed = (
         host["commands_ok"] != host["commands_sent"]
         or host["connected_devices"] != n + args.warmup
