@@ -138,7 +138,8 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     say(f"restored {len(measured)} devices {restore_seconds:.1f} s after the leases expired")
     rss_full = settled_rss_kb()
     say(f"host with {len(devices)} sessions: RSS {rss_full} KiB")
-    traced_kb = tracemalloc.get_traced_memory()[0] // 1024 if setup["trace"] else None
+    traced_kb = tracemalloc.get_traced_memory()[0] // 1024 if setup["trace"] else 0
+    tracing_kb = tracemalloc.get_tracemalloc_memory() // 1024 if setup["trace"] else 0
 
     sample = devices[: setup["commands"]]
     bus = CommandBus(queues.sqs_client(), setup["command_queue"])
@@ -163,6 +164,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
         "rss_idle_kb": rss_idle,
         "rss_warm_kb": rss_warm,
         "traced_kb": traced_kb,
+        "tracing_kb": tracing_kb,
         "rss_full_kb": rss_full,
         "restore_seconds": restore_seconds,
         "commands_sent": len(sample),
@@ -259,12 +261,18 @@ def run_network(setup: dict[str, Any]) -> dict[str, Any]:
         tracemalloc.start()
     measured = loop.run_until_complete(connect_all(setup["devices"][setup["warmup"] :]))
     rss_after = rss_kb()
-    traced_kb = tracemalloc.get_traced_memory()[0] // 1024 if setup["trace"] else None
+    traced_kb = tracemalloc.get_traced_memory()[0] // 1024 if setup["trace"] else 0
+    tracing_kb = tracemalloc.get_tracemalloc_memory() // 1024 if setup["trace"] else 0
     say(
         f"network alone: RSS {rss_before} -> {rss_after} KiB "
         f"from {len(warmup)} to {len(warmup) + len(measured)} sessions"
     )
-    return {"rss_before_kb": rss_before, "rss_after_kb": rss_after, "traced_kb": traced_kb}
+    return {
+        "rss_before_kb": rss_before,
+        "rss_after_kb": rss_after,
+        "traced_kb": traced_kb,
+        "tracing_kb": tracing_kb,
+    }
 
 
 def main() -> None:
