@@ -20,7 +20,7 @@ UV := $(VENV)/bin/uv
 LOCK_FLAGS := --quiet --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
 	--custom-compile-command "make lock"
 
-.PHONY: run receiver test lint format openapi bench clean lock upgrade
+.PHONY: run receiver test lint format openapi screenshots bench clean lock upgrade
 
 $(STAMP): pyproject.toml layers/local_stack/pyproject.toml $(LOCK)
 	@echo "Setting up $(VENV): installing the locked dependencies (~110 packages; 1-2 minutes the first time)"
@@ -46,9 +46,21 @@ receiver: $(STAMP)
 # takes half the time on CI's two cores. TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
 
-test: $(STAMP)
+# The console's browser tests (tests/browser) drive Debian's chromium, installed here when it
+# is missing (apt-get, through sudo unless root). CHROMIUM=/path/to/chromium uses another
+# Chromium and installs nothing.
+BROWSER_PREREQUISITE := $(if $(CHROMIUM),,/usr/bin/chromium)
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+# (Defined before the rules that name it: make expands a rule's prerequisites as it reads it.)
+test: $(STAMP) $(BROWSER_PREREQUISITE)
 	$(PY) -m ruff check .
 	$(PY) -m pytest -n $(TEST_WORKERS)
+
+/usr/bin/chromium:
+	@echo "Installing Debian's chromium for the browser tests (tests/browser)"
+	$(SUDO) apt-get update
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
@@ -61,8 +73,12 @@ format: $(STAMP)
 openapi: $(STAMP)
 	$(PY) -m local_stack.openapi docs/openapi.json
 
+# The console's pictures in docs/console/ (docs/console.md), taken in the tests' browser.
+screenshots: $(STAMP) $(BROWSER_PREREQUISITE)
+	$(PY) -m local_stack.screenshots docs/console
+
 bench: $(STAMP)
-	$(PY) -m bench.coldstart
+	$(PY) -m bench
 
 # The complete lock first, then the two subsets resolved with it as constraints, so they
 # cannot pin anything differently (tests/artifacts/test_locks.py checks it without network).

@@ -6,7 +6,8 @@
 ``bare`` imports only the libraries every function loads; otherwise the function's handler
 module is imported and called once with the event, as the Lambda runtime would. Prints one
 line, ``MARKER`` followed by a JSON result, to stdout (the function's own log lines may come
-before it). Times are ``perf_counter`` differences from the first line of this script.
+before it). Times are ``perf_counter`` differences from the first line of this script;
+``cpu_ms`` is the interpreter's CPU time (user + system) from its start to the answer.
 With ``--clients`` (a separate, untimed run), the botocore clients created while importing
 the handler module and while answering the request are counted and timed too.
 """
@@ -17,6 +18,7 @@ STARTED = time.perf_counter()
 
 import importlib  # noqa: E402 - imported after the clock starts, on purpose
 import json  # noqa: E402
+import resource  # noqa: E402
 import sys  # noqa: E402
 from types import SimpleNamespace  # noqa: E402
 
@@ -26,6 +28,12 @@ BARE_IMPORTS = ("fastapi", "mangum", "boto3", "pynamodb", "aws_lambda_powertools
 
 def _ms(since: float) -> float:
     return (time.perf_counter() - since) * 1000
+
+
+def _cpu_ms() -> float:
+    """CPU time (user + system) of this interpreter since it started."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return (usage.ru_utime + usage.ru_stime) * 1000
 
 
 def _count_clients() -> dict[str, float]:
@@ -52,7 +60,7 @@ def main() -> None:
     if mode == "bare":
         for name in BARE_IMPORTS:
             importlib.import_module(name)
-        result = {"import_ms": _ms(STARTED), "total_ms": _ms(STARTED)}
+        result = {"import_ms": _ms(STARTED), "total_ms": _ms(STARTED), "cpu_ms": _cpu_ms()}
     else:
         event = json.loads(sys.argv[2])
         clients = _count_clients() if "--clients" in sys.argv[3:] else None
@@ -70,6 +78,7 @@ def main() -> None:
         result = {
             "import_ms": import_ms,
             "total_ms": _ms(STARTED),
+            "cpu_ms": _cpu_ms(),
             "status": response["statusCode"],
             "body": response["body"][:200],
         }

@@ -63,6 +63,7 @@ More in docs/devices.md, docs/simulator.md and docs/webhooks.md."""
     return f"""
 Messaging gateway running locally
   base URL:      {base}
+  console:       {base}/console (sign in with a user token or the master token)
   master token:  {master_token}
   AWS (moto):    {stack.endpoint}
   session host:  {hosts} ({network} network)

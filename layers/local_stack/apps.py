@@ -33,8 +33,10 @@ def local_app(network: SimulatedNetwork | None = None) -> FastAPI:
     is served too: it exists only here, never behind API Gateway.
     """
     from gateway.web import create_app
+    from platform_api.console import router as console
 
-    routers = function_routers()
+    # The browser console is the platform function's too, but no API: not in the route table.
+    routers = [*function_routers(), console]
     if network is not None:
         from gateway.web.auth import require_master
         from session_host.network.simulated.control import control_router

@@ -1,8 +1,10 @@
 """The local stand-in for the events queue's Lambda event source mapping.
 
-A poller thread receives up to 10 messages at a time from the events queue and hands each
-batch, as the SQS event Lambda would build, to the delivery function's real ``handler`` on one
-of a few invoker threads (Lambda runs concurrent invocations the same way). After the handler
+A poller thread gathers batches from the events queue as the mapping declared in template.yaml
+does (up to ``BatchSize`` messages, 10 per receive, for at most
+``MaximumBatchingWindowInSeconds`` after the first one) and hands each, as the SQS event Lambda
+would build, to the delivery function's real ``handler`` on one of a few invoker threads
+(Lambda runs concurrent invocations the same way). After the handler
 returns, the records it did not list in ``batchItemFailures`` are deleted; the failed ones stay
 and come back when their visibility timeout, set by the handler, runs out. An invocation that
 raises deletes nothing. Local delivery therefore follows the same code and the same retry
@@ -12,9 +14,9 @@ The poller long-polls (one-second polls: moto answers at once when a message is 
 moto wakes a long poll only once a second for a message whose visibility timeout ran out,
 which would blur the 1 s, 2 s, 3 s retry timing; so for as long as a retry may be due (the
 longest retry delay after an invocation reported failures) it short-polls every
-``poll_interval`` seconds instead. Other differences from AWS, on purpose: it does not wait up
-to the mapping's one-second batching window to fill a batch, and the handler runs without its
-logger's Lambda-context decorator (see :func:`_delivery_handler`).
+``poll_interval`` seconds instead; so does it while it fills a batch. Another difference from
+AWS, on purpose: the handler runs without its logger's Lambda-context decorator (see
+:func:`_delivery_handler`).
 """
 
 from __future__ import annotations
@@ -29,12 +31,19 @@ from typing import Any
 
 from gateway.bus.queues import sqs_client
 from gateway.observability import logger
-from gateway.webhooks.delivery.constants import MAX_BATCH_SIZE, MAX_RETRY_DELAY_SECONDS
+from gateway.webhooks.delivery.constants import MAX_RETRY_DELAY_SECONDS
+from local_stack.template import SqsEventSource, load_template, sqs_event_source
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 LONG_POLL_SECONDS = 1  # also how long stop() may wait for the poller
+RECEIVE_LIMIT = 10  # messages per ReceiveMessage (SQS's limit)
 FUNCTION_NAME = "WebhookDeliveryFunction"
+
+
+def template_event_source() -> SqsEventSource:
+    """The delivery function's event source mapping, as template.yaml declares it."""
+    return sqs_event_source(load_template(), FUNCTION_NAME)
 
 
 @dataclass
@@ -93,9 +102,11 @@ class DeliveryWorker:
         *,
         invokers: int = 4,
         poll_interval: float = 0.05,
+        source: SqsEventSource | None = None,
     ) -> None:
         self._queue_url = queue_url
         self._handler = handler or _delivery_handler()
+        self._source = source or template_event_source()
         self._poll_interval = poll_interval
         self._slots = threading.Semaphore(invokers)
         self._invokers = ThreadPoolExecutor(max_workers=invokers, thread_name_prefix="delivery-invoke")
@@ -104,7 +115,7 @@ class DeliveryWorker:
         self._poller = threading.Thread(target=self._poll, name="delivery-poller", daemon=True)
 
     def start(self) -> DeliveryWorker:
-        sqs = sqs_client()
+        sqs = self._sqs = sqs_client()
         attributes = sqs.get_queue_attributes(QueueUrl=self._queue_url, AttributeNames=["QueueArn"])
         self._queue_arn = attributes["Attributes"]["QueueArn"]
         self._region = self._queue_arn.split(":")[3]
@@ -118,29 +129,56 @@ class DeliveryWorker:
         self._invokers.shutdown(wait=True)
 
     def _poll(self) -> None:
-        sqs = sqs_client()
         while not self._stopped.is_set():
             if not self._slots.acquire(timeout=self._poll_interval):
                 continue  # every invoker busy: leave the messages to the queue for now
-            retries_due = time.monotonic() < self._short_polls_until
-            pause = retries_due  # a short poll, or a failed one, is followed by a pause
-            try:
-                messages = sqs.receive_message(
-                    QueueUrl=self._queue_url,
-                    MaxNumberOfMessages=MAX_BATCH_SIZE,
-                    WaitTimeSeconds=0 if retries_due else LONG_POLL_SECONDS,
-                    MessageSystemAttributeNames=["All"],
-                    MessageAttributeNames=["All"],
-                ).get("Messages", [])
-            except Exception:  # moto going away at shutdown, or a transient error
-                logger.exception("polling the events queue failed")
-                messages, pause = [], True
-            if not messages:
+            messages = self._gather()
+            if messages:
+                self._invokers.submit(self._invoke, messages)
+            else:
                 self._slots.release()
-                if pause:
+
+    def _gather(self) -> list[dict[str, Any]]:
+        """One batch: up to ``BatchSize`` messages, gathered for at most the batching window
+        after the first one arrived. Empty after a poll that found nothing."""
+        batch: list[dict[str, Any]] = []
+        window_ends = 0.0
+        while len(batch) < self._source.batch_size and not self._stopped.is_set():
+            if batch and time.monotonic() >= window_ends:
+                break
+            retries_due = time.monotonic() < self._short_polls_until
+            received = self._receive(
+                min(RECEIVE_LIMIT, self._source.batch_size - len(batch)),
+                wait=0 if batch or retries_due else LONG_POLL_SECONDS,
+            )
+            if received is None:  # a failed poll: pause, and hand on what was gathered
+                self._stopped.wait(self._poll_interval)
+                return batch
+            if not received and not batch:
+                if retries_due:  # a short poll found nothing: pause
                     self._stopped.wait(self._poll_interval)
-                continue
-            self._invokers.submit(self._invoke, messages)
+                return []
+            if not batch:
+                window_ends = time.monotonic() + self._source.batching_window_seconds
+            batch += received
+            if not received:  # the queue is drained for now: wait for more, within the window
+                self._stopped.wait(min(self._poll_interval, max(0.0, window_ends - time.monotonic())))
+        return batch
+
+    def _receive(self, count: int, wait: int) -> list[dict[str, Any]] | None:
+        """Up to ``count`` messages; ``None`` when the receive failed."""
+        try:
+            messages: list[dict[str, Any]] = self._sqs.receive_message(
+                QueueUrl=self._queue_url,
+                MaxNumberOfMessages=count,
+                WaitTimeSeconds=wait,
+                MessageSystemAttributeNames=["All"],
+                MessageAttributeNames=["All"],
+            ).get("Messages", [])
+        except Exception:  # moto going away at shutdown, or a transient error
+            logger.exception("polling the events queue failed")
+            return None
+        return messages
 
     def _invoke(self, messages: list[dict[str, Any]]) -> None:
         try:
@@ -150,10 +188,13 @@ class DeliveryWorker:
             if failed:  # they come back within the longest retry delay
                 self._short_polls_until = time.monotonic() + MAX_RETRY_DELAY_SECONDS + 1
             done = [m for m in messages if m["MessageId"] not in failed]
-            if done:
-                sqs_client().delete_message_batch(
+            for start in range(0, len(done), RECEIVE_LIMIT):  # DeleteMessageBatch takes 10 too
+                self._sqs.delete_message_batch(
                     QueueUrl=self._queue_url,
-                    Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)],
+                    Entries=[
+                        {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]}
+                        for i, m in enumerate(done[start : start + RECEIVE_LIMIT])
+                    ],
                 )
         except Exception:  # as in Lambda: a failed invocation leaves its whole batch on the queue
             logger.exception("a delivery invocation failed; its records stay on the queue")

@@ -65,3 +65,23 @@ def local_resources(template: dict[str, Any]) -> LocalResources:
         if isinstance(value, dict) and value.get("Ref") in tables.keys() | queues.keys() | buckets.keys()
     }
     return LocalResources(tables=tables, queues=queues, buckets=buckets, environment=environment)
+
+
+@dataclass(frozen=True)
+class SqsEventSource:
+    """A function's SQS event source mapping, as the template declares it."""
+
+    batch_size: int
+    batching_window_seconds: float
+    report_batch_item_failures: bool
+
+
+def sqs_event_source(template: dict[str, Any], function: str) -> SqsEventSource:
+    """The (one) SQS event source of ``function``."""
+    events = template["Resources"][function]["Properties"]["Events"].values()
+    (props,) = [event["Properties"] for event in events if event["Type"] == "SQS"]
+    return SqsEventSource(
+        batch_size=int(props.get("BatchSize", 10)),
+        batching_window_seconds=float(props.get("MaximumBatchingWindowInSeconds", 0)),
+        report_batch_item_failures="ReportBatchItemFailures" in props.get("FunctionResponseTypes", []),
+    )

@@ -28,8 +28,6 @@ EVENT_SENDERS = 4
 """SendMessageBatch calls in flight at once."""
 EVENT_FLUSH_SECONDS = 30.0
 """How long a clean stop waits for the last envelopes to be published."""
-RENEW_CONCURRENCY = 16
-"""Lease renewals in flight at once."""
 AWS_THREADS = 32
 """Threads for the host's blocking AWS calls (long polls have their own)."""
 DEFAULT_EXECUTOR_THREADS = 64
@@ -64,9 +62,10 @@ class HostSettings(BaseSettings):
 
     model_config = SettingsConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 
-    # Names the host's own command queue (``<prefix>-h-<host_id>``) and its leases. A fixed id
-    # lets a restarted host re-acquire its own live leases at once; it must not be reused
-    # within 60 s of a clean stop (SQS refuses a deleted queue's name for that long).
+    # Names the host's own command queue (``<prefix>-h-<host_id>``), its heartbeat and its
+    # leases. A host restarted with a fixed id after a crash waits for its previous heartbeat
+    # to expire before taking devices; the id must not be reused within 60 s of a clean stop
+    # (SQS refuses a deleted queue's name for that long).
     host_id: str = Field(
         default_factory=_new_host_id, alias="SESSION_HOST_ID", pattern=r"^[A-Za-z0-9_-]{1,16}$"
     )
@@ -81,7 +80,7 @@ class HostSettings(BaseSettings):
 
     @property
     def renew_every_seconds(self) -> float:
-        """Leases are renewed three times per TTL, so one failed renewal never loses a device."""
+        """The heartbeat is renewed three times per TTL, so one failed renewal never loses a device."""
         return self.lease_ttl_seconds / 3
 
     @property

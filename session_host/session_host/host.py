@@ -3,10 +3,10 @@
 One asyncio service per process (or several in one process, each on its own loop, for the
 tests and the local stack: see :mod:`session_host.host_thread`). It consumes two command
 queues: its own (``<prefix>-h-<host_id>``, named on the records of the devices it runs) and
-the shared one, where commands for devices no host runs arrive. Background work: lease
-renewal (:mod:`.lease_keeper`), restore and takeover (:mod:`.restore`), event publishing
-(:mod:`.publisher`), its queue's heartbeat, the sweep of bus queues whose owner is gone,
-and the liveness file (:mod:`.liveness`).
+the shared one, where commands for devices no host runs arrive. Background work: the host
+heartbeat that keeps every device lease live (:mod:`.lease_keeper`), restore and takeover
+(:mod:`.restore`), event publishing (:mod:`.publisher`), its queue's heartbeat, the sweep of
+bus queues whose owner is gone, and the liveness file (:mod:`.liveness`).
 
 The network port is injected, so tests and the local stack can run several hosts against
 one :class:`~session_host.network.simulated.SimulatedNetwork`.
@@ -104,6 +104,11 @@ class SessionHost:
     async def start(self) -> None:
         self.queue_url = await self._aws(queues.create_dynamic_queue, queues.HOST_QUEUE, self.host_id)
         self._ownership.queue_url = self.queue_url
+        try:
+            if not await self._ownership.begin_tenure():
+                logger.warning("a live heartbeat of this host id remains; waiting for it to expire")
+        except AWS_ERRORS as error:  # the heartbeat keeper tries again
+            logger.warning("host tenure not begun", extra={"error": str(error)})
         self._publisher.start()
         self._consumers = [
             self._consumer(
@@ -132,7 +137,8 @@ class SessionHost:
 
     async def stop(self) -> None:
         """Clean stop: no new commands, sessions closed and handed back (another host restores
-        them), leases released, events flushed, the host's queue deleted."""
+        them), leases released and the heartbeat deleted, events flushed, the host's queue
+        deleted."""
         if self._stopped:
             return
         self._stopped = True
@@ -149,6 +155,7 @@ class SessionHost:
             await asyncio.gather(*(self._hand_back(device, slots) for device in owned))
         await self._ownership.senders.drain()
         await _cancel([self._renewing] if self._renewing else [])
+        await self._ownership.end_tenure()
         await self._publisher.stop(EVENT_FLUSH_SECONDS)
         await self._move_leftovers()
         for consumer in self._consumers:
@@ -162,8 +169,8 @@ class SessionHost:
         logger.info("session host stopped", extra={"host_id": self.host_id})
 
     def abandon(self) -> None:
-        """Stop taking commands and nothing else: sessions, leases and the queue are left as
-        a process that died leaves them. For tests that model a crash; thread-safe."""
+        """Stop taking commands and nothing else: sessions, leases, the heartbeat and the queue
+        are left as a process that died leaves them. For tests that model a crash; thread-safe."""
         self._stopped = True
         for consumer in self._consumers:
             consumer.stop()

@@ -1,10 +1,12 @@
-"""Renewing the leases of every device this host runs.
+"""Keeping the host tenure alive: one heartbeat renewal per ``ttl / 3``, whatever the number of
+devices the host runs (see :mod:`gateway.leases`).
 
-Every ``ttl / 3`` seconds each held lease is renewed (a bounded number at once). A renewal
-answered with ``None`` means another host took the device over: its session is closed at
-once. A renewal that fails or hangs changes nothing here: if no later one succeeds, the
-tenure's expiry timer (see :meth:`Ownership._arm_expiry`) closes the session before the
-lease expires, since from then on another host may take the device over.
+A renewal answered with ``None`` means the tenure is over (it lapsed, or was replaced): every
+session is closed at once. A renewal that fails or hangs changes nothing here: if no later one
+succeeds, the tenure's expiry timer (see :meth:`Ownership._arm_expiry`) closes the sessions
+before the heartbeat expires, since from then on other hosts may take the devices over. With
+no live tenure (after a lapse, or a start that found one of a crashed process of the same
+host id), each round tries to begin a new one; the devices come back through restore passes.
 """
 
 from __future__ import annotations
@@ -14,8 +16,7 @@ import asyncio
 from gateway import leases
 from gateway.observability import logger
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
-from session_host.config import RENEW_CONCURRENCY, HostSettings
-from session_host.owned import OwnedDevice
+from session_host.config import HostSettings
 from session_host.ownership import Ownership
 
 
@@ -25,33 +26,29 @@ class LeaseKeeper:
         self._aws = aws
         self._ttl = settings.lease_ttl_seconds
         self._every = settings.renew_every_seconds
-        self._slots = asyncio.Semaphore(RENEW_CONCURRENCY)
 
     async def run(self) -> None:
         while True:
             await asyncio.sleep(self._every)
-            await self.renew_all()
-
-    async def renew_all(self) -> None:
-        owned = list(self._ownership.devices.values())
-        await asyncio.gather(*(self._renew(device) for device in owned))
-
-    async def _renew(self, owned: OwnedDevice) -> None:
-        async with self._slots:
-            lease = owned.lease
-            if not owned.active:
-                return
             try:
-                async with asyncio.timeout(self._every):
-                    renewed = await self._aws(leases.renew, lease, self._ttl)
-            except (TimeoutError, *AWS_ERRORS) as error:
-                logger.warning(
-                    "lease renewal failed", extra={"device_id": owned.device_id, "error": repr(error)}
-                )
-                return
-            if not owned.active or owned.lease is not lease:
-                return
-            if renewed is None:
-                await self._ownership.lose(owned, "taken over by another host")
-            else:
-                self._ownership.renewed(owned, renewed)
+                await self.beat()
+            except Exception:  # a bug must not end the heartbeat for good
+                logger.exception("host heartbeat round failed")
+
+    async def beat(self) -> None:
+        """One round: renew the tenure, or begin one if there is none."""
+        own = self._ownership
+        tenure = own.tenure
+        try:
+            async with asyncio.timeout(self._every):
+                if tenure is None:
+                    await own.begin_tenure()
+                    return
+                renewed = await self._aws(leases.renew, tenure, self._ttl)
+        except (TimeoutError, *AWS_ERRORS) as error:
+            logger.warning("host heartbeat failed", extra={"error": repr(error)})
+            return
+        if renewed is None:
+            own.lapse(tenure, "heartbeat refused: the tenure lapsed or was replaced")
+        else:
+            own.renewed(renewed)

@@ -29,7 +29,6 @@ class OwnedDevice:
     session: DeviceSession = field(init=False)
     active: bool = True
     ending: bool = False
-    expiry_timer: asyncio.TimerHandle | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def notify(self) -> None:

@@ -1,12 +1,18 @@
 """The devices this host runs: taking a device, and the three ways a tenure ends.
 
+The host works under one host tenure at a time (:attr:`Ownership.tenure`, see
+:mod:`gateway.leases`): every device lease it takes names it, and one heartbeat renewal keeps
+them all live. If the heartbeat is not renewed in time, or a renewal is refused, every device
+of the tenure is lost at once (:meth:`Ownership.lapse`) and a new tenure begins.
+
 * :meth:`Ownership.retire`: a clean end (command, clean stop, pairing window over). The
   session is closed while the tenure still counts, so its last events are recorded and
   published; then the record is updated and the lease released.
-* :meth:`Ownership.lose`: the lease was taken over or expired unrenewed. The tenure ends
-  first (later events are ignored), then the session is closed; the record and the lease
-  are left to the new owner.
-* Ending the process without either (a crash): leases expire and other hosts take over.
+* :meth:`Ownership.lapse`: the host tenure lapsed (its heartbeat expired unrenewed, or a
+  renewal was refused). Every device's tenure ends first (later events are ignored), then
+  the sessions are closed; the records and the leases are left to the new owners.
+* Ending the process without either (a crash): the heartbeat expires and other hosts take
+  the devices over.
 
 Every start and clean end of a tenure runs under the device's lock (:attr:`Ownership.locks`);
 losing one does not wait for it.
@@ -16,13 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from enum import Enum
 from typing import Any
 
 from gateway import leases
-from gateway.bus import DeviceSnapshot
-from gateway.leases import Lease
+from gateway.bus import DeviceSnapshot, queues
+from gateway.leases import Lease, Tenure
 from gateway.observability import logger
 from session_host import records
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
@@ -63,38 +69,104 @@ class Ownership:
         self._publisher = publisher
         # Every tenure sends its device's outbox while it lasts.
         self.senders = Senders(HostOutbox(aws), self.publish)
+        self.tenure: Tenure | None = None  # the host tenure, None between a lapse and the next
+        self._lapsed: Tenure | None = None  # the last one that lapsed, which the next replaces
+        self._tenure_timer: asyncio.TimerHandle | None = None
 
     @property
     def host_id(self) -> str:
         return self._settings.host_id
 
-    # --- starting a tenure --------------------------------------------------------------
+    # --- the host tenure ----------------------------------------------------------------
+
+    async def begin_tenure(self) -> bool:
+        """Start a host tenure; False while a live one of this host id (a crashed process of
+        the same ``SESSION_HOST_ID``) still holds the heartbeat: try again later."""
+        tenure = await self.aws(leases.begin, self.host_id, self._settings.lease_ttl_seconds, self._lapsed)
+        if tenure is None:
+            return False
+        self.tenure = tenure
+        self._arm_expiry(tenure)
+        logger.info("host tenure begun", extra={"host_id": self.host_id})
+        return True
+
+    def renewed(self, tenure: Tenure) -> None:
+        """A heartbeat renewal succeeded: every device of the tenure lives until its new expiry."""
+        if self.tenure is not None and self.tenure.token == tenure.token:
+            self.tenure = tenure
+            self._arm_expiry(tenure)
+
+    def lapse(self, tenure: Tenure, reason: str) -> None:
+        """The tenure is over: every device it runs is lost at once."""
+        if self.tenure is None or self.tenure.token != tenure.token:
+            return
+        self.tenure, self._lapsed = None, tenure
+        if self._tenure_timer is not None:
+            self._tenure_timer.cancel()
+        logger.warning("host tenure lapsed", extra={"host_id": self.host_id, "reason": reason})
+        for owned in list(self.devices.values()):
+            self._end(owned)  # at once: no dispatch or record write from here on
+            self.spawn(self._close_lost(owned, reason))
+
+    async def end_tenure(self) -> None:
+        """Delete the heartbeat on a clean stop (every device is handed back already)."""
+        tenure, self.tenure = self.tenure, None
+        if self._tenure_timer is not None:
+            self._tenure_timer.cancel()
+        if tenure is None:
+            return
+        try:
+            await self.aws(leases.end, tenure)
+        except AWS_ERRORS as error:  # it expires by itself
+            logger.warning("host heartbeat not deleted", extra={"error": str(error)})
+
+    # --- starting a device's tenure -----------------------------------------------------
 
     async def acquire(self, tenant_id: str, device_id: str) -> Lease | None:
-        """The device's lease for this host, or None while another live host holds it."""
-        return await self.aws(
-            leases.acquire,
-            device_id,
-            tenant_id,
-            self.host_id,
-            self.queue_url,
-            self._settings.lease_ttl_seconds,
-        )
+        """The device's lease for this host, or None while another live host holds it (or
+        while this host has no live tenure: between a lapse and the next)."""
+        tenure = self.tenure
+        if tenure is None:
+            return None
+        lease = await self.aws(leases.acquire, device_id, tenant_id, tenure, self.queue_url)
+        if lease is not None and not self.runs_under(lease):  # the tenure lapsed meanwhile
+            await self.release(lease)
+            return None
+        return lease
 
-    async def holder(self, device_id: str, consistent: bool = True) -> Lease | None:
+    def runs_under(self, lease: Lease) -> bool:
+        """Whether ``lease`` names the current, live host tenure."""
+        return self.tenure is not None and self.tenure.token == lease.tenure
+
+    async def holder(self, device_id: str) -> Lease | None:
         """The live lease of another host on the device, if there is one."""
-        lease = await self.aws(leases.current, device_id, consistent)
+        lease = await self.aws(leases.current, device_id)
         return lease if lease is not None and lease.owner_host_id != self.host_id else None
 
+    async def live_hosts(self, queue_urls: Iterable[str | None]) -> set[str]:
+        """Those of ``queue_urls`` (from device records) whose host, another one, has a live
+        tenure: one heartbeat read per host. A device whose record names one is left to it;
+        the others go through :meth:`acquire`, which checks their leases."""
+        hosts = {
+            url: host
+            for url in queue_urls
+            if url is not None
+            and (host := queues.dynamic_queue_owner(queues.HOST_QUEUE, url)) not in (None, self.host_id)
+        }
+        if not hosts:
+            return set()
+        live = await self.aws(leases.live_tenures, set(hosts.values()))
+        return {url for url, host in hosts.items() if host in live}
+
     def open(self, tenant_id: str, device_id: str, lease: Lease) -> OwnedDevice:
-        """Start a tenure under ``lease``: the session object exists, nothing connects yet."""
+        """Start a tenure under ``lease`` (just acquired, so under the live host tenure: no
+        await in between): the session object exists, nothing connects yet."""
         owned = OwnedDevice(tenant_id, device_id, lease)
         owned.session = self._port.open_session(
             device_id, data_dir=self._settings.data_dir, sink=self._sinks.sink_for(owned)
         )
         self.devices[device_id] = owned
         self.device_ids = frozenset(self.devices)
-        self._arm_expiry(owned)
         self.senders.start(owned)
         return owned
 
@@ -108,10 +180,6 @@ class Ownership:
             await self.aws(leases.release, lease)
         except AWS_ERRORS as error:
             logger.warning("lease not released", extra={"device_id": lease.device_id, "error": str(error)})
-
-    def renewed(self, owned: OwnedDevice, lease: Lease) -> None:
-        owned.lease = lease
-        self._arm_expiry(owned)
 
     # --- ending a tenure ----------------------------------------------------------------
 
@@ -138,11 +206,8 @@ class Ownership:
         await self.release(owned.lease)
         return snapshot
 
-    async def lose(self, owned: OwnedDevice, reason: str) -> None:
-        """The lease is gone: stop at once, touching neither the record nor the lease."""
-        if not owned.active:
-            return
-        self._end(owned)
+    async def _close_lost(self, owned: OwnedDevice, reason: str) -> None:
+        """The host tenure is gone: close the session, touching neither the record nor the lease."""
         logger.warning("lease lost, session closed", extra={"device_id": owned.device_id, "reason": reason})
         try:
             await owned.session.close()
@@ -174,8 +239,6 @@ class Ownership:
         if self.devices.get(owned.device_id) is owned:
             del self.devices[owned.device_id]
             self.device_ids = frozenset(self.devices)
-        if owned.expiry_timer is not None:
-            owned.expiry_timer.cancel()
         owned.notify()
 
     async def publish(self, owned: OwnedDevice, event: NetworkEvent) -> None:
@@ -192,15 +255,13 @@ class Ownership:
             if owned.active:
                 await self.retire(owned, RecordOnEnd.STOP_WANTING)
 
-    def _arm_expiry(self, owned: OwnedDevice) -> None:
-        """Close the session when the lease's expiry comes without a successful renewal."""
-        if owned.expiry_timer is not None:
-            owned.expiry_timer.cancel()
+    def _arm_expiry(self, tenure: Tenure) -> None:
+        """Lapse the tenure (closing every session) when its expiry comes without a successful
+        renewal, a margin early: from its expiry on, other hosts may take the devices over."""
+        if self._tenure_timer is not None:
+            self._tenure_timer.cancel()
         margin = min(EXPIRY_MARGIN_SECONDS, self._settings.lease_ttl_seconds / 10)
-        delay = max(0.0, owned.lease.expires_at - margin - time.time())
-        lease = owned.lease
-        owned.expiry_timer = asyncio.get_running_loop().call_later(delay, self._expired, owned, lease)
-
-    def _expired(self, owned: OwnedDevice, lease: Lease) -> None:
-        if owned.active and owned.lease is lease:
-            self.spawn(self.lose(owned, "expired without renewal"))
+        delay = max(0.0, tenure.expires_at - margin - time.time())
+        self._tenure_timer = asyncio.get_running_loop().call_later(
+            delay, self.lapse, tenure, "heartbeat expired without renewal"
+        )

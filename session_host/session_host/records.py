@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from pynamodb.exceptions import DoesNotExist, UpdateError
 from pynamodb.expressions.condition import Condition
@@ -93,16 +93,26 @@ def stop_wanting_idle(tenant_id: str, device_id: str) -> DeviceModel | None:
     return stop_wanting(tenant_id, device_id, snapshot)
 
 
-def restorable() -> list[tuple[str, str]]:
-    """``(tenant_id, device_id)`` of every device wanted connected and logged in.
+class Restorable(NamedTuple):
+    """A device wanted connected and logged in, and the queue of the host that claimed it last
+    (None once handed back): the takeover pass skips the devices of live hosts by it."""
 
-    One Query per shard of the sparse ``restorable`` index (keys only): its cost follows the
-    devices wanted connected, not the size of the table. The index is eventually consistent:
-    a device that just entered it may be found one pass later, and one that just left it is
-    still refused by the restore claim's condition on the record.
+    tenant_id: str
+    device_id: str
+    host_queue_url: str | None
+
+
+def restorable() -> list[Restorable]:
+    """Every device wanted connected and logged in.
+
+    One Query per shard of the sparse ``restorable`` index (keys and ``host_queue_url``): its
+    cost follows the devices wanted connected, not the size of the table. The index is
+    eventually consistent: a device that just entered it may be found one pass later, one that
+    just left it is still refused by the restore claim's condition on the record, and a
+    ``host_queue_url`` a moment old only decides whether :func:`leases.acquire` is tried.
     """
     return [
-        (record.tenant_id, record.device_id)
+        Restorable(record.tenant_id, record.device_id, record.host_queue_url)
         for shard in range(RESTORE_SHARDS)
         for record in DeviceModel.restorable.query(str(shard))
     ]

@@ -2,8 +2,9 @@
 
 On start and then every takeover interval, the host lists the devices wanted connected and
 logged in (:func:`records.restorable`, a Query of a sparse index: its cost follows those
-devices, not the table), skips those with a live lease of another host (read 100 a call,
-:func:`leases.live`), and takes the others: lease, session, record claim, connect.
+devices, not the table), skips those whose record names a live host (one heartbeat read per
+host, not one lease read per device: see :meth:`Ownership.live_hosts`), and takes the
+others: lease, session, record claim, connect.
 
 Each device waits a random jitter first, then for one of a bounded number of slots
 (``RESTORE_CONCURRENCY``): hosts starting together (or taking over the devices of a host that
@@ -21,7 +22,6 @@ import asyncio
 import contextlib
 import random
 
-from gateway import leases
 from gateway.observability import logger
 from session_host import records
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
@@ -60,15 +60,10 @@ class Restorer:
     async def restore_once(self) -> None:
         """One pass: take every restorable device no live host runs."""
         candidates = await self._aws(records.restorable)
-        todo = [(tenant, device) for tenant, device in candidates if device not in self._ownership.devices]
-        held = await self._aws(leases.live, [device for _, device in todo])
-        host_id = self._ownership.host_id
-        free = [
-            (tenant, device)
-            for tenant, device in todo
-            if device not in held or held[device].owner_host_id == host_id
-        ]
-        await asyncio.gather(*(self._take(tenant, device) for tenant, device in free))
+        todo = [device for device in candidates if device.device_id not in self._ownership.devices]
+        running = await self._ownership.live_hosts({device.host_queue_url for device in todo})
+        todo = [device for device in todo if device.host_queue_url not in running]
+        await asyncio.gather(*(self._take(device.tenant_id, device.device_id) for device in todo))
 
     async def _take(self, tenant_id: str, device_id: str) -> None:
         await asyncio.sleep(random.uniform(0, self._settings.restore_jitter_seconds))  # noqa: S311
@@ -90,7 +85,7 @@ class Restorer:
         if device_id in own.devices:
             return
         lease = await own.acquire(tenant_id, device_id)
-        if lease is None:  # another host took it since the pass read the leases
+        if lease is None:  # another live host runs it
             return
         owned = own.open(tenant_id, device_id, lease)
         if owned.session.jid is None:

@@ -37,10 +37,10 @@ def log_attempts(device_id: str, tenant_id: str, count: int) -> list[str]:
     writes them, one millisecond apart; their event ids, oldest first."""
     from gateway.webhooks.delivery.constants import EventStatus
     from gateway.webhooks.delivery.incoming import IncomingEvent
-    from gateway.webhooks.delivery.recorder import record_attempt
+    from gateway.webhooks.delivery.recorder import Attempted, write_log
     from gateway.webhooks.delivery.transport import AttemptResult
 
-    ids = []
+    attempts = []
     now = time.time()
     for index in range(count):
         event_id = uuid.uuid4().hex
@@ -49,10 +49,11 @@ def log_attempts(device_id: str, tenant_id: str, count: int) -> list[str]:
             envelope, tenant_id, attempt=1, redelivery=False, receipt_handle="", queue_url=""
         )
         result = AttemptResult(status_code=500, duration_ms=3, error="HTTP 500")
-        at = now + index / 1000
-        record_attempt(incoming, "https://hooks.example.com/", result, EventStatus.FAILED, now=at)
-        ids.append(event_id)
-    return ids
+        attempts.append(
+            Attempted(incoming, "https://hooks.example.com/", result, EventStatus.FAILED, now + index / 1000)
+        )
+    assert write_log(attempts) == []  # every attempt logged
+    return [attempted.incoming.event_id for attempted in attempts]
 
 
 # --- limit and next ---------------------------------------------------------------------

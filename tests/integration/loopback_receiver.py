@@ -18,6 +18,7 @@ class Received:
     headers: dict[str, str]
     body: bytes
     at: float
+    client: tuple[str, int]  # the connection's (address, port): one per connection
 
 
 @dataclass
@@ -61,7 +62,8 @@ def loopback_receiver() -> Iterator[tuple[int, Script]]:
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             headers = {name.lower(): value for name, value in self.headers.items()}
             with script.lock:
-                script.received.append(Received(self.path, headers, body, time.monotonic()))
+                received = Received(self.path, headers, body, time.monotonic(), self.client_address[:2])
+                script.received.append(received)
             status, delay = script.answer(self.path)
             time.sleep(delay)
             try:

@@ -112,6 +112,9 @@ def receive(setup: Setup, count: int, wait: float = 5.0) -> list[dict[str, Any]]
     return messages
 
 
+INVOKER = "test-invoker"
+
+
 def invoke(setup: Setup, messages: list[dict[str, Any]]) -> set[str]:
     """Run the handler on the messages; the message ids it reports as failed.
 
@@ -121,7 +124,7 @@ def invoke(setup: Setup, messages: list[dict[str, Any]]) -> set[str]:
     """
     region = setup.queue_arn.split(":")[3]
     event = {"Records": [lambda_record(m, setup.queue_arn, region) for m in messages]}
-    with ThreadPoolExecutor(1) as invoker:
+    with ThreadPoolExecutor(1, thread_name_prefix=INVOKER) as invoker:
         response = invoker.submit(handler, event, LambdaContext()).result()
     return {failure["itemIdentifier"] for failure in response.get("batchItemFailures", [])}
 
@@ -294,13 +297,11 @@ def test_a_delivery_reads_the_configuration_and_writes_the_log_in_two_calls(
     message = receive(setup, 1)
     calls: list[tuple[str, str | None]] = []
     original = botocore.client.BaseClient._make_api_call
-    invoking = threading.current_thread()
 
     def counting(self: Any, operation: str, params: dict[str, Any]) -> Any:
         # Only the handler's calls: its own thread and its delivery threads. The suite's local
         # stack may be running beside it, with session hosts scanning the devices table.
-        thread = threading.current_thread()
-        handlers = thread is invoking or thread.name.startswith(DELIVERY_THREAD_PREFIX)
+        handlers = threading.current_thread().name.startswith((INVOKER, DELIVERY_THREAD_PREFIX))
         if handlers and self.meta.service_model.service_name == "dynamodb":
             calls.append(
                 (operation, params.get("TableName") or next(iter(params.get("RequestItems", {})), None))

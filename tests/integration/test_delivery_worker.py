@@ -14,8 +14,13 @@ from aws_lambda_powertools.utilities.data_classes import SQSEvent
 from waiting import wait_until
 
 from gateway.bus.queues import sqs_client
-from local_stack.delivery_worker import DeliveryWorker
+from local_stack.delivery_worker import DeliveryWorker, template_event_source
 from local_stack.stack import LocalStack
+from local_stack.template import SqsEventSource
+
+# The test queues hide a received message for 1 s only, so a failed record comes back quickly;
+# a worker gathering a batch for the template's 1 s window would see it again in the same batch.
+NO_WINDOW = SqsEventSource(batch_size=10, batching_window_seconds=0, report_batch_item_failures=True)
 
 
 class RecordingHandler:
@@ -64,7 +69,7 @@ def send(queue_url: str, *bodies: str) -> None:
 def test_processed_records_are_deleted_and_failed_ones_come_back(queue_url: str) -> None:
     # Given a worker on a queue holding two good events and one the handler fails
     handler = RecordingHandler()
-    worker = DeliveryWorker(queue_url, handler).start()
+    worker = DeliveryWorker(queue_url, handler, source=NO_WINDOW).start()
     try:
         send(queue_url, "ok-1", "ok-2", "fail-1")
 
@@ -82,7 +87,7 @@ def test_processed_records_are_deleted_and_failed_ones_come_back(queue_url: str)
 
 def test_a_failed_invocation_leaves_its_whole_batch_on_the_queue(queue_url: str) -> None:
     handler = RecordingHandler()
-    worker = DeliveryWorker(queue_url, handler).start()
+    worker = DeliveryWorker(queue_url, handler, source=NO_WINDOW).start()
     try:
         send(queue_url, "boom")
         # Then the record comes back after its visibility timeout and is handled again
@@ -99,7 +104,7 @@ def test_the_handler_gets_lambdas_sqs_event(queue_url: str) -> None:
         events.append(event)
         return {"batchItemFailures": []}
 
-    worker = DeliveryWorker(queue_url, keep).start()
+    worker = DeliveryWorker(queue_url, keep, source=NO_WINDOW).start()
     try:
         send(queue_url, "hello")
         wait_until(lambda: events, what="the handler invoked")
@@ -113,3 +118,36 @@ def test_the_handler_gets_lambdas_sqs_event(queue_url: str) -> None:
     assert record.event_source_arn.endswith(":" + queue_url.rsplit("/", 1)[1])
     assert record.attributes.approximate_receive_count == "1"
     assert record.message_attributes["tenant_id"].string_value == "t-1"
+
+
+def test_batches_are_gathered_as_the_templates_event_source_mapping_gathers_them(stack: LocalStack) -> None:
+    # Given the template's mapping (batches larger than one receive, a batching window) and a
+    # queue that keeps received messages hidden for longer than the window
+    source = template_event_source()
+    assert source.batch_size > 10
+    assert source.batching_window_seconds >= 1
+    assert source.report_batch_item_failures
+    url = sqs_client().create_queue(QueueName=f"worker-it-{uuid.uuid4().hex[:12]}")["QueueUrl"]
+    handler = RecordingHandler()
+    worker = DeliveryWorker(url, handler, invokers=1).start()
+    try:
+        # When more than a batch is queued at once
+        bodies = [f"ok-{n}" for n in range(source.batch_size + 5)]
+        send(url, *bodies)
+        wait_until(lambda: sum(handler.seen.values()) >= len(bodies), what="every record handled")
+
+        # And then one more, after the queue was drained
+        send(url, "late")
+        wait_until(lambda: handler.seen["late"] == 1, what="the late record handled")
+    finally:
+        worker.stop()
+        sqs_client().delete_queue(QueueUrl=url)
+
+    # Then the first batch was gathered over several receives (within the window), none was
+    # larger than the mapping allows, each record came once, and the late one was handed on
+    # alone once its window ran out
+    assert handler.batch_sizes[0] > 10
+    assert max(handler.batch_sizes) <= source.batch_size
+    assert handler.batch_sizes[-1] == 1
+    assert set(handler.seen) == {*bodies, "late"}
+    assert set(handler.seen.values()) == {1}

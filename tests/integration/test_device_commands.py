@@ -46,6 +46,9 @@ class FakeHost:
         self.own_queue = queues.create_dynamic_queue(queues.HOST_QUEUE, self.host_id)
         self.received: list[Command] = []
         self.leases: dict[str, leases.Lease] = {}
+        tenure = leases.begin(self.host_id, LEASE_SECONDS)
+        assert tenure is not None
+        self.tenure = tenure
         self.scripts: dict[tuple[str, CommandName], Script] = {}
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="fake-host", daemon=True)
@@ -53,7 +56,7 @@ class FakeHost:
 
     def runs(self, device: dict[str, Any]) -> None:
         """Take the device as a host that runs its session: lease, and its queue on the record."""
-        lease = leases.acquire(device["id"], device["tenant_id"], self.host_id, self.own_queue, LEASE_SECONDS)
+        lease = leases.acquire(device["id"], device["tenant_id"], self.tenure, self.own_queue)
         assert lease is not None
         self.leases[device["id"]] = lease
         _write(record(device["id"], device["tenant_id"]), host_queue_url=self.own_queue)
@@ -83,6 +86,7 @@ class FakeHost:
         self._stopped.set()
         self._thread.join(timeout=5)
         queues.delete_queue(self.own_queue)
+        leases.end(self.tenure)
 
     def _serve(self) -> None:
         sqs = queues.sqs_client()

@@ -17,6 +17,7 @@ import pytest
 
 from gateway.config import get_settings
 from gateway.media import fetch as fetch_module
+from gateway.media import urls as urls_module
 from gateway.media.errors import MediaNotFetched, MediaTooLarge, MediaUrlRefused
 from gateway.media.fetch import fetch
 from gateway.webhooks.addresses import is_public_address
@@ -92,10 +93,12 @@ def deployed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.fixture
 def loopback_is_public(monkeypatch: pytest.MonkeyPatch, deployed: None) -> None:
-    """Outside local mode, 127.0.0.1 (the test's servers) counts as public; nothing else changes."""
-    monkeypatch.setattr(
-        fetch_module, "is_public_address", lambda a: str(a) == "127.0.0.1" or is_public_address(a)
-    )
+    """Outside local mode, 127.0.0.1 (the test's servers) counts as public; nothing else changes.
+    Both checks see it: of each URL before connecting, and of each connection's peer."""
+    for module in (urls_module, fetch_module):
+        monkeypatch.setattr(
+            module, "is_public_address", lambda a: str(a) == "127.0.0.1" or is_public_address(a)
+        )
 
 
 def fake_names(monkeypatch: pytest.MonkeyPatch, names: dict[str, list[str]]) -> None:

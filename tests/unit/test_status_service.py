@@ -223,7 +223,7 @@ def test_bad_base64_is_a_validation_error() -> None:
 def checked_urls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """URLs given to ``check_url``, which passes them (no DNS in unit tests)."""
     urls: list[str] = []
-    monkeypatch.setattr(service.fetch, "check_url", lambda url, **_: urls.append(url))
+    monkeypatch.setattr(service.urls, "check_url", lambda url, **_: urls.append(url))
     return urls
 
 

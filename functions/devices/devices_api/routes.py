@@ -24,8 +24,9 @@ from gateway.models import DeviceModel
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal
 from gateway.web.error_docs import AUTHENTICATED, ROLE_GATED, WITH_BODY, WITH_PARAMETERS, answers
+from gateway.web.routing import GatewayRoute
 
-router = APIRouter(tags=["devices"])
+router = APIRouter(tags=["devices"], route_class=GatewayRoute)
 
 DEVICE_ROUTE = (AUTHENTICATED, PATH_DEVICE_ERRORS)
 COMMAND_ROUTE = (*DEVICE_ROUTE, COMMAND_ERRORS)

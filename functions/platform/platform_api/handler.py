@@ -1,7 +1,8 @@
 """Lambda entry point of the platform function."""
 
 from gateway.web import create_app, make_lambda_handler
+from platform_api.console import router as console_router
 from platform_api.routes import fallback_router, router
 
-app = create_app(router, fallback_router)
+app = create_app(router, console_router, fallback_router)
 handler = make_lambda_handler(app)

@@ -16,9 +16,10 @@ from gateway.web.auth import require_master
 from gateway.web.error_docs import MASTER, WITH_BODY, WITH_PARAMETERS, answers, standard
 from gateway.web.openapi_document import openapi_bytes
 from gateway.web.route_table import allowed_methods
+from gateway.web.routing import GatewayRoute
 from platform_api.schemas import RegisterRequest
 
-router = APIRouter(dependencies=[Depends(require_master)], tags=["platform"])
+router = APIRouter(dependencies=[Depends(require_master)], tags=["platform"], route_class=GatewayRoute)
 
 TENANT_NOT_FOUND = standard(404, "TENANT_NOT_FOUND")
 

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import threading
 import time
+import uuid
 from pathlib import Path
+from typing import Any
 
+import pytest
+from botocore.exceptions import EndpointConnectionError
 from host_harness import LEASE_TTL, Harness, wait_until
 
 from gateway import leases
 from gateway.bus import CommandName, queues
-from gateway.models import LeaseModel
+from gateway.models import HostTenureModel, LeaseModel
 from session_host.network.port import EventSink, NetworkEvent
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
 
@@ -138,20 +143,20 @@ def test_a_lost_lease_closes_the_session_and_its_later_events_are_ignored(harnes
     harness.events.wait_for(device.device_id, "device.connected")
     published = len(harness.events.of(device.device_id))
 
-    # When another host takes the lease over (A has not noticed yet)
+    # When A's heartbeat is seen lapsed (as after renewals lost in a partition) and another
+    # host takes the device over (A has not noticed yet)
     held = leases.current(device.device_id)
     now = time.time()
-    LeaseModel(
-        device.device_id,
-        tenant_id=device.tenant_id,
-        owner_host_id="thief-host",
-        owner_queue_url=None,
-        epoch=held.epoch + 1,
-        renewed_at=now,
-        expires_at=int(now + 60),
-    ).save()
+    heartbeat = HostTenureModel.get(f"host#{host.host.host_id}", consistent_read=True)
+    heartbeat.update(actions=[HostTenureModel.expires_at.set(int(now) - 1)])
+    thief = leases.begin(f"thief-{uuid.uuid4().hex[:8]}", 60)
+    assert thief is not None
+    taken = leases.acquire(device.device_id, device.tenant_id, thief, None)
+    assert taken is not None
+    assert taken.epoch == held.epoch + 1
 
-    # Then A's next renewal fails and A closes the session at once, leaving the record alone
+    # Then A's next renewal is refused and A closes the session at once, leaving the record
+    # alone; its restore passes leave the device to the new owner
     wait_until(lambda: host.host.owned_devices() == frozenset(), timeout=LEASE_TTL * 2, what="session closed")
     assert harness.network.connection_count(device.device_id) == 0
     assert device.record().status == "connected"
@@ -215,3 +220,105 @@ def test_a_dropped_connection_is_recorded_and_restored(harness: Harness) -> None
     assert disconnected["envelope"]["data"]["status"] == "disconnected"
     harness.events.wait_for(device.device_id, "device.connected", count=2)
     wait_until(lambda: device.record().status == "connected", what="reconnected record")
+
+
+def failing_heartbeats(monkeypatch: pytest.MonkeyPatch, host_id: str) -> threading.Event:
+    """Make ``host_id``'s heartbeat writes (renewals, new tenures) fail as in a network
+    partition until the returned event is set; other hosts write theirs as usual."""
+    renew, begin = leases.renew, leases.begin
+    healed = threading.Event()
+
+    def check(host: str) -> None:
+        if host == host_id and not healed.is_set():
+            raise EndpointConnectionError(endpoint_url="http://dynamodb.partitioned")
+
+    def partitioned_renew(tenure: leases.Tenure, *args: Any, **kwargs: Any) -> Any:
+        check(tenure.host_id)
+        return renew(tenure, *args, **kwargs)
+
+    def partitioned_begin(host: str, *args: Any, **kwargs: Any) -> Any:
+        check(host)
+        return begin(host, *args, **kwargs)
+
+    monkeypatch.setattr(leases, "renew", partitioned_renew)
+    monkeypatch.setattr(leases, "begin", partitioned_begin)
+    return healed
+
+
+def test_a_host_that_cannot_renew_its_heartbeat_closes_its_sessions_before_another_takes_over(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given host A runs a connected device, and host B runs beside it
+    cut_off = harness.hosts.start()
+    device = harness.new_device()
+    harness.pair(device)
+    survivor = harness.hosts.start()
+
+    # When A's heartbeat writes fail from now on
+    failing_heartbeats(monkeypatch, cut_off.host.host_id)
+
+    # Then A closes the session itself, B takes the device over once A's heartbeat expired,
+    # and the device never ran on both at once
+    wait_until(lambda: cut_off.host.owned_devices() == frozenset(), timeout=LEASE_TTL * 2, what="closed")
+    wait_until(
+        lambda: survivor.host.owned_devices() == {device.device_id}, timeout=LEASE_TTL * 4, what="takeover"
+    )
+    wait_until(lambda: device.record().status == "connected", what="connected record")
+    assert harness.network.max_simultaneous_connections(device.device_id) == 1
+    assert leases.current(device.device_id).owner_host_id == survivor.host.host_id
+
+
+def test_after_a_lapse_the_host_begins_a_new_tenure_and_restores_its_devices(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a host alone, running a connected device
+    host = harness.hosts.start()
+    device = harness.new_device()
+    harness.pair(device)
+    held = leases.current(device.device_id)
+
+    # When its heartbeat writes fail long enough for the heartbeat to lapse, then work again
+    healed = failing_heartbeats(monkeypatch, host.host.host_id)
+    wait_until(lambda: host.host.owned_devices() == frozenset(), timeout=LEASE_TTL * 2, what="closed")
+    healed.set()
+
+    # Then the host runs the device again, under a new tenure
+    wait_until(
+        lambda: host.host.owned_devices() == {device.device_id}, timeout=LEASE_TTL * 4, what="restored"
+    )
+    wait_until(lambda: device.record().status == "connected", what="connected record")
+    again = leases.current(device.device_id)
+    assert again.owner_host_id == host.host.host_id
+    assert again.tenure != held.tenure
+    assert harness.network.max_simultaneous_connections(device.device_id) == 1
+
+
+def test_steady_hosts_touch_no_device_lease_only_their_heartbeats(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given host A runs three connected devices, and host B runs beside it
+    owner = harness.hosts.start()
+    devices = [harness.new_device() for _ in range(3)]
+    for device in devices:
+        harness.pair(device)
+    other = harness.hosts.start()
+    wait_until(lambda: other.host.restore_passes() >= 1, timeout=LEASE_TTL * 2, what="a restore pass")
+
+    # When both keep running for three more restore passes of B (and heartbeat rounds)
+    calls: list[str] = []
+    for model, method in [(LeaseModel, "get"), (LeaseModel, "save"), (HostTenureModel, "update")]:
+        original = getattr(model, method)
+
+        def counted(
+            *args: Any, _name: str = f"{model.__name__}.{method}", _call: Any = original, **kwargs: Any
+        ) -> Any:
+            calls.append(_name)
+            return _call(*args, **kwargs)
+
+        monkeypatch.setattr(model, method, counted)
+    passes = other.host.restore_passes()
+    wait_until(lambda: other.host.restore_passes() >= passes + 3, timeout=LEASE_TTL * 3, what="three passes")
+
+    # Then no device lease was read or written: only the hosts' heartbeats were renewed
+    assert set(calls) == {"HostTenureModel.update"}
+    assert owner.host.owned_devices() == {device.device_id for device in devices}

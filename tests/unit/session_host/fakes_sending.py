@@ -143,7 +143,7 @@ class CommandHost:
     ``store`` as its outbox; ``published`` collects the events handlers emit."""
 
     def __init__(self, session: Any, store: FakeOutbox) -> None:
-        owned = OwnedDevice(TENANT, DEVICE, Lease(DEVICE, TENANT, "host-a", None, 1, 0))
+        owned = OwnedDevice(TENANT, DEVICE, Lease(DEVICE, TENANT, "host-a", None, 1, "tenure-a"))
         owned.session = session
         self.devices = {DEVICE: owned}
         self.senders = SimpleNamespace(store=store)
@@ -197,7 +197,7 @@ class Rig:
     """A device's dispatcher over the fakes; ``published`` collects its events."""
 
     def __init__(self, epoch: int = 1) -> None:
-        self.owned = OwnedDevice(TENANT, DEVICE, Lease(DEVICE, TENANT, "host-a", None, epoch, 0))
+        self.owned = OwnedDevice(TENANT, DEVICE, Lease(DEVICE, TENANT, "host-a", None, epoch, "tenure-a"))
         self.session = RecordingSession(self.owned)
         self.owned.session = self.session  # type: ignore[assignment]
         self.store = FakeOutbox()

@@ -49,10 +49,10 @@ class _Ownership:
 
     def __init__(self, holder_queue: str | None) -> None:
         self.devices: dict[str, OwnedDevice] = {}
-        self._holder = Lease("d1", "t1", "host-b", holder_queue, 1, 0) if holder_queue else None
+        self._holder = Lease("d1", "t1", "host-b", holder_queue, 1, "tenure-b") if holder_queue else None
         self.acquired = 0
 
-    async def holder(self, device_id: str, consistent: bool = True) -> Lease | None:
+    async def holder(self, device_id: str) -> Lease | None:
         return self._holder
 
     async def acquire(self, tenant_id: str, device_id: str) -> Lease | None:

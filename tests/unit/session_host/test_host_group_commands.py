@@ -89,7 +89,7 @@ _ANSWERS: dict[str, Any] = {
 
 class _Ownership:
     def __init__(self, session: _Session) -> None:
-        owned = OwnedDevice("t1", "d1", Lease("d1", "t1", "host-a", None, 1, 0))
+        owned = OwnedDevice("t1", "d1", Lease("d1", "t1", "host-a", None, 1, "tenure-a"))
         owned.session = cast(Any, session)
         self.devices = {"d1": owned}
 

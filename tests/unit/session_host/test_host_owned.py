@@ -7,7 +7,7 @@ import asyncio
 from gateway.leases import Lease
 from session_host.owned import DeviceLocks, OwnedDevice
 
-LEASE = Lease("d1", "t1", "host-a", None, 1, 0)
+LEASE = Lease("d1", "t1", "host-a", None, 1, "tenure-a")
 
 
 def test_commands_of_one_device_run_one_after_the_other_and_other_devices_run_meanwhile() -> None:

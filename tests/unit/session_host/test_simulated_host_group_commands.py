@@ -22,7 +22,7 @@ from session_host.ownership import Ownership
 
 class _Ownership:
     def __init__(self, session: SimulatedSession) -> None:
-        owned = OwnedDevice("t1", "dev-1", Lease("dev-1", "t1", "host-a", None, 1, 0))
+        owned = OwnedDevice("t1", "dev-1", Lease("dev-1", "t1", "host-a", None, 1, "tenure-a"))
         owned.session = cast(Any, session)
         self.devices = {"dev-1": owned}
 

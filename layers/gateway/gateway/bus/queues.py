@@ -13,10 +13,10 @@ import time
 from functools import lru_cache
 from typing import Any
 
-import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from gateway import aws
 from gateway.config import get_settings
 
 HOST_QUEUE = "h"
@@ -48,7 +48,7 @@ _QUEUE_ATTRIBUTES = {
 @lru_cache(maxsize=1)
 def sqs_client() -> Any:
     """One SQS client per process (clients are thread-safe; building one costs tens of ms)."""
-    return boto3.session.Session().client("sqs", region_name=get_settings().aws_region, config=_CLIENT_CONFIG)
+    return aws.client("sqs", _CLIENT_CONFIG)
 
 
 def is_missing_queue(error: ClientError) -> bool:
@@ -58,6 +58,13 @@ def is_missing_queue(error: ClientError) -> bool:
 
 def dynamic_queue_name(kind: str, owner_id: str) -> str:
     return f"{get_settings().dynamic_queue_prefix}-{kind}-{owner_id}"
+
+
+def dynamic_queue_owner(kind: str, queue_url: str) -> str | None:
+    """The owner id named by a queue URL of :func:`dynamic_queue_name`; None for another queue."""
+    name = queue_url.rsplit("/", 1)[-1]
+    prefix = dynamic_queue_name(kind, "")
+    return name.removeprefix(prefix) or None if name.startswith(prefix) else None
 
 
 def create_dynamic_queue(kind: str, owner_id: str, now: float | None = None) -> str:

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -32,8 +32,9 @@ from urllib3.exceptions import HTTPError
 from gateway.config import get_settings
 from gateway.media.errors import MediaNotFetched, MediaTooLarge, MediaUrlRefused
 from gateway.media.limits import FETCH_MAX_REDIRECTS, FETCH_TIMEOUT_SECONDS, MB
+from gateway.media.urls import check_url
 from gateway.observability import logger
-from gateway.webhooks.addresses import UnsafeUrl, is_public_address, resolve
+from gateway.webhooks.addresses import is_public_address
 
 _CHUNK_BYTES = 64 * 1024
 
@@ -110,28 +111,6 @@ class _GuardedAdapter(HTTPAdapter):
             ConnectionCls = GuardedHTTPSConnection
 
         self.poolmanager.pool_classes_by_scheme = {"http": GuardedHTTPPool, "https": GuardedHTTPSPool}
-
-
-def check_url(url: str, *, allow_http: bool, local_mode: bool) -> None:
-    """Raise :class:`MediaUrlRefused` unless ``url`` may be fetched (before connecting)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("https", "http"):
-        raise MediaUrlRefused("url must be an https URL")
-    if parts.scheme == "http" and not allow_http:
-        raise MediaUrlRefused("url must use https")
-    if not parts.hostname:
-        raise MediaUrlRefused("url has no host")
-    if parts.username or parts.password:
-        raise MediaUrlRefused("url must not carry credentials")
-    if local_mode:
-        return
-    try:
-        addresses = resolve(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
-    except UnsafeUrl as error:
-        raise MediaNotFetched(f"the host of url ({parts.hostname}) does not resolve") from error
-    for address in addresses:
-        if not is_public_address(address):
-            raise MediaUrlRefused(f"url leads to a non-public address ({address})")
 
 
 def fetch(url: str, max_bytes: int, *, timeout: float = FETCH_TIMEOUT_SECONDS) -> FetchedMedia:

@@ -23,10 +23,10 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
-import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from gateway import aws
 from gateway.config import get_settings
 from gateway.media.errors import MediaNotFound
 from gateway.media.limits import MEDIA_RETENTION_DAYS, PRESIGNED_URL_SECONDS
@@ -51,11 +51,7 @@ class StoredMedia:
 @lru_cache(maxsize=1)
 def s3_client() -> Any:
     """The process's S3 client (``AWS_ENDPOINT_URL`` points it at moto in the local stack)."""
-    return boto3.client(
-        "s3",
-        region_name=get_settings().aws_region,
-        config=Config(signature_version="s3v4", retries={"mode": "standard"}),
-    )
+    return aws.client("s3", Config(signature_version="s3v4", retries={"mode": "standard"}))
 
 
 def media_key(tenant_id: str, device_id: str, media_id: str) -> str:

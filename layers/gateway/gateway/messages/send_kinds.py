@@ -29,7 +29,7 @@ from typing import Any
 
 from gateway.config import get_settings
 from gateway.errors import ApiError, validation_error
-from gateway.media import fetch, kinds
+from gateway.media import kinds, urls
 from gateway.media.errors import MediaError, MediaTooLarge
 from gateway.media.kinds import CheckedMedia, Kind
 from gateway.media.limits import INLINE_MAX_BYTES
@@ -114,7 +114,7 @@ def _check_url(url: str) -> None:
     """400 naming ``url`` unless its scheme, credentials and addresses may be fetched."""
     settings = get_settings()
     try:
-        fetch.check_url(
+        urls.check_url(
             url,
             allow_http=settings.allow_http_webhooks or settings.local_mode,
             local_mode=settings.local_mode,

@@ -6,13 +6,14 @@ the models at a local moto server, so the same code runs locally and on AWS.
 
 from gateway.models.accounts import TenantModel, TokenModel, UniqueKeyModel, UserModel
 from gateway.models.devices import DeviceModel
-from gateway.models.leases import LeaseModel
+from gateway.models.leases import HostTenureModel, LeaseModel
 from gateway.models.sends import SendModel
 from gateway.models.webhooks import DeliveryModel, WebhookModel
 
 __all__ = [
     "DeliveryModel",
     "DeviceModel",
+    "HostTenureModel",
     "LeaseModel",
     "SendModel",
     "TenantModel",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 
 from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
-from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
+from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
 
 from gateway.models.base import GatewayModel, table_meta
 
@@ -26,11 +26,12 @@ def restore_shard(device_id: str, *, wants_connection: bool, is_logged_in: bool)
 
 class RestorableIndex(GlobalSecondaryIndex["DeviceModel"]):
     """The devices hosts restore and take over (sparse: only items with a ``restore_shard``),
-    so a host's periodic pass reads those, not the devices that are off."""
+    so a host's periodic pass reads those, not the devices that are off; with the queue of the
+    host that runs each, so the pass skips the devices of live hosts without reading them."""
 
     class Meta:
         index_name = "restorable"
-        projection = KeysOnlyProjection()
+        projection = IncludeProjection(["host_queue_url"])
 
     restore_shard = UnicodeAttribute(hash_key=True)
     device_id = UnicodeAttribute(range_key=True)

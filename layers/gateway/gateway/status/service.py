@@ -25,7 +25,7 @@ from gateway.config import get_settings
 from gateway.devices import commands
 from gateway.devices.access import require_session
 from gateway.errors import ApiError, validation_error
-from gateway.media import fetch, kinds, store
+from gateway.media import kinds, store, urls
 from gateway.media.errors import MediaError
 from gateway.media.limits import INLINE_MAX_BYTES, MB, STATUS_VIDEO_MAX_BYTES
 from gateway.models import DeviceModel
@@ -102,7 +102,7 @@ def publish_media(device: DeviceModel, kind: MediaKind, body: MediaStatusRequest
         settings = get_settings()
         allow_http = settings.allow_http_webhooks or settings.local_mode
         try:
-            fetch.check_url(body.url, allow_http=allow_http, local_mode=settings.local_mode)
+            urls.check_url(body.url, allow_http=allow_http, local_mode=settings.local_mode)
         except MediaError as refused:
             raise validation_error("url", str(refused), body.url) from None
         args: dict[str, Any] = {"url": body.url}

@@ -14,6 +14,7 @@ from functools import lru_cache
 from fastapi import Depends, Request, Security
 from fastapi.security import HTTPBearer
 
+from gateway import aws
 from gateway.accounts import store
 from gateway.accounts.credentials import is_uuid4, token_digest
 from gateway.accounts.roles import Principal, Role
@@ -95,9 +96,10 @@ def _master_token() -> str:
     if settings.master_token is not None:
         return settings.master_token.get_secret_value()
     if settings.master_token_secret_arn:
-        from aws_lambda_powertools.utilities import parameters
+        from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
-        return str(parameters.get_secret(settings.master_token_secret_arn))
+        secrets = SecretsProvider(boto3_client=aws.client("secretsmanager"))
+        return str(secrets.get(settings.master_token_secret_arn))
     return ""
 
 

@@ -21,24 +21,18 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import boto3
-from aws_lambda_powertools.utilities.idempotency import (
-    DynamoDBPersistenceLayer,
-    IdempotencyConfig,
-    idempotent_function,
-)
-from aws_lambda_powertools.utilities.idempotency.exceptions import (
-    IdempotencyAlreadyInProgressError,
-    IdempotencyValidationError,
-)
 from fastapi import Header
 from fastapi.responses import JSONResponse
 
+from gateway import aws
 from gateway.config import get_settings
 from gateway.errors import ApiError
 from gateway.web.error_docs import standard
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 
 HEADER = "Idempotency-Key"
 MAX_KEY_CHARS = 255
@@ -100,6 +94,14 @@ def once(
     """
     if key is None:
         return run()
+    # Imported here: Powertools' idempotency layer imports boto3 (~100 ms of a cold start),
+    # which only a request with a key needs.
+    from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
+    from aws_lambda_powertools.utilities.idempotency.exceptions import (
+        IdempotencyAlreadyInProgressError,
+        IdempotencyValidationError,
+    )
+
     config = IdempotencyConfig(
         event_key_jmespath="key",
         payload_validation_jmespath="request",
@@ -144,6 +146,9 @@ class _Deadline:
 @lru_cache(maxsize=1)
 def _store() -> DynamoDBPersistenceLayer:
     """One persistence layer per process (its client is thread-safe)."""
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
     settings = get_settings()
-    client = boto3.session.Session().client("dynamodb", region_name=settings.aws_region)
-    return DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=client)
+    return DynamoDBPersistenceLayer(
+        table_name=settings.idempotency_table, boto3_client=aws.client("dynamodb")
+    )

@@ -1,5 +1,5 @@
-"""Webhook delivery: one event from the events queue to the device's receiver, signed, logged.
+"""Webhook delivery: events from the events queue to the devices' receivers, signed, logged.
 
-``service.deliver_record`` handles one SQS record; the Lambda handler and the local delivery
-worker run it for every record of a batch, concurrently. See docs/delivery.md.
+``invocation.deliver_batch`` handles one SQS batch (each event attempted by ``service.deliver``,
+concurrently); the Lambda handler and the local delivery worker run it. See docs/delivery.md.
 """

@@ -10,12 +10,36 @@ RETENTION_SECONDS = 30 * 24 * 3600
 MAX_RETRY_DELAY_SECONDS = 10
 """The n-th failed attempt is retried n seconds later, and ``retry_attempts`` is at most 10."""
 
-MAX_BATCH_SIZE = 10
-"""The events queue's event source mapping hands the function at most this many records."""
+MAX_BATCH_SIZE = 50
+"""The events queue's event source mapping hands the function at most this many records
+(template.yaml's ``BatchSize``, which the local worker reads too)."""
 
-DELIVERY_THREADS = 40
-"""Threads running receiver calls: a whole batch at once in Lambda (one invocation per sandbox),
-and room for the local worker's concurrent invocations (``local_stack.delivery_worker``)."""
+DELIVERY_THREADS = 50
+"""Threads running the receiver calls of one invocation: a whole batch at once, so a slow
+receiver holds up only its own events and a batch takes about its slowest receiver (which
+fits in the function's timeout). The local worker's concurrent invocations get a pool each."""
+
+CONNECTIONS_PER_ORIGIN = 10
+"""Keep-alive connections kept per receiver origin (scheme, host, port), shared by the
+threads. More concurrent calls to one origin open more connections; the extra ones are closed
+after use instead of kept."""
+ORIGINS_KEPT = 50
+"""Origins whose idle connections are kept (least recently used ones are dropped): at most
+500 idle sockets, half of Lambda's 1,024 file descriptors."""
+
+LOG_BATCH_ITEMS = 25
+"""Items per BatchWriteItem of the delivery log (DynamoDB's limit): two per attempt."""
+LOG_FLUSH_AFTER_SECONDS = 0.05
+"""Attempts that ended are logged once a BatchWriteItem is full, or when no other attempt of the
+batch ended for this long (a slow receiver does not hold up the others' log and retries)."""
+LOG_WRITE_ROUNDS = 5
+"""Rounds of writing the items DynamoDB left unprocessed, backing off between them, before the
+events they belong to are given back to the queue (see docs/delivery.md)."""
+LOG_RETRY_BASE_SECONDS = 0.05
+"""The first back-off between rounds; it doubles each round (50 ms ... 800 ms)."""
+
+VISIBILITY_BATCH = 10
+"""Entries per ChangeMessageVisibilityBatch (SQS's limit)."""
 DELIVERY_THREAD_PREFIX = "delivery"
 """Names the delivery function's threads, so logs and tests can tell them from others."""
 

@@ -4,21 +4,42 @@ The event item keeps the unsigned envelope, so POST /webhook/deliveries/{id}/red
 the event again after its attempts are exhausted; GET /webhook/deliveries lists the attempt
 items, whose keys sort by time (both read by ``gateway.webhooks.delivery_log``). Both expire
 after :data:`RETENTION_SECONDS`.
+
+The items of many attempts are written together, 25 to a BatchWriteItem. DynamoDB may leave
+some of them unprocessed (throttling): those are written again, with a back-off, a few rounds.
+:func:`write_log` says which attempts are still not (fully) logged after that, or after a write
+that failed outright; the caller keeps their events on the queue, so no event is settled
+without its log.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from gateway.models.webhooks import DeliveryModel
+from gateway.observability import logger
 from gateway.timestamps import iso_utc
-from gateway.webhooks.delivery.constants import RETENTION_SECONDS, AttemptStatus, EventStatus
+from gateway.webhooks.delivery.constants import (
+    LOG_BATCH_ITEMS,
+    LOG_RETRY_BASE_SECONDS,
+    LOG_WRITE_ROUNDS,
+    RETENTION_SECONDS,
+    AttemptStatus,
+    EventStatus,
+)
 from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.transport import AttemptResult
 from gateway.webhooks.store import ATTEMPT_PREFIX, EVENT_PREFIX
 
 MAX_ATTEMPT_IN_KEY = 99
+ITEMS_PER_ATTEMPT = 2  # the attempt's item and the event's
+
+Key = tuple[str, str]  # (device_id, delivery_key) of a log item
+Items = list[dict[str, Any]]  # log items as DynamoDB attribute maps
 
 
 def event_key(event_id: str) -> str:
@@ -29,16 +50,20 @@ def attempt_key(attempted_at_ms: int, event_id: str, attempt: int) -> str:
     return f"{ATTEMPT_PREFIX}{attempted_at_ms:013d}#{event_id}#{min(attempt, MAX_ATTEMPT_IN_KEY):02d}"
 
 
-def record_attempt(
-    incoming: IncomingEvent,
-    webhook_url: str,
-    result: AttemptResult,
-    event_status: EventStatus,
-    now: float | None = None,
-) -> None:
-    """Write the attempt and the event's new state in one batch (two puts)."""
-    now = time.time() if now is None else now
-    attempted_at = iso_utc(now)
+@dataclass(frozen=True)
+class Attempted:
+    """One attempt made, to be logged: the event, where it went, how it went, what follows."""
+
+    incoming: IncomingEvent
+    webhook_url: str
+    result: AttemptResult
+    status: EventStatus
+    at: float  # time.time() at the end of the attempt
+
+
+def log_items(attempted: Attempted) -> list[DeliveryModel]:
+    """The attempt's item and the event's new state."""
+    incoming, result = attempted.incoming, attempted.result
     common = {
         "tenant_id": incoming.tenant_id,
         "event_id": incoming.event_id,
@@ -47,23 +72,61 @@ def record_attempt(
         "status_code": result.status_code,
         "duration_ms": result.duration_ms,
         "error": result.error,
-        "webhook_url": webhook_url,
-        "attempted_at": attempted_at,
-        "expires_at": int(now) + RETENTION_SECONDS,
+        "webhook_url": attempted.webhook_url,
+        "attempted_at": iso_utc(attempted.at),
+        "expires_at": int(attempted.at) + RETENTION_SECONDS,
     }
     attempt = DeliveryModel(
         incoming.device_id,
-        attempt_key(int(now * 1000), incoming.event_id, incoming.attempt),
+        attempt_key(int(attempted.at * 1000), incoming.event_id, incoming.attempt),
         status=AttemptStatus.DELIVERED if result.ok else AttemptStatus.FAILED,
         **common,
     )
     event = DeliveryModel(
         incoming.device_id,
         event_key(incoming.event_id),
-        status=event_status,
+        status=attempted.status,
         envelope=json.dumps(incoming.envelope, separators=(",", ":"), ensure_ascii=False),
         **common,
     )
-    with DeliveryModel.batch_write() as batch:
-        batch.save(attempt)
-        batch.save(event)
+    return [attempt, event]
+
+
+def write_log(attempts: Sequence[Attempted], sleep: Callable[[float], None] = time.sleep) -> list[Attempted]:
+    """Log ``attempts`` in BatchWriteItems of 25 items; the attempts not fully logged."""
+    owner: dict[Key, Attempted] = {}
+    items: Items = []
+    for attempted in attempts:
+        for model in log_items(attempted):
+            item = model.serialize()
+            owner[_key(item)] = attempted
+            items.append(item)
+    unwritten: list[Attempted] = []
+    for start in range(0, len(items), LOG_BATCH_ITEMS):
+        for key in _write_chunk(items[start : start + LOG_BATCH_ITEMS], sleep):
+            if owner[key] not in unwritten:
+                unwritten.append(owner[key])
+    return unwritten
+
+
+def _write_chunk(items: Items, sleep: Callable[[float], None]) -> list[Key]:
+    """Write up to 25 items, again and again while some are unprocessed; the keys left over."""
+    connection = DeliveryModel._get_connection()  # as pynamodb's own batch writer does
+    for round_ in range(LOG_WRITE_ROUNDS):
+        if round_:
+            sleep(LOG_RETRY_BASE_SECONDS * 2 ** (round_ - 1))
+        try:
+            answer = connection.batch_write_item(put_items=items) or {}
+        except Exception:  # any failure leaves these events on the queue
+            logger.exception("writing the delivery log failed", extra={"items": len(items)})
+            return [_key(item) for item in items]
+        unprocessed = answer.get("UnprocessedItems", {}).get(DeliveryModel.Meta.table_name, [])
+        items = [request["PutRequest"]["Item"] for request in unprocessed]
+        if not items:
+            return []
+    logger.warning("delivery log items left unprocessed", extra={"items": len(items)})
+    return [_key(item) for item in items]
+
+
+def _key(item: dict[str, Any]) -> Key:
+    return item["device_id"]["S"], item["delivery_key"]["S"]

@@ -1,25 +1,23 @@
-"""One event, one attempt: choose the configuration, sign, POST, log, and schedule the retry.
+"""One event, one attempt: choose the configuration, sign, POST, and decide what follows.
 
-Retries use SQS, not sleeps: after the n-th failed attempt the message's visibility timeout is
-set to n seconds and the record is reported as failed, so SQS hands it back n seconds later
-with a receive count of n + 1, the next attempt's number. After ``retry_attempts`` retries the
-event is logged as failed and the record reported as processed: the event leaves the queue,
-but stays in the delivery log for redelivery.
+Retries use SQS, not sleeps: after the n-th failed attempt the event is ``pending``, and the
+batch (``invocation``) sets the message's visibility timeout to :func:`retry_delay` (n seconds)
+and reports the record as failed, so SQS hands it back n seconds later with a receive count of
+n + 1, the next attempt's number. After ``retry_attempts`` retries the event is ``failed``:
+logged, then reported as processed; it leaves the queue but stays in the log for redelivery.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from pynamodb.attributes import MapAttribute
 
-from gateway.bus.queues import sqs_client
 from gateway.config import get_settings
 from gateway.models.webhooks import WebhookModel
 from gateway.observability import logger
-from gateway.webhooks.delivery import recorder
 from gateway.webhooks.delivery.batch import Batch
 from gateway.webhooks.delivery.constants import (
     HEADER_EVENT,
@@ -30,7 +28,8 @@ from gateway.webhooks.delivery.constants import (
     USER_AGENT,
     EventStatus,
 )
-from gateway.webhooks.delivery.incoming import IncomingEvent, parse_record
+from gateway.webhooks.delivery.incoming import IncomingEvent
+from gateway.webhooks.delivery.recorder import Attempted
 from gateway.webhooks.delivery.transport import AttemptResult, transport_for
 from gateway.webhooks.signing import body_bytes, body_signature, signed_envelope
 
@@ -42,18 +41,9 @@ STATUS_METRICS = {
 }
 
 
-class RetryScheduled(Exception):
-    """The attempt failed and SQS brings the event back after the delay: fail the record."""
-
-
-def deliver_record(record: SQSRecord, batch: Batch) -> None:
-    """Record handler of the batch processor: returns when the record is done with (delivered,
-    dropped, or exhausted and logged), raises to keep it on the queue."""
-    deliver(parse_record(record), batch)
-
-
-def deliver(incoming: IncomingEvent, batch: Batch) -> EventStatus | None:
-    """Deliver one event; ``None`` when no configuration wants it (dropped, not logged)."""
+def deliver(incoming: IncomingEvent, batch: Batch) -> Attempted | None:
+    """Attempt one event; what is to be logged, or ``None`` when no configuration wants it
+    (dropped, not logged). Logging and scheduling the retry are the batch's (``invocation``)."""
     config = batch.configurations.subscribed(incoming)
     if config is None:
         batch.outcomes.count(UNSUBSCRIBED_METRIC)
@@ -65,7 +55,12 @@ def deliver(incoming: IncomingEvent, batch: Batch) -> EventStatus | None:
         status = EventStatus.PENDING
     else:
         status = EventStatus.FAILED
-    recorder.record_attempt(incoming, config.webhook_url, result, status)
+    return Attempted(incoming, config.webhook_url, result, status, time.time())
+
+
+def report(attempted: Attempted, batch: Batch) -> None:
+    """Count and log an attempt once it is in the delivery log."""
+    incoming, result, status = attempted.incoming, attempted.result, attempted.status
     batch.outcomes.count(STATUS_METRICS[status])
     log = logger.debug if result.ok else logger.warning
     log(
@@ -82,16 +77,6 @@ def deliver(incoming: IncomingEvent, batch: Batch) -> EventStatus | None:
             "error": result.error,
         },
     )
-    if status is EventStatus.PENDING:
-        sqs_client().change_message_visibility(
-            QueueUrl=incoming.queue_url,
-            ReceiptHandle=incoming.receipt_handle,
-            VisibilityTimeout=retry_delay(incoming.attempt),
-        )
-        raise RetryScheduled(
-            f"attempt {incoming.attempt} of event {incoming.event_id} failed: {result.error}"
-        )
-    return status
 
 
 def attempt(incoming: IncomingEvent, config: WebhookModel) -> AttemptResult:

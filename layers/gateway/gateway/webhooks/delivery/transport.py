@@ -11,11 +11,17 @@ not used, so nothing else decides where the request goes.
 ``timeout`` bounds the whole attempt: socket timeouts bound each connect and read, and a
 watchdog shuts the connection down when the attempt's total time runs out, so a receiver
 trickling its answer byte by byte cannot hold the batch (and the other tenants' events in it).
+One watchdog thread serves every attempt (a timer thread per attempt cost more than the POST).
+
+Connections are kept alive and reused, in one pool per origin shared by all threads, bounded
+(:data:`CONNECTIONS_PER_ORIGIN` kept per origin, :data:`ORIGINS_KEPT` origins).
 """
 
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import re
 import socket
 import threading
@@ -25,20 +31,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import requests
-from requests.adapters import HTTPAdapter
+from urllib3 import PoolManager, Timeout
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import HTTPError, NewConnectionError
+from urllib3.exceptions import TimeoutError as Urllib3Timeout
+from urllib3.response import BaseHTTPResponse
 
 from gateway.webhooks.addresses import is_public_address
-from gateway.webhooks.delivery.constants import MAX_BATCH_SIZE, MAX_RESPONSE_BYTES
+from gateway.webhooks.delivery.constants import CONNECTIONS_PER_ORIGIN, MAX_RESPONSE_BYTES, ORIGINS_KEPT
 
 AddressCheck = Callable[[str], bool]
 
 
 class UnsafeAddress(Exception):
     """The connection reached an address the gateway may not call. Not an ``OSError``, so
-    urllib3 and requests let it through untouched instead of retrying another way."""
+    urllib3 lets it through untouched instead of retrying another way."""
 
 
 @dataclass(frozen=True)
@@ -60,16 +68,57 @@ class _Attempt:
     def __init__(self) -> None:
         self.connection: HTTPConnection | None = None
         self.cut = False
+        self.done = False
+        self._lock = threading.Lock()
+
+    def finish(self) -> None:
+        """The attempt has its answer: from now on its connection may go back to the pool (and
+        to another thread's attempt), so the watchdog must leave it alone."""
+        with self._lock:
+            self.done = True
 
     def cut_connection(self) -> None:
-        self.cut = True
-        sock = getattr(self.connection, "sock", None)
-        if sock is not None:
-            with contextlib.suppress(OSError):  # already closed
-                sock.shutdown(socket.SHUT_RDWR)
+        with self._lock:
+            if self.done:
+                return
+            self.cut = True
+            sock = getattr(self.connection, "sock", None)
+            if sock is not None:
+                with contextlib.suppress(OSError):  # already closed
+                    sock.shutdown(socket.SHUT_RDWR)
 
 
 _current = threading.local()  # .attempt: the _Attempt of the thread's ongoing POST
+
+
+class _Watchdog:
+    """One thread cutting the connections of attempts whose time is up."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, _Attempt]] = []  # (deadline, tie-breaker, attempt): a heap
+        self._order = itertools.count()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, attempt: _Attempt, timeout: float) -> None:
+        with self._changed:
+            heapq.heappush(self._due, (time.monotonic() + timeout, next(self._order), attempt))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="delivery-watchdog", daemon=True)
+                self._thread.start()
+            if self._due[0][2] is attempt:  # due before any other: wake the watchdog to re-plan
+                self._changed.notify()
+
+    def _run(self) -> None:
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                while self._due and (self._due[0][2].done or self._due[0][0] <= now):
+                    heapq.heappop(self._due)[2].cut_connection()
+                self._changed.wait(self._due[0][0] - now if self._due else None)
+
+
+_watchdog = _Watchdog()
 
 
 def _verified(sock: socket.socket, allowed: AddressCheck | None) -> socket.socket:
@@ -82,97 +131,97 @@ def _verified(sock: socket.socket, allowed: AddressCheck | None) -> socket.socke
     return sock
 
 
-class _DeliveryAdapter(HTTPAdapter):
-    """An adapter whose connections check their peer address right after connecting (when
-    ``allowed`` is given) and are handed to the thread's ongoing attempt."""
+def _pool_manager(allowed: AddressCheck | None) -> PoolManager:
+    """Pools, one per origin, whose connections check their peer address right after connecting
+    (when ``allowed`` is given) and are handed to the thread's ongoing attempt."""
 
-    def __init__(self, allowed: AddressCheck | None) -> None:
-        self._allowed = allowed  # read by init_poolmanager, which HTTPAdapter.__init__ calls
-        super().__init__(pool_connections=MAX_BATCH_SIZE, pool_maxsize=MAX_BATCH_SIZE, max_retries=0)
+    class DeliveryHTTPConnection(HTTPConnection):
+        def _new_conn(self) -> socket.socket:
+            return _verified(super()._new_conn(), allowed)
 
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        allowed = self._allowed
+    class DeliveryHTTPSConnection(HTTPSConnection):
+        def _new_conn(self) -> socket.socket:
+            return _verified(super()._new_conn(), allowed)
 
-        class DeliveryHTTPConnection(HTTPConnection):
-            def _new_conn(self) -> socket.socket:
-                return _verified(super()._new_conn(), allowed)
+    def handed_to_the_attempt(connection: Any) -> Any:
+        attempt: _Attempt | None = getattr(_current, "attempt", None)
+        if attempt is not None:
+            attempt.connection = connection
+        return connection
 
-        class DeliveryHTTPSConnection(HTTPSConnection):
-            def _new_conn(self) -> socket.socket:
-                return _verified(super()._new_conn(), allowed)
+    def taken_from_the_attempt() -> None:
+        # urllib3 puts a connection back as soon as its answer is read: from then on it may be
+        # another thread's, so the watchdog must no longer cut it
+        attempt: _Attempt | None = getattr(_current, "attempt", None)
+        if attempt is not None:
+            attempt.finish()
 
-        def handed_to_the_attempt(connection: Any) -> Any:
-            attempt: _Attempt | None = getattr(_current, "attempt", None)
-            if attempt is not None:
-                attempt.connection = connection
-            return connection
+    class DeliveryHTTPPool(HTTPConnectionPool):
+        ConnectionCls = DeliveryHTTPConnection
 
-        class DeliveryHTTPPool(HTTPConnectionPool):
-            ConnectionCls = DeliveryHTTPConnection
+        def _get_conn(self, timeout: float | None = None) -> Any:
+            return handed_to_the_attempt(super()._get_conn(timeout))
 
-            def _get_conn(self, timeout: float | None = None) -> Any:
-                return handed_to_the_attempt(super()._get_conn(timeout))
+        def _put_conn(self, conn: Any) -> None:
+            taken_from_the_attempt()
+            super()._put_conn(conn)
 
-        class DeliveryHTTPSPool(HTTPSConnectionPool):
-            ConnectionCls = DeliveryHTTPSConnection
+    class DeliveryHTTPSPool(HTTPSConnectionPool):
+        ConnectionCls = DeliveryHTTPSConnection
 
-            def _get_conn(self, timeout: float | None = None) -> Any:
-                return handed_to_the_attempt(super()._get_conn(timeout))
+        def _get_conn(self, timeout: float | None = None) -> Any:
+            return handed_to_the_attempt(super()._get_conn(timeout))
 
-        self.poolmanager.pool_classes_by_scheme = {"http": DeliveryHTTPPool, "https": DeliveryHTTPSPool}
+        def _put_conn(self, conn: Any) -> None:
+            taken_from_the_attempt()
+            super()._put_conn(conn)
+
+    manager = PoolManager(num_pools=ORIGINS_KEPT, maxsize=CONNECTIONS_PER_ORIGIN, block=False)
+    manager.pool_classes_by_scheme = {"http": DeliveryHTTPPool, "https": DeliveryHTTPSPool}
+    return manager
 
 
 class Transport:
-    """POSTs to receivers. One ``requests`` session per thread (keep-alive connections are
-    reused across the deliveries a thread makes; sessions are not shared between threads).
+    """POSTs to receivers, with urllib3 (requests cost as much CPU again per call, and kept
+    cookies): one pool per origin, shared by the threads, keeps the connections alive.
+    Proxies and ``.netrc`` from the environment play no part.
 
     ``address_allowed`` is the connect-time check; ``None`` (local mode) allows any address.
     """
 
     def __init__(self, address_allowed: AddressCheck | None) -> None:
-        self._allowed = address_allowed
-        self._local = threading.local()
-
-    def _session(self) -> requests.Session:
-        session: requests.Session | None = getattr(self._local, "session", None)
-        if session is None:
-            session = requests.Session()
-            session.trust_env = False  # no proxies or .netrc from the environment
-            adapter = _DeliveryAdapter(self._allowed)
-            session.mount("http://", adapter)
-            session.mount("https://", adapter)
-            self._local.session = session
-        return session
+        self._pools = _pool_manager(address_allowed)
 
     def post(self, url: str, body: bytes, headers: Mapping[str, str], timeout: float) -> AttemptResult:
         """One attempt. Any 2xx within ``timeout`` seconds (in total) is success."""
         attempt = _current.attempt = _Attempt()
-        watchdog = threading.Timer(timeout, attempt.cut_connection)
-        watchdog.daemon = True
         began = time.perf_counter()
-        watchdog.start()
+        _watchdog.watch(attempt, timeout)
         status: int | None = None
         error: str | None = None
         try:
-            with self._session().post(
+            response = self._pools.urlopen(
+                "POST",
                 url,
-                data=body,
+                body=body,
                 headers=dict(headers),
-                timeout=(timeout, timeout),
-                stream=True,
-                allow_redirects=False,
-            ) as response:
-                status = response.status_code
-                _drain(response)
+                timeout=Timeout(connect=timeout, read=timeout),
+                retries=False,
+                redirect=False,
+                preload_content=False,
+            )
+            status = response.status
+            _drain(response)
         except UnsafeAddress as refused:
             error = f"refused: {refused}"
-        except requests.Timeout:
+        except NewConnectionError as failed:  # a subclass of the connect timeout, but not one
+            error = f"connection failed: {_reason(failed)}"
+        except Urllib3Timeout:
             error = f"timed out after {timeout:g} s"
-        except requests.RequestException as failed:
+        except (HTTPError, OSError) as failed:
             error = f"connection failed: {_reason(failed)}"
         finally:
-            watchdog.cancel()
+            attempt.finish()
             _current.attempt = None
         elapsed = time.perf_counter() - began
         if attempt.cut or (error is None and elapsed > timeout):
@@ -182,21 +231,23 @@ class Transport:
         return AttemptResult(status_code=status, duration_ms=round(elapsed * 1000), error=error)
 
 
-def _drain(response: requests.Response) -> None:
-    """Read a short answer to its end (the connection can then be reused); stop reading a long
-    one at the limit (the connection is then closed)."""
+def _drain(response: BaseHTTPResponse) -> None:
+    """Read a short answer to its end (urllib3 then puts the connection back in its pool); stop
+    reading a long one at the limit and close the connection."""
     received = 0
-    for chunk in response.iter_content(8192):
+    for chunk in response.stream(8192, decode_content=False):
         received += len(chunk)
         if received >= MAX_RESPONSE_BYTES:
+            response.close()
             return
+    response.release_conn()
 
 
 _OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-f]+>: ")
 
 
 def _reason(error: BaseException) -> str:
-    """The innermost cause of a requests/urllib3 error, without object addresses."""
+    """The innermost cause of a urllib3 error, without object addresses."""
     reason: object = error
     while True:
         inner = getattr(reason, "reason", None) or (reason.args[0] if getattr(reason, "args", None) else None)

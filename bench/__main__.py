@@ -1,0 +1,78 @@
+"""Every benchmark, one after another, then the three headline lines of issue 12 last.
+
+    .venv/bin/python -m bench            # or: make bench
+    .venv/bin/python -m bench --only delivery hosts
+
+Each benchmark runs in a fresh interpreter of its own (so one's moto server, threads and
+caches never weigh on the next) and prints its whole report as it goes. A headline benchmark
+ends with one line that states its figure and its target; those lines are repeated at the end,
+in a fixed order, so the last three lines of ``make bench`` are the ones to read. A benchmark
+that fails is named and makes the run exit 1, after the others have run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+
+# (module, headline prefix or None): the order in which they run.
+BENCHMARKS: tuple[tuple[str, str | None], ...] = (
+    ("bench.bus", None),
+    ("bench.send", None),
+    ("bench.media", None),
+    ("bench.tenants", None),
+    ("bench.coldstart", "coldstart:"),
+    ("bench.delivery", "delivery:"),
+    ("bench.hosts", "hosts:"),
+    ("bench.cost", None),
+)
+HEADLINES = ("coldstart:", "delivery:", "hosts:")
+
+
+def run(module: str) -> tuple[int, list[str]]:
+    """Run one benchmark, echoing its output; its exit status and the lines it printed."""
+    lines: list[str] = []
+    with subprocess.Popen(  # noqa: S603 - our own interpreter and benchmark modules, no shell
+        [sys.executable, "-u", "-m", module], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            sys.stdout.write(line)
+            lines.append(line.rstrip("\n"))
+    return process.returncode, lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    names = [module.removeprefix("bench.") for module, _ in BENCHMARKS]
+    parser.add_argument("--only", nargs="+", choices=names, help="run only these benchmarks")
+    options = parser.parse_args()
+
+    headlines: dict[str, str] = {}
+    failed: list[str] = []
+    for module, prefix in BENCHMARKS:
+        if options.only and module.removeprefix("bench.") not in options.only:
+            continue
+        print(f"\n===== {module} =====", flush=True)
+        started = time.monotonic()
+        status, lines = run(module)
+        print(f"===== {module}: exit {status} in {time.monotonic() - started:.0f} s =====", flush=True)
+        if status != 0:
+            failed.append(module)
+        if prefix is not None:
+            found = [line for line in lines if line.startswith(prefix)]
+            headlines[prefix] = found[-1] if found else f"{prefix} no figure ({module} exit {status})"
+
+    print()
+    if failed:
+        print("failed: " + ", ".join(failed))
+    for prefix in HEADLINES:
+        if prefix in headlines:
+            print(headlines[prefix])
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,170 @@
+// The view of one device: its status, the session commands, pairing (QR image and pair code),
+// its send spacing, a test message, the Webhooks and Groups panels and, on the local stack,
+// the simulator. `update(device)` is called on every poll with the device as the API has it.
+
+import { api } from "./api.js";
+import { render as renderGroups } from "./groups.js";
+import { renderPairing } from "./pairing.js";
+import { renderSend } from "./send.js";
+import { renderSimulator } from "./simulator.js";
+import { el, field, showError, showResult } from "./ui.js";
+import { render as renderWebhooks } from "./webhooks.js";
+
+export function renderDevice(container, device, { onDeleted, refresh, pause, resume }) {
+  let current = device;
+  const feedback = el("div", { class: "feedback", "aria-live": "polite" });
+  const title = el("h2", { id: "device-title" });
+  const status = el("span", { class: "badge", "data-testid": "device-status", "aria-live": "polite" });
+  const jid = el("span", { class: "mono" });
+  const busy = (button, work) => async () => {
+    button.disabled = true;
+    try {
+      await work();
+    } finally {
+      button.disabled = false;
+    }
+  };
+
+  function command(label, path, done, style) {
+    const button = el("button", { type: "button", class: style }, label);
+    button.addEventListener(
+      "click",
+      busy(button, async () => {
+        const answer = await api("POST", `/devices/${current.id}/${path}`);
+        if (!answer.ok) return showError(feedback, answer);
+        showResult(feedback, done);
+        update(answer.body.device);
+        refresh();
+      }),
+    );
+    return button;
+  }
+
+  const confirmDelete = el("div", { class: "confirm", hidden: true });
+  const deleteButton = el("button", { type: "button", class: "danger" }, "Delete device");
+  deleteButton.addEventListener("click", () => {
+    const yes = el("button", { type: "button", class: "danger" }, "Yes, delete it");
+    const no = el("button", { type: "button", class: "secondary" }, "Cancel");
+    no.addEventListener("click", () => {
+      confirmDelete.hidden = true;
+      deleteButton.focus();
+    });
+    yes.addEventListener(
+      "click",
+      busy(yes, async () => {
+        await pause();
+        const answer = await api("DELETE", `/devices/${current.id}`);
+        if (!answer.ok) {
+          resume();
+          return showError(feedback, answer);
+        }
+        onDeleted();
+      }),
+    );
+    confirmDelete.replaceChildren(
+      el("span", {}, `Delete “${current.name}” and everything stored for it?`),
+      yes,
+      no,
+    );
+    confirmDelete.hidden = false;
+    yes.focus();
+  });
+
+  const interval = el("input", {
+    type: "number",
+    min: 0,
+    max: 600,
+    step: 1,
+    required: true,
+    inputmode: "numeric",
+  });
+  const settingsFeedback = el("div", { class: "feedback", "aria-live": "polite" });
+  const settings = el(
+    "form",
+    { class: "inline" },
+    field("Minimum seconds between sends", interval),
+    el("button", { type: "submit" }, "Save interval"),
+  );
+  settings.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const seconds = interval.value === "" ? null : Number(interval.value);
+    const answer = await api("PATCH", `/devices/${current.id}`, {
+      body: { min_send_interval_seconds: seconds },
+    });
+    if (!answer.ok) return showError(settingsFeedback, answer);
+    showResult(
+      settingsFeedback,
+      `Saved: sends at least ${answer.body.device.min_send_interval_seconds} s apart.`,
+    );
+    update(answer.body.device);
+  });
+  interval.value = device.min_send_interval_seconds;
+
+  const pairing = renderPairing(device);
+  const simulator = renderSimulator(device, refresh);
+  const webhooks = el("section", { class: "panel", "aria-label": "Webhooks" });
+  const groups = el("section", { class: "panel", "aria-label": "Groups" });
+  renderWebhooks(webhooks, { device, api, showError });
+  renderGroups(groups, { device, api, showError });
+
+  container.replaceChildren(
+    title,
+    el(
+      "dl",
+      { class: "facts" },
+      el("dt", {}, "Status"),
+      el("dd", {}, status),
+      el("dt", {}, "Account"),
+      el("dd", {}, jid),
+      el("dt", {}, "Id"),
+      el("dd", { class: "mono" }, device.id),
+    ),
+    el(
+      "div",
+      { class: "actions", role: "group", "aria-label": "Session" },
+      command("Connect", "connect", "Connecting: the session is starting."),
+      command("Disconnect", "disconnect", "Disconnected; the login is kept.", "secondary"),
+      command("Log out", "logout", "Logged out: pair again to use it.", "secondary"),
+      deleteButton,
+    ),
+    confirmDelete,
+    feedback,
+    pairing.node,
+    renderSend(device),
+    el(
+      "section",
+      { class: "panel", "aria-labelledby": "settings-title" },
+      el("h3", { id: "settings-title" }, "Sending"),
+      settings,
+      settingsFeedback,
+    ),
+    simulator.node,
+    webhooks,
+    groups,
+  );
+
+  function update(next) {
+    current = next;
+    // Only what changed is written: the status is a live region, announced when it moves.
+    setText(title, next.name);
+    setText(status, next.status);
+    status.className = `badge ${next.status}`;
+    setText(jid, next.messaging_jid || "not paired");
+    if (document.activeElement !== interval) interval.value = next.min_send_interval_seconds;
+    pairing.update(next);
+    simulator.update(next);
+  }
+
+  update(device);
+  return {
+    id: device.id,
+    update,
+    stop() {
+      pairing.stop();
+    },
+  };
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}

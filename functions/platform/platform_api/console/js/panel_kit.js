@@ -1,0 +1,69 @@
+// What the Webhooks and Groups panels share: calls on behalf of the panel's device, a live
+// feedback area, and times in the reader's own words.
+
+import { el } from "./ui.js";
+
+// The API through the panel's device: device-scoped routes name it by the X-Device-Id
+// header (docs/devices.md), so a user with several devices acts on the one shown.
+export function deviceApi(ctx) {
+  return (method, path, options = {}) =>
+    ctx.api(method, path, {
+      ...options,
+      headers: { ...(options.headers || {}), "X-Device-Id": ctx.device.id },
+    });
+}
+
+// A region that announces what it is given: errors (role=alert, from ctx.showError) and results.
+export function feedback() {
+  return el("div", { class: "feedback", "aria-live": "polite" });
+}
+
+export function say(container, text) {
+  container.replaceChildren(el("p", { class: "result", role: "status" }, text));
+}
+
+// An ISO 8601 time as the browser's locale shows it, with the exact value as a tooltip.
+export function timeText(iso) {
+  const shown = new Date(iso);
+  const text = Number.isNaN(shown.getTime()) ? String(iso) : shown.toLocaleString();
+  return el("time", { datetime: iso, title: iso }, text);
+}
+
+export function timeCell(iso) {
+  return el("td", {}, iso ? timeText(iso) : "");
+}
+
+// A button that runs `action` once at a time: disabled while it runs, so a double click
+// does not send the request twice.
+export function actionButton(text, attrs, action) {
+  const button = el("button", { type: "button", ...attrs }, text);
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await action();
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return button;
+}
+
+// A device panel that opens on demand: its content, with the requests and the polling that
+// come with it, exists only while it is open, so the device view stays light and quiet.
+export function collapsible(container, title, build) {
+  const body = el("div", { class: "panel-body", hidden: true });
+  const toggle = el(
+    "button",
+    { type: "button", class: "secondary", "aria-expanded": "false" },
+    `Show ${title.toLowerCase()}`,
+  );
+  toggle.addEventListener("click", () => {
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    toggle.textContent = `${open ? "Hide" : "Show"} ${title.toLowerCase()}`;
+    body.hidden = !open;
+    if (open) build(body);
+    else body.replaceChildren(); // detached, its polling ends at its next turn
+  });
+  container.replaceChildren(el("div", { class: "panel-head" }, el("h3", {}, title), toggle), body);
+}
