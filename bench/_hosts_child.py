@@ -189,7 +189,7 @@ def write_dead_leases(devices: list[dict[str, Any]], expires_at: float) -> float
                     owner_host_id=DEAD_HOST,
                     owner_queue_url=f"http://{DEAD_HOST}/queue",
                     epoch=1,
-                    renewed_at=int(time.time()),
+                    acquired_at=int(time.time()),
                     expires_at=int(expires_at),
                 )
             )

@@ -199,7 +199,7 @@ def _index_read(devices: list[dict[str, Any]], off: int) -> dict[str, Any]:
     found = records.restorable()
     seconds = time.perf_counter() - began
     wanted = {(d["tenant_id"], d["device_id"]) for d in devices}
-    if set(found) != wanted or len(found) != len(wanted):
+    if {(r.tenant_id, r.device_id) for r in found} != wanted or len(found) != len(wanted):
         raise SystemExit(f"the restorable index found {len(found)} devices, not the {len(wanted)} wanted")
     return {"found": len(found), "table": len(devices) + off, "seconds": seconds}
 
@@ -218,7 +218,7 @@ def _restore_floor(devices: list[dict[str, Any]], concurrency: int, sample: int)
             tenant_id=device["tenant_id"],
             owner_host_id="floor",
             epoch=1,
-            renewed_at=int(now),
+            acquired_at=int(now),
             expires_at=int(now),
         ).save()
         DeviceModel(device["tenant_id"], device["device_id"]).update(

@@ -53,7 +53,7 @@ def stored(device_id: str) -> DeviceModel:
 
 
 def in_index(device_id: str) -> bool:
-    return (TENANT, device_id) in set(records.restorable())
+    return (TENANT, device_id) in {(r.tenant_id, r.device_id) for r in records.restorable()}
 
 
 def change(device_id: str, name: str, **data: Any) -> None:
@@ -98,7 +98,7 @@ def test_the_query_finds_exactly_the_wanted_logged_in_devices_and_reads_no_other
     monkeypatch.setattr(Connection, "dispatch", recording)
 
     # When a restore pass lists what to restore
-    found = {device for tenant, device in records.restorable() if tenant == TENANT}
+    found = {r.device_id for r in records.restorable() if r.tenant_id == TENANT}
 
     # Then only the running device is there, read by Queries of the index alone: the others
     # carry no index key, so no read of the pass touches them
