@@ -5,6 +5,13 @@ Writes driven by a session's events are also conditional on the record still nam
 host's queue (``host_queue_url``): once another host took the device over and claimed the
 record, a late write of the old host fails instead of overwriting the new state.
 
+Every write also keeps ``restore_shard`` (the key of the sparse ``restorable`` index) in
+line with ``wants_connection`` and ``is_logged_in``, by the rule of
+:func:`gateway.models.devices.restore_shard`: in the same update when the write decides both
+(a field set to False, or a restore claim that requires both True), else by a second,
+conditional update once the record as written shows the attribute out of line (see
+:func:`_follow_restore_rule`). This module is the only writer of the two fields.
+
 These functions block (PynamoDB); the host runs them on its AWS threads.
 """
 
@@ -20,6 +27,7 @@ from pynamodb.expressions.condition import Condition
 
 from gateway.bus import DeviceSnapshot
 from gateway.models import DeviceModel
+from gateway.models.devices import RESTORE_SHARDS, restore_shard
 from gateway.timestamps import iso_utc
 from session_host.network.port import NetworkEvent, SessionState
 
@@ -35,19 +43,21 @@ class Claim(Enum):
 def claim(tenant_id: str, device_id: str, queue_url: str, how: Claim) -> bool:
     """Name this host's queue on the record; False when the record is gone (or, for a
     restore, no longer wanted connected and logged in)."""
-    actions = [DeviceModel.host_queue_url.set(queue_url)]
+    fields: dict[str, Any] = {"host_queue_url": queue_url}
     condition = DeviceModel.device_id.exists()
+    known: dict[str, bool] = {}
     if how is Claim.CONNECT:
-        actions.append(DeviceModel.wants_connection.set(True))
+        fields["wants_connection"] = True
     elif how is Claim.RESTORE:
         condition &= (DeviceModel.wants_connection == True) & (DeviceModel.is_logged_in == True)  # noqa: E712
-    return _update(tenant_id, device_id, actions, condition) is not None
+        known = {"wants_connection": True, "is_logged_in": True}
+    return _update(tenant_id, device_id, fields, condition, known) is not None
 
 
 def apply_changes(tenant_id: str, device_id: str, queue_url: str, changes: Mapping[str, Any]) -> bool:
     """Write an event's state changes while the record still names this host; else False."""
-    actions = _set_fields({**changes, "updated_at": iso_utc()})
-    return _update(tenant_id, device_id, actions, DeviceModel.host_queue_url == queue_url) is not None
+    fields = {**changes, "updated_at": iso_utc()}
+    return _update(tenant_id, device_id, fields, DeviceModel.host_queue_url == queue_url) is not None
 
 
 def hand_back(tenant_id: str, device_id: str, queue_url: str, snapshot: DeviceSnapshot | None) -> bool:
@@ -56,10 +66,7 @@ def hand_back(tenant_id: str, device_id: str, queue_url: str, snapshot: DeviceSn
     fields: dict[str, Any] = {"host_queue_url": None}
     if snapshot is not None:
         fields |= asdict(snapshot) | {"updated_at": iso_utc()}
-    return (
-        _update(tenant_id, device_id, _set_fields(fields), DeviceModel.host_queue_url == queue_url)
-        is not None
-    )
+    return _update(tenant_id, device_id, fields, DeviceModel.host_queue_url == queue_url) is not None
 
 
 def stop_wanting(tenant_id: str, device_id: str, snapshot: DeviceSnapshot | None) -> DeviceModel | None:
@@ -68,7 +75,7 @@ def stop_wanting(tenant_id: str, device_id: str, snapshot: DeviceSnapshot | None
     fields: dict[str, Any] = {"host_queue_url": None, "wants_connection": False}
     if snapshot is not None:
         fields |= asdict(snapshot) | {"updated_at": iso_utc()}
-    return _update(tenant_id, device_id, _set_fields(fields), DeviceModel.device_id.exists())
+    return _update(tenant_id, device_id, fields, DeviceModel.device_id.exists())
 
 
 def stop_wanting_idle(tenant_id: str, device_id: str) -> DeviceModel | None:
@@ -98,17 +105,29 @@ class Restorable(NamedTuple):
 def restorable() -> list[Restorable]:
     """Every device wanted connected and logged in.
 
-    A filtered Scan: it reads the whole devices table (the filter does not reduce the read
-    capacity consumed), once per takeover interval per host. Fine for thousands of devices;
-    beyond that a sparse index on ``wants_connection`` would make this a Query.
+    One Query per shard of the sparse ``restorable`` index (keys and ``host_queue_url``): its
+    cost follows the devices wanted connected, not the size of the table. The index is
+    eventually consistent: a device that just entered it may be found one pass later, one that
+    just left it is still refused by the restore claim's condition on the record, and a
+    ``host_queue_url`` a moment old only decides whether :func:`leases.acquire` is tried.
     """
-    condition = (DeviceModel.wants_connection == True) & (DeviceModel.is_logged_in == True)  # noqa: E712
     return [
         Restorable(record.tenant_id, record.device_id, record.host_queue_url)
-        for record in DeviceModel.scan(
-            condition, attributes_to_get=["tenant_id", "device_id", "host_queue_url"]
-        )
+        for shard in range(RESTORE_SHARDS)
+        for record in DeviceModel.restorable.query(str(shard))
     ]
+
+
+def index_if_restorable(tenant_id: str, device_id: str) -> bool:
+    """Put a wanted, logged-in record written before the ``restorable`` index into it; False
+    when the record is not (or no longer) such a record, or is indexed already."""
+    shard = restore_shard(device_id, wants_connection=True, is_logged_in=True)
+    condition = (
+        (DeviceModel.wants_connection == True)  # noqa: E712
+        & (DeviceModel.is_logged_in == True)  # noqa: E712
+        & DeviceModel.restore_shard.does_not_exist()
+    )
+    return _apply(DeviceModel(tenant_id, device_id), [DeviceModel.restore_shard.set(shard)], condition)
 
 
 def event_changes(event: NetworkEvent) -> dict[str, Any] | None:
@@ -161,12 +180,57 @@ def _set_fields(fields: Mapping[str, Any]) -> list[Any]:
     return actions
 
 
-def _update(tenant_id: str, device_id: str, actions: list[Any], condition: Condition) -> DeviceModel | None:
+def _update(
+    tenant_id: str,
+    device_id: str,
+    fields: Mapping[str, Any],
+    condition: Condition,
+    known: Mapping[str, bool] | None = None,
+) -> DeviceModel | None:
+    """Write ``fields`` under ``condition``; the record as written, None if the condition failed.
+
+    ``known``: values of ``wants_connection`` / ``is_logged_in`` the condition guarantees.
+    """
+    state = {**(known or {}), **fields}
+    actions = _set_fields(fields) + _restore_shard_actions(
+        device_id, state.get("wants_connection"), state.get("is_logged_in")
+    )
     record = DeviceModel(tenant_id, device_id)
+    if not _apply(record, actions, condition):
+        return None
+    _follow_restore_rule(record)
+    return record
+
+
+def _restore_shard_actions(device_id: str, wants: bool | None, logged_in: bool | None) -> list[Any]:
+    """The ``restore_shard`` action of a write that decides it; none when it depends on a
+    field the write leaves as stored (:func:`_follow_restore_rule` checks it after)."""
+    if wants is False or logged_in is False:
+        return [DeviceModel.restore_shard.remove()]
+    shard = restore_shard(device_id, wants_connection=bool(wants), is_logged_in=bool(logged_in))
+    return [] if shard is None else [DeviceModel.restore_shard.set(shard)]
+
+
+def _follow_restore_rule(record: DeviceModel) -> None:
+    """Bring ``restore_shard`` in line with the record as just written (updates return it whole).
+
+    Conditional on the two fields being still as seen: a write that changed them meanwhile
+    ran this check itself, on the newer state, so the last writer's view wins.
+    """
+    wants, logged_in = bool(record.wants_connection), bool(record.is_logged_in)
+    shard = restore_shard(record.device_id, wants_connection=wants, is_logged_in=logged_in)
+    if shard == record.restore_shard:
+        return
+    action = DeviceModel.restore_shard.remove() if shard is None else DeviceModel.restore_shard.set(shard)
+    unchanged = (DeviceModel.wants_connection == wants) & (DeviceModel.is_logged_in == logged_in)
+    _apply(record, [action], unchanged)
+
+
+def _apply(record: DeviceModel, actions: list[Any], condition: Condition) -> bool:
     try:
         record.update(actions=actions, condition=condition)
     except UpdateError as error:
         if error.cause_response_code == "ConditionalCheckFailedException":
-            return None
+            return False
         raise
-    return record
+    return True

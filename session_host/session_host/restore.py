@@ -1,12 +1,16 @@
 """Restoring and taking over devices that should run but that no live host runs.
 
 On start and then every takeover interval, the host lists the devices wanted connected and
-logged in (:func:`records.restorable`, a Scan: see its cost there), skips those whose record
-names a live host (one heartbeat read per host, not one lease read per device: see
-:meth:`Ownership.live_hosts`), and takes the others: lease, session, record claim, connect.
-A bounded number at once, each after a random jitter, so hosts starting together (or taking
-over the devices of a host that died) neither stampede the network nor keep colliding on the
-same leases.
+logged in (:func:`records.restorable`, a Query of a sparse index: its cost follows those
+devices, not the table), skips those whose record names a live host (one heartbeat read per
+host, not one lease read per device: see :meth:`Ownership.live_hosts`), and takes the
+others: lease, session, record claim, connect.
+
+Each device waits a random jitter first, then for one of a bounded number of slots
+(``RESTORE_CONCURRENCY``): hosts starting together (or taking over the devices of a host that
+died) take the devices in different random orders, so they neither stampede the network nor
+keep colliding on the same leases, and the jitter is paid once per pass, not once per device
+(1,000 devices behind 8 slots would otherwise wait 1,000 x 1 s / 8, two minutes, for it).
 
 A device is restored only from credentials this host can read under ``SESSION_DATA_DIR``
 (a volume shared by the hosts); a host that has none for it lets it go again untouched.
@@ -62,8 +66,8 @@ class Restorer:
         await asyncio.gather(*(self._take(device.tenant_id, device.device_id) for device in todo))
 
     async def _take(self, tenant_id: str, device_id: str) -> None:
+        await asyncio.sleep(random.uniform(0, self._settings.restore_jitter_seconds))  # noqa: S311
         async with self._slots:
-            await asyncio.sleep(random.uniform(0, self._settings.restore_jitter_seconds))  # noqa: S311
             if self._finishing.is_set():
                 return
             try:
@@ -81,7 +85,7 @@ class Restorer:
         if device_id in own.devices:
             return
         lease = await own.acquire(tenant_id, device_id)
-        if lease is None:
+        if lease is None:  # another live host runs it
             return
         owned = own.open(tenant_id, device_id, lease)
         if owned.session.jid is None:

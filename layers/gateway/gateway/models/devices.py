@@ -2,9 +2,39 @@
 
 from __future__ import annotations
 
+import zlib
+
 from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
 
 from gateway.models.base import GatewayModel, table_meta
+
+RESTORE_SHARDS = 8
+"""Partition keys of the ``restorable`` index (``"0"`` .. ``"7"``). Several, not one, so the
+index's writes (a device entering or leaving it) spread over partitions instead of throttling
+one, which would throttle the table's writes too. Readers query every shard; changing the
+number means rewriting ``restore_shard`` on every item in the index."""
+
+
+def restore_shard(device_id: str, *, wants_connection: bool, is_logged_in: bool) -> str | None:
+    """The device's ``restore_shard``: present (so the device is in the ``restorable`` index)
+    exactly while it is wanted connected and logged in, the devices session hosts restore."""
+    if not (wants_connection and is_logged_in):
+        return None
+    return str(zlib.crc32(device_id.encode()) % RESTORE_SHARDS)
+
+
+class RestorableIndex(GlobalSecondaryIndex["DeviceModel"]):
+    """The devices hosts restore and take over (sparse: only items with a ``restore_shard``),
+    so a host's periodic pass reads those, not the devices that are off; with the queue of the
+    host that runs each, so the pass skips the devices of live hosts without reading them."""
+
+    class Meta:
+        index_name = "restorable"
+        projection = IncludeProjection(["host_queue_url"])
+
+    restore_shard = UnicodeAttribute(hash_key=True)
+    device_id = UnicodeAttribute(range_key=True)
 
 
 class DeviceModel(GatewayModel):
@@ -24,6 +54,9 @@ class DeviceModel(GatewayModel):
     # Set by a successful connect, cleared by disconnect/logout: hosts restore and take over
     # only devices that are logged in and meant to be connected.
     wants_connection = BooleanAttribute(default=False)
+    # Follows wants_connection and is_logged_in (see ``restore_shard``); written by the
+    # session host's record writes (``session_host.records``), the only writer of the two.
+    restore_shard = UnicodeAttribute(null=True)
     # When the owner's pending webhook URL stopped applying to this device: at its first
     # connection without a webhook configuration (the URL, if any, was applied then), or
     # when it got a configuration of its own. Set once; see ``gateway.webhooks.pending``.
@@ -32,3 +65,5 @@ class DeviceModel(GatewayModel):
     min_send_interval_seconds = NumberAttribute(null=True)
     created_at = UnicodeAttribute()
     updated_at = UnicodeAttribute()
+
+    restorable = RestorableIndex()
