@@ -35,13 +35,16 @@ WIDE = {"width": 1280, "height": 900}
 expect.set_options(timeout=15_000)
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: while Playwright's sync driver lives, its event loop is the
+# running loop of the thread, and every later test of the worker that calls asyncio.run()
+# (the session host's tests do) would fail. A module's tests run one after another on a worker.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as driver:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     executable = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     browser = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
