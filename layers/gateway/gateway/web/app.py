@@ -22,6 +22,7 @@ from gateway.web.contract import DESCRIPTION, install_contract_document
 from gateway.web.middleware import GatewayMiddleware
 from gateway.web.operation_routes import as_answered
 from gateway.web.route_table import allowed_methods
+from gateway.web.routing import operation_id
 from gateway.web.validation import standard_validation_error
 
 # FastAPI raises a bare 400 only when it cannot read a JSON body at all (nesting too deep,
@@ -86,12 +87,6 @@ async def _http_error(request: Request, error: Exception) -> JSONResponse:
     return as_answered(request, ApiError(error.status_code, code, message, headers=headers)).response()
 
 
-def _operation_id(route: APIRoute) -> str:
-    """The route function's name (``register``, ``list_devices``): what generated clients call
-    the operation. A test keeps them unique."""
-    return route.name
-
-
 def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
     """A FastAPI app serving ``routers`` with the gateway's errors, headers and limits.
 
@@ -105,10 +100,10 @@ def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         openapi_url=openapi_url,
-        generate_unique_id_function=_operation_id,
+        generate_unique_id_function=operation_id,
     )
-    for router in routers:
-        app.include_router(router)
+    for router in routers:  # as they are: see gateway.web.routing
+        app.router.routes.extend(router.routes)
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

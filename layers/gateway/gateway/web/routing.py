@@ -1,4 +1,11 @@
-"""The route class of every gateway router: error documentation built only when documented.
+"""The route class of every gateway router: built once, its error documentation only when
+documented.
+
+Routers are not included into their function's app (``include_router`` rebuilds every route
+of a router on the first request: dependencies, body and response fields, its documented
+errors' serializers), their routes are added to it as they are (``gateway.web.create_app``).
+So a route names its operation itself, by its function's name (``register``,
+``list_devices``): what generated clients call the operation. A test keeps them unique.
 
 A route's ``responses=`` (``gateway.web.error_docs``) name a pydantic model per error status,
 and FastAPI builds a serializer of each as the route is declared: about fourteen per route,
@@ -14,8 +21,14 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi._compat import ModelField
+from fastapi.datastructures import DefaultPlaceholder
 from fastapi.routing import APIRoute
 from fastapi.utils import create_model_field
+
+
+def operation_id(route: APIRoute) -> str:
+    """A route's operation id: its function's name."""
+    return route.name
 
 
 class GatewayRoute(APIRoute):
@@ -31,6 +44,8 @@ class GatewayRoute(APIRoute):
     ) -> None:
         documented = dict(responses or {})
         undocumented = {status: _without_model(response) for status, response in documented.items()}
+        if isinstance(kwargs.get("generate_unique_id_function"), DefaultPlaceholder):
+            kwargs["generate_unique_id_function"] = operation_id
         super().__init__(path, endpoint, responses=undocumented, **kwargs)
         self.responses = documented
 
