@@ -10,9 +10,10 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.dependencies.utils import solve_dependencies
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
+from fastapi.routing import APIRoute, request_response
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute
 
 from gateway import __version__
 from gateway.config import get_settings
@@ -87,6 +88,15 @@ async def _http_error(request: Request, error: Exception) -> JSONResponse:
     return as_answered(request, ApiError(error.status_code, code, message, headers=headers)).response()
 
 
+def _overridable_by(app: FastAPI, route: BaseRoute) -> BaseRoute:
+    """``route``, answering with ``app.dependency_overrides`` as an included route would: the
+    handler made when the route was declared knew no app."""
+    if isinstance(route, APIRoute):
+        route.dependency_overrides_provider = app
+        route.app = request_response(route.get_route_handler())
+    return route
+
+
 def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
     """A FastAPI app serving ``routers`` with the gateway's errors, headers and limits.
 
@@ -103,7 +113,8 @@ def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
         generate_unique_id_function=operation_id,
     )
     for router in routers:  # as they are: see gateway.web.routing
-        app.router.routes.extend(router.routes)
+        for route in router.routes:
+            app.router.routes.append(_overridable_by(app, route))
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
