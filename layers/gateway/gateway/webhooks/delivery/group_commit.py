@@ -31,7 +31,8 @@ class GroupCommit:
         self._running = records  # records that may still bring an attempt
         self._write = write
         self._waiting: list[tuple[Attempted, asyncio.Future[bool]]] = []
-        self._pause: asyncio.TimerHandle | None = None
+        self._pause: asyncio.TimerHandle | None = None  # flushes once no record ended for a while
+        self._last_end = 0.0  # the event loop's time when a record last ended
         self._writes: set[asyncio.Task[None]] = set()  # referenced until done (asyncio's advice)
 
     async def log(self, attempted: Attempted) -> bool:
@@ -44,17 +45,24 @@ class GroupCommit:
     def withdraw(self) -> None:
         """A record has ended: it brings no (more) attempts, and it counts as activity."""
         self._running -= 1
-        if self._pause is not None:
-            self._pause.cancel()
-            self._pause = None
+        self._last_end = asyncio.get_running_loop().time()
         if not self._running:
             self._flush(len(self._waiting))
             return
         self._flush(len(self._waiting) - len(self._waiting) % LOG_BATCH_EVENTS)
-        if self._waiting:
-            self._pause = asyncio.get_running_loop().call_later(
-                LOG_FLUSH_AFTER_SECONDS, lambda: self._flush(len(self._waiting))
-            )
+        if self._waiting and self._pause is None:  # one timer, pushed back while records end
+            self._wait_for_pause(LOG_FLUSH_AFTER_SECONDS)
+
+    def _wait_for_pause(self, seconds: float) -> None:
+        self._pause = asyncio.get_running_loop().call_later(seconds, self._after_pause)
+
+    def _after_pause(self) -> None:
+        quiet = asyncio.get_running_loop().time() - self._last_end
+        if quiet < LOG_FLUSH_AFTER_SECONDS:
+            self._wait_for_pause(LOG_FLUSH_AFTER_SECONDS - quiet)
+            return
+        self._pause = None
+        self._flush(len(self._waiting))
 
     def _flush(self, count: int) -> None:
         for start in range(0, count, LOG_BATCH_EVENTS):
