@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+from gateway.observability import logger
 from gateway.webhooks.delivery.constants import LOG_BATCH_ITEMS, LOG_FLUSH_AFTER_SECONDS
 from gateway.webhooks.delivery.recorder import ITEMS_PER_ATTEMPT, Attempted
 
@@ -46,7 +47,10 @@ class GroupCommit:
         """A record has ended: it brings no (more) attempts, and it counts as activity."""
         self._running -= 1
         self._last_end = asyncio.get_running_loop().time()
-        if not self._running:
+        if not self._running:  # nothing more can join; no timer left for Lambda's kept loop
+            if self._pause is not None:
+                self._pause.cancel()
+                self._pause = None
             self._flush(len(self._waiting))
             return
         self._flush(len(self._waiting) - len(self._waiting) % LOG_BATCH_EVENTS)
@@ -76,6 +80,7 @@ class GroupCommit:
         try:
             unlogged = {id(entry) for entry in await self._write([entry for entry, _ in group])}
         except Exception as error:  # the records raise it, and stay on the queue
+            logger.exception("writing the delivery log failed", extra={"events": len(group)})
             for _, logged in group:
                 logged.set_exception(error)
             return
