@@ -6,6 +6,7 @@ Uses the handler tests' queue of its own, receiver and helpers (``test_delivery_
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import Any
@@ -24,10 +25,13 @@ from test_delivery_handler import (  # noqa: F401 - setup is a fixture
     setup,
 )
 
+from gateway.bus.queues import sqs_client
 from gateway.models.webhooks import DeliveryModel
 from gateway.webhooks.delivery import recorder
 from gateway.webhooks.delivery.constants import CONNECTIONS_PER_ORIGIN, LOG_WRITE_ROUNDS
 from gateway.webhooks.delivery.transport import Transport
+
+MALFORMED = "{not json"  # a record body that is not an envelope
 
 
 class Flaky:
@@ -188,3 +192,48 @@ def test_a_slow_receiver_with_many_events_does_not_hold_up_another(
         assert max(r.at for r in fast.of("/fast")) - began < 2.0
         assert len(setup.script.of("/slow")) == 20
         assert 2.0 <= took < 2.0 * 2
+
+
+def test_a_mixed_batch_keeps_only_retries_and_malformed_records_and_counts_each_outcome(
+    setup: Setup,  # noqa: F811 - the fixture
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Given one batch: delivered, retried, exhausted, unsubscribed and malformed records
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
+    devices = {name: f"{setup.device_id}-{name}" for name in ("ok", "retried", "exhausted", "unsubscribed")}
+    configure(setup, "/ok", device_id=devices["ok"])
+    configure(setup, "/down", device_id=devices["retried"], retry_attempts=3)
+    configure(setup, "/down", device_id=devices["exhausted"], retry_attempts=0)
+    setup.script.statuses["/down"] = [500]
+    counts = {"ok": 3, "retried": 2, "exhausted": 1, "unsubscribed": 1}
+    sent = {
+        name: [publish(setup, device_id=devices[name])["id"] for _ in range(count)]
+        for name, count in counts.items()
+    }
+    sqs_client().send_message(QueueUrl=setup.queue_url, MessageBody=MALFORMED)
+    messages = receive(setup, 8)
+    assert len(messages) == 8
+    capsys.readouterr()
+
+    # When it is delivered
+    failed = invoke(setup, messages)
+
+    # Then SQS keeps the retried events and the malformed record, and nothing else
+    kept = {
+        None if m["Body"] == MALFORMED else json.loads(m["Body"])["id"]
+        for m in messages
+        if m["MessageId"] in failed
+    }
+    assert kept == {*sent["retried"], None}
+
+    # And the invocation published each outcome once, with its count
+    documents = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]
+    webhook = [d for d in documents if any(name.startswith("Webhook") for name in d)]
+    assert len(webhook) == 1
+    assert {name: value for name, value in webhook[0].items() if name.startswith("Webhook")} == {
+        "WebhookEventsDelivered": [3.0],
+        "WebhookAttemptsRetried": [2.0],
+        "WebhookEventsExhausted": [1.0],
+        "WebhookEventsUnsubscribed": [1.0],
+    }

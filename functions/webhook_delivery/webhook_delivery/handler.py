@@ -1,9 +1,10 @@
 """Lambda entry point of webhook delivery: SQS batches of event envelopes, partial failures.
 
-The records of a batch are delivered at the same time on the invocation's thread pool, their
-log written in batches; the records to keep (retries scheduled, or not delivered for a reason
-that is not the receiver's) are reported in ``batchItemFailures`` and SQS keeps them. The
-logic is in ``gateway.webhooks.delivery.invocation``; see docs/delivery.md.
+Powertools' batch processor delivers the records of a batch at the same time, their attempts on
+the invocation's thread pool, their log written in group commits; the records to keep (retries
+scheduled, or not delivered for a reason that is not the receiver's) are reported in
+``batchItemFailures`` and SQS keeps them. The logic is in
+``gateway.webhooks.delivery.invocation``; see docs/delivery.md.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 
 from gateway.observability import logger, tracer
 from gateway.webhooks.delivery.constants import DELIVERY_THREAD_PREFIX, DELIVERY_THREADS
@@ -30,6 +33,5 @@ def _pool() -> ThreadPoolExecutor:
 
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler(capture_response=False)
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:  # noqa: ARG001 - Lambda's signature
-    keep = deliver_batch(event["Records"], _pool())
-    return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in keep]}
+def handler(event: dict[str, Any], context: Any) -> PartialItemFailureResponse:
+    return deliver_batch(event, context, _pool())

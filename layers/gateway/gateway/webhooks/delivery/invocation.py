@@ -1,106 +1,121 @@
-"""One invocation of webhook delivery: a batch of SQS records, delivered at once, logged in
-batches, retries scheduled, and the records to keep on the queue reported.
+"""One invocation of webhook delivery: a batch of SQS records, delivered at once by
+Powertools' batch processor, logged in group commits, retries scheduled in batches.
 
-Every event of the batch is attempted on its own thread of the invocation's pool (the receiver
-call blocks), so a slow receiver holds up only its own events. As attempts end, the invoking
-thread writes their log items, a full BatchWriteItem (12 attempts) at a time, and the rest as
-soon as no attempt ended for :data:`LOG_FLUSH_AFTER_SECONDS` (a group commit), then settles
-them: a ``pending`` event gets its retry delay as its visibility
-timeout (ChangeMessageVisibilityBatch) and is kept; a delivered or exhausted one is done with.
-An event whose log could not be written is kept too, with its visibility untouched: it comes
-back after the queue's visibility timeout and is attempted again (see docs/delivery.md).
+Each record is an asyncio task (``AsyncBatchProcessor``): its attempt runs on a thread of the
+invocation's pool (the receiver call blocks), so a slow receiver holds up only its own events.
+It then waits for its log, written together with the batch's other attempts
+(:mod:`~gateway.webhooks.delivery.group_commit`), on a thread of the same pool. A record that
+raises is reported in ``batchItemFailures`` and SQS keeps it: a ``pending`` event, once its
+retry delay is set as its visibility timeout (ChangeMessageVisibilityBatch, with the write
+that logged it); an event whose log could not be written, with its visibility untouched (back
+after the queue's visibility timeout, see docs/delivery.md); a record that is not an envelope
+(it ends in EventsDLQ). A delivered or exhausted event returns: processed, SQS deletes it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 from collections import defaultdict
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
+from aws_lambda_powertools.utilities.batch import (
+    AsyncBatchProcessor,
+    EventType,
+    async_process_partial_response,
+)
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from gateway.bus.queues import sqs_client
 from gateway.observability import logger
 from gateway.webhooks.delivery import recorder, service
 from gateway.webhooks.delivery.batch import Batch
-from gateway.webhooks.delivery.constants import (
-    LOG_BATCH_ITEMS,
-    LOG_FLUSH_AFTER_SECONDS,
-    VISIBILITY_BATCH,
-    EventStatus,
-)
+from gateway.webhooks.delivery.constants import VISIBILITY_BATCH, EventStatus
+from gateway.webhooks.delivery.group_commit import GroupCommit
 from gateway.webhooks.delivery.incoming import IncomingEvent, MalformedEvent, parse_record
-from gateway.webhooks.delivery.recorder import ITEMS_PER_ATTEMPT, Attempted
+from gateway.webhooks.delivery.recorder import Attempted
 
-LOG_BATCH_EVENTS = LOG_BATCH_ITEMS // ITEMS_PER_ATTEMPT  # 12 events fill a BatchWriteItem (24 items)
+T = TypeVar("T")
 
 
-def deliver_batch(records: list[dict[str, Any]], pool: ThreadPoolExecutor) -> list[str]:
-    """Deliver the records of one SQS event; the message ids of those to keep on the queue."""
-    batch = Batch()  # configurations read once per device, outcomes counted for the metrics
-    keep: list[str] = []
-    started: dict[Future[Attempted | None], str] = {}
-    for raw in records:
-        record = SQSRecord(raw)
+class NotLogged(Exception):
+    """The attempt's log could not be written: the record stays, its visibility untouched."""
+
+
+class RetryScheduled(Exception):
+    """The attempt failed with retries left: the record stays until its retry delay is over."""
+
+
+def deliver_batch(
+    event: dict[str, Any], context: Any, pool: ThreadPoolExecutor
+) -> PartialItemFailureResponse:
+    """Deliver the records of one SQS event; Lambda's partial batch response."""
+    # A processor per invocation (it holds the batch's results), and a receiver that is down
+    # failing every record is a normal outcome, not an error of the function.
+    processor = AsyncBatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+    invocation = _Invocation(len(event.get("Records") or ()), pool)
+    try:
+        return async_process_partial_response(
+            event=event, record_handler=invocation.deliver, processor=processor, context=context
+        )
+    finally:
+        invocation.batch.outcomes.publish()  # what was counted, even when the invocation fails
+
+
+class _Invocation:
+    """What the records of one invocation share: the batch, the pool, the group commit."""
+
+    def __init__(self, records: int, pool: ThreadPoolExecutor) -> None:
+        self.batch = Batch()  # configurations read once per device, outcomes counted for the metrics
+        self._pool = pool
+        self._log = GroupCommit(records, lambda attempts: self._in_pool(settle, attempts))
+
+    async def deliver(self, record: SQSRecord) -> None:
+        """Attempt the record's event, wait for its log; raise to keep the record on the queue."""
+        attempted: Attempted | None = None
+        try:
+            attempted = await self._attempt(record)
+        finally:
+            if attempted is None:  # nothing to log: the group commit need not wait for it
+                self._log.withdraw()
+        if attempted is None:
+            return
+        if not await self._log.log(attempted):
+            logger.warning(
+                "attempt not logged: the event stays on the queue",
+                extra={"message_id": record.message_id, "event_id": attempted.incoming.event_id},
+            )
+            raise NotLogged(attempted.incoming.event_id)
+        service.report(attempted, self.batch)
+        if attempted.status is EventStatus.PENDING:
+            raise RetryScheduled(attempted.incoming.event_id)
+
+    async def _attempt(self, record: SQSRecord) -> Attempted | None:
         try:
             incoming = parse_record(record)
         except MalformedEvent as error:  # stays on the queue, and ends in EventsDLQ
             logger.error("not an envelope", extra={"message_id": record.message_id, "error": str(error)})
-            keep.append(record.message_id)
-            continue
-        run = contextvars.copy_context().run  # the invocation's logging keys follow the event
-        started[pool.submit(run, service.deliver, incoming, batch)] = record.message_id
-    try:
-        keep += _log_as_they_end(started, batch)
-    finally:
-        batch.outcomes.publish()  # what was counted, even when the invocation fails
-    return keep
+            raise
+        try:
+            return await self._in_pool(service.deliver, incoming, self.batch)
+        except Exception:  # not the receiver's doing (DynamoDB, a bug): back after 360 s
+            logger.exception("delivering an event failed", extra={"message_id": record.message_id})
+            raise
+
+    async def _in_pool(self, function: Callable[..., T], *args: Any) -> T:
+        run = contextvars.copy_context().run  # the invocation's logging keys follow the record
+        return await asyncio.get_running_loop().run_in_executor(self._pool, run, function, *args)
 
 
-def _log_as_they_end(started: dict[Future[Attempted | None], str], batch: Batch) -> list[str]:
-    """Wait for the attempts, logging and settling them in full writes while they keep ending
-    and the rest when they pause or all ended; the message ids to keep on the queue."""
-    keep: list[str] = []
-    running = set(started)
-    ended: list[tuple[str, Attempted]] = []
-    while running:
-        done, running = wait(running, timeout=LOG_FLUSH_AFTER_SECONDS, return_when=FIRST_COMPLETED)
-        for future in done:
-            try:
-                outcome = future.result()
-            except Exception:  # not the receiver's doing (DynamoDB, a bug): back after 360 s
-                logger.exception("delivering an event failed", extra={"message_id": started[future]})
-                keep.append(started[future])
-                continue
-            if outcome is not None:
-                ended.append((started[future], outcome))
-        full = len(ended) if not done or not running else len(ended) - len(ended) % LOG_BATCH_EVENTS
-        if full:
-            keep += settle(ended[:full], batch)
-            ended = ended[full:]
-    return keep
-
-
-def settle(attempted: list[tuple[str, Attempted]], batch: Batch) -> list[str]:
-    """Log the attempts, schedule the retries; the message ids to keep on the queue."""
-    unlogged = {id(entry) for entry in recorder.write_log([entry for _, entry in attempted])}
-    keep: list[str] = []
-    retries: list[IncomingEvent] = []
-    for message_id, entry in attempted:
-        if id(entry) in unlogged:
-            logger.warning(
-                "attempt not logged: the event stays on the queue",
-                extra={"message_id": message_id, "event_id": entry.incoming.event_id},
-            )
-            keep.append(message_id)
-            continue
-        service.report(entry, batch)
-        if entry.status is EventStatus.PENDING:
-            retries.append(entry.incoming)
-            keep.append(message_id)
-    schedule_retries(retries)
-    return keep
+def settle(attempted: list[Attempted]) -> list[Attempted]:
+    """Log the attempts, then schedule the retries of those logged; the attempts not logged."""
+    unlogged = recorder.write_log(attempted)
+    logged = [entry for entry in attempted if all(entry is not other for other in unlogged)]
+    schedule_retries([entry.incoming for entry in logged if entry.status is EventStatus.PENDING])
+    return unlogged
 
 
 def schedule_retries(retries: list[IncomingEvent]) -> None:
