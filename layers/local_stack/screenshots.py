@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import re
 import threading
 import time
@@ -22,20 +21,11 @@ import requests
 from PIL import Image
 from playwright.sync_api import Locator, Page, expect, sync_playwright
 
+from local_stack.browser import CHROMIUM_ARGS, chromium_path
 from local_stack.receiver import make_server
 from local_stack.stack import LocalStack
 
 WIDTHS = {1280: 860, 360: 780}  # width: height of the window
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-]
 PHONE, CONTACT, REQUESTER = "4915112345678", "4917000000001", "4917000000002"
 
 
@@ -182,7 +172,7 @@ def main() -> None:
         token = gateway.scene(f"http://127.0.0.1:{receiver.server_port}/hooks")
         with sync_playwright() as driver:
             browser = driver.chromium.launch(
-                executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=CHROMIUM_ARGS
+                executable_path=chromium_path(), args=[*CHROMIUM_ARGS, "--hide-scrollbars"]
             )
             for width, height in WIDTHS.items():
                 context = browser.new_context(viewport={"width": width, "height": height})

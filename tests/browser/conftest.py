@@ -8,7 +8,6 @@ Playwright's own browser downloads are never used: the browser is ``/usr/bin/chr
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,15 +16,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, expect, sync_playwright
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from local_stack.browser import CHROMIUM_ARGS, chromium_path
+
 # The console polls every 2 s by default; the tests ask for a short interval (?poll_ms=).
 POLL_MS = 150
 WIDE = {"width": 1280, "height": 900}
@@ -46,8 +38,9 @@ def playwright() -> Iterator[Playwright]:
 
 @pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
-    executable = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    browser = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+    browser = playwright.chromium.launch(
+        executable_path=chromium_path(), headless=True, args=list(CHROMIUM_ARGS)
+    )
     yield browser
     browser.close()
 
