@@ -7,7 +7,8 @@ Each benchmark runs in a fresh interpreter of its own (so one's moto server, thr
 caches never weigh on the next) and prints its whole report as it goes. A headline benchmark
 ends with one line that states its figure and its target; those lines are repeated at the end,
 in a fixed order, so the last three lines of ``make bench`` are the ones to read. A benchmark
-that fails is named and makes the run exit 1, after the others have run.
+that exits non-zero (it failed, or it checks a target of its own that this run missed, as
+bench.send does) is named before them and makes the run exit 1, after the others have run.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def main() -> int:
 
     print()
     if failed:
-        print("failed: " + ", ".join(failed))
+        print("exited non-zero (an error or a missed target of its own): " + ", ".join(failed))
     for prefix in HEADLINES:
         if prefix in headlines:
             print(headlines[prefix])
