@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench._cost_bill import Bill, Recorder
+from bench._stack import moto_stack
 
 
 class Receiver:
@@ -93,22 +94,14 @@ class Measured:
 
 def measure(sends: int, inbound: int, batch_size: int) -> Measured:
     """Drive ``sends`` sends and ``inbound`` received messages, then deliver every event."""
-    import os
     import tempfile
 
-    from local_stack.aws import create_resources, start_moto
-    from local_stack.stack import LocalStack
-    from local_stack.template import load_template, local_resources
-
-    stack = LocalStack(prefix="benchcost")
-    os.environ.update(stack.environment())  # before any gateway module is imported
-    server, endpoint = start_moto(stack.moto_port)
-    try:
-        create_resources(endpoint, local_resources(load_template()), "benchcost")
-        with tempfile.TemporaryDirectory() as data_dir, Recorder().installed() as recorder:
-            return _scenario(stack.master_token, data_dir, recorder, sends, inbound, batch_size)
-    finally:
-        server.stop()
+    with (
+        moto_stack("benchcost") as (stack, _),
+        tempfile.TemporaryDirectory() as data_dir,
+        Recorder().installed() as recorder,
+    ):
+        return _scenario(stack.master_token, data_dir, recorder, sends, inbound, batch_size)
 
 
 def _scenario(

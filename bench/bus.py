@@ -23,7 +23,6 @@ the bus's (issue 9).
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import tempfile
@@ -32,9 +31,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from local_stack.aws import create_resources, start_moto
-from local_stack.stack import LocalStack
-from local_stack.template import load_template, local_resources
+from bench._stack import moto_stack
 
 PREFIX = "benchbus"
 TARGET_RATIO = 1.5
@@ -94,14 +91,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--per-round", type=int, default=20, help="round trips per side and round (20)")
     args = parser.parse_args(argv)
 
-    stack = LocalStack(prefix=PREFIX)
-    os.environ.update(stack.environment())  # before any gateway module is imported
-    server, endpoint = start_moto(stack.moto_port)
-    try:
-        create_resources(endpoint, local_resources(load_template()), PREFIX)
+    with moto_stack(PREFIX):
         run(args.rounds, args.per_round)
-    finally:
-        server.stop()
 
 
 def run(rounds: int, per_round: int) -> None:

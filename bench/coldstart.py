@@ -33,9 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._route_calls import AwsCallCounter, Setup, count_route_calls, load_event
-from local_stack.aws import create_resources, start_moto
-from local_stack.stack import LocalStack
-from local_stack.template import load_template, local_resources
+from bench._stack import moto_stack
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PROBE = Path(__file__).with_name("_probe.py")
@@ -237,18 +235,12 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--runs must be at least 1")
 
     began = time.perf_counter()
-    stack = LocalStack(prefix=PREFIX)
-    os.environ.update(stack.environment())  # before any gateway module is imported
-    server, endpoint = start_moto(stack.moto_port)
-    try:
-        names = create_resources(endpoint, local_resources(load_template()), PREFIX)
+    with moto_stack(PREFIX) as (stack, names):
         table_ids = {physical: logical for logical, physical in names.items() if logical.endswith("Table")}
         counter = AwsCallCounter(table_ids)
         with counter.installed():
             setup = count_route_calls(counter, stack.master_token)
         worst = measure_cold_starts(setup, args.runs)
-    finally:
-        server.stop()
     print(f"\ntotal bench time {time.perf_counter() - began:.1f} s")
     print(f"coldstart: worst ratio {worst:.2f}x (target <= {TARGET_RATIO}x)")
 

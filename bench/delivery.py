@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import statistics
 import threading
 import time
@@ -38,9 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from local_stack.aws import create_resources, start_moto
-from local_stack.stack import LocalStack
-from local_stack.template import load_template, local_resources
+from bench._stack import moto_stack
 
 PREFIX = "benchdelivery"
 TENANT, DEVICE = "bench-tenant", "bench-device"
@@ -223,14 +220,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rate", type=float, default=50.0, help="their rate per second (50)")
     args = parser.parse_args(argv)
 
-    stack = LocalStack(prefix=PREFIX)
-    os.environ.update(stack.environment())  # before any gateway module is imported
-    server, endpoint = start_moto(stack.moto_port)
-    try:
-        create_resources(endpoint, local_resources(load_template()), PREFIX)
+    with moto_stack(PREFIX):
         run(args.burst, args.rounds, args.paced, args.rate)
-    finally:
-        server.stop()
 
 
 def run(burst_count: int, rounds: int, paced_count: int, rate: float) -> None:

@@ -20,18 +20,15 @@ from __future__ import annotations
 import argparse
 import base64
 import io
-import os
 import random
 import statistics
 import tempfile
 from collections.abc import Callable
 from typing import Any
 
+from bench._stack import moto_stack
 from bench.bus import _wait, p90, sample
 from bench.send import TENANT, _connected_device
-from local_stack.aws import create_resources, start_moto
-from local_stack.stack import LocalStack
-from local_stack.template import load_template, local_resources
 
 PREFIX = "benchmedia"
 CONTACT_PHONE = "15550007001"
@@ -44,14 +41,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--per-round", type=int, default=10, help="sends per side and round (default 10)")
     args = parser.parse_args(argv)
 
-    stack = LocalStack(prefix=PREFIX)
-    os.environ.update(stack.environment())  # before any gateway module is imported
-    server, endpoint = start_moto(stack.moto_port)
-    try:
-        create_resources(endpoint, local_resources(load_template()), PREFIX)
+    with moto_stack(PREFIX):
         run(args.rounds, args.per_round)
-    finally:
-        server.stop()
 
 
 def jpeg_of_about(size: int) -> bytes:

@@ -26,7 +26,6 @@ medians and p90, the send/bus ratio (target <= 1.2x, issue 10) and the p95 hold 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import tempfile
@@ -34,10 +33,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from bench._stack import moto_stack
 from bench.bus import _wait, p90, sample
-from local_stack.aws import create_resources, start_moto
-from local_stack.stack import LocalStack
-from local_stack.template import load_template, local_resources
 
 PREFIX = "benchsend"
 RATIO_TARGET = 1.2
@@ -57,14 +54,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gap-ms", type=float, default=50, help="rest after each sample (default 50)")
     args = parser.parse_args(argv)
 
-    stack = LocalStack(prefix=PREFIX)
-    os.environ.update(stack.environment())  # before any gateway module is imported
-    server, endpoint = start_moto(stack.moto_port)
-    try:
-        create_resources(endpoint, local_resources(load_template()), PREFIX)
+    with moto_stack(PREFIX):
         run(args.rounds, args.per_round, args.holds, args.gap_ms / 1000)
-    finally:
-        server.stop()
 
 
 def run(rounds: int, per_round: int, holds: int, gap: float) -> None:
