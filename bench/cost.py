@@ -67,9 +67,10 @@ ASSUMED = {
     "lambda_platform_log_bytes": 350,
     # Items kept: devices, tokens, users, webhook configs and 90 days of sends (~1 KB each).
     "dynamodb_gb": 1.0,
-    # Container Insights on the hosts' cluster (cluster, service and task metrics) and the
-    # delivery function's outcome counts (EMF): custom metrics, billed per metric.
-    "custom_metrics": 30,
+    # Container Insights on the hosts' cluster, when enabled: CPU, memory, network, storage and
+    # task counts for the cluster, the service and the task family, custom metrics billed per
+    # metric. (The delivery function's own outcome counts are counted from the code.)
+    "container_insights_metrics": 26,
 }
 
 
@@ -93,6 +94,7 @@ class Template:
     delivery_gb: float
     delivery_batch: int
     spare_hosts_on_spot: bool
+    container_insights: bool
 
 
 def read_template() -> Template:
@@ -113,6 +115,7 @@ def read_template() -> Template:
         delivery_gb=delivery.get("MemorySize", globals_memory) / 1024,
         delivery_batch=int(source["BatchSize"]),
         spare_hosts_on_spot=template["Parameters"]["SpareHostsOnSpot"]["Default"] == "true",
+        container_insights=template["Parameters"]["ContainerInsights"]["Default"] == "enabled",
     )
 
 
@@ -153,6 +156,14 @@ def hosts_cost(hosts: int, template: Template) -> float:
     return task("") + (hosts - 1) * spare
 
 
+def custom_metrics(template: Template) -> int:
+    """Custom metrics a deployment publishes: the delivery outcomes, and Container Insights if on."""
+    from gateway.webhooks.delivery.service import STATUS_METRICS, UNSUBSCRIBED_METRIC
+
+    delivery = len({*STATUS_METRICS.values(), UNSUBSCRIBED_METRIC})
+    return delivery + (ASSUMED["container_insights_metrics"] if template.container_insights else 0)
+
+
 def bill(profile: Profile, measured: Measured, template: Template) -> dict[str, float]:
     """The month's cost of every line, in USD."""
     p, n = PRICES, profile.devices
@@ -190,7 +201,7 @@ def bill(profile: Profile, measured: Measured, template: Template) -> dict[str, 
         "Lambda requests": invocations / 1e6 * p["lambda_million_requests"],
         "API Gateway (HTTP API)": sends / 1e6 * p["http_api_million_requests"],
         "CloudWatch Logs": log_gb * p["logs_ingest_gb"],
-        "CloudWatch metrics": ASSUMED["custom_metrics"] * p["metric_month"],
+        "CloudWatch metrics": custom_metrics(template) * p["metric_month"],
         "X-Ray traces (all sampled)": invocations / 1e6 * p["xray_million_traces"],
         "Data transfer out (webhooks)": events
         * measured.webhook_bytes_per_event
@@ -230,22 +241,41 @@ def main() -> None:
     _print_measured(measured)
     lines = bill(profile, measured, template)
     total = sum(lines.values())
-    other = replace(template, spare_hosts_on_spot=not template.spare_hosts_on_spot)
-    other_total = sum(bill(profile, measured, other).values())
     print(
         f"\nprofile: {profile.devices} devices, {profile.sent_per_day:g} sent and "
         f"{profile.received_per_day:g} received per device and day, typing {profile.typing_seconds:g} s"
+    )
+    print(
+        f"template: SpareHostsOnSpot={_flag(template.spare_hosts_on_spot)}, "
+        f"ContainerInsights={_insights(template.container_insights)}"
     )
     print(f"{'line':34} {'USD/month':>10} {'share':>6}")
     for name, cost in sorted(lines.items(), key=lambda item: -item[1]):
         print(f"{name:34} {cost:10.2f} {cost / total:6.1%}")
     print(f"{'total':34} {total:10.2f}")
-    spot = str(other.spare_hosts_on_spot).lower()
-    print(f"with SpareHostsOnSpot={spot}: {other_total:.2f} USD/month")
+    alternatives = {
+        f"SpareHostsOnSpot={_flag(not template.spare_hosts_on_spot)}": replace(
+            template, spare_hosts_on_spot=not template.spare_hosts_on_spot
+        ),
+        f"ContainerInsights={_insights(not template.container_insights)}": replace(
+            template, container_insights=not template.container_insights
+        ),
+    }
+    for name, other in alternatives.items():
+        other_total = sum(bill(profile, measured, other).values())
+        print(f"with {name}: {other_total:.2f} USD/month (${other_total / profile.devices:.3f} per device)")
     print(
         f"cost: ${total / profile.devices:.3f} per device-month at {profile.devices} devices "
-        f"(target <= $0.10); ${other_total / profile.devices:.3f} with SpareHostsOnSpot={spot}"
+        f"(target <= $0.10), at the template's defaults"
     )
+
+
+def _flag(value: bool) -> str:
+    return str(value).lower()
+
+
+def _insights(value: bool) -> str:
+    return "enabled" if value else "disabled"
 
 
 if __name__ == "__main__":
