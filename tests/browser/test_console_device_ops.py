@@ -105,8 +105,10 @@ def test_errors_are_shown_in_words_with_their_code(console, api) -> None:
     page.get_by_label("Phone number to pair").fill("+49 170")
     page.get_by_role("button", name="Get pair code").click()
 
-    # Then the validation error names the field
-    expect(page.get_by_role("alert").filter(has_text="VALIDATION_ERROR")).to_contain_text("phone")
+    # Then the validation error names the field, once
+    alert = page.get_by_role("alert").filter(has_text="VALIDATION_ERROR")
+    expect(alert).to_contain_text("phone")
+    assert alert.inner_text().count("phone:") == 1, alert.inner_text()
 
 
 def test_disconnect_log_out_and_delete(console, api) -> None:

@@ -36,7 +36,10 @@ export function errorText(envelope, status) {
     message = message.message;
   }
   message = message || (status ? `HTTP ${status}` : "unknown error");
-  const fields = (body.validation || []).map((item) => `${item.field}: ${item.message}`);
+  // The API's summary usually names every field already; only the ones it leaves out are added.
+  const fields = (body.validation || [])
+    .map((item) => `${item.field}: ${item.message}`)
+    .filter((field) => !message.includes(field));
   const detail = fields.length ? ` (${fields.join("; ")})` : "";
   return code ? `${code}: ${message}${detail}` : `${message}${detail}`;
 }
