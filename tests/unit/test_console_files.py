@@ -53,3 +53,14 @@ def test_only_the_console_folder_is_served(client: TestClient) -> None:
 def test_console_routes_stay_out_of_the_api_document(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert not [path for path in paths if path.startswith("/console")]
+
+
+@pytest.mark.parametrize("method", ["HEAD", "POST", "PUT", "DELETE"])
+@pytest.mark.parametrize("path", ["/console", "/console/js/app.js"])
+def test_another_method_on_a_console_page_is_405_naming_get(
+    client: TestClient, method: str, path: str
+) -> None:
+    response = client.request(method, path)
+
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET"

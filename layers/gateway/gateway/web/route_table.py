@@ -2,7 +2,8 @@
 
 Behind API Gateway each function sees only its own routes; unmatched requests reach the
 platform function's catch-all (``$default``), which uses this table to answer 405 with
-``Allow`` for a known path and 404 otherwise. A test keeps it equal to the routers.
+``Allow`` for a known path and 404 otherwise. A test keeps it equal to the routers; the
+console's pages are listed apart (``PAGES``).
 """
 
 from __future__ import annotations
@@ -76,9 +77,17 @@ ROUTES: frozenset[tuple[str, str]] = frozenset(
 )
 
 
+PAGES: frozenset[tuple[str, str]] = frozenset({("GET", "/console"), ("GET", "/console/{path+}")})
+"""The platform function's browser console (not API operations): ``{name+}`` spans slashes."""
+
+
 @cache
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    return [(method, re.compile("^" + re.sub(r"\{[^/]+\}", "[^/]+", path) + "$")) for method, path in ROUTES]
+    def pattern(path: str) -> re.Pattern[str]:
+        greedy = re.sub(r"\{[^/]+\+\}", ".+", path)
+        return re.compile("^" + re.sub(r"\{[^/]+\}", "[^/]+", greedy) + "$")
+
+    return [(method, pattern(path)) for method, path in ROUTES | PAGES]
 
 
 def allowed_methods(path: str) -> list[str]:
