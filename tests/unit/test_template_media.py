@@ -1,7 +1,8 @@
 """The media bucket of the SAM template: protected at rest and in transit, kept 30 days, and
 reachable only by the components that need it (decisions, "Sending and status").
 
-Kept apart from test_template.py (already long); it reads the same template the same way.
+Kept apart from test_template.py; it reads the template as the other template modules do
+(:mod:`template_steps`).
 """
 
 from __future__ import annotations
@@ -9,14 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_template import _parse_template
+from template_steps import parse_template
 
 OBJECTS = {"Fn::Sub": "${MediaBucket.Arn}/*"}
 
 
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    return _parse_template()
+    return parse_template()
 
 
 def _bucket(template: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""neonize's call signalling → ``call.*`` events (common fields from :mod:`..payloads`).
+"""neonize's call signalling → ``call.*`` events (common fields from :mod:`..call_payloads`).
 
 whatsmeow reports each call node it receives: an offer (a one-to-one call; a group call the
 account is invited to may come as an offer *notice*), pre-accept and accept (the call was
@@ -27,7 +27,7 @@ from neonize.proto.Neonize_pb2 import (
     UnknownCallEvent,
 )
 
-from .. import payloads
+from .. import call_payloads
 from ..port import NetworkEvent
 from .events import EventContext
 from .jids import is_lid, jid_str, prefer_phone
@@ -64,7 +64,7 @@ def _attr(node: Node, name: str) -> str | None:
 
 def call_offer(_ctx: EventContext, ev: CallOffer) -> NetworkEvent:
     group_jid = _attr(ev.data, "group-jid")
-    return payloads.call_offer(
+    return call_payloads.call_offer(
         **_common(ev.basicCallMeta),
         is_video=any(child.Tag == "video" for child in ev.data.Nodes),
         is_group=group_jid is not None,
@@ -74,7 +74,7 @@ def call_offer(_ctx: EventContext, ev: CallOffer) -> NetworkEvent:
 
 def call_offer_notice(_ctx: EventContext, ev: CallOfferNotice) -> NetworkEvent:
     """The notice of a call (group calls): ``call.offer`` without the remote's platform."""
-    return payloads.call_offer(
+    return call_payloads.call_offer(
         **_common(ev.basicCallMeta),
         is_video=ev.media == "video",
         is_group=ev.type == "group" or _attr(ev.data, "group-jid") is not None,
@@ -85,25 +85,25 @@ def call_offer_notice(_ctx: EventContext, ev: CallOfferNotice) -> NetworkEvent:
 
 def call_accept(_ctx: EventContext, ev: CallAccept) -> NetworkEvent:
     common = _common(ev.basicCallMeta)
-    return payloads.call_event("call.accept", **common, extra=_remote(ev.callRemoteMeta))
+    return call_payloads.call_event("call.accept", **common, extra=_remote(ev.callRemoteMeta))
 
 
 def call_pre_accept(_ctx: EventContext, ev: CallPreAccept) -> NetworkEvent:
     common = _common(ev.basicCallMeta)
-    return payloads.call_event("call.pre_accept", **common, extra=_remote(ev.callRemoteMeta))
+    return call_payloads.call_event("call.pre_accept", **common, extra=_remote(ev.callRemoteMeta))
 
 
 def call_transport(_ctx: EventContext, ev: CallTransport) -> NetworkEvent:
     common = _common(ev.basicCallMeta)
-    return payloads.call_event("call.transport", **common, extra=_remote(ev.callRemoteMeta))
+    return call_payloads.call_event("call.transport", **common, extra=_remote(ev.callRemoteMeta))
 
 
 def call_relay_latency(_ctx: EventContext, ev: CallRelayLatency) -> NetworkEvent:
-    return payloads.call_event("call.relay_latency", **_common(ev.basicCallMeta))
+    return call_payloads.call_event("call.relay_latency", **_common(ev.basicCallMeta))
 
 
 def call_terminate(_ctx: EventContext, ev: CallTerminate) -> NetworkEvent:
-    return payloads.call_terminate(**_common(ev.basicCallMeta), reason=ev.reason)
+    return call_payloads.call_terminate(**_common(ev.basicCallMeta), reason=ev.reason)
 
 
 def call_unknown(_ctx: EventContext, ev: UnknownCallEvent) -> NetworkEvent:
@@ -111,7 +111,7 @@ def call_unknown(_ctx: EventContext, ev: UnknownCallEvent) -> NetworkEvent:
     call = ev.node
     child = call.Nodes[0] if call.Nodes else Node()
     at = _attr(call, "t")
-    return payloads.call_event(
+    return call_payloads.call_event(
         "call.unknown",
         call_id=_attr(child, "call-id") or "",
         sender=_attr(call, "from"),

@@ -40,7 +40,7 @@ from neonize.proto.Neonize_pb2 import Message as MessageEv
 
 from gateway.jids import GROUP_SERVER
 
-from .. import payloads
+from .. import group_payloads, payloads
 from ..payloads import iso_utc
 from ..port import NetworkEvent
 from .content import describe_message
@@ -219,7 +219,7 @@ def picture(_ctx: EventContext, ev: Picture) -> NetworkEvent:
     """A contact's picture: ``contact.picture``; a group's: ``group.info`` with ``picture``, as
     every other change of a group (whatsmeow reports both as one event type)."""
     if ev.JID.Server == GROUP_SERVER:
-        return payloads.group_info(
+        return group_payloads.group_info(
             group_jid=jid_str(ev.JID),
             author=jid_str(ev.Author),
             author_name=None,

@@ -18,7 +18,7 @@ from neonize.proto.Neonize_pb2 import (
     JoinedGroup,
 )
 
-from .. import payloads
+from .. import group_payloads
 from ..port import NetworkEvent
 from .events import EventContext, enum_name
 from .jids import jid_str, prefer_phone
@@ -45,7 +45,7 @@ def _link(change: GroupLinkChange) -> dict[str, Any]:
 
 def group_info(_ctx: EventContext, ev: GroupInfoEvent) -> NetworkEvent:
     """Settings, description, membership or community links of a group changed."""
-    return payloads.group_info(
+    return group_payloads.group_info(
         group_jid=jid_str(ev.JID),
         author=jid_str(ev.Sender) if ev.HasField("Sender") else None,
         author_name=ev.Notify or None,
@@ -82,7 +82,7 @@ def joined_group(_ctx: EventContext, ev: JoinedGroup) -> NetworkEvent:
     """The account was added to a group, joined one, or created one: the group as it is now."""
     info = ev.GroupInfo
     author = prefer_phone(ev.Sender, ev.SenderPN) if ev.HasField("Sender") else None
-    return payloads.group_joined(
+    return group_payloads.group_joined(
         group_jid=jid_str(info.JID),
         name=info.GroupName.Name,
         topic=topic_of(info.GroupTopic),

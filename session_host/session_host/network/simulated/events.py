@@ -17,7 +17,7 @@ from typing import Any
 
 from gateway import jids
 
-from .. import payloads
+from .. import call_payloads, group_payloads, payloads
 from ..media_types import MediaKind, ReceivedMedia
 from ..payloads import ReceiptKind
 from ..port import NetworkEvent
@@ -129,7 +129,7 @@ def push_name_changed(jid: str, old: str, new: str) -> NetworkEvent:
 
 
 def call_offer(call: Call) -> NetworkEvent:
-    return payloads.call_offer(
+    return call_payloads.call_offer(
         call_id=call.call_id,
         sender=call.caller,
         creator=call.caller,
@@ -142,14 +142,14 @@ def call_offer(call: Call) -> NetworkEvent:
 
 
 def call_terminate(call: Call, reason: str | None, at: float) -> NetworkEvent:
-    return payloads.call_terminate(
+    return call_payloads.call_terminate(
         call_id=call.call_id, sender=call.caller, creator=call.caller, at=at, reason=reason
     )
 
 
 def group_joined(group: Group, reason: str | None, author: str | None) -> NetworkEvent:
     """The group as it is now, for the devices of an account that just got in."""
-    return payloads.group_joined(
+    return group_payloads.group_joined(
         group_jid=group.jid,
         name=group.name,
         topic=group.topic,
@@ -196,7 +196,7 @@ def group_info(change: GroupChange, author_name: str | None) -> NetworkEvent | N
     told = fields or deleted or change.join or change.leave or change.promote or change.demote
     if not (told or any(links.values())):
         return None
-    return payloads.group_info(
+    return group_payloads.group_info(
         group_jid=change.group_jid,
         author=change.author,
         author_name=author_name,

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +19,10 @@ from gateway import jids
 
 from .. import payloads
 from ..port import (
-    ChatPresence,
     EventSink,
     NetworkError,
     NetworkErrorKind,
     NetworkEvent,
-    SentMessage,
     SessionState,
 )
 from . import events
@@ -43,9 +41,9 @@ CRASH_WAIT = 5.0
 
 
 class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
-    """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials
-    (more operations in :mod:`.session_groups`, :mod:`.session_messages` and
-    :mod:`.session_status`)."""
+    """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials:
+    its lifecycle and connection here, its operations in :mod:`.session_messages`,
+    :mod:`.session_groups` and :mod:`.session_status`."""
 
     def __init__(self, network: SimulatedNetwork, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
         self._network = network
@@ -145,31 +143,6 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         if self._state is not SessionState.LOGGED_OUT:
             self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
         await self._pump.drain()
-
-    # --- operations -------------------------------------------------------------------
-
-    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
-        self._connection()
-        if not text:
-            raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
-        await self._fault("send_text")
-        message_id, chat_jid, at = self._network.send_text(
-            self._connection(), to, text, mentions=list(mentions)
-        )
-        return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
-
-    async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
-        self._connection()
-        state = ChatPresence(presence).value
-        await self._fault("send_chat_presence")
-        self._network.send_presence(self._connection(), chat, state)
-
-    async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
-        self._connection()
-        if not message_ids:
-            raise NetworkError(NetworkErrorKind.INVALID, "no message ids to mark as read")
-        await self._fault("mark_read")
-        self._network.mark_read(self._connection(), chat, sender, list(message_ids))
 
     # --- connection -------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
-"""Message operations on a simulated device session: media and rich sends, revoke, delete
-for me, history sync.
+"""Message operations on a simulated device session: text, media and rich sends, typing,
+read marks, revoke, delete for me, history sync.
 
 Same order as the group operations (:mod:`.session_groups`): connected first
 (``NOT_CONNECTED``, nothing sent), the inputs checked (``INVALID``), then any injected fault
@@ -9,9 +9,11 @@ then the account acts on the network (:class:`~.network_messages.DeviceMessages`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .. import message_checks
 from ..media_types import ContactCard, Location, OutgoingMedia, Template
-from ..port import MessageRef, SentMessage
+from ..port import ChatPresence, MessageRef, NetworkError, NetworkErrorKind, SentMessage
 from . import bodies
 from .bodies import Body
 from .network import SimulatedNetwork
@@ -28,6 +30,29 @@ class SessionMessages:
 
     async def _fault(self, operation: str) -> None:
         raise NotImplementedError
+
+    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
+        self._connection()
+        if not text:
+            raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
+        await self._fault("send_text")
+        message_id, chat_jid, at = self._network.send_text(
+            self._connection(), to, text, mentions=list(mentions)
+        )
+        return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
+
+    async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
+        self._connection()
+        state = ChatPresence(presence).value
+        await self._fault("send_chat_presence")
+        self._network.send_presence(self._connection(), chat, state)
+
+    async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
+        self._connection()
+        if not message_ids:
+            raise NetworkError(NetworkErrorKind.INVALID, "no message ids to mark as read")
+        await self._fault("mark_read")
+        self._network.mark_read(self._connection(), chat, sender, list(message_ids))
 
     async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
         """The recipient's inbox describes the bytes; its devices get them as the attachment."""
