@@ -6,22 +6,15 @@ computed at them, so they are pinned here.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-from cfnlint.decode import decode_str
-
-TEMPLATE_PATH = Path(__file__).resolve().parents[2] / "template.yaml"
+from template_steps import parse_template
 
 
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    decoded, errors = decode_str(TEMPLATE_PATH.read_text(encoding="utf-8"))
-    assert not errors
-    assert decoded is not None
-    return json.loads(json.dumps(decoded))
+    return parse_template()
 
 
 def _resolve(node: Any, parameters: dict[str, str], conditions: dict[str, Any]) -> Any:
