@@ -46,6 +46,8 @@ EVENT_FUNCTIONS = {
     "messages-read": "MessagesFunction",
     "send-text": "MessagesFunction",
 }
+# The SQS sample of the events queue, sent to the webhook delivery function (not through API Gateway).
+DELIVERY_SAMPLE = "webhook-delivery-sqs"
 HANDLERS: dict[str, Callable[[dict[str, Any], Any], dict[str, Any]]] = {
     "PlatformFunction": platform_handler,
     "UsersFunction": users_handler,

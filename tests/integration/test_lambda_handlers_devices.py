@@ -1,9 +1,10 @@
 """The devices, webhooks, messages and webhook delivery functions, driven with the sample events
 of ``events/`` through their real Lambda entry points, against the local stack (moto).
 
-The API Gateway samples are invoked as in ``test_lambda_handlers.py`` (which also checks each
-one against its route). The SQS sample ``webhook-delivery-sqs.json`` goes to the delivery
-function's handler, with a receiver on loopback standing in for the user's webhook URL.
+The API Gateway samples are invoked as in ``test_lambda_handlers.py`` (each sample itself is
+checked in ``test_lambda_sample_events.py``). The SQS sample ``webhook-delivery-sqs.json`` goes
+to the delivery function's handler, with a receiver on loopback standing in for the user's
+webhook URL.
 POST /messages/read needs the device's session: a stand-in session host answers the command
 on the bus, as a real host that runs the device would.
 """
@@ -20,21 +21,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from lambda_invoke import EVENT_FUNCTIONS, RegisteredTenant, invoke, register_tenant
+from lambda_invoke import DELIVERY_SAMPLE, RegisteredTenant, invoke, register_tenant
 from loopback_receiver import loopback_receiver
 
 from gateway.bus import Command, CommandName, DeviceSnapshot, Reply, queues
 from gateway.models import DeviceModel
 from gateway.webhooks.catalog import SUBSCRIBABLE
-from gateway.webhooks.delivery.incoming import parse_record
 from gateway.webhooks.signing import body_signature
-from local_stack.delivery_worker import LambdaContext, lambda_record
+from local_stack.delivery_worker import LambdaContext
 from local_stack.sample_events import EVENTS_DIR, load_event
 from local_stack.stack import LocalStack
 from webhook_delivery.handler import handler as delivery_handler
 
-DELIVERY_SAMPLE = "webhook-delivery-sqs"
 JID = "15551234567@s.whatsapp.net"
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics to publish:UserWarning")
@@ -126,52 +124,6 @@ def owner(tenant: RegisteredTenant) -> User:
     response = invoke("users-create", event)
     assert response.status == 201, response.body
     return User(response.body["user"]["id"], response.body["user"]["token"])
-
-
-# --- the samples themselves ------------------------------------------------------------------
-
-
-def test_every_sample_is_driven_by_the_handler_tests_and_listed_in_the_readme() -> None:
-    # Given the sample events shipped in events/ and their README
-    shipped = {path.stem for path in EVENTS_DIR.glob("*.json")}
-    readme = (EVENTS_DIR / "README.md").read_text()
-
-    # Then each one has its function here, and a line in the README
-    assert shipped == {*EVENT_FUNCTIONS, DELIVERY_SAMPLE}
-    assert [name for name in sorted(shipped) if f"`{name}.json`" not in readme] == []
-
-
-def test_delivery_sample_is_a_record_as_lambda_builds_it_from_the_events_queue(stack: LocalStack) -> None:
-    # Given an envelope sent to a queue as the session host publishes it, received as the
-    # event source mapping receives it, and made into a record as the local worker does
-    sample = json.loads((EVENTS_DIR / f"{DELIVERY_SAMPLE}.json").read_text())
-    (record,) = sample["Records"]
-    sqs = queues.sqs_client()
-    queue_url = sqs.create_queue(QueueName=f"sample-check-{uuid.uuid4().hex[:12]}")["QueueUrl"]
-    arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    attributes = {
-        name: {"DataType": "String", "StringValue": value["stringValue"]}
-        for name, value in record["messageAttributes"].items()
-    }
-    sqs.send_message(QueueUrl=queue_url, MessageBody=record["body"], MessageAttributes=attributes)
-    (message,) = sqs.receive_message(
-        QueueUrl=queue_url, MessageSystemAttributeNames=["All"], MessageAttributeNames=["All"]
-    )["Messages"]
-    built = lambda_record(message, arn, "us-east-1")
-    sqs.delete_queue(QueueUrl=queue_url)
-
-    # Then the sample has the same fields, attributes and message attributes
-    assert set(record) == set(built)
-    assert set(record["attributes"]) <= set(built["attributes"])
-    assert record["messageAttributes"].keys() == built["messageAttributes"].keys() == {"tenant_id", "event"}
-    assert all(value["dataType"] == "String" for value in record["messageAttributes"].values())
-    assert record["eventSource"] == "aws:sqs"
-    assert record["eventSourceARN"].split(":")[3] == record["awsRegion"]
-    # And the delivery function reads it as a first attempt of the envelope it carries
-    incoming = parse_record(SQSRecord(record))
-    assert (incoming.tenant_id, incoming.device_id) == ("REPLACE_WITH_TENANT_ID", "REPLACE_WITH_DEVICE_ID")
-    assert (incoming.event, incoming.attempt, incoming.redelivery) == ("message.received", 1, False)
-    assert record["messageAttributes"]["event"]["stringValue"] == incoming.event
 
 
 # --- devices function ------------------------------------------------------------------------

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import uuid
 from urllib.parse import urlencode
 
 import pytest
-from lambda_invoke import EVENT_FUNCTIONS, PLACEHOLDERS, invoke
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from lambda_invoke import DELIVERY_SAMPLE, EVENT_FUNCTIONS, PLACEHOLDERS, invoke
 
+from gateway.bus import queues
+from gateway.webhooks.delivery.incoming import parse_record
+from local_stack.delivery_worker import lambda_record
 from local_stack.sample_events import EVENTS_DIR, load_event
 from local_stack.stack import LocalStack
 from local_stack.template import load_template
@@ -69,3 +74,49 @@ def test_sample_event_with_placeholders_left_in_is_refused(stack: LocalStack) ->
     assert register_response.body == {"success": False, "error": "invalid master token"}
     assert status_response.status == 401
     assert status_response.body == {"error": "Invalid token"}
+
+
+# --- every sample, and the SQS sample --------------------------------------------------------
+
+
+def test_every_sample_is_driven_by_the_handler_tests_and_listed_in_the_readme() -> None:
+    # Given the sample events shipped in events/ and their README
+    shipped = {path.stem for path in EVENTS_DIR.glob("*.json")}
+    readme = (EVENTS_DIR / "README.md").read_text()
+
+    # Then each one has its function here, and a line in the README
+    assert shipped == {*EVENT_FUNCTIONS, DELIVERY_SAMPLE}
+    assert [name for name in sorted(shipped) if f"`{name}.json`" not in readme] == []
+
+
+def test_delivery_sample_is_a_record_as_lambda_builds_it_from_the_events_queue(stack: LocalStack) -> None:
+    # Given an envelope sent to a queue as the session host publishes it, received as the
+    # event source mapping receives it, and made into a record as the local worker does
+    sample = json.loads((EVENTS_DIR / f"{DELIVERY_SAMPLE}.json").read_text())
+    (record,) = sample["Records"]
+    sqs = queues.sqs_client()
+    queue_url = sqs.create_queue(QueueName=f"sample-check-{uuid.uuid4().hex[:12]}")["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    attributes = {
+        name: {"DataType": "String", "StringValue": value["stringValue"]}
+        for name, value in record["messageAttributes"].items()
+    }
+    sqs.send_message(QueueUrl=queue_url, MessageBody=record["body"], MessageAttributes=attributes)
+    (message,) = sqs.receive_message(
+        QueueUrl=queue_url, MessageSystemAttributeNames=["All"], MessageAttributeNames=["All"]
+    )["Messages"]
+    built = lambda_record(message, arn, "us-east-1")
+    sqs.delete_queue(QueueUrl=queue_url)
+
+    # Then the sample has the same fields, attributes and message attributes
+    assert set(record) == set(built)
+    assert set(record["attributes"]) <= set(built["attributes"])
+    assert record["messageAttributes"].keys() == built["messageAttributes"].keys() == {"tenant_id", "event"}
+    assert all(value["dataType"] == "String" for value in record["messageAttributes"].values())
+    assert record["eventSource"] == "aws:sqs"
+    assert record["eventSourceARN"].split(":")[3] == record["awsRegion"]
+    # And the delivery function reads it as a first attempt of the envelope it carries
+    incoming = parse_record(SQSRecord(record))
+    assert (incoming.tenant_id, incoming.device_id) == ("REPLACE_WITH_TENANT_ID", "REPLACE_WITH_DEVICE_ID")
+    assert (incoming.event, incoming.attempt, incoming.redelivery) == ("message.received", 1, False)
+    assert record["messageAttributes"]["event"]["stringValue"] == incoming.event
