@@ -24,13 +24,15 @@ unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from fastapi._compat import ModelField
 from fastapi.datastructures import DefaultPlaceholder
 from fastapi.routing import APIRoute, compile_path, get_name
 from fastapi.utils import create_model_field
+from pydantic.warnings import UnsupportedFieldAttributeWarning
 
 
 def operation_id(route: APIRoute) -> str:
@@ -83,6 +85,7 @@ class GatewayRoute(APIRoute):
             **{**kwargs, "dependency_overrides_provider": self.dependency_overrides_provider},
         )
         self.responses = documented
+        _complete(_fields_of(self))
 
     @property
     def built(self) -> bool:
@@ -99,12 +102,37 @@ class GatewayRoute(APIRoute):
                 for status, response in self.responses.items()
                 if response.get("model")
             }
+            _complete(self._response_fields.values())
         return self._response_fields
 
     @response_fields.setter
     def response_fields(self, fields: dict[int | str, ModelField]) -> None:
         # FastAPI sets them while the route is built, from the responses without their models.
         self._response_fields = fields or None
+
+
+def _fields_of(route: APIRoute) -> Iterator[ModelField]:
+    """The fields FastAPI validates a request and serialises a response with."""
+    yield from (field for field in (route.body_field, route.response_field) if field is not None)
+    dependants = [route.dependant]
+    while dependants:
+        dependant = dependants.pop()
+        yield from dependant.path_params + dependant.query_params + dependant.header_params
+        yield from dependant.cookie_params + dependant.body_params
+        dependants.extend(dependant.dependencies)
+
+
+def _complete(fields: Iterable[ModelField]) -> None:
+    """Build now the validators and serializers FastAPI made of deferred models
+    (``gateway.web.deferred``): pydantic defers those too, and building them on first use,
+    outside the filter FastAPI builds its fields in, warns about the alias FastAPI gives a
+    body field. With the filter FastAPI uses, for the same reason."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsupportedFieldAttributeWarning)
+        for field in fields:
+            adapter = field._type_adapter  # FastAPI's own: the one it validates with
+            if not adapter.pydantic_complete:
+                adapter.rebuild()
 
 
 def _without_model(response: dict[str, Any]) -> dict[str, Any]:
