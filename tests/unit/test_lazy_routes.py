@@ -91,3 +91,19 @@ def test_the_openapi_document_builds_every_route() -> None:
 
     assert all(route.built for route in routes.values())
     assert set(document["paths"]) == {"/lazy-notes", "/lazy-notes/{note_id}"}
+
+
+def test_a_declaration_fastapi_rejects_fails_each_time_the_route_is_used() -> None:
+    # Given a route FastAPI refuses to build (a 204 cannot have a body)
+    router = APIRouter(route_class=GatewayRoute)
+
+    @router.get("/lazy-empty", status_code=204)
+    def empty() -> NoteResponse:
+        return NoteResponse(text="")
+
+    app = create_app(router)
+
+    # Then building it fails with FastAPI's reason, again on the next use
+    for _ in range(2):
+        with pytest.raises(AssertionError, match="204 must not have a response body"):
+            app.openapi()

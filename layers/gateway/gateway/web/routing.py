@@ -75,20 +75,26 @@ class GatewayRoute(APIRoute):
         """Make this route the complete ``APIRoute`` it was declared as (once)."""
         if self._built:
             return
-        self._built = True
+        self._built = True  # while FastAPI builds it, what it has not set yet is missing
         path, endpoint, kwargs = self._declaration
         documented = self.responses
-        super().__init__(
-            path,
-            endpoint,
-            responses={status: _without_model(response) for status, response in documented.items()},
-            **{**kwargs, "dependency_overrides_provider": self.dependency_overrides_provider},
-        )
-        self.responses = documented
-        _complete(_fields_of(self))
+        try:
+            super().__init__(
+                path,
+                endpoint,
+                responses={status: _without_model(response) for status, response in documented.items()},
+                **{**kwargs, "dependency_overrides_provider": self.dependency_overrides_provider},
+            )
+            _complete(_fields_of(self))
+        except BaseException:
+            self._built = False  # the declaration's error again on the next use, not a missing attribute
+            raise
+        finally:
+            self.responses = documented
 
     @property
     def built(self) -> bool:
+        """Whether the route is the complete ``APIRoute`` yet (its first use has come)."""
         return self._built
 
     @property  # type: ignore[override]
