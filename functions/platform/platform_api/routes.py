@@ -49,7 +49,7 @@ def delete_tenant(tenant_id: str) -> TenantDeletedResponse:
     return TenantDeletedResponse(deleted=tenants.delete_tenant(tenant_id))
 
 
-fallback_router = APIRouter(include_in_schema=False)
+fallback_router = APIRouter(include_in_schema=False, route_class=GatewayRoute)
 
 
 @fallback_router.get("/openapi.json")

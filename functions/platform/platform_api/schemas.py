@@ -2,15 +2,16 @@
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from gateway.web.deferred import DeferredModel
 from gateway.web.fields import Email, non_blank
 from gateway.webhooks.schemas import OptionalWebhookUrl
 
 TenantName = non_blank(100)
 
 
-class RegisterRequest(BaseModel):
+class RegisterRequest(DeferredModel):
     tenant_name: TenantName = Field(description="Unique on the platform, compared case-insensitively")
     email: Email
     password: str = Field(min_length=6, max_length=1024)

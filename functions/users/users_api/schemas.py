@@ -1,20 +1,21 @@
 """Request bodies of the user routes."""
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from gateway.accounts.roles import Role
+from gateway.web.deferred import DeferredModel
 from gateway.web.fields import Email, omittable
 from gateway.webhooks.schemas import OptionalWebhookUrl
 
 
-class CreateUserRequest(BaseModel):
+class CreateUserRequest(DeferredModel):
     email: Email = Field(description="Unique within the tenant")
     password: str = Field(min_length=6, max_length=1024)
     role: Role
     webhook_url: OptionalWebhookUrl = None
 
 
-class UpdateUserRequest(BaseModel):
+class UpdateUserRequest(DeferredModel):
     """At least one of `active` and `role`. A null counts as left out and other fields are
     ignored, so the schema, which asks for at least one field, allows neither."""
 

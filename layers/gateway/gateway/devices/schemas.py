@@ -2,28 +2,29 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from gateway.jids import PHONE_RULE, PhoneNumber
+from gateway.web.deferred import DeferredModel
 from gateway.web.fields import JsonInteger, non_blank
 
 DeviceName = non_blank(100)
 MAX_SEND_INTERVAL_SECONDS = 600
 
 
-class CreateDeviceRequest(BaseModel):
+class CreateDeviceRequest(DeferredModel):
     name: DeviceName | None = Field(
         default=None, description="1 to 100 characters; defaults to `Device <first 8 characters of the id>`"
     )
 
 
-class PairPhoneRequest(BaseModel):
+class PairPhoneRequest(DeferredModel):
     phone: PhoneNumber = Field(
         description=f"The phone number of the account to link: {PHONE_RULE}", examples=["15551234567"]
     )
 
 
-class UpdateDeviceRequest(BaseModel):
+class UpdateDeviceRequest(DeferredModel):
     """PATCH /devices/{device_id}: the device's settings; today only the send spacing."""
 
     min_send_interval_seconds: JsonInteger = Field(

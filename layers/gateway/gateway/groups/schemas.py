@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
+from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 
 from gateway.groups.codes import INVITE_HOST
 from gateway.jids import GROUP_JID_PATTERN, PARTICIPANT_PATTERN
+from gateway.web.deferred import DeferredModel
 from gateway.web.fields import JsonInteger, non_blank, omittable
 
 NAME_MAX = 100
@@ -53,7 +54,7 @@ Participants = Annotated[
 ]
 
 
-class GroupOptions(BaseModel):
+class GroupOptions(DeferredModel):
     """The `options` of POST /groups; every flag is off unless given."""
 
     announcement: StrictBool = Field(default=False, description="only admins send messages")
@@ -66,27 +67,27 @@ class GroupOptions(BaseModel):
     )
 
 
-class CreateGroupRequest(BaseModel):
+class CreateGroupRequest(DeferredModel):
     name: GroupName = Field(description=f"The group's subject, 1 to {NAME_MAX} characters", examples=["Trip"])
     participants: Participants
     options: GroupOptions = Field(default_factory=GroupOptions)
 
 
-class ParticipantsRequest(BaseModel):
+class ParticipantsRequest(DeferredModel):
     action: Literal["add", "remove", "promote", "demote"] = Field(
         default="add", description="What to do with each person; `add` when left out"
     )
     participants: Participants
 
 
-class RemoveParticipantsRequest(BaseModel):
+class RemoveParticipantsRequest(DeferredModel):
     participants: Participants
 
 
 _SETTINGS = ("name", "topic", "description", "announcement", "locked", "join_approval", "member_add_mode")
 
 
-class UpdateGroupRequest(BaseModel):
+class UpdateGroupRequest(DeferredModel):
     """PATCH /groups/{jid}: fields left out (or null) stay as they are; at least one is given.
     `topic` and `description` are the network's one description field: give either (both
     only with the same text)."""
@@ -109,7 +110,7 @@ class UpdateGroupRequest(BaseModel):
     )
 
 
-class PictureRequest(BaseModel):
+class PictureRequest(DeferredModel):
     image_base64: str = Field(
         description="A JPEG image, base64 (standard alphabet, padded), at most "
         f"{MAX_IMAGE_BASE64 // 1024} KiB of base64; anything else: 400 `invalid_image`",
@@ -117,7 +118,7 @@ class PictureRequest(BaseModel):
     )
 
 
-class EphemeralRequest(BaseModel):
+class EphemeralRequest(DeferredModel):
     duration_seconds: JsonInteger = Field(
         description="0 (off), 86400 (24 hours), 604800 (7 days) or 7776000 (90 days); another "
         "integer: 400 `invalid_duration`",
@@ -125,7 +126,7 @@ class EphemeralRequest(BaseModel):
     )
 
 
-class JoinRequest(BaseModel):
+class JoinRequest(DeferredModel):
     """POST /groups/join, in one of two forms: `link`, or `invite_code` with `group_jid`
     and `inviter_jid`. Both forms at once: 400 `invalid_request`."""
 
@@ -165,10 +166,10 @@ class JoinRequest(BaseModel):
     )
 
 
-class CommunityLinkRequest(BaseModel):
+class CommunityLinkRequest(DeferredModel):
     group_jid: GroupJid = Field(description="The child group to link into (or unlink from) the community")
 
 
-class AnswerRequestsRequest(BaseModel):
+class AnswerRequestsRequest(DeferredModel):
     action: Literal["approve", "reject"] = Field(description="Let the people in, or turn them away")
     participants: Participants

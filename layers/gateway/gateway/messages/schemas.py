@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
+from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 
 from gateway.jids import CHAT_PATTERN, GROUP_JID_PATTERN, PARTICIPANT_PATTERN, PHONE_RULE
+from gateway.web.deferred import DeferredModel
 from gateway.web.fields import NOT_BLANK, JsonInteger, omittable
 
 MAX_MESSAGE_IDS = 100
@@ -24,7 +25,7 @@ MessageId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 MessageIds = Annotated[list[MessageId], Field(max_length=MAX_MESSAGE_IDS)]
 
 
-class MarkReadRequest(BaseModel):
+class MarkReadRequest(DeferredModel):
     model_config = ConfigDict(
         json_schema_extra={
             "required": ["chat_jid", "message_ids"],
@@ -53,7 +54,7 @@ class MarkReadRequest(BaseModel):
     )
 
 
-class DeleteMessageRequest(BaseModel):
+class DeleteMessageRequest(DeferredModel):
     model_config = ConfigDict(json_schema_extra={"required": ["chat_jid"]})
 
     chat_jid: str | None = omittable(
@@ -69,7 +70,7 @@ class DeleteMessageRequest(BaseModel):
     )
 
 
-class HistorySyncRequest(BaseModel):
+class HistorySyncRequest(DeferredModel):
     model_config = ConfigDict(json_schema_extra={"required": ["chat_jid", "count"]})
 
     chat_jid: str | None = omittable(
@@ -92,7 +93,7 @@ DEFAULT_TYPING_SECONDS = 3
 MessageText = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 
 
-class SendOptions(BaseModel):
+class SendOptions(DeferredModel):
     """How a send goes out: the fields every POST /send/* route shares."""
 
     delay: JsonInteger = Field(
@@ -221,7 +222,7 @@ class SendContactRequest(SendOptions):
 MAX_BUTTONS = 3
 
 
-class TemplateButton(BaseModel):
+class TemplateButton(DeferredModel):
     id: Annotated[str, StringConstraints(min_length=1, max_length=256)] = Field(
         description="What a tap sends back (`button_reply.id`); unique within the template", examples=["yes"]
     )

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
 from gateway.jids import PHONE_PATTERN, PHONE_RULE, USER_JID_PATTERN
+from gateway.web.deferred import DeferredModel
 from gateway.web.fields import NOT_BLANK, JsonInteger, omittable
 
 MAX_LIST = 1024
@@ -53,7 +54,7 @@ def _list_by_type(schema: dict[str, object]) -> None:
     ]
 
 
-class StatusPrivacyRequest(BaseModel):
+class StatusPrivacyRequest(DeferredModel):
     """Who sees the device's stories."""
 
     model_config = ConfigDict(json_schema_extra=_list_by_type)
@@ -65,7 +66,7 @@ class StatusPrivacyRequest(BaseModel):
     list: People = []
 
 
-class TextStatusRequest(BaseModel):
+class TextStatusRequest(DeferredModel):
     """A text story."""
 
     text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)] = Field(
@@ -96,7 +97,7 @@ def _one_source(schema: dict[str, object]) -> None:
     schema["oneOf"] = [{"required": ["url"]}, {"required": ["data_base64"]}]
 
 
-class MediaStatusRequest(BaseModel):
+class MediaStatusRequest(DeferredModel):
     """An image or video story: exactly one of ``url`` and ``data_base64``."""
 
     model_config = ConfigDict(json_schema_extra=_one_source)

@@ -23,7 +23,7 @@ from gateway.web.contract import DESCRIPTION, install_contract_document
 from gateway.web.middleware import GatewayMiddleware
 from gateway.web.operation_routes import as_answered
 from gateway.web.route_table import allowed_methods
-from gateway.web.routing import operation_id
+from gateway.web.routing import GatewayRoute, operation_id
 from gateway.web.validation import standard_validation_error
 
 # FastAPI raises a bare 400 only when it cannot read a JSON body at all (nesting too deep,
@@ -93,7 +93,8 @@ def _overridable_by(app: FastAPI, route: BaseRoute) -> BaseRoute:
     handler made when the route was declared knew no app."""
     if isinstance(route, APIRoute):
         route.dependency_overrides_provider = app
-        route.app = request_response(route.get_route_handler())
+        if not isinstance(route, GatewayRoute) or route.built:  # else it is built with it
+            route.app = request_response(route.get_route_handler())
     return route
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from gateway.web.deferred import DeferredModel
 from gateway.web.fields import Timestamp
 
 
-class ValidationItem(BaseModel):
+class ValidationItem(DeferredModel):
     """One field that failed validation."""
 
     field: str = Field(
@@ -26,7 +27,7 @@ class ValidationItem(BaseModel):
     )
 
 
-class ErrorEnvelope(BaseModel):
+class ErrorEnvelope(DeferredModel):
     """The standard error envelope. Branch on `error_code`; `error` is for people."""
 
     success: Literal[False]
@@ -45,31 +46,31 @@ class ErrorEnvelope(BaseModel):
     )
 
 
-class OperationErrorDetail(BaseModel):
+class OperationErrorDetail(DeferredModel):
     code: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="Stable lowercase code")
     message: str = Field(description="Human-readable; do not match on it")
 
 
-class OperationErrorEnvelope(BaseModel):
+class OperationErrorEnvelope(DeferredModel):
     """The envelope of group and status-privacy operations: `error` is an object."""
 
     success: Literal[False]
     error: OperationErrorDetail
 
 
-class InvalidTokenError(BaseModel):
+class InvalidTokenError(DeferredModel):
     """Missing header, unknown token, or token of an inactive user."""
 
     error: Literal["Invalid token"]
 
 
-class InsufficientPermissionsError(BaseModel):
+class InsufficientPermissionsError(DeferredModel):
     """A valid token whose user may not do this."""
 
     error: Literal["Insufficient permissions"]
 
 
-class MasterTokenError(BaseModel):
+class MasterTokenError(DeferredModel):
     """A master-only route refused: no header or another token (401), or super admin access
     disabled by configuration (403)."""
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from gateway.web.deferred import DeferredModel
 
 
 def _open_for_additions(schema: dict[str, Any]) -> None:
@@ -19,7 +21,7 @@ def _open_for_additions(schema: dict[str, Any]) -> None:
     schema.pop("additionalProperties", None)
 
 
-class OutputModel(BaseModel):
+class OutputModel(DeferredModel):
     """A part of a response body. Every field is always present in the JSON, nulls included."""
 
     model_config = ConfigDict(

@@ -10,7 +10,6 @@ import re
 from typing import Annotated
 
 from pydantic import (
-    BaseModel,
     Field,
     HttpUrl,
     StrictBool,
@@ -19,6 +18,7 @@ from pydantic import (
     field_validator,
 )
 
+from gateway.web.deferred import DeferredModel
 from gateway.web.fields import DOMAIN_LABEL, TOP_LABEL, JsonInteger, any_case
 from gateway.webhooks.catalog import SUBSCRIBABLE
 from gateway.webhooks.delivery.constants import RESERVED_HEADERS
@@ -64,7 +64,7 @@ _HEADER_NAME_SCHEMA = {
 """An HTTP field name that is not one the gateway sets."""
 
 
-class WebhookRequest(BaseModel):
+class WebhookRequest(DeferredModel):
     """POST /webhook. Fields left out of an update keep their stored values."""
 
     webhook_url: WebhookUrl = Field(
@@ -122,7 +122,7 @@ class WebhookRequest(BaseModel):
         return headers
 
 
-class PendingWebhookRequest(BaseModel):
+class PendingWebhookRequest(DeferredModel):
     """POST /user/webhook."""
 
     webhook_url: WebhookUrl = Field(

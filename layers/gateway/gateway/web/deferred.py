@@ -1,0 +1,19 @@
+"""Base class of every API model (request bodies, response bodies, documented errors): built
+when first used.
+
+Pydantic builds a model's validator and serializer as its class is made: tens of them at
+every function's import, while a function's first request uses its own route's few, and the
+error models only serve the OpenAPI document. With ``defer_build`` each model is built the
+first time it validates, serialises or is documented: the same models and the same document,
+less work on a cold start (``bench/coldstart``).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class DeferredModel(BaseModel):
+    """A model built on first use; subclasses add to its configuration."""
+
+    model_config = ConfigDict(defer_build=True)
