@@ -143,3 +143,28 @@ def test_every_client_of_a_process_comes_from_one_session() -> None:
     assert made["same_as_transactions"] is True
     assert made["sessions"] == 1
     assert sorted(made["clients"]) == ["dynamodb", "dynamodb", "s3", "secretsmanager", "sqs"]
+
+
+def test_making_the_clients_lists_no_service_folders() -> None:
+    # Given a fresh interpreter that counts botocore's directory listings
+    # When a client of every service the gateway uses is made
+    made = run_fresh(
+        "import os, botocore\n"
+        "from gateway import aws\n"
+        "data = os.path.join(os.path.dirname(botocore.__file__), 'data')\n"
+        "listed, listdir = [], os.listdir\n"
+        "def counting_listdir(path='.'):\n"
+        "    listed.append(os.fspath(path))\n"
+        "    return listdir(path)\n"
+        "os.listdir = counting_listdir\n"
+        "for service in aws.SERVICES:\n"
+        "    aws.client(service)\n"
+        "made['listed'] = sum(1 for path in listed if path.startswith(data))\n"
+        "print(json.dumps(made))"
+    )
+
+    # Then each is made from the shared session without reading the folders of the ~440
+    # services botocore ships (only the few it loads are looked into)
+    assert sorted(made["clients"]) == ["dynamodb", "s3", "secretsmanager", "sqs"]
+    assert made["sessions"] == 1
+    assert made["listed"] <= 2 * len(made["clients"])

@@ -1,7 +1,11 @@
 """Lambda entry point of the webhooks function."""
 
-from gateway.web import create_app, make_lambda_handler
-from webhooks_api.routes import router
+from gateway.gc_pause import cyclic_gc_paused
 
-app = create_app(router)
+with cyclic_gc_paused():  # the imports of a cold start: gateway/gc_pause.py
+    from gateway.web import create_app, make_lambda_handler
+    from webhooks_api.routes import router
+
+    app = create_app(router)
+
 handler = make_lambda_handler(app)
