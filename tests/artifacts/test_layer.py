@@ -120,7 +120,7 @@ def test_every_module_has_bytecode_for_cpython_311_that_lambda_never_checks(laye
     assert not orphans
 
 
-# Runs under `python -I -S` without writing bytecode. It records every source a loader compiles
+# Runs under `python -I -S -B` (no bytecode written). It records every source a loader compiles
 # or reads (an unchecked-hash .pyc needs neither), then imports each module named on stdin.
 _IMPORT_RECORDING_COMPILES = """
 import _frozen_importlib_external as external, importlib, json, sys, traceback
@@ -147,7 +147,6 @@ print(json.dumps({"failed": failed, "files": files, "compiled": compiled, "read"
 
 _IMPORT_ENVIRONMENT = {
     "PATH": os.environ.get("PATH", ""),
-    "PYTHONDONTWRITEBYTECODE": "1",
     "AWS_REGION": "us-east-1",
     "POWERTOOLS_SERVICE_NAME": "gateway",
     "POWERTOOLS_TRACE_DISABLED": "true",
@@ -171,6 +170,7 @@ def test_the_functions_import_from_the_layer_without_compiling_any_of_it(layer: 
             sys.executable,
             "-I",
             "-S",
+            "-B",  # -I ignores PYTHONDONTWRITEBYTECODE
             "-c",
             _IMPORT_RECORDING_COMPILES,
             str(layer / "python"),
