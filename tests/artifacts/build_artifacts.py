@@ -12,6 +12,7 @@ holds nothing else, so an import the lock does not cover fails.
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from aws_lambda_builders.builder import LambdaBuilder
 from packaging.utils import canonicalize_name
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -172,3 +174,48 @@ def link_locked_distributions(lock: Path, target: Path) -> Path:
             if not link.exists():
                 link.symlink_to(Path(str(distribution.locate_file(top))).resolve())
     return target
+
+
+def sam_make_build(source: Path, logical_id: str, workdir: Path, *, layer: bool) -> Path:
+    """``sam build`` of a ``BuildMethod: makefile`` resource, run as SAM CLI runs it in-process:
+    aws-lambda-builders' custom make workflow copies ``source`` to a scratch directory and runs
+    ``make build-<logical_id>`` there with ``ARTIFACTS_DIR``. Returns the artifacts' root."""
+    artifacts = workdir / logical_id
+    LambdaBuilder(language="provided", dependency_manager=None, application_framework=None).build(
+        str(source),
+        str(artifacts),
+        str(workdir / f"{logical_id}-scratch"),
+        str(source / "Makefile"),
+        runtime="provided",
+        architecture="x86_64",
+        options={"build_logical_id": logical_id},
+        is_building_layer=layer,
+    )
+    return artifacts
+
+
+def bytecode_problems(root: Path) -> dict[str, str]:
+    """Each source under ``root`` whose bytecode CPython 3.11 would not load as is -> why.
+
+    Loaded as is: in ``__pycache__`` under 3.11's tag, 3.11's magic number, hash-based and
+    unchecked (flags 0b01, so the import never reads the source), and the hash of this very
+    source (not stale). Bytecode without its source counts too.
+    """
+    problems: dict[str, str] = {}
+    for source in sorted(root.rglob("*.py")):
+        cached = source.parent / "__pycache__" / f"{source.stem}.cpython-311.pyc"
+        if not cached.is_file():
+            problems[str(source)] = "no bytecode"
+            continue
+        header = cached.read_bytes()[:16]
+        flags = int.from_bytes(header[4:8], "little")
+        if header[:4] != importlib.util.MAGIC_NUMBER:
+            problems[str(source)] = f"magic number {header[:4].hex()}"
+        elif flags != 0b01:
+            problems[str(source)] = f"flags {flags:#b}"
+        elif header[8:16] != importlib.util.source_hash(source.read_bytes()):
+            problems[str(source)] = "compiled from another source"
+    for cached in root.rglob("*.pyc"):
+        if not (cached.parent.parent / f"{cached.name.split('.')[0]}.py").is_file():
+            problems[str(cached)] = "bytecode without its source"
+    return problems

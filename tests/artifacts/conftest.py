@@ -1,11 +1,22 @@
-"""Fixtures of the build tests: the wheel (built once per run) and the locks' site directories."""
+"""Fixtures of the build tests: the wheel, the layer and the functions as built (each once per
+run), and the locks' site directories."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from build_artifacts import IMAGE_LOCK, LAYER_LOCK, build_wheel, link_locked_distributions, unpack
+from build_artifacts import (
+    IMAGE_LOCK,
+    LAYER_LOCK,
+    REPO_ROOT,
+    build_wheel,
+    link_locked_distributions,
+    sam_make_build,
+    unpack,
+)
+
+from local_stack.template import load_template
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +40,36 @@ def image_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def layer_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The layer's third-party packages (layers/gateway/requirements.txt) and nothing else."""
     return link_locked_distributions(LAYER_LOCK, tmp_path_factory.mktemp("layer") / "site")
+
+
+@pytest.fixture(scope="session")
+def template_resources() -> dict[str, dict]:
+    return load_template()["Resources"]
+
+
+@pytest.fixture(scope="session")
+def layer(
+    template_resources: dict[str, dict], layer_site: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """SharedLayer's root as ``sam build`` leaves it (``python/`` inside).
+
+    ``LOCKED_SITE`` points its Makefile at ``layer_site`` instead of the registry, so nothing is
+    downloaded; every step after the install is the deployed build's.
+    """
+    source = REPO_ROOT / template_resources["SharedLayer"]["Properties"]["ContentUri"]
+    with pytest.MonkeyPatch.context() as patch:  # the make workflow hands make os.environ
+        patch.setenv("LOCKED_SITE", str(layer_site))
+        return sam_make_build(source, "SharedLayer", tmp_path_factory.mktemp("layer-build"), layer=True)
+
+
+@pytest.fixture(scope="session")
+def function_artifacts(
+    template_resources: dict[str, dict], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    """Each function's logical id -> its artifacts' root as ``sam build`` leaves it."""
+    workdir = tmp_path_factory.mktemp("functions-build")
+    return {
+        name: sam_make_build(REPO_ROOT / resource["Properties"]["CodeUri"], name, workdir, layer=False)
+        for name, resource in template_resources.items()
+        if resource["Type"] == "AWS::Serverless::Function"
+    }

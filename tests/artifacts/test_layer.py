@@ -13,43 +13,17 @@ is downloaded; everything after the install step is what a deployed build runs.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from aws_lambda_builders.builder import LambdaBuilder
-from build_artifacts import FUNCTION_PACKAGES, REPO_ROOT, SHARED_PACKAGES, module_name, source_modules
+from build_artifacts import REPO_ROOT, bytecode_problems, module_name, source_modules
 
 import gateway.web.app  # noqa: F401 - writes __pycache__ into the layer's source, which the build must replace
-from local_stack.template import load_template
-
-LAYER = "SharedLayer"
 
 
-@pytest.fixture(scope="module")
-def layer(tmp_path_factory: pytest.TempPathFactory, layer_site: Path) -> Path:
-    """The layer's root as ``sam build`` leaves it (``python/`` inside), built once for these tests."""
-    resource = load_template()["Resources"][LAYER]
-    assert resource["Metadata"]["BuildMethod"] == "makefile"
-    source = REPO_ROOT / resource["Properties"]["ContentUri"]
-    work = tmp_path_factory.mktemp("layer-build")
-    with pytest.MonkeyPatch.context() as patch:  # the make workflow hands make os.environ
-        patch.setenv("LOCKED_SITE", str(layer_site))
-        LambdaBuilder(language="provided", dependency_manager=None, application_framework=None).build(
-            str(source),
-            str(work / LAYER),
-            str(work / "scratch"),
-            str(source / "Makefile"),
-            runtime="provided",
-            architecture="x86_64",
-            options={"build_logical_id": LAYER},
-            is_building_layer=True,
-        )
-    return work / LAYER
+def test_sam_builds_the_layer_with_its_makefile(template_resources: dict[str, dict]) -> None:
+    assert template_resources["SharedLayer"]["Metadata"]["BuildMethod"] == "makefile"
 
 
 def _is_test_code(path: Path) -> bool:
@@ -89,110 +63,10 @@ def test_the_layer_holds_the_locked_packages_and_the_whole_gateway_package(
 
 
 def test_every_module_has_bytecode_for_cpython_311_that_lambda_never_checks(layer: Path) -> None:
-    # Given every Python source in the built layer
-    sources = sorted((layer / "python").rglob("*.py"))
+    # Given the built layer, the third-party packages and gateway
+    sources = list((layer / "python").rglob("*.py"))
     assert len(sources) > 1000
-    wrong: dict[str, str] = {}
-    for source in sources:
-        # Then its bytecode is where CPython 3.11 looks for it
-        cached = source.parent / "__pycache__" / f"{source.stem}.cpython-311.pyc"
-        if not cached.is_file():
-            wrong[str(source)] = "no bytecode"
-            continue
-        header = cached.read_bytes()[:16]
-        # And it is this interpreter's bytecode (3.11's magic number: Lambda's python3.11)
-        if header[:4] != importlib.util.MAGIC_NUMBER:
-            wrong[str(source)] = f"magic {header[:4].hex()}"
-        # And hash-based, unchecked (flags 0b01): imported without a look at the source
-        elif int.from_bytes(header[4:8], "little") != 0b01:
-            wrong[str(source)] = f"flags {int.from_bytes(header[4:8], 'little'):#b}"
-        # And of this very source, so it is not stale
-        elif header[8:16] != importlib.util.source_hash(source.read_bytes()):
-            wrong[str(source)] = "compiled from another source"
+    # Then each of its modules has 3.11 bytecode, of its very source, that the import trusts as is
     assert sys.implementation.cache_tag == "cpython-311"
-    assert not wrong, json.dumps(dict(list(wrong.items())[:20]), indent=1)
-    # And no bytecode stands without its source (a copied cache of a module since removed)
-    orphans = [
-        pyc
-        for pyc in (layer / "python").rglob("*.pyc")
-        if not (pyc.parent.parent / f"{pyc.name.split('.')[0]}.py").is_file()
-    ]
-    assert not orphans
-
-
-# Runs under `python -I -S -B` (no bytecode written). It records every source a loader compiles
-# or reads (an unchecked-hash .pyc needs neither), then imports each module named on stdin.
-_IMPORT_RECORDING_COMPILES = """
-import _frozen_importlib_external as external, importlib, json, sys, traceback
-sys.path[:0] = sys.argv[1:]
-compiled, read = [], []
-source_to_code, get_data = external.SourceLoader.source_to_code, external.FileLoader.get_data
-def recording_source_to_code(self, data, path, *args, **kwargs):
-    compiled.append(path)
-    return source_to_code(self, data, path, *args, **kwargs)
-def recording_get_data(self, path):
-    if path.endswith(".py"):
-        read.append(path)
-    return get_data(self, path)
-external.SourceLoader.source_to_code = recording_source_to_code
-external.FileLoader.get_data = recording_get_data
-failed, files = {}, {}
-for name in json.load(sys.stdin):
-    try:
-        files[name] = importlib.import_module(name).__file__
-    except BaseException as error:
-        failed[name] = "".join(traceback.format_exception_only(error)).strip()
-print(json.dumps({"failed": failed, "files": files, "compiled": compiled, "read": read}))
-"""
-
-_IMPORT_ENVIRONMENT = {
-    "PATH": os.environ.get("PATH", ""),
-    "AWS_REGION": "us-east-1",
-    "POWERTOOLS_SERVICE_NAME": "gateway",
-    "POWERTOOLS_TRACE_DISABLED": "true",
-    "POWERTOOLS_METRICS_DISABLED": "true",
-}
-
-
-def test_the_functions_import_from_the_layer_without_compiling_any_of_it(layer: Path, tmp_path: Path) -> None:
-    # Given every module of gateway and of the functions (whose imports reach the third-party
-    # packages a cold start loads), and a control module that has no bytecode
-    modules = {
-        name for name in source_modules(SHARED_PACKAGES + FUNCTION_PACKAGES) if not name.endswith(".__main__")
-    }
-    control = tmp_path / "control"
-    control.mkdir()
-    (control / "uncompiled_control.py").write_text("VALUE = 1\n")
-    function_dirs = [str(REPO_ROOT / "functions" / path.name) for path in (REPO_ROOT / "functions").iterdir()]
-    # When each is imported with the built layer first on the path, writing no bytecode
-    result = subprocess.run(  # noqa: S603 - this interpreter, our script, no shell
-        [
-            sys.executable,
-            "-I",
-            "-S",
-            "-B",  # -I ignores PYTHONDONTWRITEBYTECODE
-            "-c",
-            _IMPORT_RECORDING_COMPILES,
-            str(layer / "python"),
-            *function_dirs,
-            str(control),
-        ],
-        input=json.dumps([*sorted(modules), "uncompiled_control"]),
-        capture_output=True,
-        text=True,
-        env=_IMPORT_ENVIRONMENT,
-        timeout=120,
-        check=True,
-    )
-    outcome = json.loads(result.stdout.strip().splitlines()[-1])
-    # Then every one imports, gateway from the layer
-    assert not outcome["failed"], json.dumps(outcome["failed"], indent=1)
-    assert all(
-        outcome["files"][name].startswith(str(layer)) for name in modules & source_modules(SHARED_PACKAGES)
-    )
-    # And the recording sees a compile where there is no bytecode
-    assert str(control / "uncompiled_control.py") in outcome["compiled"]
-    # And nothing of the layer was compiled, or even read as source
-    in_layer = str(layer)
-    assert not [path for path in outcome["compiled"] if path.startswith(in_layer)]
-    assert not [path for path in outcome["read"] if path.startswith(in_layer)]
+    problems = bytecode_problems(layer / "python")
+    assert not problems, json.dumps(dict(list(problems.items())[:20]), indent=1)

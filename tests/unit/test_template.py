@@ -83,18 +83,24 @@ def test_shared_layer_is_attached_to_every_function(transformed: dict[str, Any])
 
 
 def test_code_locations_hold_the_declared_handlers(template: dict[str, Any]) -> None:
-    # Given every function and the layer, with the local paths `sam build` packages
+    # Given every function and the layer, with the local paths `sam build` builds from
     functions = resources_of_type(template, "AWS::Serverless::Function")
-    layer = template["Resources"]["SharedLayer"]["Properties"]
+    layer = template["Resources"]["SharedLayer"]
 
-    # When each Handler is resolved inside its CodeUri
-    # Then the module file exists there (a handler outside CodeUri would not be deployed)
+    # When each Handler is looked up in the function packages under CodeUri
+    # Then each function is built by functions/Makefile, and its handler module is in exactly one
+    # package there (tests/artifacts/test_functions.py builds each and finds it at the root)
     for name, function in functions.items():
+        assert function["Metadata"] == {"BuildMethod": "makefile"}, name
+        assert function["Properties"]["CodeUri"] == "functions", name
         module, _, _attribute = function["Properties"]["Handler"].rpartition(".")
-        module_file = REPO_ROOT / function["Properties"]["CodeUri"] / (module.replace(".", "/") + ".py")
-        assert module_file.is_file(), f"{name}: {module_file} is missing"
-    # And the layer directory has the requirements and the gateway package the build expects
-    layer_dir = REPO_ROOT / layer["ContentUri"]
+        found = list((REPO_ROOT / "functions").glob("*/" + module.replace(".", "/") + ".py"))
+        assert len(found) == 1, f"{name}: {module} found at {found}"
+    assert (REPO_ROOT / "functions" / "Makefile").is_file()
+    # And the layer directory has the Makefile, the lock and the gateway package its build uses
+    assert layer["Metadata"]["BuildMethod"] == "makefile"
+    layer_dir = REPO_ROOT / layer["Properties"]["ContentUri"]
+    assert (layer_dir / "Makefile").is_file()
     assert (layer_dir / "requirements.txt").is_file()
     assert (layer_dir / "gateway" / "__init__.py").is_file()
 
