@@ -15,10 +15,13 @@ LAYER_REQUIREMENTS := layers/gateway/requirements.txt
 IMAGE_REQUIREMENTS := session_host/requirements.txt
 UV_VERSION := 0.13.8
 UV := $(VENV)/bin/uv
-# The platform Lambda and Fargate run (x86_64, glibc); every wheel's hash is kept, so the lock
-# installs on other platforms too.
+# The platform Fargate runs (x86_64, glibc); every wheel's hash is kept, so the lock installs on
+# other platforms too. The layer's subset is resolved for Lambda's python3.11 too, on Amazon
+# Linux 2 (glibc 2.26), wheels only (the layer installs no sdist): a package without a
+# manylinux2014 wheel fails `make lock`, not `sam build`.
 LOCK_FLAGS := --quiet --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
 	--custom-compile-command "make lock"
+LAYER_LOCK_FLAGS := $(subst x86_64-manylinux_2_28,x86_64-manylinux_2_17,$(LOCK_FLAGS)) --no-build
 
 .PHONY: run receiver test lint format openapi screenshots bench clean lock upgrade
 
@@ -84,7 +87,7 @@ bench: $(STAMP)
 # cannot pin anything differently (tests/artifacts/test_locks.py checks it without network).
 lock: $(UV)
 	$(UV) pip compile pyproject.toml --extra dev --extra session-host $(LOCK_FLAGS) $(UPGRADE) -o $(LOCK)
-	$(UV) pip compile pyproject.toml -c $(LOCK) $(LOCK_FLAGS) -o $(LAYER_REQUIREMENTS)
+	$(UV) pip compile pyproject.toml -c $(LOCK) $(LAYER_LOCK_FLAGS) -o $(LAYER_REQUIREMENTS)
 	$(UV) pip compile pyproject.toml --extra session-host -c $(LOCK) $(LOCK_FLAGS) -o $(IMAGE_REQUIREMENTS)
 	@echo "Locked. Run 'make test' (it reinstalls $(VENV) from the new lock) and commit the three files."
 
