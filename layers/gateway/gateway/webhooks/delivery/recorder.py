@@ -61,34 +61,35 @@ class Attempted:
     at: float  # time.time() at the end of the attempt
 
 
-def log_items(attempted: Attempted) -> list[DeliveryModel]:
-    """The attempt's item and the event's new state."""
+_ENVELOPE = DeliveryModel.envelope.attr_name
+_DELIVERY_KEY = DeliveryModel.delivery_key.attr_name
+_STATUS = DeliveryModel.status.attr_name
+
+
+def log_items(attempted: Attempted) -> Items:
+    """The event's new state and the attempt's item, as DynamoDB attribute maps. They differ
+    in key, status and envelope only, so the attempt's is a copy of the event's (one model
+    built and serialized per attempt instead of two: less CPU per event)."""
     incoming, result = attempted.incoming, attempted.result
-    common = {
-        "tenant_id": incoming.tenant_id,
-        "event_id": incoming.event_id,
-        "event": incoming.event,
-        "attempt": incoming.attempt,
-        "status_code": result.status_code,
-        "duration_ms": result.duration_ms,
-        "error": result.error,
-        "webhook_url": attempted.webhook_url,
-        "attempted_at": iso_utc(attempted.at),
-        "expires_at": int(attempted.at) + RETENTION_SECONDS,
-    }
-    attempt = DeliveryModel(
-        incoming.device_id,
-        attempt_key(int(attempted.at * 1000), incoming.event_id, incoming.attempt),
-        status=AttemptStatus.DELIVERED if result.ok else AttemptStatus.FAILED,
-        **common,
-    )
     event = DeliveryModel(
         incoming.device_id,
         event_key(incoming.event_id),
+        tenant_id=incoming.tenant_id,
+        event_id=incoming.event_id,
+        event=incoming.event,
         status=attempted.status,
+        attempt=incoming.attempt,
+        status_code=result.status_code,
+        duration_ms=result.duration_ms,
+        error=result.error,
+        webhook_url=attempted.webhook_url,
         envelope=json.dumps(incoming.envelope, separators=(",", ":"), ensure_ascii=False),
-        **common,
-    )
+        attempted_at=iso_utc(attempted.at),
+        expires_at=int(attempted.at) + RETENTION_SECONDS,
+    ).serialize()
+    attempt = {name: value for name, value in event.items() if name != _ENVELOPE}
+    attempt[_DELIVERY_KEY] = {"S": attempt_key(int(attempted.at * 1000), incoming.event_id, incoming.attempt)}
+    attempt[_STATUS] = {"S": (AttemptStatus.DELIVERED if result.ok else AttemptStatus.FAILED).value}
     return [attempt, event]
 
 
@@ -97,8 +98,7 @@ def write_log(attempts: Sequence[Attempted], sleep: Callable[[float], None] = ti
     owner: dict[Key, Attempted] = {}
     items: Items = []
     for attempted in attempts:
-        for model in log_items(attempted):
-            item = model.serialize()
+        for item in log_items(attempted):
             owner[_key(item)] = attempted
             items.append(item)
     unwritten: list[Attempted] = []
