@@ -54,14 +54,14 @@ def no_pause(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("no_pause")
 def test_full_writes_go_out_while_other_records_are_still_running() -> None:
-    # Given a batch of 30 records, 25 of which ended with an attempt
+    # Given a batch with two full writes' worth of ended attempts, one more, and 5 still running
     writes = Writes()
-    commit = GroupCommit(30, writes)
-    ended = attempts(25)
+    commit = GroupCommit(2 * LOG_BATCH_EVENTS + 6, writes)
+    ended = attempts(2 * LOG_BATCH_EVENTS + 1)
 
     async def main() -> list[bool]:
         logging = [asyncio.create_task(commit.log(entry)) for entry in ended]
-        # When the two full groups are written, the 25th waits for more (5 still running)
+        # When the two full groups are written, the last one waits for more (5 still running)
         done = await asyncio.gather(*logging[: 2 * LOG_BATCH_EVENTS])
         assert not logging[-1].done()
         assert [len(group) for group in writes.groups] == [LOG_BATCH_EVENTS, LOG_BATCH_EVENTS]
@@ -70,8 +70,9 @@ def test_full_writes_go_out_while_other_records_are_still_running() -> None:
             commit.withdraw()
         return [*done, await logging[-1]]
 
-    assert run(main()) == [True] * 25
-    assert writes.groups == [ended[:12], ended[12:24], ended[24:]]
+    assert run(main()) == [True] * len(ended)
+    n = LOG_BATCH_EVENTS
+    assert writes.groups == [ended[:n], ended[n : 2 * n], ended[2 * n :]]
 
 
 def test_after_a_pause_the_ended_attempts_are_written_without_the_slow_ones(

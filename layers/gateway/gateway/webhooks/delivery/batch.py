@@ -44,10 +44,12 @@ class Configurations:
             if not slot.read:
                 slot.config = store.get_config(incoming.tenant_id, incoming.device_id)
                 slot.read = True
+                slot.events = _subscribed_events(slot.config)
             if slot.config is None and incoming.event == PENDING_WEBHOOK_EVENT:
                 slot.config = pending.apply_pending_webhook(incoming.tenant_id, incoming.device_id)
-            config = slot.config
-        if config is None or not config.enabled or incoming.event not in expand(config.enabled_events or ()):
+                slot.events = _subscribed_events(slot.config)
+            config, events = slot.config, slot.events
+        if config is None or incoming.event not in events:
             logger.debug(
                 "event not delivered: no subscription",
                 extra={
@@ -61,11 +63,19 @@ class Configurations:
         return config
 
 
+def _subscribed_events(config: WebhookModel | None) -> frozenset[str]:
+    """The events an enabled configuration delivers (none when disabled or absent)."""
+    if config is None or not config.enabled:
+        return frozenset()
+    return expand(config.enabled_events or ())
+
+
 @dataclass
 class _Slot:
     lock: threading.Lock = field(default_factory=threading.Lock)
     read: bool = False
     config: WebhookModel | None = None
+    events: frozenset[str] = frozenset()  # what ``config`` delivers, expanded once for the batch
 
 
 class Outcomes:

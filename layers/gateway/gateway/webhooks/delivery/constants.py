@@ -30,8 +30,9 @@ ORIGINS_KEPT = 50
 LOG_BATCH_ITEMS = 25
 """Items per BatchWriteItem of the delivery log (DynamoDB's limit): two per attempt."""
 LOG_FLUSH_AFTER_SECONDS = 0.05
-"""Attempts that ended are logged once a BatchWriteItem is full, or when no other attempt of the
-batch ended for this long (a slow receiver does not hold up the others' log and retries)."""
+"""Attempts that ended are logged once a write is full (two BatchWriteItems), or when no other
+attempt of the batch ended for this long (a slow receiver does not hold up the others' log and
+retries)."""
 LOG_WRITE_ROUNDS = 5
 """Rounds of writing the items DynamoDB left unprocessed, backing off between them, before the
 events they belong to are given back to the queue (see docs/delivery.md)."""

@@ -2,7 +2,7 @@
 Powertools' batch processor, each wait here for their attempt to be written together with the
 others that ended meanwhile.
 
-A write goes out as soon as it is full (:data:`LOG_BATCH_EVENTS` attempts, one BatchWriteItem),
+A write goes out as soon as it is full (:data:`LOG_BATCH_EVENTS` attempts, two full BatchWriteItems),
 when no record of the batch ended for :data:`LOG_FLUSH_AFTER_SECONDS` (a slow receiver does
 not hold back the log, and the retries, of the fast ones), or when every record of the batch
 has ended (nothing more can join). Records that end without an attempt to log (dropped,
@@ -19,7 +19,9 @@ from gateway.observability import logger
 from gateway.webhooks.delivery.constants import LOG_BATCH_ITEMS, LOG_FLUSH_AFTER_SECONDS
 from gateway.webhooks.delivery.recorder import ITEMS_PER_ATTEMPT, Attempted
 
-LOG_BATCH_EVENTS = LOG_BATCH_ITEMS // ITEMS_PER_ATTEMPT  # 12 events fill a BatchWriteItem (24 items)
+LOG_BATCH_EVENTS = 2 * LOG_BATCH_ITEMS // ITEMS_PER_ATTEMPT
+"""25 attempts (50 items) fill two BatchWriteItems: a batch of 50 is logged in 4 calls of 25
+items, where groups of 12 (24 items, one call) took 5."""
 
 Write = Callable[[list[Attempted]], Awaitable[list[Attempted]]]
 """Writes attempts' log (and what follows it); the attempts not logged."""
