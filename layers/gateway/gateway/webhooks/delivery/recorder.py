@@ -14,6 +14,7 @@ without its log.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -61,36 +62,47 @@ class Attempted:
     at: float  # time.time() at the end of the attempt
 
 
-_ENVELOPE = DeliveryModel.envelope.attr_name
-_DELIVERY_KEY = DeliveryModel.delivery_key.attr_name
-_STATUS = DeliveryModel.status.attr_name
-
-
 def log_items(attempted: Attempted) -> Items:
-    """The event's new state and the attempt's item, as DynamoDB attribute maps. They differ
-    in key, status and envelope only, so the attempt's is a copy of the event's (one model
-    built and serialized per attempt instead of two: less CPU per event)."""
+    """The attempt's item and the event's new state, as DynamoDB attribute maps."""
     incoming, result = attempted.incoming, attempted.result
-    event = DeliveryModel(
-        incoming.device_id,
-        event_key(incoming.event_id),
-        tenant_id=incoming.tenant_id,
-        event_id=incoming.event_id,
-        event=incoming.event,
+    common = {
+        "device_id": incoming.device_id,
+        "tenant_id": incoming.tenant_id,
+        "event_id": incoming.event_id,
+        "event": incoming.event,
+        "attempt": incoming.attempt,
+        "status_code": result.status_code,
+        "duration_ms": result.duration_ms,
+        "error": result.error,
+        "webhook_url": attempted.webhook_url,
+        "attempted_at": iso_utc(attempted.at),
+        "expires_at": int(attempted.at) + RETENTION_SECONDS,
+    }
+    attempt = _item(
+        common,
+        delivery_key=attempt_key(int(attempted.at * 1000), incoming.event_id, incoming.attempt),
+        status=AttemptStatus.DELIVERED if result.ok else AttemptStatus.FAILED,
+    )
+    event = _item(
+        common,
+        delivery_key=event_key(incoming.event_id),
         status=attempted.status,
-        attempt=incoming.attempt,
-        status_code=result.status_code,
-        duration_ms=result.duration_ms,
-        error=result.error,
-        webhook_url=attempted.webhook_url,
         envelope=json.dumps(incoming.envelope, separators=(",", ":"), ensure_ascii=False),
-        attempted_at=iso_utc(attempted.at),
-        expires_at=int(attempted.at) + RETENTION_SECONDS,
-    ).serialize()
-    attempt = {name: value for name, value in event.items() if name != _ENVELOPE}
-    attempt[_DELIVERY_KEY] = {"S": attempt_key(int(attempted.at * 1000), incoming.event_id, incoming.attempt)}
-    attempt[_STATUS] = {"S": (AttemptStatus.DELIVERED if result.ok else AttemptStatus.FAILED).value}
+    )
     return [attempt, event]
+
+
+def _item(*values: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """The item ``DeliveryModel(**values).serialize()`` gives (null values left out), made with
+    the model's own attribute serializers but without building a model: that cost more CPU than
+    the rest of the event's work in our code."""
+    attributes = DeliveryModel.get_attributes()
+    item: dict[str, Any] = {}
+    for name, value in itertools.chain(*(part.items() for part in values), more.items()):
+        if value is not None:
+            attribute = attributes[name]
+            item[attribute.attr_name] = {attribute.attr_type: attribute.serialize(value)}
+    return item
 
 
 def write_log(attempts: Sequence[Attempted], sleep: Callable[[float], None] = time.sleep) -> list[Attempted]:
