@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -47,6 +48,16 @@ SHARED_PACKAGES = ("gateway",)
 """In the layer and in the image."""
 
 _SKIPPED_DIRS = {"__pycache__"}
+
+IMPORT_ENVIRONMENT = {
+    "PATH": os.environ.get("PATH", ""),
+    "AWS_REGION": "us-east-1",
+    "POWERTOOLS_SERVICE_NAME": "gateway",
+    "POWERTOOLS_TRACE_DISABLED": "true",
+    "POWERTOOLS_METRICS_DISABLED": "true",
+}
+"""The environment a built module is imported in: what it may need at import in Lambda or the
+container, and nothing of the test run's own (its tables, queues and master token)."""
 
 
 def package_roots() -> dict[str, Path]:

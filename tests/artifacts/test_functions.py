@@ -10,12 +10,18 @@ as test_layer.py builds it.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from build_artifacts import FUNCTION_PACKAGES, SHARED_PACKAGES, bytecode_problems, module_name, source_modules
+from build_artifacts import (
+    FUNCTION_PACKAGES,
+    IMPORT_ENVIRONMENT,
+    SHARED_PACKAGES,
+    bytecode_problems,
+    module_name,
+    source_modules,
+)
 
 
 def _package(template_resources: dict[str, dict], name: str) -> str:
@@ -68,15 +74,6 @@ for name in json.load(sys.stdin):
 print(json.dumps({"failed": failed, "files": files, "compiled": compiled, "read": read}))
 """
 
-# What a module may need at import in Lambda, and nothing of this test run's own environment.
-_IMPORT_ENVIRONMENT = {
-    "PATH": os.environ.get("PATH", ""),
-    "AWS_REGION": "us-east-1",
-    "POWERTOOLS_SERVICE_NAME": "gateway",
-    "POWERTOOLS_TRACE_DISABLED": "true",
-    "POWERTOOLS_METRICS_DISABLED": "true",
-}
-
 
 def test_the_functions_import_from_their_artifacts_and_the_layer_without_compiling_anything(
     layer: Path, function_artifacts: dict[str, Path], tmp_path: Path
@@ -96,7 +93,7 @@ def test_the_functions_import_from_their_artifacts_and_the_layer_without_compili
         input=json.dumps([*sorted(modules), "uncompiled_control"]),
         capture_output=True,
         text=True,
-        env=_IMPORT_ENVIRONMENT,
+        env=IMPORT_ENVIRONMENT,
         timeout=120,
         check=True,
     )

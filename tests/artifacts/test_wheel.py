@@ -6,7 +6,6 @@ the functions), never from the editable install."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import zipfile
@@ -15,6 +14,7 @@ from pathlib import Path
 from build_artifacts import (
     FUNCTION_PACKAGES,
     HOST_PACKAGES,
+    IMPORT_ENVIRONMENT,
     SHARED_PACKAGES,
     package_roots,
     source_data_files,
@@ -35,16 +35,6 @@ for name in json.load(sys.stdin):
 print(json.dumps(found))
 """
 
-# What a module may need at import in Lambda or the container, and nothing of this test run's
-# own environment (its tables, queues and master token).
-_IMPORT_ENVIRONMENT = {
-    "PATH": os.environ.get("PATH", ""),
-    "AWS_REGION": "us-east-1",
-    "POWERTOOLS_SERVICE_NAME": "gateway",
-    "POWERTOOLS_TRACE_DISABLED": "true",
-    "POWERTOOLS_METRICS_DISABLED": "true",
-}
-
 
 def _import_each(modules: set[str], wheel_copy: Path, site: Path) -> dict[str, str]:
     result = subprocess.run(  # noqa: S603 - this interpreter, our script, no shell
@@ -52,7 +42,7 @@ def _import_each(modules: set[str], wheel_copy: Path, site: Path) -> dict[str, s
         input=json.dumps(sorted(modules)),
         capture_output=True,
         text=True,
-        env=_IMPORT_ENVIRONMENT,
+        env=IMPORT_ENVIRONMENT,
         timeout=120,
         check=True,
     )

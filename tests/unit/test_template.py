@@ -12,32 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 from cfnlint.api import lint_file
 from template_steps import (
     API_FUNCTIONS,
     REPO_ROOT,
     TEMPLATE_PATH,
     StubManagedPolicyLoader,
-    parse_template,
     resources_of_type,
-    transform,
 )
-
-
-@pytest.fixture(scope="module")
-def template() -> dict[str, Any]:
-    return parse_template()
-
-
-@pytest.fixture(scope="module")
-def managed_policy_loader() -> StubManagedPolicyLoader:
-    return StubManagedPolicyLoader()
-
-
-@pytest.fixture(scope="module")
-def transformed(template: dict[str, Any], managed_policy_loader: StubManagedPolicyLoader) -> dict[str, Any]:
-    return transform(template, managed_policy_loader)
 
 
 def test_cfn_lint_reports_no_errors() -> None:

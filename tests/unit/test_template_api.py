@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
-from template_steps import API_FUNCTIONS, StubManagedPolicyLoader, parse_template, transform
+from template_steps import API_FUNCTIONS
 
 # Routes that must exist and where they go. More routes may be added; these may not move.
 PINNED_ROUTES = {
@@ -43,16 +43,6 @@ def _template_routes(template: dict[str, Any], function: str) -> set[str]:
         path = event["Properties"]["Path"]
         routes.add("$default" if path == "$default" else f"{event['Properties']['Method'].upper()} {path}")
     return routes
-
-
-@pytest.fixture(scope="module")
-def template() -> dict[str, Any]:
-    return parse_template()
-
-
-@pytest.fixture(scope="module")
-def transformed(template: dict[str, Any]) -> dict[str, Any]:
-    return transform(template, StubManagedPolicyLoader())
 
 
 @pytest.fixture(scope="module")

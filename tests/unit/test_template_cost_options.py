@@ -9,12 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from template_steps import parse_template
-
-
-@pytest.fixture(scope="module")
-def template() -> dict[str, Any]:
-    return parse_template()
 
 
 def _resolve(node: Any, parameters: dict[str, str], conditions: dict[str, Any]) -> Any:

@@ -9,15 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from template_steps import parse_template
-
 OBJECTS = {"Fn::Sub": "${MediaBucket.Arn}/*"}
-
-
-@pytest.fixture(scope="module")
-def template() -> dict[str, Any]:
-    return parse_template()
 
 
 def _bucket(template: dict[str, Any]) -> dict[str, Any]:

@@ -8,8 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
-from template_steps import StubManagedPolicyLoader, parse_template, resources_of_type, transform
+from template_steps import resources_of_type
 
 # Table -> (hash key, range key or None). The code's PynamoDB models rely on these.
 TABLE_KEYS = {
@@ -67,16 +66,6 @@ def _container_environment(template: dict[str, Any]) -> dict[str, Any]:
 
 def _is_resource_variable(name: str) -> bool:
     return name.endswith(tuple(RESOURCE_SUFFIX_TYPES))
-
-
-@pytest.fixture(scope="module")
-def template() -> dict[str, Any]:
-    return parse_template()
-
-
-@pytest.fixture(scope="module")
-def transformed(template: dict[str, Any]) -> dict[str, Any]:
-    return transform(template, StubManagedPolicyLoader())
 
 
 def test_delivery_function_consumes_events_queue_with_partial_batch_failures(
