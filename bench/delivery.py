@@ -62,8 +62,34 @@ class Receipts:
             while not ids <= self.at.keys():
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise SystemExit(f"only {len(ids & self.at.keys())} of {len(ids)} events arrived")
+                    missing = ids - self.at.keys()
+                    raise SystemExit(
+                        f"only {len(ids) - len(missing)} of {len(ids)} events arrived; missing:\n"
+                        + "\n".join(where_is(event_id) for event_id in sorted(missing)[:10])
+                    )
                 self.changed.wait(remaining)
+
+
+def where_is(event_id: str) -> str:
+    """Where a missing event is: on a queue (moto runs in this process), in the log, or nowhere
+    (a message moto lost, or one deleted without a POST)."""
+    from moto.sqs.models import sqs_backends
+
+    from gateway.models.webhooks import DeliveryModel
+
+    places = [
+        f"{name}: receive count {message.approximate_receive_count}, "
+        f"{'visible' if message.visible else 'invisible'}"
+        for backend in (b for regions in sqs_backends.values() for b in regions.values())
+        for name, queue in backend.queues.items()
+        for message in list(queue._messages)
+        if event_id in message.body
+    ]
+    places += [
+        f"log {item.delivery_key}: {item.status}, attempt {item.attempt}, {item.error or item.status_code}"
+        for item in DeliveryModel.query(DEVICE, DeliveryModel.delivery_key.startswith("event#" + event_id))
+    ]
+    return f"  {event_id}: " + ("; ".join(places) or "on no queue and not in the delivery log")
 
 
 def start_receiver(receipts: Receipts) -> ThreadingHTTPServer:
@@ -115,7 +141,9 @@ def publish_burst(
     published: dict[str, float] = {}
 
     def send(batch: list[tuple[str, dict[str, Any]]]) -> None:
-        sqs.send_message_batch(QueueUrl=queue_url, Entries=[entry for _, entry in batch])
+        answer = sqs.send_message_batch(QueueUrl=queue_url, Entries=[entry for _, entry in batch])
+        if answer.get("Failed"):  # never published: not the worker's to deliver
+            raise SystemExit(f"publishing failed: {answer['Failed']}")
         now = time.perf_counter()
         published.update({event_id: now for event_id, _ in batch})
 
@@ -125,14 +153,16 @@ def publish_burst(
     return began, published
 
 
-def burst(sqs: Any, queue_url: str, receipts: Receipts, count: int) -> tuple[float, float, float]:
+def burst(
+    sqs: Any, queue_url: str, receipts: Receipts, count: int, wait: float = 600
+) -> tuple[float, float, float]:
     """(events per second, per CPU second of the process, p50 latency ms) of ``count`` events
     published at once."""
     entries = [envelope_entry(index) for index in range(count)]
     cpu = time.process_time()
     began, published = publish_burst(sqs, queue_url, entries)
     ids = {event_id for event_id, _ in entries}
-    receipts.wait(ids, timeout=600)
+    receipts.wait(ids, timeout=wait)
     last = max(receipts.at[event_id] for event_id in ids)
     latencies = [(receipts.at[event_id] - published[event_id]) * 1000 for event_id in ids]
     cpu = time.process_time() - cpu
@@ -218,13 +248,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=1, help="burst and floor alternate this often (1)")
     parser.add_argument("--paced", type=int, default=150, help="events published one by one (150)")
     parser.add_argument("--rate", type=float, default=50.0, help="their rate per second (50)")
+    parser.add_argument("--wait", type=float, default=600.0, help="seconds a burst may take (600)")
     args = parser.parse_args(argv)
 
     with moto_stack(PREFIX):
-        run(args.burst, args.rounds, args.paced, args.rate)
+        run(args.burst, args.rounds, args.paced, args.rate, args.wait)
 
 
-def run(burst_count: int, rounds: int, paced_count: int, rate: float) -> None:
+def run(burst_count: int, rounds: int, paced_count: int, rate: float, wait: float = 600) -> None:
     from gateway.bus.queues import sqs_client
     from gateway.config import get_settings
     from gateway.models.webhooks import WebhookModel
@@ -258,7 +289,7 @@ def run(burst_count: int, rounds: int, paced_count: int, rate: float) -> None:
         floor(sqs, floor_queue, port, 100)
         for _ in range(rounds):
             floor_rate, floor_cpu = floor(sqs, floor_queue, port, burst_count)
-            throughput, cpu_rate, burst_p50 = burst(sqs, queue_url, receipts, burst_count)
+            throughput, cpu_rate, burst_p50 = burst(sqs, queue_url, receipts, burst_count, wait)
             floors.append(floor_rate)
             rates.append(throughput)
             print(

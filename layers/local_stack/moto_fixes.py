@@ -24,6 +24,14 @@ copies back: every write another request made to those tables meanwhile is lost.
 ``ADD`` update reads and writes the item in two steps, so two at once count one. DynamoDB
 itself makes each item write atomic and a transaction all-or-nothing without touching other
 items; :func:`apply` gets the same results by serialising moto's DynamoDB requests.
+
+SQS in moto 5.2.5 loses messages under concurrent requests too. DeleteMessage rebuilds the
+queue's message list without the lock SendMessage appends under: a message sent while a delete
+is copying the list is dropped when the copy replaces it, and so is one sent into the list a
+concurrent delete replaced (whose own deleted message comes back). The delivery worker deletes
+from several invokers while the session host (or a bench) publishes: one event in a few
+thousand vanished without a trace, never received, never logged, in no DLQ. :func:`apply` makes
+a delete hold the queue's lock, as SQS itself never drops an acknowledged send.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from moto.sqs import models
 _MOTO_MODULES = tuple(backends.list_of_moto_modules())
 _DYNAMODB_LOCK = threading.Lock()
 _DYNAMODB_CALL_ACTION = DynamoHandler.call_action
+_SQS_DELETE_MESSAGE = models.Queue.delete_message
 
 
 def _unix_time(dt: datetime.datetime | None = None) -> float:
@@ -68,6 +77,12 @@ def _serialised_dynamodb_call(self: DynamoHandler) -> Any:
         return _DYNAMODB_CALL_ACTION(self)
 
 
+def _locked_delete_message(self: models.Queue, receipt_handle: str) -> None:
+    """moto's delete, holding the lock its sends append under."""
+    with self._messages_lock:
+        _SQS_DELETE_MESSAGE(self, receipt_handle)
+
+
 def apply() -> None:
     """Patch moto in this process (idempotent)."""
     backends.list_of_moto_modules = _list_of_moto_modules  # type: ignore[assignment]
@@ -77,3 +92,4 @@ def apply() -> None:
         _is_message_valid_based_on_retention_period
     )
     DynamoHandler.call_action = _serialised_dynamodb_call  # type: ignore[method-assign]
+    models.Queue.delete_message = _locked_delete_message  # type: ignore[method-assign]
