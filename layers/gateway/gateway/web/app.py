@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute
 from gateway import __version__
 from gateway.config import get_settings
 from gateway.errors import ApiError, ShortBodyError
+from gateway.gc_pause import cyclic_gc_paused
 from gateway.observability import logger, metrics, tracer
 from gateway.web.contract import DESCRIPTION, install_contract_document
 from gateway.web.middleware import GatewayMiddleware
@@ -127,11 +128,16 @@ def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
 def make_lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The Lambda entry point for an API function: Mangum plus Powertools context."""
     asgi_handler = Mangum(app, lifespan="off", api_gateway_base_path="/")
+    answered: list[bool] = []
 
     @logger.inject_lambda_context(clear_state=True)
     @tracer.capture_lambda_handler(capture_response=False)
     @metrics.log_metrics
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        return asgi_handler(event, context)
+        if answered:
+            return asgi_handler(event, context)
+        with cyclic_gc_paused():  # the first request builds its route and clients: gateway/gc_pause.py
+            answered.append(True)
+            return asgi_handler(event, context)
 
     return handler
