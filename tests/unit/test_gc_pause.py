@@ -52,6 +52,7 @@ def test_a_collector_switched_off_elsewhere_stays_off() -> None:
 
 
 @pytest.mark.usefixtures("collector_restored")
+@pytest.mark.filterwarnings("ignore:No application metrics to publish")  # the test route publishes none
 def test_a_lambda_handler_pauses_the_collector_for_its_first_request_only() -> None:
     # Given a function's handler made as every API function makes it, with a route that looks
     seen: list[bool] = []
