@@ -13,7 +13,6 @@ from the code's intervals.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
@@ -22,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench._cost_bill import Bill, Recorder
+from bench._route_calls import answered
 from bench._stack import moto_stack
 
 
@@ -69,12 +69,6 @@ def lambda_event(name: str, body: dict[str, Any], **values: str) -> dict[str, An
     event["requestContext"]["requestId"] = uuid.uuid4().hex[:16]
     event["headers"]["idempotency-key"] = str(uuid.uuid4())
     return event
-
-
-def answered(response: dict[str, Any], status: int) -> dict[str, Any]:
-    if response["statusCode"] != status:
-        raise SystemExit(f"expected {status}, got {response['statusCode']}: {response['body']}")
-    return json.loads(response["body"])
 
 
 @dataclass

@@ -45,9 +45,15 @@ def context(function_name: str) -> Any:
 
 
 def call(handler: Handler, function_name: str, event: dict[str, Any], expected: int) -> dict[str, Any]:
-    response = handler(event, context(function_name))
+    return answered(handler(event, context(function_name)), expected, event["routeKey"])
+
+
+def answered(response: dict[str, Any], expected: int, request: str = "request") -> dict[str, Any]:
+    """A handler's JSON body, once its status is the one expected (a bench stops otherwise)."""
     if response["statusCode"] != expected:
-        raise RuntimeError(f"{event['routeKey']}: {response['statusCode']} {response['body']}")
+        raise RuntimeError(
+            f"{request}: expected {expected}, got {response['statusCode']}: {response['body']}"
+        )
     return json.loads(response["body"])
 
 
