@@ -128,16 +128,17 @@ def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
 def make_lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The Lambda entry point for an API function: Mangum plus Powertools context."""
     asgi_handler = Mangum(app, lifespan="off", api_gateway_base_path="/")
-    answered: list[bool] = []
+    first_request = True
 
     @logger.inject_lambda_context(clear_state=True)
     @tracer.capture_lambda_handler(capture_response=False)
     @metrics.log_metrics
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        if answered:
+        nonlocal first_request
+        if not first_request:
             return asgi_handler(event, context)
+        first_request = False
         with cyclic_gc_paused():  # the first request builds its route and clients: gateway/gc_pause.py
-            answered.append(True)
             return asgi_handler(event, context)
 
     return handler
