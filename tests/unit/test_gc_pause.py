@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
-from types import SimpleNamespace
 
 import pytest
 from fastapi import APIRouter
+from lambda_calls import CONTEXT, http_api_event
 
 from gateway.gc_pause import cyclic_gc_paused
 from gateway.web import create_app, make_lambda_handler
@@ -67,33 +67,9 @@ def test_a_lambda_handler_pauses_the_collector_for_its_first_request_only() -> N
     gc.enable()
 
     # When it answers two requests
-    answers = [handler(_http_api_event("/collector"), _CONTEXT) for _ in range(2)]
+    answers = [handler(http_api_event("/collector"), CONTEXT) for _ in range(2)]
 
     # Then the first ran with the collector paused, the second with it on, and it is on after
     assert [answer["statusCode"] for answer in answers] == [200, 200]
     assert seen == [False, True]
     assert gc.isenabled()
-
-
-_CONTEXT = SimpleNamespace(
-    function_name="TestFunction",
-    memory_limit_in_mb=512,
-    invoked_function_arn="arn:aws:lambda:us-east-1:123456789012:function:TestFunction",
-    aws_request_id="00000000-0000-4000-8000-000000000000",
-)
-
-
-def _http_api_event(path: str) -> dict[str, object]:
-    return {
-        "version": "2.0",
-        "routeKey": f"GET {path}",
-        "rawPath": path,
-        "rawQueryString": "",
-        "headers": {"host": "example.test"},
-        "requestContext": {
-            "http": {"method": "GET", "path": path, "protocol": "HTTP/1.1", "sourceIp": "192.0.2.1"},
-            "requestId": "r",
-            "stage": "$default",
-        },
-        "isBase64Encoded": False,
-    }

@@ -20,6 +20,7 @@ from gateway.config import get_settings
 from gateway.errors import ApiError, ShortBodyError
 from gateway.gc_pause import cyclic_gc_paused
 from gateway.observability import logger, metrics, tracer
+from gateway.web import fastapi_overrides
 from gateway.web.contract import DESCRIPTION, install_contract_document
 from gateway.web.middleware import GatewayMiddleware
 from gateway.web.operation_routes import as_answered
@@ -30,6 +31,8 @@ from gateway.web.validation import standard_validation_error
 # FastAPI raises a bare 400 only when it cannot read a JSON body at all (nesting too deep,
 # an integer past Python's digit limit, an undecodable charset): still "not valid JSON".
 _HTTP_CODES = {400: "INVALID_JSON", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
+
+fastapi_overrides.install()  # before any route is built
 
 
 async def _api_error(request: Request, error: Exception) -> JSONResponse:
@@ -126,7 +129,11 @@ def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
 
 
 def make_lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
-    """The Lambda entry point for an API function: Mangum plus Powertools context."""
+    """The Lambda entry point for an API function: Mangum plus Powertools context.
+
+    An invocation is its process's only request, so FastAPI's sync code runs on its thread
+    (``gateway.web.fastapi_overrides``).
+    """
     asgi_handler = Mangum(app, lifespan="off", api_gateway_base_path="/")
     first_request = True
 
@@ -135,10 +142,11 @@ def make_lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[st
     @metrics.log_metrics
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         nonlocal first_request
-        if not first_request:
-            return asgi_handler(event, context)
-        first_request = False
-        with cyclic_gc_paused():  # the first request builds its route and clients: gateway/gc_pause.py
-            return asgi_handler(event, context)
+        with fastapi_overrides.sync_calls_inline():
+            if not first_request:
+                return asgi_handler(event, context)
+            first_request = False
+            with cyclic_gc_paused():  # the first request builds its route and clients: gateway/gc_pause.py
+                return asgi_handler(event, context)
 
     return handler
