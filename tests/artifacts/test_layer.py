@@ -14,10 +14,11 @@ is downloaded; everything after the install step is what a deployed build runs.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
-from build_artifacts import REPO_ROOT, bytecode_problems, module_name, source_modules
+from build_artifacts import IMPORT_ENVIRONMENT, REPO_ROOT, bytecode_problems, module_name, source_modules
 
 import gateway.web.app  # noqa: F401 - writes __pycache__ into the layer's source, which the build must replace
 
@@ -49,7 +50,7 @@ def test_the_layer_holds_the_locked_packages_and_the_whole_gateway_package(
         if name.endswith(".py")
     }
     assert modules == source_modules(("gateway",))
-    assert "python/gateway/web/openapi.json" in files
+    assert {"python/gateway/web/openapi.json", "python/gateway/botocore_endpoints.json"} <= files
     # And beside it exactly the lock's distributions (bytecode of top-level modules aside):
     # no manifest, no Makefile, no local runner
     assert {name.split("/")[1] for name in files} == {entry.name for entry in layer_site.iterdir()} | {
@@ -67,3 +68,30 @@ def test_every_module_has_bytecode_for_cpython_311_that_lambda_never_checks(laye
     assert sys.implementation.cache_tag == "cpython-311"
     problems = bytecode_problems(layer / "python")
     assert not problems, json.dumps(dict(list(problems.items())[:20]), indent=1)
+
+
+def test_the_layer_reads_the_trimmed_endpoints_with_its_own_botocore(layer: Path) -> None:
+    # Given the built layer alone on the path
+    # When its gateway asks for botocore's endpoints
+    result = subprocess.run(  # noqa: S603 - this interpreter, no shell
+        [sys.executable, "-I", "-S", "-c", _TRIMMED_IN_USE, str(layer / "python")],
+        capture_output=True,
+        text=True,
+        env=IMPORT_ENVIRONMENT,
+        timeout=120,
+        check=True,
+    )
+    # Then it gets the trimmed ones: written for the very botocore the layer holds
+    assert json.loads(result.stdout) == {"botocore_from_layer": True, "trimmed": True}
+
+
+_TRIMMED_IN_USE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import botocore
+from gateway import botocore_endpoints
+print(json.dumps({
+    "botocore_from_layer": botocore.__file__.startswith(sys.argv[1]),
+    "trimmed": botocore_endpoints.trimmed() is not None,
+}))
+"""
