@@ -5,14 +5,17 @@ the client it makes (tens of milliseconds each on a Lambda cold start); a client
 session that already made one reuses its loader's caches. So every boto3 client, PynamoDB
 connection and Powertools utility of the gateway is made here, from one session.
 
-The session's data loader knows the services the gateway uses (:data:`SERVICES`): botocore's
-own lists the folders of all ~440 services it ships, about 880 directory reads and 20 ms of
-the first client, only to check that the one asked for exists. It reads the endpoints of
-those services only (``gateway.botocore_endpoints``): 0.5 ms instead of 9. And it parses botocore's JSON
-into plain dicts: botocore asks for ``OrderedDict`` objects, which cost the parse of
-``endpoints.json`` (1.2 MB, read by every process's first client) 19 ms instead of 7, and of
-S3's model 15 ms instead of 8. A dict keeps the same order since Python 3.7, and botocore
-builds its own containers from the data (``tests/unit/test_aws_clients.py`` compares both).
+The session's data loader (:class:`_GatewayLoader`) does less than botocore's for the same data:
+
+- It knows the services the gateway uses (:data:`SERVICES`). botocore's own lists the folders
+  of all ~440 services it ships, about 880 directory reads and 20 ms of the first client, only
+  to check that the one asked for exists.
+- It reads the endpoints of those services only (``gateway.botocore_endpoints``): 0.5 ms
+  instead of the 9 ms ``endpoints.json`` (1.2 MB) costs.
+- It parses into plain dicts. botocore asks for ``OrderedDict`` objects, which cost
+  ``endpoints.json`` 19 ms instead of 7, and S3's model 15 ms instead of 8. A dict keeps the
+  same order since Python 3.7, and botocore builds its own containers from the data
+  (``tests/unit/test_aws_clients.py`` compares both).
 """
 
 from __future__ import annotations
