@@ -14,7 +14,7 @@ trickling its answer byte by byte cannot hold the batch (and the other tenants' 
 One watchdog thread serves every attempt (a timer thread per attempt cost more than the POST).
 
 Connections are kept alive and reused, per origin, shared by all threads, bounded
-(:data:`CONNECTIONS_PER_ORIGIN` kept per origin, :data:`ORIGINS_KEPT` origins).
+(:data:`CONNECTIONS_PER_ORIGIN` kept per origin, :data:`IDLE_CONNECTIONS_KEPT` in all).
 """
 
 from __future__ import annotations
@@ -35,7 +35,11 @@ from http.client import HTTPConnection, HTTPException, HTTPSConnection
 from urllib.parse import urlsplit
 
 from gateway.webhooks.addresses import is_public_address
-from gateway.webhooks.delivery.constants import CONNECTIONS_PER_ORIGIN, MAX_RESPONSE_BYTES, ORIGINS_KEPT
+from gateway.webhooks.delivery.constants import (
+    CONNECTIONS_PER_ORIGIN,
+    IDLE_CONNECTIONS_KEPT,
+    MAX_RESPONSE_BYTES,
+)
 
 AddressCheck = Callable[[str], bool]
 
@@ -159,12 +163,14 @@ def _dropped(connection: HTTPConnection) -> bool:
 
 class _Kept:
     """Idle keep-alive connections, by origin, shared by the threads: at most
-    :data:`CONNECTIONS_PER_ORIGIN` per origin and :data:`ORIGINS_KEPT` origins (the least
-    recently used dropped). A connection is used by one attempt at a time."""
+    :data:`CONNECTIONS_PER_ORIGIN` per origin and :data:`IDLE_CONNECTIONS_KEPT` in all (those
+    of the least recently used origins dropped first). A connection is used by one attempt at
+    a time."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._idle: OrderedDict[Origin, list[HTTPConnection]] = OrderedDict()
+        self._count = 0  # idle connections, all origins
 
     def take(self, origin: Origin) -> HTTPConnection | None:
         while True:
@@ -172,8 +178,10 @@ class _Kept:
                 idle = self._idle.get(origin)
                 if not idle:
                     return None
-                self._idle.move_to_end(origin)
                 connection = idle.pop()  # the most recently used: the least likely closed by now
+                self._count -= 1
+                if not idle:  # only origins with idle connections are listed
+                    del self._idle[origin]
             if not _dropped(connection):
                 return connection
             connection.close()
@@ -185,10 +193,15 @@ class _Kept:
             self._idle.move_to_end(origin)
             if len(idle) < CONNECTIONS_PER_ORIGIN:
                 idle.append(connection)
+                self._count += 1
             else:
                 closing.append(connection)
-            while len(self._idle) > ORIGINS_KEPT:
-                closing += self._idle.popitem(last=False)[1]
+            while self._count > IDLE_CONNECTIONS_KEPT:
+                oldest = next(iter(self._idle.values()))  # the least recently used origin's
+                closing.append(oldest.pop(0))
+                self._count -= 1
+                if not oldest:
+                    self._idle.popitem(last=False)
         for extra in closing:
             extra.close()
 
