@@ -15,6 +15,7 @@ import pytest
 from gateway.models.webhooks import WebhookModel
 from gateway.webhooks.delivery import batch, service
 from gateway.webhooks.delivery.incoming import IncomingEvent
+from gateway.webhooks.delivery.target import target_of
 from gateway.webhooks.signing import body_bytes, signed_envelope
 
 TENANT, DEVICE = "t-1", "dev-1"
@@ -123,6 +124,7 @@ def test_device_connected_without_configuration_applies_the_pending_url_first(
 
     # Then the pending configuration delivers both, and was applied once
     assert first is not None
+    assert first.webhook_url == "https://hooks.example.com/in"
     assert second is first
     assert stand_in.pending_calls == 1
 
@@ -151,7 +153,7 @@ def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
     body = body_bytes(signed_envelope(event.envelope, secret))
 
     # When the request headers are built
-    headers = service.request_headers(event, webhook, body)
+    headers = service.request_headers(event, target_of(webhook), body)
 
     # Then the gateway's headers are set and cannot be replaced, and the custom one is kept
     assert headers == {
@@ -167,7 +169,8 @@ def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
 
 def test_without_a_secret_there_is_no_signature_header() -> None:
     event = incoming()
-    headers = service.request_headers(event, config(), body_bytes(signed_envelope(event.envelope, None)))
+    body = body_bytes(signed_envelope(event.envelope, None))
+    headers = service.request_headers(event, target_of(config()), body)
     assert "X-Webhook-Signature-256" not in headers
 
 
