@@ -247,19 +247,16 @@ class Transport:
     ) -> int:
         """Send the request and read the answer (up to :data:`MAX_RESPONSE_BYTES`); its status.
         The connection goes back to the kept ones only when the answer was read to its end."""
-        parts = urlsplit(url)
-        scheme = parts.scheme.lower()
-        origin = (scheme, parts.hostname or "", parts.port or (443 if scheme == "https" else 80))
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        origin, target = _route(url)
         connection = self._kept.take(origin)
         if connection is None:
             connection = _connection(origin, timeout, self._allowed)
-        else:
+        elif connection.timeout != timeout:
             connection.timeout = timeout
             connection.sock.settimeout(timeout)
         attempt.connection = connection
         try:
-            connection.request("POST", target, body, dict(headers))
+            connection.request("POST", target, body, headers)
             response = connection.getresponse()
             response.read(MAX_RESPONSE_BYTES)
             status = response.status
@@ -273,6 +270,16 @@ class Transport:
         else:
             connection.close()
         return status
+
+
+@lru_cache(maxsize=1024)
+def _route(url: str) -> tuple[Origin, str]:
+    """The origin a URL's requests go to and their target (path and query), worked out once
+    per URL (a batch sends many events to each); raises ``ValueError`` for a bad port."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    origin = (scheme, parts.hostname or "", parts.port or (443 if scheme == "https" else 80))
+    return origin, (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
 def _reason(error: BaseException) -> str:
