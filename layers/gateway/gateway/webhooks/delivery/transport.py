@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
+import re
 import select
 import socket
 import ssl
@@ -31,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from http.client import HTTPConnection, HTTPException, HTTPSConnection
+from http.client import HTTPException, HTTPResponse
 from urllib.parse import urlsplit
 
 from gateway.webhooks.addresses import is_public_address
@@ -42,6 +43,11 @@ from gateway.webhooks.delivery.constants import (
 )
 
 AddressCheck = Callable[[str], bool]
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # a header name (RFC 9110)
+_LINE_BREAK = re.compile(r"[\r\n\x00]")
+_UNSAFE_TARGET = re.compile(r"[\x00-\x20\x7f]")  # what http.client refuses in a request target
 
 
 class UnsafeAddress(Exception):
@@ -66,7 +72,7 @@ class _Attempt:
     """The connection one attempt uses, so the watchdog (another thread) can cut it."""
 
     def __init__(self) -> None:
-        self.connection: HTTPConnection | None = None
+        self.connection: _Connection | None = None
         self.cut = False
         self.done = False
         self._lock = threading.Lock()
@@ -131,20 +137,26 @@ def _verified(sock: socket.socket, allowed: AddressCheck | None) -> socket.socke
 Origin = tuple[str, str, int]  # (scheme, host, port)
 
 
-def _connection(origin: Origin, timeout: float, allowed: AddressCheck | None) -> HTTPConnection:
-    """A new connection to ``origin`` whose socket is checked (when ``allowed`` is given) right
-    after connecting, before TLS or a byte of the request."""
-    scheme, host, port = origin
-    connection: HTTPConnection
-    if scheme == "https":
-        connection = HTTPSConnection(host, port, timeout=timeout, context=_tls_context())
-    elif scheme == "http":
-        connection = HTTPConnection(host, port, timeout=timeout)
-    else:
-        raise ValueError(f"unsupported scheme {scheme!r}")
-    create = connection._create_connection  # what http.client's connect() calls
-    connection._create_connection = lambda *args, **kwargs: _verified(create(*args, **kwargs), allowed)
-    return connection
+class _Connection:
+    """A keep-alive connection to one origin: its socket (TLS for https), checked (when
+    ``allowed`` is given) right after connecting, before TLS or a byte of the request."""
+
+    def __init__(self, origin: Origin, timeout: float, allowed: AddressCheck | None) -> None:
+        scheme, host, port = origin
+        if scheme not in DEFAULT_PORTS:
+            raise ValueError(f"unsupported scheme {scheme!r}")
+        self.timeout = timeout
+        sock = _verified(socket.create_connection((host, port), timeout), allowed)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # the request is one write
+            self.sock = _tls_context().wrap_socket(sock, server_hostname=host) if scheme == "https" else sock
+        except BaseException:
+            sock.close()
+            raise
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
 
 
 @lru_cache(maxsize=1)
@@ -152,10 +164,8 @@ def _tls_context() -> ssl.SSLContext:
     return ssl.create_default_context()  # verifies the certificate and the host name
 
 
-def _dropped(connection: HTTPConnection) -> bool:
+def _dropped(connection: _Connection) -> bool:
     """Whether an idle kept connection was closed by the receiver (readable while idle)."""
-    if connection.sock is None:
-        return True
     poller = select.poll()
     poller.register(connection.sock, select.POLLIN)
     return bool(poller.poll(0))
@@ -169,10 +179,10 @@ class _Kept:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._idle: OrderedDict[Origin, list[HTTPConnection]] = OrderedDict()
+        self._idle: OrderedDict[Origin, list[_Connection]] = OrderedDict()
         self._count = 0  # idle connections, all origins
 
-    def take(self, origin: Origin) -> HTTPConnection | None:
+    def take(self, origin: Origin) -> _Connection | None:
         while True:
             with self._lock:
                 idle = self._idle.get(origin)
@@ -186,8 +196,8 @@ class _Kept:
                 return connection
             connection.close()
 
-    def give_back(self, origin: Origin, connection: HTTPConnection) -> None:
-        closing: list[HTTPConnection] = []
+    def give_back(self, origin: Origin, connection: _Connection) -> None:
+        closing: list[_Connection] = []
         with self._lock:
             idle = self._idle.setdefault(origin, [])
             self._idle.move_to_end(origin)
@@ -207,9 +217,11 @@ class _Kept:
 
 
 class Transport:
-    """POSTs to receivers with http.client (urllib3 cost 0.36 ms of CPU per loopback POST,
-    http.client 0.15 ms, requests more again): connections kept alive per origin and shared by
-    the threads. Proxies and ``.netrc`` from the environment play no part.
+    """POSTs to receivers: the request written in one piece on a kept-alive socket, the answer
+    read by http.client's ``HTTPResponse`` (CPU per loopback POST: urllib3 0.36 ms,
+    ``HTTPConnection`` 0.17 ms, this 0.12 ms; it validated and wrote each header in turn and
+    sent headers and body in two writes). Connections are kept per origin and shared by the
+    threads. Proxies and ``.netrc`` from the environment play no part.
 
     ``address_allowed`` is the connect-time check; ``None`` (local mode) allows any address.
     """
@@ -248,24 +260,27 @@ class Transport:
         """Send the request and read the answer (up to :data:`MAX_RESPONSE_BYTES`); its status.
         The connection goes back to the kept ones only when the answer was read to its end."""
         origin, target = _route(url)
+        request = _request_head(origin, target, headers, len(body)) + body
         connection = self._kept.take(origin)
         if connection is None:
-            connection = _connection(origin, timeout, self._allowed)
+            connection = _Connection(origin, timeout, self._allowed)
         elif connection.timeout != timeout:
             connection.timeout = timeout
             connection.sock.settimeout(timeout)
         attempt.connection = connection
         try:
-            connection.request("POST", target, body, headers)
-            response = connection.getresponse()
+            connection.sock.sendall(request)
+            response = HTTPResponse(connection.sock, method="POST")
+            response.begin()
             response.read(MAX_RESPONSE_BYTES)
             status = response.status
             reusable = response.isclosed() and not response.will_close and status >= 200
+            response.close()
         except BaseException:
             connection.close()
             raise
         attempt.finish()  # from here the connection may be another attempt's
-        if reusable and connection.sock is not None:
+        if reusable:
             self._kept.give_back(origin, connection)
         else:
             connection.close()
@@ -275,11 +290,40 @@ class Transport:
 @lru_cache(maxsize=1024)
 def _route(url: str) -> tuple[Origin, str]:
     """The origin a URL's requests go to and their target (path and query), worked out once
-    per URL (a batch sends many events to each); raises ``ValueError`` for a bad port."""
+    per URL (a batch sends many events to each); raises ``ValueError`` for a bad port or a
+    target with spaces or control characters."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
-    origin = (scheme, parts.hostname or "", parts.port or (443 if scheme == "https" else 80))
-    return origin, (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    origin = (scheme, parts.hostname or "", parts.port or DEFAULT_PORTS.get(scheme, 80))
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    if _UNSAFE_TARGET.search(target):
+        raise ValueError(f"URL can't contain control characters or spaces: {target!r}")
+    return origin, target
+
+
+def _request_head(origin: Origin, target: str, headers: Mapping[str, str], length: int) -> bytes:
+    """The request line and headers of a POST, as http.client would write them (less its
+    ``Accept-Encoding: identity``), in one piece: the request goes out in one write. Header
+    names must be tokens and values free of line breaks, or ``ValueError``."""
+    lines = [f"POST {target} HTTP/1.1", f"Host: {_host_header(origin)}", f"Content-Length: {length}"]
+    for name, value in headers.items():
+        if not _TOKEN.fullmatch(name) or _LINE_BREAK.search(value):
+            raise ValueError(f"invalid header {name!r}")
+        lines.append(f"{name}: {value}")
+    lines += ("", "")
+    return "\r\n".join(lines).encode("latin-1")  # http.client's encoding of header values
+
+
+@lru_cache(maxsize=1024)
+def _host_header(origin: Origin) -> str:
+    scheme, host, port = origin
+    try:
+        name = host.encode("ascii").decode()
+    except UnicodeEncodeError:
+        name = host.encode("idna").decode()
+    if ":" in name:  # an IPv6 literal
+        name = f"[{name}]"
+    return name if port == DEFAULT_PORTS.get(scheme) else f"{name}:{port}"
 
 
 def _reason(error: BaseException) -> str:
