@@ -145,6 +145,30 @@ def test_a_batch_reads_each_devices_configuration_once(stand_in: StandInStore) -
     assert stand_in.reads == 2
 
 
+def test_a_failed_configuration_read_is_tried_again_by_the_next_event(
+    stand_in: StandInStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a batch whose first read of the device's configuration fails
+    configurations = batch.Configurations()
+    failing = [True]
+
+    def get_config(tenant_id: str, device_id: str) -> WebhookModel | None:
+        if failing.pop() if failing else False:
+            raise RuntimeError("DynamoDB is unavailable")
+        return stand_in.get_config(tenant_id, device_id)
+
+    monkeypatch.setattr(batch.store, "get_config", get_config)
+
+    # When two of its events are looked up, one after the other
+    with pytest.raises(RuntimeError):
+        configurations.subscribed(incoming())
+    found = configurations.subscribed(incoming())
+
+    # Then the first one raised (it stays on the queue) and the second read the configuration
+    assert found is not None
+    assert stand_in.reads == 1
+
+
 def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
     # Given a configuration with a secret and custom headers, one of them a reserved name
     secret = "s3cret"

@@ -40,12 +40,15 @@ class Configurations:
         pending webhook URL, so that very event is delivered to it. Redeliveries follow the
         same rules: the current configuration, its ``enabled`` flag and ``enabled_events``.
         """
+        key = (incoming.tenant_id, incoming.device_id)
         with self._lock:
-            slot = self._slots.setdefault((incoming.tenant_id, incoming.device_id), _Slot())
+            slot = self._slots.get(key)
+            if slot is None:  # not setdefault: a slot (and its lock) made for every event cost more
+                slot = self._slots[key] = _Slot()
         with slot.lock:
-            if not slot.read:
-                slot.read = True
+            if not slot.read:  # marked read only once read: a failed read is tried again
                 slot.use(store.get_config(incoming.tenant_id, incoming.device_id))
+                slot.read = True
             if slot.target is None and incoming.event == PENDING_WEBHOOK_EVENT:
                 slot.use(pending.apply_pending_webhook(incoming.tenant_id, incoming.device_id))
             target, events = slot.target, slot.events
