@@ -167,8 +167,8 @@ def test_connections_to_a_receiver_are_kept_and_shared_by_threads() -> None:
 def test_a_slow_receiver_with_many_events_does_not_hold_up_another(
     setup: Setup,  # noqa: F811 - the fixture
 ) -> None:
-    # Given one batch: 20 events for a receiver taking 2 s (more than the connections kept for
-    # one receiver) and 20 for a fast receiver elsewhere
+    # Given one batch: 20 events for a receiver taking 2 s (20 connections busy for 2 s) and
+    # 20 for a fast receiver elsewhere
     slow_device, fast_device = f"{setup.device_id}-slow", f"{setup.device_id}-fast"
     configure(setup, "/slow", device_id=slow_device)
     setup.script.delays["/slow"] = 2.0

@@ -15,6 +15,7 @@ import pytest
 from gateway.models.webhooks import WebhookModel
 from gateway.webhooks.delivery import batch, service
 from gateway.webhooks.delivery.incoming import IncomingEvent
+from gateway.webhooks.delivery.target import target_of
 from gateway.webhooks.signing import body_bytes, signed_envelope
 
 TENANT, DEVICE = "t-1", "dev-1"
@@ -123,6 +124,7 @@ def test_device_connected_without_configuration_applies_the_pending_url_first(
 
     # Then the pending configuration delivers both, and was applied once
     assert first is not None
+    assert first.webhook_url == "https://hooks.example.com/in"
     assert second is first
     assert stand_in.pending_calls == 1
 
@@ -143,6 +145,30 @@ def test_a_batch_reads_each_devices_configuration_once(stand_in: StandInStore) -
     assert stand_in.reads == 2
 
 
+def test_a_failed_configuration_read_is_tried_again_by_the_next_event(
+    stand_in: StandInStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a batch whose first read of the device's configuration fails
+    configurations = batch.Configurations()
+    failing = [True]
+
+    def get_config(tenant_id: str, device_id: str) -> WebhookModel | None:
+        if failing.pop() if failing else False:
+            raise RuntimeError("DynamoDB is unavailable")
+        return stand_in.get_config(tenant_id, device_id)
+
+    monkeypatch.setattr(batch.store, "get_config", get_config)
+
+    # When two of its events are looked up, one after the other
+    with pytest.raises(RuntimeError):
+        configurations.subscribed(incoming())
+    found = configurations.subscribed(incoming())
+
+    # Then the first one raised (it stays on the queue) and the second read the configuration
+    assert found is not None
+    assert stand_in.reads == 1
+
+
 def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
     # Given a configuration with a secret and custom headers, one of them a reserved name
     secret = "s3cret"
@@ -151,7 +177,7 @@ def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
     body = body_bytes(signed_envelope(event.envelope, secret))
 
     # When the request headers are built
-    headers = service.request_headers(event, webhook, body)
+    headers = service.request_headers(event, target_of(webhook), body)
 
     # Then the gateway's headers are set and cannot be replaced, and the custom one is kept
     assert headers == {
@@ -167,7 +193,8 @@ def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
 
 def test_without_a_secret_there_is_no_signature_header() -> None:
     event = incoming()
-    headers = service.request_headers(event, config(), body_bytes(signed_envelope(event.envelope, None)))
+    body = body_bytes(signed_envelope(event.envelope, None))
+    headers = service.request_headers(event, target_of(config()), body)
     assert "X-Webhook-Signature-256" not in headers
 
 

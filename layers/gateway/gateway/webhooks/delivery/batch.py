@@ -14,6 +14,7 @@ from gateway.observability import logger, metrics
 from gateway.webhooks import pending, store
 from gateway.webhooks.catalog import expand
 from gateway.webhooks.delivery.incoming import IncomingEvent
+from gateway.webhooks.delivery.target import Target, target_of
 
 PENDING_WEBHOOK_EVENT = "device.connected"
 """The event that applies a user's pending webhook URL to a device without a configuration."""
@@ -31,36 +32,38 @@ class Configurations:
         self._lock = threading.Lock()
         self._slots: dict[tuple[str, str], _Slot] = {}
 
-    def subscribed(self, incoming: IncomingEvent) -> WebhookModel | None:
-        """The device's configuration if it is enabled and subscribed to this event.
+    def subscribed(self, incoming: IncomingEvent) -> Target | None:
+        """The device's configuration, as the batch delivers to it, if it is enabled and
+        subscribed to this event.
 
         A ``device.connected`` of a device with no configuration first applies its owner's
         pending webhook URL, so that very event is delivered to it. Redeliveries follow the
         same rules: the current configuration, its ``enabled`` flag and ``enabled_events``.
         """
+        key = (incoming.tenant_id, incoming.device_id)
         with self._lock:
-            slot = self._slots.setdefault((incoming.tenant_id, incoming.device_id), _Slot())
+            slot = self._slots.get(key)
+            if slot is None:  # not setdefault: a slot (and its lock) made for every event cost more
+                slot = self._slots[key] = _Slot()
         with slot.lock:
-            if not slot.read:
-                slot.config = store.get_config(incoming.tenant_id, incoming.device_id)
+            if not slot.read:  # marked read only once read: a failed read is tried again
+                slot.use(store.get_config(incoming.tenant_id, incoming.device_id))
                 slot.read = True
-                slot.events = _subscribed_events(slot.config)
-            if slot.config is None and incoming.event == PENDING_WEBHOOK_EVENT:
-                slot.config = pending.apply_pending_webhook(incoming.tenant_id, incoming.device_id)
-                slot.events = _subscribed_events(slot.config)
-            config, events = slot.config, slot.events
-        if config is None or incoming.event not in events:
+            if slot.target is None and incoming.event == PENDING_WEBHOOK_EVENT:
+                slot.use(pending.apply_pending_webhook(incoming.tenant_id, incoming.device_id))
+            target, events = slot.target, slot.events
+        if target is None or incoming.event not in events:
             logger.debug(
                 "event not delivered: no subscription",
                 extra={
                     "device_id": incoming.device_id,
                     "event": incoming.event,
-                    "configured": config is not None,
+                    "configured": target is not None,
                     "redelivery": incoming.redelivery,
                 },
             )
             return None
-        return config
+        return target
 
 
 def _subscribed_events(config: WebhookModel | None) -> frozenset[str]:
@@ -74,8 +77,12 @@ def _subscribed_events(config: WebhookModel | None) -> frozenset[str]:
 class _Slot:
     lock: threading.Lock = field(default_factory=threading.Lock)
     read: bool = False
-    config: WebhookModel | None = None
-    events: frozenset[str] = frozenset()  # what ``config`` delivers, expanded once for the batch
+    target: Target | None = None  # the configuration, worked out once for the batch
+    events: frozenset[str] = frozenset()  # what it delivers, expanded once for the batch
+
+    def use(self, config: WebhookModel | None) -> None:
+        self.target = None if config is None else target_of(config)
+        self.events = _subscribed_events(config)
 
 
 class Outcomes:

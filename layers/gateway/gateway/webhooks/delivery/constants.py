@@ -19,13 +19,15 @@ DELIVERY_THREADS = 50
 receiver holds up only its own events and a batch takes about its slowest receiver (which
 fits in the function's timeout). The local worker's concurrent invocations get a pool each."""
 
-CONNECTIONS_PER_ORIGIN = 10
+CONNECTIONS_PER_ORIGIN = DELIVERY_THREADS
 """Keep-alive connections kept per receiver origin (scheme, host, port), shared by the
-threads. More concurrent calls to one origin open more connections; the extra ones are closed
-after use instead of kept."""
-ORIGINS_KEPT = 50
-"""Origins whose idle connections are kept (least recently used ones are dropped): at most
-500 idle sockets, half of Lambda's 1,024 file descriptors."""
+threads: one per thread, so a batch whose events all go to one receiver reuses its
+connections (with 10 kept, 40 of its 50 calls opened and closed a connection of their own).
+More concurrent calls to one origin (the local worker's concurrent invocations) open more
+connections; the extra ones are closed after use instead of kept."""
+IDLE_CONNECTIONS_KEPT = 500
+"""Idle connections kept in all (those of the least recently used origins are dropped first):
+half of Lambda's 1,024 file descriptors."""
 
 LOG_BATCH_ITEMS = 25
 """Items per BatchWriteItem of the delivery log (DynamoDB's limit): two per attempt."""

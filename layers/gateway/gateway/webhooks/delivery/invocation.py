@@ -14,12 +14,9 @@ after the queue's visibility timeout, see docs/delivery.md); a record that is no
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 from collections import defaultdict
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 from aws_lambda_powertools.utilities.batch import (
     AsyncBatchProcessor,
@@ -35,10 +32,9 @@ from gateway.webhooks.delivery import recorder, service
 from gateway.webhooks.delivery.batch import Batch
 from gateway.webhooks.delivery.constants import VISIBILITY_BATCH, EventStatus
 from gateway.webhooks.delivery.group_commit import GroupCommit
+from gateway.webhooks.delivery.handoff import Handoff
 from gateway.webhooks.delivery.incoming import IncomingEvent, MalformedEvent, parse_record
 from gateway.webhooks.delivery.recorder import Attempted
-
-T = TypeVar("T")
 
 
 class NotLogged(Exception):
@@ -70,7 +66,7 @@ class _Invocation:
 
     def __init__(self, records: int, pool: ThreadPoolExecutor) -> None:
         self.batch = Batch()  # configurations read once per device, outcomes counted for the metrics
-        self._pool = pool
+        self._in_pool = Handoff(pool).run
         self._log = GroupCommit(records, lambda attempts: self._in_pool(settle, attempts))
 
     async def deliver(self, record: SQSRecord) -> None:
@@ -104,10 +100,6 @@ class _Invocation:
         except Exception:  # not the receiver's doing (DynamoDB, a bug): back after 360 s
             logger.exception("delivering an event failed", extra={"message_id": record.message_id})
             raise
-
-    async def _in_pool(self, function: Callable[..., T], *args: Any) -> T:
-        run = contextvars.copy_context().run  # the invocation's logging keys follow the record
-        return await asyncio.get_running_loop().run_in_executor(self._pool, run, function, *args)
 
 
 def settle(attempted: list[Attempted]) -> list[Attempted]:

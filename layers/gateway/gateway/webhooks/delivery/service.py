@@ -10,13 +10,8 @@ logged, then reported as processed; it leaves the queue but stays in the log for
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from urllib.parse import urlsplit
-
-from pynamodb.attributes import MapAttribute
 
 from gateway.config import get_settings
-from gateway.models.webhooks import WebhookModel
 from gateway.observability import logger
 from gateway.webhooks.delivery.batch import Batch
 from gateway.webhooks.delivery.constants import (
@@ -24,14 +19,13 @@ from gateway.webhooks.delivery.constants import (
     HEADER_ID,
     HEADER_SIGNATURE,
     HEADER_TIMESTAMP,
-    RESERVED_HEADERS,
-    USER_AGENT,
     EventStatus,
 )
 from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.recorder import Attempted
+from gateway.webhooks.delivery.target import Target
 from gateway.webhooks.delivery.transport import AttemptResult, transport_for
-from gateway.webhooks.signing import body_bytes, body_signature, signed_envelope
+from gateway.webhooks.signing import body_bytes, signed_envelope
 
 UNSUBSCRIBED_METRIC = "WebhookEventsUnsubscribed"
 STATUS_METRICS = {
@@ -44,18 +38,18 @@ STATUS_METRICS = {
 def deliver(incoming: IncomingEvent, batch: Batch) -> Attempted | None:
     """Attempt one event; what is to be logged, or ``None`` when no configuration wants it
     (dropped, not logged). Logging and scheduling the retry are the batch's (``invocation``)."""
-    config = batch.configurations.subscribed(incoming)
-    if config is None:
+    target = batch.configurations.subscribed(incoming)
+    if target is None:
         batch.outcomes.count(UNSUBSCRIBED_METRIC)
         return None
-    result = attempt(incoming, config)
+    result = attempt(incoming, target)
     if result.ok:
         status = EventStatus.DELIVERED
-    elif incoming.attempt <= int(config.retry_attempts):
+    elif incoming.attempt <= target.retry_attempts:
         status = EventStatus.PENDING
     else:
         status = EventStatus.FAILED
-    return Attempted(incoming, config.webhook_url, result, status, time.time())
+    return Attempted(incoming, target.webhook_url, result, status, time.time())
 
 
 def report(attempted: Attempted, batch: Batch) -> None:
@@ -79,16 +73,13 @@ def report(attempted: Attempted, batch: Batch) -> None:
     )
 
 
-def attempt(incoming: IncomingEvent, config: WebhookModel) -> AttemptResult:
+def attempt(incoming: IncomingEvent, target: Target) -> AttemptResult:
     """Sign the envelope with the current secret and POST it, once."""
-    settings = get_settings()
-    if urlsplit(config.webhook_url).scheme == "http" and not (
-        settings.allow_http_webhooks or settings.local_mode
-    ):  # configured while the deployment allowed it
-        return AttemptResult(status_code=None, duration_ms=0, error="refused: plain HTTP is not allowed")
-    body = body_bytes(signed_envelope(incoming.envelope, config.secret))
-    return transport_for(settings.local_mode).post(
-        config.webhook_url, body, request_headers(incoming, config, body), float(config.timeout)
+    if target.refusal is not None:
+        return AttemptResult(status_code=None, duration_ms=0, error=target.refusal)
+    body = body_bytes(signed_envelope(incoming.envelope, target.signer))
+    return transport_for(get_settings().local_mode).post(
+        target.webhook_url, body, request_headers(incoming, target, body), target.timeout
     )
 
 
@@ -97,26 +88,14 @@ def retry_delay(failed_attempt: int) -> int:
     return failed_attempt
 
 
-def request_headers(incoming: IncomingEvent, config: WebhookModel, body: bytes) -> dict[str, str]:
+def request_headers(incoming: IncomingEvent, target: Target, body: bytes) -> dict[str, str]:
     """The configuration's custom headers, then the gateway's own (which they cannot replace)."""
-    custom = _as_dict(config.headers)
-    headers = {name: str(value) for name, value in custom.items() if name.lower() not in RESERVED_HEADERS}
-    if not any(name.lower() == "user-agent" for name in headers):
-        headers["User-Agent"] = USER_AGENT
-    headers.update(
-        {
-            "Content-Type": "application/json",
-            HEADER_ID: incoming.event_id,
-            HEADER_EVENT: incoming.event,
-            HEADER_TIMESTAMP: str(incoming.envelope["timestamp"]),
-        }
-    )
-    if config.secret:
-        headers[HEADER_SIGNATURE] = body_signature(config.secret, body)
+    headers = {
+        **target.headers,
+        HEADER_ID: incoming.event_id,
+        HEADER_EVENT: incoming.event,
+        HEADER_TIMESTAMP: str(incoming.envelope["timestamp"]),
+    }
+    if target.signer is not None:
+        headers[HEADER_SIGNATURE] = target.signer.sign(body)
     return headers
-
-
-def _as_dict(headers: MapAttribute[str, str] | Mapping[str, str] | None) -> Mapping[str, str]:
-    if isinstance(headers, MapAttribute):
-        return headers.as_dict()
-    return headers or {}
