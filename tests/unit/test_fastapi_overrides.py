@@ -1,21 +1,27 @@
-"""FastAPI's pydantic.v1 check without importing pydantic.v1, and sync code on the invocation's
-thread in Lambda only (``gateway.web.fastapi_overrides``)."""
+"""FastAPI's pydantic.v1 check without importing pydantic.v1, sync code on the invocation's
+thread in Lambda only, and an endpoint's place without reading its source
+(``gateway.web.fastapi_overrides``)."""
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 import threading
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from fastapi import APIRouter, Depends
 from fastapi.exceptions import PydanticV1NotSupportedError
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from lambda_calls import CONTEXT, http_api_event
 
-from gateway.web import create_app, make_lambda_handler
+from gateway.web import create_app, fastapi_overrides, make_lambda_handler
 from gateway.web.routing import GatewayRoute
+from local_stack.apps import function_routers
 
 _BUILD_A_ROUTE = """
 import sys
@@ -120,3 +126,43 @@ def test_outside_lambda_sync_code_still_runs_in_the_thread_pool() -> None:
     # Then the sync dependency and endpoint ran off the event loop's thread
     assert threads["sync dependency"] != threads["async dependency"]
     assert threads["sync endpoint"] != threads["async dependency"]
+
+
+def _every_endpoint() -> list[Callable[..., Any]]:
+    """The endpoint of every route of every API function."""
+    return [
+        route.endpoint
+        for router in function_routers()
+        for route in router.routes
+        if isinstance(route, APIRoute)
+    ]
+
+
+def test_an_endpoints_context_is_where_its_source_says() -> None:
+    # Given the endpoint of every route the gateway serves
+    endpoints = _every_endpoint()
+    assert len(endpoints) > 50
+
+    # Then the context FastAPI notes for its errors is the file and first line that reading
+    # the source finds (as FastAPI 0.165 found them), and its name
+    for endpoint in endpoints:
+        assert fastapi_overrides.endpoint_context(endpoint) == {
+            "file": inspect.getsourcefile(endpoint),
+            "line": inspect.getsourcelines(endpoint)[1],
+            "function": endpoint.__name__,
+        }
+
+
+@pytest.mark.filterwarnings("ignore:No application metrics to publish")  # the test route publishes none
+def test_a_routes_first_request_reads_no_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a function's handler, and a record of every source read for a line number
+    read: list[object] = []
+    monkeypatch.setattr(inspect, "getsourcelines", lambda thing: read.append(thing) or ([], 0))
+    router, _ = _thread_recording_app()
+    handler = make_lambda_handler(create_app(router))
+
+    # When its route answers its first request
+    assert handler(http_api_event("/threads"), CONTEXT)["statusCode"] == 200
+
+    # Then no source was read to find where the endpoint is
+    assert read == []
