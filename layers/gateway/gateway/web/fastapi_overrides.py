@@ -88,7 +88,7 @@ def sync_calls_inline() -> Iterator[None]:
 
 
 def install() -> None:
-    """Put both in FastAPI's place (idempotent)."""
+    """Put each in FastAPI's place (idempotent)."""
     replacements = (
         (fastapi_compat, "is_pydantic_v1_model_class", is_pydantic_v1_model_class),
         (fastapi_encoders, "is_pydantic_v1_model_instance", is_pydantic_v1_model_instance),
