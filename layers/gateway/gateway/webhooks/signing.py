@@ -51,8 +51,7 @@ def signed_envelope(envelope: Mapping[str, Any], secret: str | Signer | None) ->
     unsigned = {key: value for key, value in envelope.items() if key != SIGNATURE_FIELD}
     if not secret:
         return unsigned
-    signer = secret if isinstance(secret, Signer) else Signer(secret)
-    return {**unsigned, SIGNATURE_FIELD: signer.sign(_CANONICAL.encode(unsigned).encode("utf-8"))}
+    return {**unsigned, SIGNATURE_FIELD: _signer(secret).sign(canonical_json(unsigned))}
 
 
 def body_bytes(envelope: Mapping[str, Any]) -> bytes:
@@ -62,4 +61,9 @@ def body_bytes(envelope: Mapping[str, Any]) -> bytes:
 
 def body_signature(secret: str | Signer, body: bytes) -> str:
     """The ``X-Webhook-Signature-256`` header value for ``body``."""
-    return (secret if isinstance(secret, Signer) else Signer(secret)).sign(body)
+    return _signer(secret).sign(body)
+
+
+def _signer(secret: str | Signer) -> Signer:
+    """A batch passes its Signer (keyed once); other callers pass the secret."""
+    return secret if isinstance(secret, Signer) else Signer(secret)
