@@ -11,7 +11,7 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gateway.config import get_settings
@@ -45,6 +45,27 @@ SEND_POLL_SECONDS = 30.0
 without a SEND_TEXT command reaching the host is found then)."""
 EXPIRY_MARGIN_SECONDS = 1.0
 """A session is closed this long before its lease expires unrenewed (clock skew between hosts)."""
+WORKER_STOP_SECONDS = 15.0
+"""SIGTERM budget of one host process (a worker, or the host without a supervisor): its clean
+stop gets this long, then the process ends (``os._exit``) whatever its sessions still do."""
+SUPERVISOR_KILL_SECONDS = 18.0
+"""After SIGTERM, the supervisor SIGKILLs the workers still running at this point (a worker
+stuck in native code never reaches its own deadline); it is gone well within 20 s."""
+RECYCLE_EXIT_CODE = 75
+"""A worker that stopped cleanly to be replaced (over its descriptor budget) exits with this
+(``EX_TEMPFAIL``); the supervisor starts a fresh one at once."""
+DESCRIPTOR_CHECK_SECONDS = 5.0
+"""How often a host process counts its open descriptors against its budget."""
+WORKER_RESTART_BACKOFF_SECONDS = (1.0, 60.0)
+"""A worker that keeps dying is restarted after 1 s, doubling up to 60 s; the first restart
+after a stable run is immediate."""
+WORKER_STABLE_SECONDS = 60.0
+"""A worker that ran this long counts as stable: its next restart is immediate."""
+WORKER_START_GRACE_SECONDS = 120.0
+"""A worker's liveness file may be missing or stale this long after its start (the host is
+starting); after it, a stale file means a stuck worker, which the supervisor kills."""
+MAX_WORKERS = 16
+"""Worker processes per task at most (one hex digit in the worker's host id)."""
 
 
 def _new_host_id() -> str:
@@ -77,6 +98,27 @@ class HostSettings(BaseSettings):
     takeover_interval_seconds: float | None = Field(default=None, alias="TAKEOVER_INTERVAL_SECONDS", gt=0)
     event_batch_linger_seconds: float = Field(default=0.05, alias="EVENT_BATCH_LINGER_SECONDS", ge=0)
     liveness_file: Path = Field(default_factory=_default_liveness_file, alias="SESSION_HOST_LIVENESS_FILE")
+    # Worker processes, each a complete host (see session_host.supervisor). Unset: 2 on
+    # neonize (a native crash costs half the devices), 1 on the simulated network.
+    session_workers: int | None = Field(default=None, alias="SESSION_WORKERS", ge=1, le=MAX_WORKERS)
+    # A host process whose open descriptors pass this fraction of its RLIMIT_NOFILE stops
+    # cleanly and exits to be replaced by a fresh one (neonize leaks descriptors per connect).
+    descriptor_budget: float = Field(default=0.8, alias="SESSION_DESCRIPTOR_BUDGET", gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _worker_ids_fit(self) -> HostSettings:
+        # A worker's id is "<first 8 of host_id>-w<i>-<generation>": a longer id chosen on
+        # purpose would be cut, and two tasks could then share worker ids.
+        if self.workers > 1 and "host_id" in self.model_fields_set and len(self.host_id) > 8:
+            raise ValueError("SESSION_HOST_ID has at most 8 characters when SESSION_WORKERS > 1")
+        return self
+
+    @property
+    def workers(self) -> int:
+        """Worker processes to run: ``SESSION_WORKERS``, else 2 on neonize and 1 otherwise."""
+        if self.session_workers is not None:
+            return self.session_workers
+        return 2 if self.network_adapter == "neonize" else 1
 
     @property
     def renew_every_seconds(self) -> float:

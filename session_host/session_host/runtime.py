@@ -1,13 +1,43 @@
-"""Running the host as a process: the configured network adapter, signals, clean stop."""
+"""Running the host as a process: the configured network adapter, signals, clean stop, and
+the process's end.
+
+``python -m session_host`` runs one host in this process when ``SESSION_WORKERS`` is 1, and
+otherwise the supervisor (:mod:`session_host.supervisor`), which runs that many of these
+processes as workers. Either way a host process:
+
+- stops cleanly on SIGTERM or SIGINT, within ``WORKER_STOP_SECONDS`` of the signal;
+- stops cleanly and exits with ``RECYCLE_EXIT_CODE`` when its open descriptors pass its
+  budget (:mod:`session_host.descriptors`), to be replaced by a fresh process;
+- ends with ``os._exit`` once its clean stop is over (or its deadline is reached), after
+  flushing its output: a native library's non-daemon thread (neonize dials on one, for
+  about a minute) or a call still blocked in the loop's executor must not keep it alive.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import signal
+import sys
+import threading
+import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
+from typing import NoReturn
 
-from session_host.config import DEFAULT_EXECUTOR_THREADS, HostSettings
+from session_host import descriptors
+from session_host.config import (
+    DEFAULT_EXECUTOR_THREADS,
+    DESCRIPTOR_CHECK_SECONDS,
+    RECYCLE_EXIT_CODE,
+    WORKER_STOP_SECONDS,
+    HostSettings,
+)
 from session_host.network.port import NetworkPort
+
+FAILURE_EXIT_CODE = 1
+"""The exit code of a host process that failed, or whose clean stop overran its budget."""
 
 
 def build_port(adapter: str) -> NetworkPort:
@@ -27,26 +57,100 @@ def build_port(adapter: str) -> NetworkPort:
     return SimulatedPort(SimulatedNetwork())
 
 
-async def serve(settings: HostSettings, port: NetworkPort) -> None:
-    """Run a host until SIGTERM or SIGINT, then stop it cleanly."""
+class _Stopping:
+    """Why and since when the process is stopping; the first reason wins.
+
+    The first one also arms the process's deadline: a timer thread that ends the process
+    ``WORKER_STOP_SECONDS`` later whatever the loop is doing (a stuck loop included).
+    """
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.recycling = False
+
+    def request(self, *, recycle: bool = False) -> None:
+        if self.event.is_set():
+            return
+        self.recycling = recycle
+        self.event.set()
+        deadline = threading.Timer(WORKER_STOP_SECONDS, _stop_overdue)
+        deadline.daemon = True
+        deadline.start()
+
+
+async def serve(settings: HostSettings, port: NetworkPort) -> int:
+    """Run a host until SIGTERM or SIGINT, or until it needs replacing, then stop it cleanly;
+    returns the process's exit code (0, or ``RECYCLE_EXIT_CODE``)."""
+    from gateway.observability import logger
     from session_host.host import SessionHost
 
     loop = asyncio.get_running_loop()
     # Adapters run their blocking library calls on the default executor, one at a time per
     # session at most: size it above the number of sessions a host runs.
     loop.set_default_executor(ThreadPoolExecutor(DEFAULT_EXECUTOR_THREADS, thread_name_prefix="adapter"))
-    stopping = asyncio.Event()
+    stopping = _Stopping()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stopping.set)
+        loop.add_signal_handler(signum, stopping.request)
     host = SessionHost(port=port, settings=settings)
     await host.start()
+    watching = asyncio.create_task(_watch_descriptors(settings.descriptor_budget, stopping))
     try:
-        await stopping.wait()
+        await stopping.event.wait()
     finally:
+        watching.cancel()
+        started = time.monotonic()
         await host.stop()
+        logger.info(
+            "host process stopped",
+            extra={"host_id": settings.host_id, "stop_seconds": round(time.monotonic() - started, 3)},
+        )
+    return RECYCLE_EXIT_CODE if stopping.recycling else 0
+
+
+async def _watch_descriptors(fraction: float, stopping: _Stopping) -> None:
+    from gateway.observability import logger
+
+    while True:
+        await asyncio.sleep(DESCRIPTOR_CHECK_SECONDS)
+        reason = descriptors.recycle_reason(fraction)
+        if reason is not None:
+            logger.warning("host process asks to be replaced", extra={"reason": reason})
+            stopping.request(recycle=True)
+            return
+
+
+async def _serve_then_exit(settings: HostSettings, port: NetworkPort) -> NoReturn:
+    """Serve, then end the process from the loop itself: ``asyncio.run``'s teardown would
+    wait for the executor's threads, and the interpreter's for every non-daemon thread."""
+    try:
+        code = await serve(settings, port)
+    except BaseException:  # a failed start, a bug: said, then the process still ends now
+        traceback.print_exc()
+        code = FAILURE_EXIT_CODE
+    end_process(code)
+
+
+def end_process(code: int) -> NoReturn:
+    """Flush what the process wrote, then end it at once (no thread is waited for)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
+
+
+def _stop_overdue() -> None:
+    with contextlib.suppress(Exception):
+        from gateway.observability import logger
+
+        logger.error("clean stop overdue: the process ends now", extra={"after_seconds": WORKER_STOP_SECONDS})
+    end_process(FAILURE_EXIT_CODE)
 
 
 def main() -> None:
     settings = HostSettings()
+    if settings.workers > 1:
+        from session_host.supervisor import Supervisor
+
+        sys.exit(Supervisor(settings).run())
     port = build_port(settings.network_adapter)  # before anything logs: neonize sets up logging
-    asyncio.run(serve(settings, port))
+    asyncio.run(_serve_then_exit(settings, port))
