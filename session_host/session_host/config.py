@@ -104,6 +104,10 @@ class HostSettings(BaseSettings):
     # A host process whose open descriptors pass this fraction of its RLIMIT_NOFILE stops
     # cleanly and exits to be replaced by a fresh one (neonize leaks descriptors per connect).
     descriptor_budget: float = Field(default=0.8, alias="SESSION_DESCRIPTOR_BUDGET", gt=0, le=1)
+    # The simulated network's state file for ``python -m session_host``: its accounts and
+    # device links are loaded at start and saved on change, so paired devices survive a
+    # restart. Each process's network is its own (workers only start from the same file).
+    simulated_network_state: Path | None = Field(default=None, alias="SIMULATED_NETWORK_STATE")
 
     @model_validator(mode="after")
     def _worker_ids_fit(self) -> HostSettings:

@@ -24,6 +24,7 @@ import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import NoReturn
 
 from session_host import descriptors
@@ -40,12 +41,13 @@ FAILURE_EXIT_CODE = 1
 """The exit code of a host process that failed, or whose clean stop overran its budget."""
 
 
-def build_port(adapter: str) -> NetworkPort:
+def build_port(adapter: str, simulated_state: Path | None = None) -> NetworkPort:
     """The network port named by ``NETWORK_ADAPTER``.
 
-    ``simulated`` gets a fresh in-process network: with nobody playing the phones it only
-    runs sessions, which is what a standalone host can do with it (the local stack shares
-    one network between its hosts and the simulator's control API instead).
+    ``simulated`` gets a fresh in-process network (kept in ``simulated_state`` when given):
+    with nobody playing the phones it only runs sessions, which is what a standalone host can
+    do with it (the local stack shares one network between its hosts and the simulator's
+    control API instead).
     """
     if adapter == "neonize":
         # Imported only here: it loads the Go library (~64 MB) and configures root logging.
@@ -54,7 +56,7 @@ def build_port(adapter: str) -> NetworkPort:
         return NeonizePort()
     from session_host.network.simulated import SimulatedNetwork, SimulatedPort
 
-    return SimulatedPort(SimulatedNetwork())
+    return SimulatedPort(SimulatedNetwork(simulated_state))
 
 
 class _Stopping:
@@ -152,5 +154,6 @@ def main() -> None:
         from session_host.supervisor import Supervisor
 
         sys.exit(Supervisor(settings).run())
-    port = build_port(settings.network_adapter)  # before anything logs: neonize sets up logging
+    # Before anything logs: neonize sets up logging.
+    port = build_port(settings.network_adapter, settings.simulated_network_state)
     asyncio.run(_serve_then_exit(settings, port))
