@@ -75,9 +75,15 @@ class _Stopping:
             return
         self.recycling = recycle
         self.event.set()
-        deadline = threading.Timer(WORKER_STOP_SECONDS, _stop_overdue)
-        deadline.daemon = True
-        deadline.start()
+        arm_deadline(WORKER_STOP_SECONDS)
+
+
+def arm_deadline(seconds: float) -> None:
+    """End the process ``seconds`` from now, with ``FAILURE_EXIT_CODE``, whatever it is doing
+    then (a timer thread: it fires even while the event loop is stuck)."""
+    deadline = threading.Timer(seconds, _stop_overdue, (seconds,))
+    deadline.daemon = True
+    deadline.start()
 
 
 async def serve(settings: HostSettings, port: NetworkPort) -> int:
@@ -140,11 +146,11 @@ def end_process(code: int) -> NoReturn:
     os._exit(code)
 
 
-def _stop_overdue() -> None:
+def _stop_overdue(seconds: float) -> None:
     with contextlib.suppress(Exception):
         from gateway.observability import logger
 
-        logger.error("clean stop overdue: the process ends now", extra={"after_seconds": WORKER_STOP_SECONDS})
+        logger.error("clean stop overdue: the process ends now", extra={"after_seconds": seconds})
     end_process(FAILURE_EXIT_CODE)
 
 
