@@ -72,6 +72,13 @@ def _new_host_id() -> str:
     return secrets.token_hex(8)
 
 
+def default_workers(adapter: str) -> int:
+    """Worker processes when ``SESSION_WORKERS`` is unset: 2 on neonize (a crash of its native
+    library costs half the devices), 1 on the simulated network (nothing native to crash; and
+    each process's simulated network is its own)."""
+    return 2 if adapter == "neonize" else 1
+
+
 def _default_liveness_file() -> Path:
     # Container-local on purpose: SESSION_DATA_DIR is shared by every host (EFS), so a file
     # there could be kept fresh by another host while this one is dead.
@@ -98,8 +105,8 @@ class HostSettings(BaseSettings):
     takeover_interval_seconds: float | None = Field(default=None, alias="TAKEOVER_INTERVAL_SECONDS", gt=0)
     event_batch_linger_seconds: float = Field(default=0.05, alias="EVENT_BATCH_LINGER_SECONDS", ge=0)
     liveness_file: Path = Field(default_factory=_default_liveness_file, alias="SESSION_HOST_LIVENESS_FILE")
-    # Worker processes, each a complete host (see session_host.supervisor). Unset: 2 on
-    # neonize (a native crash costs half the devices), 1 on the simulated network.
+    # Worker processes, each a complete host (see session_host.supervisor); unset: see
+    # default_workers.
     session_workers: int | None = Field(default=None, alias="SESSION_WORKERS", ge=1, le=MAX_WORKERS)
     # A host process whose open descriptors pass this fraction of its RLIMIT_NOFILE stops
     # cleanly and exits to be replaced by a fresh one (neonize leaks descriptors per connect).
@@ -122,7 +129,7 @@ class HostSettings(BaseSettings):
         """Worker processes to run: ``SESSION_WORKERS``, else 2 on neonize and 1 otherwise."""
         if self.session_workers is not None:
             return self.session_workers
-        return 2 if self.network_adapter == "neonize" else 1
+        return default_workers(self.network_adapter)
 
     @property
     def renew_every_seconds(self) -> float:

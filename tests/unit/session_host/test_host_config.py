@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from session_host.config import HostSettings
+from session_host.config import HostSettings, default_workers
 
 
 def test_defaults_follow_the_lease_ttl(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,3 +67,42 @@ def test_invalid_values_are_refused(values: dict[str, object]) -> None:
     # Given / When invalid settings are built / Then validation fails at start, not later
     with pytest.raises(ValidationError):
         HostSettings(**values)
+
+
+def test_worker_processes_default_by_adapter_and_follow_session_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given / When no SESSION_WORKERS is set / Then neonize runs two workers, the simulated network one
+    assert (default_workers("neonize"), default_workers("simulated")) == (2, 1)
+    monkeypatch.delenv("SESSION_WORKERS", raising=False)
+    assert HostSettings().workers == default_workers(HostSettings().network_adapter)
+
+    # When SESSION_WORKERS and the descriptor budget are set / Then they are used
+    monkeypatch.setenv("SESSION_WORKERS", "4")
+    monkeypatch.setenv("SESSION_DESCRIPTOR_BUDGET", "0.5")
+    settings = HostSettings()
+    assert (settings.workers, settings.descriptor_budget) == (4, 0.5)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"session_workers": 0},
+        {"session_workers": 17},  # one hex digit in a worker's id
+        {"descriptor_budget": 0},
+        {"descriptor_budget": 1.5},
+        # A worker's id is the first 8 characters of the host id and its own suffix: a longer
+        # id chosen on purpose would be cut (two tasks could then share worker ids)
+        {"session_workers": 2, "host_id": "x" * 9},
+    ],
+)
+def test_invalid_worker_settings_are_refused(values: dict[str, object]) -> None:
+    # Given / When / Then
+    with pytest.raises(ValidationError):
+        HostSettings(**values)
+
+
+def test_a_random_host_id_serves_as_the_base_of_worker_ids() -> None:
+    # Given / When several workers with the default (random, 16 characters) id / Then it is valid
+    assert len(HostSettings(session_workers=2).host_id) == 16
+    assert HostSettings(session_workers=2, host_id="task0001").workers == 2
