@@ -1,0 +1,41 @@
+"""The session host's ECS task in the template: its stop timeout leaves room for the host's
+SIGTERM budget, and its worker processes are set and valid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from session_host.config import SUPERVISOR_KILL_SECONDS, WORKER_STOP_SECONDS, HostSettings
+
+SIGTERM_BUDGET = 20.0
+"""The host is gone within this many seconds of SIGTERM (decisions, "Sessions on the real network")."""
+
+
+def _container(template: dict[str, Any]) -> dict[str, Any]:
+    task = template["Resources"]["SessionHostTaskDefinition"]["Properties"]
+    (container,) = [c for c in task["ContainerDefinitions"] if c["Name"] == "session-host"]
+    return container
+
+
+def test_the_stop_timeout_leaves_room_for_the_hosts_sigterm_budget(template: dict[str, Any]) -> None:
+    # Given the host's own deadlines: a worker's clean stop, then the supervisor's kill
+    assert WORKER_STOP_SECONDS < SUPERVISOR_KILL_SECONDS < SIGTERM_BUDGET
+
+    # When the container's stop timeout is read
+    stop_timeout = _container(template)["StopTimeout"]
+
+    # Then ECS's SIGKILL comes well after the host is gone, within Fargate's maximum
+    assert SIGTERM_BUDGET + 5 <= stop_timeout <= 120
+
+
+def test_the_host_runs_worker_processes_under_an_init_process(template: dict[str, Any]) -> None:
+    # Given the container definition
+    container = _container(template)
+    environment = {item["Name"]: item["Value"] for item in container["Environment"]}
+
+    # Then neonize runs in more than one worker process, a value the host's settings accept
+    assert environment["NETWORK_ADAPTER"] == "neonize"
+    settings = HostSettings(session_workers=environment["SESSION_WORKERS"])
+    assert settings.workers >= 2
+    # And an init process reaps what killed workers leave behind and forwards SIGTERM
+    assert container["LinuxParameters"]["InitProcessEnabled"] is True
