@@ -120,7 +120,7 @@ class HostSettings(BaseSettings):
     def _worker_ids_fit(self) -> HostSettings:
         # A worker's id is "<first 8 of host_id>-w<i>-<generation>": a longer id chosen on
         # purpose would be cut, and two tasks could then share worker ids.
-        if self.workers > 1 and "host_id" in self.model_fields_set and len(self.host_id) > 8:
+        if "host_id" in self.model_fields_set and len(self.host_id) > 8 and self.workers > 1:
             raise ValueError("SESSION_HOST_ID has at most 8 characters when SESSION_WORKERS > 1")
         return self
 

@@ -26,8 +26,10 @@ supervisor holds no device, talks to no AWS service and never imports the networ
 - **Stopping.** SIGTERM or SIGINT is forwarded to every worker (each stops cleanly within
   ``WORKER_STOP_SECONDS`` and then ends itself); those still running
   ``SUPERVISOR_KILL_SECONDS`` after the signal are killed, and the supervisor exits 0.
-- **Health.** The supervisor keeps the container's liveness file fresh while its loop runs;
-  each worker writes its own next to it (``<file>.w<i>``).
+- **Health.** Each worker writes its own liveness file next to the container's
+  (``<file>.w<i>``); the supervisor keeps the container's fresh while at least one worker's
+  is, so a task whose workers all fail (a broken image, no AWS access) turns unhealthy and is
+  replaced, while a task with one worker crash-looping keeps serving with the others.
 """
 
 from __future__ import annotations
@@ -180,8 +182,9 @@ class Supervisor:
             if worker.restart_at is not None and now >= worker.restart_at:
                 self._start(worker, now)
         if check_liveness:
-            liveness.write(self.liveness_file, self.base_id)
             self._next_liveness = now + LIVENESS_EVERY_SECONDS
+            if any(_is_live(worker) for worker in self.workers):
+                liveness.write(self.liveness_file, self.base_id)
 
     def _start(self, worker: Worker, now: float) -> None:
         worker.generation += 1
@@ -219,7 +222,7 @@ class Supervisor:
     def _kill_if_stuck(self, worker: Worker, now: float) -> None:
         if now - worker.started_at < WORKER_START_GRACE_SECONDS:
             return
-        if liveness.is_fresh(worker.liveness_file, LIVENESS_MAX_AGE_SECONDS):
+        if _is_live(worker):
             return
         assert worker.process is not None
         logger.error("worker stuck (liveness file stale): killed", extra={"worker_host_id": worker.host_id})
@@ -253,6 +256,11 @@ class Supervisor:
         took = round(self._clock() - self._stop_requested_at, 3)
         logger.info("supervisor stopped", extra={"host_id": self.base_id, "stop_seconds": took})
         return 0
+
+
+def _is_live(worker: Worker) -> bool:
+    """Whether the worker's loop ran within ``LIVENESS_MAX_AGE_SECONDS`` (its liveness file)."""
+    return liveness.is_fresh(worker.liveness_file, LIVENESS_MAX_AGE_SECONDS)
 
 
 def _still_running(worker: Worker) -> bool:

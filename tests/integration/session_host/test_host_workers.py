@@ -207,6 +207,12 @@ def rig(stack: LocalStack, tmp_path: Path) -> Iterator[Rig]:
         sqs.delete_queue(QueueUrl=url)
 
 
+def healthcheck(environment: dict[str, str]) -> int:
+    """The container's health check, run as ECS runs it."""
+    command = [sys.executable, "-m", "session_host.healthcheck"]
+    return subprocess.run(command, env=environment, check=False).returncode  # noqa: S603
+
+
 def _host_id_of_child(process: Path, parent: int) -> str | None:
     """``SESSION_HOST_ID`` of the process at ``/proc/<pid>`` if it is a live child of ``parent``."""
     try:
@@ -227,9 +233,11 @@ def index_of(worker_host_id: str) -> str:
 def test_a_killed_worker_is_restarted_and_its_devices_are_back_within_the_lease_time(rig: Rig) -> None:
     # Given a supervisor of two workers running four paired devices
     devices = rig.pair(4)
-    supervisor = rig.start(rig.environment(SESSION_WORKERS="2"))
+    environment = rig.environment(SESSION_WORKERS="2")
+    supervisor = rig.start(environment)
     wait_until(lambda: len(supervisor.workers()) == 2, 60, what="two workers")
     wait_until(lambda: rig.run_by_live_workers(supervisor, devices), 60, what="devices restored")
+    wait_until(lambda: healthcheck(environment) == 0, 30, what="a healthy task")
     holders = [device.holder() for device in devices]
     victim = max(set(holders), key=holders.count)
     mine = [device for device, holder in zip(devices, holders, strict=True) if holder == victim]
@@ -254,7 +262,8 @@ def test_a_killed_worker_is_restarted_and_its_devices_are_back_within_the_lease_
     recovered = time.monotonic() - killed_at
     print(f"recovery after kill -9: {recovered:.2f} s; restarted as {restarted}")
     assert rig.run_by_live_workers(supervisor, devices)
-    # And the supervisor said what happened
+    # And the task stayed healthy, and the supervisor said what happened
+    assert healthcheck(environment) == 0
     (crash,) = supervisor.logged("worker ended unexpectedly; its devices come back through the leases")
     assert (crash["worker_host_id"], crash["exit"]) == (victim, "SIGKILL")
 

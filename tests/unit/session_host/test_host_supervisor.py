@@ -190,6 +190,28 @@ def test_a_fresh_worker_is_not_killed(tmp_path: Path) -> None:
     assert spawner.started[0].signals == []
 
 
+def test_the_task_is_healthy_while_at_least_one_worker_is(tmp_path: Path) -> None:
+    # Given two workers serving
+    sup, _, clock = supervisor(tmp_path)
+    sup.tick()
+    container_file = tmp_path / "host.alive"
+    assert liveness.is_fresh(container_file, LIVENESS_MAX_AGE_SECONDS)
+
+    # When one of them stops writing its liveness file / Then the task is still healthy
+    liveness.write(tmp_path / "host.alive.w0", "abcd1234-w0-0", now=0.0)
+    container_file.unlink()
+    clock.sleep(10)
+    sup.tick()
+    assert liveness.is_fresh(container_file, LIVENESS_MAX_AGE_SECONDS)
+
+    # When neither writes it any more (every worker failing) / Then the task is not
+    liveness.write(tmp_path / "host.alive.w1", "abcd1234-w1-0", now=0.0)
+    container_file.unlink()
+    clock.sleep(10)
+    sup.tick()
+    assert not container_file.exists()
+
+
 def test_stop_forwards_sigterm_and_kills_what_still_runs_at_the_deadline(tmp_path: Path) -> None:
     # Given two workers, one of which does not react to SIGTERM
     sup, spawner, clock = supervisor(tmp_path)
