@@ -105,7 +105,7 @@ class HostSettings(BaseSettings):
     takeover_interval_seconds: float | None = Field(default=None, alias="TAKEOVER_INTERVAL_SECONDS", gt=0)
     event_batch_linger_seconds: float = Field(default=0.05, alias="EVENT_BATCH_LINGER_SECONDS", ge=0)
     liveness_file: Path = Field(default_factory=_default_liveness_file, alias="SESSION_HOST_LIVENESS_FILE")
-    # Worker processes, each a complete host (see session_host.supervisor); unset: see
+    # Worker processes, each a complete host (see session_host.workers); unset: see
     # default_workers.
     session_workers: int | None = Field(default=None, alias="SESSION_WORKERS", ge=1, le=MAX_WORKERS)
     # A host process whose open descriptors pass this fraction of its RLIMIT_NOFILE stops

@@ -2,7 +2,7 @@
 the process's end.
 
 ``python -m session_host`` runs one host in this process when ``SESSION_WORKERS`` is 1, and
-otherwise the supervisor (:mod:`session_host.supervisor`), which runs that many of these
+otherwise the supervisor (:mod:`session_host.workers`), which runs that many of these
 processes as workers. Either way a host process:
 
 - stops cleanly on SIGTERM or SIGINT, within ``WORKER_STOP_SECONDS`` of the signal;
@@ -157,7 +157,7 @@ def _stop_overdue(seconds: float) -> None:
 def main() -> None:
     settings = HostSettings()
     if settings.workers > 1:
-        from session_host.supervisor import Supervisor
+        from session_host.workers import Supervisor
 
         sys.exit(Supervisor(settings).run())
     # Before anything logs: neonize sets up logging.

@@ -19,7 +19,7 @@ from session_host.config import (
     WORKER_START_GRACE_SECONDS,
     HostSettings,
 )
-from session_host.supervisor import Backoff, Supervisor, exit_description
+from session_host.workers import RestartBackoff, Supervisor, exit_description
 
 
 @dataclass
@@ -131,7 +131,7 @@ def test_a_worker_that_dies_is_restarted_at_once_under_a_new_id_then_with_backof
 
 def test_the_backoff_is_capped_and_resets_after_a_stable_run() -> None:
     # Given a worker's backoff
-    backoff = Backoff(first=1, most=60, stable_after=60)
+    backoff = RestartBackoff(first=1, most=60, stable_after=60)
 
     # When it keeps ending within seconds / Then: at once, then 1, 2, 4 ... 60 s at most
     delays = [backoff.next_delay(ran_for=2) for _ in range(10)]

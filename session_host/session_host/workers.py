@@ -87,7 +87,7 @@ def spawn_worker(environment: Mapping[str, str]) -> Process:
 
 
 @dataclass
-class Backoff:
+class RestartBackoff:
     """Delays between restarts of one worker: none after a stable run, then doubling."""
 
     first: float = WORKER_RESTART_BACKOFF_SECONDS[0]
@@ -115,7 +115,7 @@ class Worker:
     process: Process | None = None
     started_at: float = 0.0
     restart_at: float | None = 0.0
-    backoff: Backoff = field(default_factory=Backoff)
+    backoff: RestartBackoff = field(default_factory=RestartBackoff)
 
 
 class Supervisor:
