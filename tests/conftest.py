@@ -19,8 +19,17 @@ import requests
 from local_stack.stack import LocalStack
 
 # Short leases so the failover tests see a takeover within seconds; the restore jitter is
-# kept small for the same reason.
-STACK = LocalStack(prefix="test", host_settings={"lease_ttl_seconds": 6.0, "restore_jitter_seconds": 0.2})
+# kept small for the same reason, and so are the supervised sessions' first retry and dial
+# deadline (production: 2 s and 90 s).
+STACK = LocalStack(
+    prefix="test",
+    host_settings={
+        "lease_ttl_seconds": 6.0,
+        "restore_jitter_seconds": 0.2,
+        "reconnect_initial_seconds": 0.3,
+        "dial_timeout_seconds": 2.0,
+    },
+)
 os.environ.update(STACK.environment())
 
 

@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gateway.config import get_settings
+from session_host.supervision import Backoff, SupervisionSettings
 
 READY_WAIT_SECONDS = 5.0
 """How long ``qr``, ``pair_phone`` and ``logout`` wait for a session that is just starting."""
@@ -105,6 +106,11 @@ class HostSettings(BaseSettings):
     takeover_interval_seconds: float | None = Field(default=None, alias="TAKEOVER_INTERVAL_SECONDS", gt=0)
     event_batch_linger_seconds: float = Field(default=0.05, alias="EVENT_BATCH_LINGER_SECONDS", ge=0)
     liveness_file: Path = Field(default_factory=_default_liveness_file, alias="SESSION_HOST_LIVENESS_FILE")
+    # Supervised sessions (decisions, "Sessions on the real network"): the first retry after
+    # a failed attempt, the longest wait, and how long an attempt may go unanswered.
+    reconnect_initial_seconds: float = Field(default=2.0, alias="RECONNECT_INITIAL_SECONDS", gt=0)
+    reconnect_max_seconds: float = Field(default=300.0, alias="RECONNECT_MAX_SECONDS", gt=0)
+    dial_timeout_seconds: float = Field(default=90.0, alias="DIAL_TIMEOUT_SECONDS", gt=0)
     # Worker processes, each a complete host (see session_host.workers); unset: see
     # default_workers.
     session_workers: int | None = Field(default=None, alias="SESSION_WORKERS", ge=1, le=MAX_WORKERS)
@@ -130,6 +136,11 @@ class HostSettings(BaseSettings):
         if self.session_workers is not None:
             return self.session_workers
         return default_workers(self.network_adapter)
+
+    @property
+    def supervision(self) -> SupervisionSettings:
+        backoff = Backoff(initial=self.reconnect_initial_seconds, maximum=self.reconnect_max_seconds)
+        return SupervisionSettings(backoff=backoff, dial_timeout=self.dial_timeout_seconds)
 
     @property
     def renew_every_seconds(self) -> float:

@@ -11,6 +11,7 @@ from gateway.bus import DeviceSnapshot
 from gateway.leases import Lease
 from session_host.config import STATE_POLL_SECONDS
 from session_host.network.port import DeviceSession, SessionState
+from session_host.supervision import Supervisor
 
 
 @dataclass(eq=False)
@@ -27,6 +28,7 @@ class OwnedDevice:
     device_id: str
     lease: Lease
     session: DeviceSession = field(init=False)
+    supervisor: Supervisor = field(init=False)
     active: bool = True
     ending: bool = False
     _changed: asyncio.Event = field(default_factory=asyncio.Event)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from enum import Enum
 from typing import Any
 
@@ -38,6 +38,7 @@ from session_host.owned import DeviceLocks, OwnedDevice, session_snapshot
 from session_host.publisher import EventPublisher, envelope
 from session_host.sending import HostOutbox, Senders
 from session_host.sink import Sinks
+from session_host.supervision import Supervisor
 
 
 class RecordOnEnd(Enum):
@@ -162,8 +163,14 @@ class Ownership:
         """Start a tenure under ``lease`` (just acquired, so under the live host tenure: no
         await in between): the session object exists, nothing connects yet."""
         owned = OwnedDevice(tenant_id, device_id, lease)
-        owned.session = self._port.open_session(
-            device_id, data_dir=self._settings.data_dir, sink=self._sinks.sink_for(owned)
+        sink = self._sinks.sink_for(owned)
+        owned.session = self._port.open_session(device_id, data_dir=self._settings.data_dir, sink=sink)
+        owned.supervisor = Supervisor(
+            device_id,
+            session=owned.session,
+            sink=sink,
+            run_locked=lambda step: self._run_locked(owned, step),
+            settings=self._settings.supervision,
         )
         self.devices[device_id] = owned
         self.device_ids = frozenset(self.devices)
@@ -233,8 +240,16 @@ class Ownership:
         elif record is RecordOnEnd.RELEASE_ONLY:
             await self.aws(records.hand_back, tenant_id, device_id, self.queue_url, None)
 
+    async def _run_locked(self, owned: OwnedDevice, step: Callable[[], Awaitable[None]]) -> None:
+        """A supervisor's step (a retry, a dial deadline), under the device's lock like a
+        command, and only while the tenure lasts and no command is ending it."""
+        async with self.locks.hold(owned.device_id):
+            if owned.active and not owned.ending:
+                await step()
+
     def _end(self, owned: OwnedDevice) -> None:
         owned.active = False
+        owned.supervisor.stop()
         self.senders.stop(owned.device_id, owned)
         if self.devices.get(owned.device_id) is owned:
             del self.devices[owned.device_id]

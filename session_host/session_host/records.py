@@ -63,7 +63,7 @@ def apply_changes(tenant_id: str, device_id: str, queue_url: str, changes: Mappi
 def hand_back(tenant_id: str, device_id: str, queue_url: str, snapshot: DeviceSnapshot | None) -> bool:
     """This host stops running the device but it stays wanted (clean stop): clear the queue
     and record the session's last state, so another host restores it."""
-    fields: dict[str, Any] = {"host_queue_url": None}
+    fields: dict[str, Any] = {"host_queue_url": None, "reconnect_at": None}
     if snapshot is not None:
         fields |= asdict(snapshot) | {"updated_at": iso_utc()}
     return _update(tenant_id, device_id, fields, DeviceModel.host_queue_url == queue_url) is not None
@@ -72,7 +72,7 @@ def hand_back(tenant_id: str, device_id: str, queue_url: str, snapshot: DeviceSn
 def stop_wanting(tenant_id: str, device_id: str, snapshot: DeviceSnapshot | None) -> DeviceModel | None:
     """Disconnect, logout, delete: no host runs the device and none restores it. Written by
     the host holding the device's lease. Returns the record as written, None if it is gone."""
-    fields: dict[str, Any] = {"host_queue_url": None, "wants_connection": False}
+    fields: dict[str, Any] = {"host_queue_url": None, "wants_connection": False, "reconnect_at": None}
     if snapshot is not None:
         fields |= asdict(snapshot) | {"updated_at": iso_utc()}
     return _update(tenant_id, device_id, fields, DeviceModel.device_id.exists())
@@ -130,6 +130,18 @@ def index_if_restorable(tenant_id: str, device_id: str) -> bool:
     return _apply(DeviceModel(tenant_id, device_id), [DeviceModel.restore_shard.set(shard)], condition)
 
 
+_NO_ERROR = {"last_error_code": None, "last_error_message": None, "last_error_at": None, "reconnect_at": None}
+
+
+def _last_error(event: NetworkEvent, code: str, message: str) -> dict[str, Any]:
+    return {
+        "last_error_code": code,
+        "last_error_message": message,
+        "last_error_at": iso_utc(event.occurred_at),
+        "reconnect_at": event.data.get("reconnect_at"),
+    }
+
+
 def event_changes(event: NetworkEvent) -> dict[str, Any] | None:
     """The record fields an event changes, or None for events that change none."""
     data = event.data
@@ -139,8 +151,17 @@ def event_changes(event: NetworkEvent) -> dict[str, Any] | None:
             "status": SessionState.CONNECTED.value,
             "is_connected": True,
             "is_logged_in": True,
+            **_NO_ERROR,
         }
         return changes | ({"messaging_jid": jid} if jid else {})
+    if event.name == "connection.failure":
+        return _last_error(event, str(data.get("reason")), str(data.get("message") or data.get("reason")))
+    if event.name == "connection.temporary_ban":
+        return _last_error(
+            event, "temporary_ban", f"temporarily banned ({data.get('code')}) until {data.get('expires_at')}"
+        )
+    if event.name == "connection.manual_reconnect":
+        return {"reconnect_at": None}
     if event.name == "device.disconnected":
         logged_in = bool(data.get("is_logged_in", True))
         status = SessionState.DISCONNECTED if logged_in else SessionState.NOT_READY

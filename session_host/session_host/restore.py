@@ -96,8 +96,8 @@ class Restorer:
             await own.retire(owned, RecordOnEnd.NOTHING)
             return
         try:
-            await owned.session.connect()
-        except Exception as error:  # the tenure must not outlive a failed start
+            await owned.supervisor.start()  # a failed attempt is retried; only UNSUPPORTED raises
+        except Exception as error:  # the tenure must not outlive a start that can never work
             log = logger.warning if isinstance(error, NetworkError) else logger.exception
             log("restored device did not connect", extra={"device_id": device_id, "error": str(error)})
             await own.retire(owned, RecordOnEnd.HAND_BACK)

@@ -19,7 +19,8 @@ from session_host.publisher import EventPublisher, envelope
 from session_host.received_media import ReceivedMediaKeeper
 
 SESSION_ENDING_EVENTS = frozenset({"connection.pair_error", "device.logged_out"})
-"""After these the session has nothing left to run: the host ends the tenure."""
+"""After these the session has nothing left to run: the host ends the tenure (so does a
+permanent ``connection.failure``, as the supervisor says)."""
 _RECORD_ATTEMPTS = 3
 
 
@@ -54,13 +55,14 @@ class Sinks:
                 )
                 return
             owned.notify()
+            event, ends = owned.supervisor.observe(event)
             changes = records.event_changes(event)
             if changes:
                 await self._write(owned, event, changes)
             # Media bytes go to S3, never on the events queue.
             event = await self._media.without_bytes(event, owned.tenant_id, owned.device_id)
             await self._publisher.publish(envelope(event, owned.device_id), owned.tenant_id)
-            if event.name in SESSION_ENDING_EVENTS and not owned.ending:
+            if (ends or event.name in SESSION_ENDING_EVENTS) and not owned.ending:
                 owned.ending = True
                 self._on_session_end(owned)
 

@@ -25,6 +25,7 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("PATCH", "/devices/{device_id}", {"min_send_interval_seconds": 5}, "DEVICE_NOT_FOUND"),
     ("DELETE", "/devices/{device_id}", None, "DEVICE_NOT_FOUND"),
     ("POST", "/devices/{device_id}/connect", None, "DEVICE_NOT_FOUND"),
+    ("POST", "/devices/{device_id}/reconnect", None, "DEVICE_NOT_FOUND"),
     ("GET", "/devices/{device_id}/qr", None, "DEVICE_NOT_FOUND"),
     ("POST", "/devices/{device_id}/pair-phone", {"phone": "15551234567"}, "DEVICE_NOT_FOUND"),
     ("POST", "/devices/{device_id}/disconnect", None, "DEVICE_NOT_FOUND"),

@@ -144,3 +144,28 @@ def test_a_command_past_its_deadline_is_never_executed(
     assert events.of(device_id) == []
     device = api.request("GET", f"/devices/{device_id}", tenant.admin_token).json()["device"]
     assert device["status"] == "not_ready"
+
+
+@pytest.mark.usefixtures("one_host_after")
+def test_a_restored_device_the_network_refuses_keeps_trying_on_its_new_host(
+    api: Any, tenant: Any, stack: LocalStack, events: Any
+) -> None:
+    # Given a connected device, and a network that will refuse its next two dials
+    device_id = create_device(api, tenant.admin_token)
+    events.subscribe(api, tenant.admin_token, device_id)
+    pair_by_qr(api, tenant.admin_token, device_id, new_phone())
+    simulator_fault = {"device_id": device_id, "operation": "connect", "error": "refused", "count": 2}
+    response = api.request("POST", "/_simulator/faults", api.master_token, json=simulator_fault)
+    assert response.status_code == 200, response.text
+
+    # When its session host stops cleanly and a new one restores it
+    stack.stop_host(stack.hosts[0])
+    new_host = stack.start_host()
+
+    # Then the failed resumes are reported and retried by the new host, which keeps the device
+    # (no hand-back, no operator), until it is connected again
+    failures = events.wait_for(device_id, "connection.failure", count=2, timeout=LEASE_TTL * 3)
+    assert sorted(f["data"]["attempt"] for f in failures) == [1, 2]
+    events.wait_for(device_id, "device.connected", count=2, timeout=LEASE_TTL * 3)
+    wait_for_status(api, tenant.admin_token, device_id, "connected")
+    assert device_id in new_host.owned_devices()

@@ -31,9 +31,23 @@ def test_view_shows_the_documented_fields_and_never_the_routing_ones() -> None:
         "is_logged_in": False,
         "messaging_jid": None,
         "min_send_interval_seconds": 0,
+        "last_error": None,
+        "reconnect_at": None,
         "created_at": NOW,
         "updated_at": NOW,
     }
+
+
+def test_view_shows_the_last_error_and_the_next_attempt() -> None:
+    # Given a device whose session failed to reach the network and retries later
+    device = new_device("tenant-1", "owner-1", "Desk", NOW)
+    device.last_error_code, device.last_error_message = "dial_error", "dial tcp: connection refused"
+    device.last_error_at, device.reconnect_at = NOW, "2026-01-01T00:00:04.000Z"
+    # When it is shown
+    view = device_view(device)
+    # Then the failure and the next attempt appear as one object and a time
+    assert view["last_error"] == {"code": "dial_error", "message": "dial tcp: connection refused", "at": NOW}
+    assert view["reconnect_at"] == "2026-01-01T00:00:04.000Z"
 
 
 def test_the_hosts_snapshot_wins_over_the_record() -> None:

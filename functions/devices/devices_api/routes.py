@@ -7,9 +7,10 @@ nobody (404 ``DEVICE_NOT_FOUND``, never 403).
 from fastapi import APIRouter, Depends
 
 from gateway.accounts.roles import Principal
+from gateway.bus import CommandName
 from gateway.devices import commands, service
 from gateway.devices.access import PATH_DEVICE_ERRORS
-from gateway.devices.command_errors import COMMAND_ERRORS, PAIRING_ERRORS
+from gateway.devices.command_errors import COMMAND_ERRORS, PAIRING_ERRORS, command_specific_errors
 from gateway.devices.dependencies import path_device
 from gateway.devices.outputs import (
     DeviceDeletedResponse,
@@ -75,6 +76,17 @@ def delete_device(
 @router.post("/devices/{device_id}/connect", status_code=202, responses=answers(COMMAND_ROUTE))
 def connect_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
     return DeviceResponse(device=commands.connect(device))
+
+
+@router.post(
+    "/devices/{device_id}/reconnect",
+    status_code=202,
+    responses=answers(COMMAND_ROUTE, command_specific_errors(CommandName.RECONNECT)),
+)
+def reconnect_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
+    """Try to reach the network now instead of at `reconnect_at` (backoff reset); emits
+    `connection.manual_reconnect`."""
+    return DeviceResponse(device=commands.reconnect(device))
 
 
 @router.get("/devices/{device_id}/qr", responses=answers(DEVICE_ROUTE, PAIRING_ERRORS))

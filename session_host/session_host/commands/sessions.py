@@ -1,11 +1,12 @@
-"""Commands on a device's session itself: connect, pairing (QR, pair code), disconnect,
-logout and delete."""
+"""Commands on a device's session itself: connect, reconnect, pairing (QR, pair code),
+disconnect, logout and delete."""
 
 from __future__ import annotations
 
 from functools import partial
 
 from gateway.bus import Command, CommandName, Reply
+from gateway.bus.messages import ErrorKind
 from gateway.observability import logger
 from session_host import records
 from session_host.commands.context import NOT_LOGGED_IN, Host, Outcome, failed, ok, refuse_if_paired
@@ -20,7 +21,7 @@ from session_host.unlink import forget, unlink
 
 async def _start(host: Host, command: Command, owned: OwnedDevice, _claimed: bool) -> Reply:
     try:
-        await owned.session.connect()
+        await owned.supervisor.start()  # a failed attempt is retried; only UNSUPPORTED raises
     except NetworkError as error:
         snapshot = await host.own.retire(owned, RecordOnEnd.STOP_WANTING)
         return failed(command, error.kind.value, str(error), snapshot)
@@ -34,11 +35,49 @@ async def _connect_idle(host: Host, command: Command) -> Outcome:
 
 @handles(CommandName.CONNECT, when_idle=_connect_idle)
 async def connect(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
-    """A running session is connected again if it dropped; otherwise this is a no-op."""
+    """A no-op while the session runs or its supervisor is trying; otherwise a new attempt."""
     session = owned.session
-    if session.state not in (SessionState.CONNECTED, SessionState.PAIRING):
-        await session.connect()
+    if session.state not in (SessionState.CONNECTED, SessionState.PAIRING) and not owned.supervisor.trying:
+        await owned.supervisor.start()
     return ok(command, session_snapshot(session))
+
+
+# --- reconnect --------------------------------------------------------------------------
+
+_NOTHING_TO_RECONNECT = "the device is connected, or was never paired and is not dialing"
+
+
+async def _reconnect_taken(host: Host, command: Command, owned: OwnedDevice, _claimed: bool) -> Reply:
+    """A paired device no host runs (a permanent failure ended its tenure, or it was
+    disconnected): wanted again, and the attempt starts now."""
+    if owned.session.jid is None:
+        snapshot = await host.own.retire(owned, RecordOnEnd.RELEASE_ONLY)
+        return failed(command, ErrorKind.CONFLICT, _NOTHING_TO_RECONNECT, snapshot)
+    if not await host.own.claim(owned, records.Claim.CONNECT):
+        await host.own.retire(owned, RecordOnEnd.NOTHING)
+        return failed(command, NetworkErrorKind.NOT_FOUND, "the device does not exist")
+    return await _reconnect_now(command, owned)
+
+
+async def _reconnect_idle(host: Host, command: Command) -> Outcome:
+    return await host.take(command, records.Claim.VISIT, _reconnect_taken)
+
+
+@handles(CommandName.RECONNECT, when_idle=_reconnect_idle)
+async def reconnect(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+    """The next attempt starts now, its backoff reset (``connection.manual_reconnect``)."""
+    session = owned.session
+    if session.state is SessionState.CONNECTED or (session.jid is None and not owned.supervisor.trying):
+        return failed(command, ErrorKind.CONFLICT, _NOTHING_TO_RECONNECT, session_snapshot(session))
+    return await _reconnect_now(command, owned)
+
+
+async def _reconnect_now(command: Command, owned: OwnedDevice) -> Reply:
+    try:
+        await owned.supervisor.reconnect_now()
+    except NetworkError as error:
+        return failed(command, error.kind.value, str(error), session_snapshot(owned.session))
+    return ok(command, session_snapshot(owned.session))
 
 
 # --- pairing ----------------------------------------------------------------------------

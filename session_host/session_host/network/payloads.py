@@ -120,6 +120,23 @@ def stream_replaced(device_id: str) -> NetworkEvent:
     )
 
 
+def connection_failure(device_id: str, reason: str, message: str, *, permanent: bool = False) -> NetworkEvent:
+    """An attempt to reach the network failed (port contract): the session is idle after it.
+
+    The session host adds ``attempt`` and ``reconnect_at`` (``supervision.py``) before the
+    event is recorded and published.
+    """
+    return _event(
+        "connection.failure",
+        {"device_id": device_id, "reason": reason, "message": message, "permanent": permanent},
+    )
+
+
+def manual_reconnect(device_id: str) -> NetworkEvent:
+    """POST /devices/{id}/reconnect: the next attempt starts now, its backoff reset."""
+    return _event("connection.manual_reconnect", {"device_id": device_id})
+
+
 # --- messages, receipts, presence -------------------------------------------------------
 
 

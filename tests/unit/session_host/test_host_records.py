@@ -16,8 +16,28 @@ JID = "15550001111@s.whatsapp.net"
         (
             "device.connected",
             {"messaging_jid": JID},
-            {"status": "connected", "is_connected": True, "is_logged_in": True, "messaging_jid": JID},
+            {
+                "status": "connected",
+                "is_connected": True,
+                "is_logged_in": True,
+                "messaging_jid": JID,
+                "last_error_code": None,
+                "last_error_message": None,
+                "last_error_at": None,
+                "reconnect_at": None,
+            },
         ),
+        (
+            "connection.failure",
+            {"reason": "dial_error", "message": "refused", "reconnect_at": "2026-01-01T00:00:02.000Z"},
+            {
+                "last_error_code": "dial_error",
+                "last_error_message": "refused",
+                "last_error_at": "2001-09-09T01:46:40.000Z",
+                "reconnect_at": "2026-01-01T00:00:02.000Z",
+            },
+        ),
+        ("connection.manual_reconnect", {}, {"reconnect_at": None}),
         (
             "device.disconnected",
             {"is_logged_in": True},
@@ -51,4 +71,4 @@ JID = "15550001111@s.whatsapp.net"
 )
 def test_event_changes(name: str, data: dict[str, object], changes: dict[str, object] | None) -> None:
     # Given an event / When its record changes are derived / Then they follow the command contract
-    assert event_changes(NetworkEvent(name, data)) == changes
+    assert event_changes(NetworkEvent(name, data, occurred_at=1e9)) == changes

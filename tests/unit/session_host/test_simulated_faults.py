@@ -80,16 +80,22 @@ def test_connect_and_pair_phone_faults(tmp_path: Path) -> None:
         session, recorder = open_session(network, tmp_path)
 
         # When the session connects twice and asks for a pair code twice
-        with pytest.raises(NetworkError) as connect_failed:
-            await session.connect()
+        await session.connect()
+        failure = await recorder.wait_for("connection.failure")
         assert session.state is SessionState.NOT_READY
         await session.connect()
         with pytest.raises(NetworkError) as code_failed:
             await session.pair_phone(PHONE)
         code = await session.pair_phone(PHONE)
 
-        # Then each failed once and worked the second time
-        assert connect_failed.value.kind is NetworkErrorKind.NETWORK
+        # Then the first attempt failed by its event (the session idle after it), each call
+        # worked the second time
+        assert failure.data == {
+            "device_id": "dev-1",
+            "reason": "dial_error",
+            "message": "simulated network fault on connect",
+            "permanent": False,
+        }
         assert code_failed.value.kind is NetworkErrorKind.RATE_LIMITED
         assert network.enter_pair_code(PHONE, code) == JID
         await recorder.wait_for("device.connected")
@@ -98,21 +104,59 @@ def test_connect_and_pair_phone_faults(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
-def test_reconnect_retries_through_connect_faults(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("error", "reason"), [("refused", "dial_error"), ("timeout", "timeout")])
+def test_a_failed_reconnect_after_a_drop_is_reported_and_left_to_the_host(
+    tmp_path: Path, error: str, reason: str
+) -> None:
     async def scenario() -> None:
-        # Given a connected device and two connect faults waiting
+        # Given a connected device and a connect fault waiting
         network = fast_network(reconnect_delay=0.01)
         session, recorder = await paired(network, tmp_path)
-        network.inject_fault("connect", "network", count=2, device_id="dev-1")
+        network.inject_fault("connect", error, device_id="dev-1")
 
         # When the network drops it
         network.drop("dev-1")
 
-        # Then the automatic reconnect fails twice and then succeeds
+        # Then its own reconnect fails once, is reported, and the session stays down for the
+        # host's supervisor (no second try of its own)
+        failure = await recorder.wait_for("connection.failure")
+        assert failure.data["reason"] == reason
+        assert session.state is SessionState.DISCONNECTED
+        await asyncio.sleep(0.1)  # room for a retry the session must not make
+        assert recorder.names().count("device.connected") == 1
+        await session.connect()
         await recorder.wait_for("device.connected", 2)
-        assert session.state is SessionState.CONNECTED
-        assert network.pending_faults() == []
-        assert network.max_simultaneous_connections("dev-1") == 1
         await session.close()
 
     asyncio.run(scenario())
+
+
+def test_a_hanging_dial_answers_nothing_until_closed(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a paired device that is down and a network that never answers its dial
+        network = fast_network()
+        session, recorder = await paired(network, tmp_path)
+        await session.close()
+        network.inject_fault("connect", "hang", device_id="dev-1")
+
+        # When it connects
+        await session.connect()
+        await session.connect()  # an attempt is open: a no-op
+
+        # Then nothing is reported and nothing connects; a disconnect ends the attempt at once,
+        # and the next attempt goes through
+        await asyncio.sleep(0.1)
+        assert session.state is SessionState.DISCONNECTED
+        assert recorder.names().count("device.connected") == 1
+        await session.disconnect()
+        assert (await recorder.wait_for("device.disconnected")).data["reason"] == "manual"
+        await session.connect()
+        await recorder.wait_for("device.connected", 2)
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_dial_faults_apply_to_connect_only() -> None:
+    with pytest.raises(ValueError, match="connect"):
+        fast_network().inject_fault("send_text", "hang")

@@ -155,7 +155,11 @@ def test_the_sink_publishes_the_media_path_and_never_the_bytes() -> None:
     # Given a tenure's sink with a fake store and publisher
     fake = FakeStore()
     publisher = FakePublisher()
-    owned = cast(OwnedDevice, SimpleNamespace(tenant_id="t1", device_id="d1", active=True, ending=False))
+    supervisor = SimpleNamespace(observe=lambda event: (event, False))  # a session that never fails
+    owned = cast(
+        OwnedDevice,
+        SimpleNamespace(tenant_id="t1", device_id="d1", active=True, ending=False, supervisor=supervisor),
+    )
     owned.notify = lambda: None  # type: ignore[method-assign]
 
     async def main() -> None:

@@ -24,6 +24,7 @@ class CommandName(StrEnum):
     QR = "qr"  # the QR code the pairing session shows
     PAIR_PHONE = "pair_phone"  # args {phone}: a pair code for that phone
     DISCONNECT = "disconnect"  # close the connection, keep the login
+    RECONNECT = "reconnect"  # the supervised session's next attempt now, backoff reset
     LOGOUT = "logout"  # unlink from the phone, forget the credentials
     DELETE = "delete"  # logout if possible, stop everything; the API deletes the record
     PING = "ping"  # answered by the host without touching the network (bench, health)
@@ -89,6 +90,7 @@ class ErrorKind(StrEnum):
 
     NOT_RUNNING = "not_running"
     HOST_ERROR = "host_error"
+    CONFLICT = "conflict"  # the command does not apply to the device's state (reconnect)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,11 @@ _BY_COMMAND: dict[tuple[CommandName, str], tuple[int, str, str]] = {
         "DELETE_FAILED",
         "the messaging network failed the delete",
     ),
+    (CommandName.RECONNECT, "conflict"): (
+        409,
+        "CONFLICT",
+        "the device is connected, or was never paired and is not dialing: nothing to reconnect",
+    ),
     (CommandName.SYNC_HISTORY, "network"): (
         502,
         "SYNC_REQUEST_FAILED",

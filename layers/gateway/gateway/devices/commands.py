@@ -92,6 +92,13 @@ def pair_phone(device: DeviceModel, phone: str) -> str:
     return code
 
 
+def reconnect(device: DeviceModel) -> dict[str, Any]:
+    """The supervised session's next attempt now, its backoff reset; 409 CONFLICT when the
+    device is connected, or was never paired and is not dialing."""
+    reply = execute(device, CommandName.RECONNECT)
+    return device_view(device, reply.device)
+
+
 def disconnect(device: DeviceModel) -> dict[str, Any]:
     """Close the session and keep the login; the device is not restored until connected again."""
     reply = execute(device, CommandName.DISCONNECT)

@@ -25,6 +25,17 @@ class DeviceStatus(StrEnum):
 MessagingJid = Annotated[str | None, Field(description="The account's user JID; null until paired")]
 
 
+class LastError(OutputModel):
+    """Why the session last could not reach or stay on the network."""
+
+    code: str = Field(
+        description="`dial_error`, `timeout`, `stream_error`, `connection_lost`, `session_ended`, "
+        "`connect_failure`, `client_outdated` (no retry until a new connect), `temporary_ban`, ..."
+    )
+    message: str
+    at: Timestamp
+
+
 class Device(OutputModel):
     id: Uuid
     tenant_id: Uuid
@@ -36,6 +47,12 @@ class Device(OutputModel):
     messaging_jid: MessagingJid
     min_send_interval_seconds: int = Field(
         description="Consecutive sends go out at least this many seconds apart (0: no spacing)"
+    )
+    last_error: LastError | None = Field(
+        description="The last reason the session could not reach or stay on the network; null once connected"
+    )
+    reconnect_at: Timestamp | None = Field(
+        description="When the session host tries to reach the network next; null when no attempt is due"
     )
     created_at: Timestamp
     updated_at: Timestamp

@@ -26,12 +26,24 @@ def device_view(device: DeviceModel, snapshot: DeviceSnapshot | None = None) -> 
         "is_logged_in": device.is_logged_in,
         "messaging_jid": device.messaging_jid,
         "min_send_interval_seconds": int(device.min_send_interval_seconds or 0),
+        "last_error": _last_error(device),
+        "reconnect_at": device.reconnect_at,
         "created_at": device.created_at,
         "updated_at": device.updated_at,
     }
     if snapshot is not None:
         view.update(asdict(snapshot))
     return view
+
+
+def _last_error(device: DeviceModel) -> dict[str, str] | None:
+    if device.last_error_code is None:
+        return None
+    return {
+        "code": device.last_error_code,
+        "message": device.last_error_message or device.last_error_code,
+        "at": device.last_error_at or device.updated_at,
+    }
 
 
 def device_summary(device: DeviceModel) -> dict[str, Any]:

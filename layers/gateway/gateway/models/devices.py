@@ -63,6 +63,13 @@ class DeviceModel(GatewayModel):
     pending_webhook_settled_at = UnicodeAttribute(null=True)
     # Dispatches of the device's sends are at least this far apart (absent: 0; set by the API).
     min_send_interval_seconds = NumberAttribute(null=True)
+    # The last reason the session could not reach or stay on the network (cleared when it
+    # connects) and when the session host tries next; written by the host from its
+    # ``connection.*`` events (``session_host.records.event_changes``).
+    last_error_code = UnicodeAttribute(null=True)
+    last_error_message = UnicodeAttribute(null=True)
+    last_error_at = UnicodeAttribute(null=True)
+    reconnect_at = UnicodeAttribute(null=True)
     created_at = UnicodeAttribute()
     updated_at = UnicodeAttribute()
 

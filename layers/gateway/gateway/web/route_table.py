@@ -33,6 +33,7 @@ ROUTES: frozenset[tuple[str, str]] = frozenset(
         ("PATCH", "/devices/{device_id}"),
         ("DELETE", "/devices/{device_id}"),
         ("POST", "/devices/{device_id}/connect"),
+        ("POST", "/devices/{device_id}/reconnect"),
         ("GET", "/devices/{device_id}/qr"),
         ("POST", "/devices/{device_id}/pair-phone"),
         ("POST", "/devices/{device_id}/disconnect"),

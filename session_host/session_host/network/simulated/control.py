@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends
 from fastapi import Path as PathParam
-from pydantic import BaseModel, Field, StringConstraints, field_validator
+from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
 
 from gateway.errors import ApiError
 from gateway.jids import PHONE_PATTERN, PhoneNumber
@@ -150,8 +150,17 @@ class EndCallIn(BaseModel):
 class FaultIn(BaseModel):
     device_id: str | None = Field(default=None, description="only this device; every device when absent")
     operation: str = Field(description="a session operation: " + ", ".join(sorted(OPERATIONS)))
-    error: Literal["network", "timeout", "rate_limited"]
+    error: Literal["network", "timeout", "rate_limited", "refused", "hang"] = Field(
+        description="how the operations fail; `refused` (the dial fails at once) and `hang` (the dial "
+        "is never answered) apply to `connect` only, which also covers a dropped session's own reconnect"
+    )
     count: int = Field(default=1, ge=1, le=10_000)
+
+    @model_validator(mode="after")
+    def _dial_faults_on_connect(self) -> FaultIn:
+        if self.error in ("refused", "hang") and self.operation != "connect":
+            raise ValueError(f"{self.error} applies to the connect operation only")
+        return self
 
     @field_validator("operation")
     @classmethod

@@ -19,12 +19,15 @@ from . import bodies
 from .bodies import Body
 from .group_records import GroupError
 from .model import (
+    DIAL_OPERATION,
     FAULT_KINDS,
     OPERATIONS,
     Account,
     Connection,
     Deliver,
+    DialFault,
     Fault,
+    FaultKind,
     account_phone,
     new_connection_id,
     new_message_id,
@@ -64,7 +67,8 @@ class NetworkCore:
         Lifetime of each QR code a pairing session shows, in order; the pairing window ends
         (``qr_timeout``) after the last one.
     reconnect_delay:
-        Wait before a dropped session reconnects by itself (doubles per failed attempt).
+        Wait before a dropped session tries once to reconnect by itself; if that try fails,
+        the session host's supervisor retries with its backoff.
     timeout_fault_delay:
         How long an operation hit by a ``timeout`` fault waits before it fails.
     revoke_window:
@@ -78,7 +82,6 @@ class NetworkCore:
         *,
         qr_lifetimes: Sequence[float] = REAL_QR_LIFETIMES,
         reconnect_delay: float = 1.0,
-        max_reconnect_delay: float = 30.0,
         timeout_fault_delay: float = 2.0,
         revoke_window: float | None = None,
     ) -> None:
@@ -86,7 +89,6 @@ class NetworkCore:
             raise ValueError("qr_lifetimes needs at least one lifetime")
         self.qr_lifetimes = tuple(qr_lifetimes)
         self.reconnect_delay = reconnect_delay
-        self.max_reconnect_delay = max_reconnect_delay
         self.timeout_fault_delay = timeout_fault_delay
         self.revoke_window = revoke_window_from_env() if revoke_window is None else revoke_window
         self._lock = threading.Lock()
@@ -113,10 +115,12 @@ class NetworkCore:
             raise ValueError(f"unknown error {error!r}; one of {sorted(FAULT_KINDS)}")
         if count < 1:
             raise ValueError("count must be at least 1")
+        if isinstance(FAULT_KINDS[error], DialFault) and operation != DIAL_OPERATION:
+            raise ValueError(f"{error!r} applies to the {DIAL_OPERATION!r} operation only")
         with self._lock:
             self._faults.append(Fault(operation, FAULT_KINDS[error], count, device_id))
 
-    def take_fault(self, operation: str, device_id: str) -> NetworkErrorKind | None:
+    def take_fault(self, operation: str, device_id: str) -> FaultKind | None:
         """Consume one pending fault for this call, if any; the session then fails the call."""
         with self._lock:
             for fault in self._faults:

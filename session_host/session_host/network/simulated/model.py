@@ -13,6 +13,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from gateway import jids
@@ -23,11 +24,27 @@ from ..status_types import StatusOperations
 
 _PAIR_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"  # the network's linking alphabet (no 0, O, I, U)
 
-FAULT_KINDS: dict[str, NetworkErrorKind] = {
+
+class DialFault(StrEnum):
+    """How the network answers a connection attempt, besides the error kinds: ``refused``
+    (the dial fails at once) or ``hang`` (nothing ever answers; the attempt stays open until
+    the session is closed, as a silent network does)."""
+
+    REFUSED = "refused"
+    HANG = "hang"
+
+
+FaultKind = NetworkErrorKind | DialFault
+
+FAULT_KINDS: dict[str, FaultKind] = {
     "network": NetworkErrorKind.NETWORK,
     "timeout": NetworkErrorKind.TIMEOUT,
     "rate_limited": NetworkErrorKind.RATE_LIMITED,
+    "refused": DialFault.REFUSED,
+    "hang": DialFault.HANG,
 }
+DIAL_OPERATION = "connect"
+"""The only operation the :class:`DialFault` kinds apply to (also a drop's reconnect)."""
 
 GROUP_OPERATIONS: frozenset[str] = frozenset(name.value for name in GROUP_COMMANDS)
 """Fault names of the group operations: the bus command that runs each (``join_group``,
@@ -194,7 +211,7 @@ class Call:
 @dataclass
 class Fault:
     operation: str
-    kind: NetworkErrorKind
+    kind: FaultKind
     remaining: int
     device_id: str | None = None
 

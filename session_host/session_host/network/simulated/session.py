@@ -26,7 +26,7 @@ from ..port import (
     SessionState,
 )
 from . import events
-from .model import Deliver
+from .model import DIAL_OPERATION, Deliver, DialFault
 from .network import SimulatedNetwork
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
@@ -59,6 +59,7 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         self._pump = EventPump(sink, f"device {device_id}")
         self._pairing: asyncio.Task[None] | None = None
         self._reconnecting: asyncio.Task[None] | None = None
+        self._dialing = False  # an attempt the network never answers (a ``hang`` fault) is open
 
     @property
     def device_id(self) -> str:
@@ -79,12 +80,13 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
     # --- lifecycle --------------------------------------------------------------------
 
     async def connect(self) -> None:
+        """One attempt (port contract): a fault on ``connect`` fails it with a
+        ``connection.failure`` (``hang``: it never answers), else it pairs or resumes."""
         self._bind()
-        if self._state in (SessionState.CONNECTED, SessionState.PAIRING):
+        if self._state in (SessionState.CONNECTED, SessionState.PAIRING) or self._dialing:
             return
         self._cancel_tasks()
-        await self._fault("connect")
-        if self._state in (SessionState.CONNECTED, SessionState.PAIRING):
+        if self._dial_failed():
             return
         if self._credentials is None:
             self._start_pairing()
@@ -104,7 +106,7 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         return self._network.request_pair_code(self._conn, phone)
 
     async def disconnect(self) -> None:
-        if self._conn is None and self._reconnecting is None:
+        if self._conn is None and self._reconnecting is None and not self._dialing:
             return
         await self._fault("disconnect")
         self._halt()
@@ -153,10 +155,27 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
             )
         return self._conn
 
+    def _dial_failed(self) -> bool:
+        """Whether a fault takes this connection attempt (it is then reported, or left hanging)."""
+        fault = self._network.take_fault(DIAL_OPERATION, self._device_id)
+        if fault is None:
+            return False
+        if fault is DialFault.HANG:
+            self._dialing = True
+            return True
+        reason = "timeout" if fault is NetworkErrorKind.TIMEOUT else "dial_error"
+        self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
+        self._emit(
+            payloads.connection_failure(self._device_id, reason, f"simulated {fault} fault on connect")
+        )
+        return True
+
     async def _fault(self, operation: str) -> None:
         kind = self._network.take_fault(operation, self._device_id)
         if kind is None:
             return
+        if isinstance(kind, DialFault):  # only ever queued for connect (checked on injection)
+            raise NetworkError(NetworkErrorKind.NETWORK, f"simulated {kind} fault on {operation}")
         if kind is NetworkErrorKind.TIMEOUT:
             await asyncio.sleep(self._network.timeout_fault_delay)
         raise NetworkError(kind, f"simulated {kind.value} fault on {operation}")
@@ -207,26 +226,19 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         self._emit(payloads.device_connected(self._device_id, self.jid))
 
     async def _reconnect(self, generation: int) -> None:
-        delay = self._network.reconnect_delay
-        while True:
-            await asyncio.sleep(delay)
-            if generation != self._generation:
-                return
-            try:
-                await self._fault("connect")
-            except NetworkError as error:
-                logger.info("device %s: reconnect failed (%s), retrying", self._device_id, error)
-                delay = min(delay * 2, self._network.max_reconnect_delay)
-                continue
-            if generation != self._generation:
-                return
-            self._reconnecting = None
-            self._resume()
+        """After a drop the session tries once by itself, as the real client does; a failed
+        try is a ``connection.failure`` and the session host's supervisor takes over."""
+        await asyncio.sleep(self._network.reconnect_delay)
+        if generation != self._generation:
             return
+        self._reconnecting = None
+        if not self._dial_failed():
+            self._resume()
 
     def _halt(self) -> None:
         """Leave the network and stop every timer; keeps credentials that arrived meanwhile."""
         self._cancel_tasks()
+        self._dialing = False
         self._generation += 1
         self._qr = None
         conn, self._conn = self._conn, None
