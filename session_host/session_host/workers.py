@@ -196,7 +196,16 @@ class Supervisor:
             "SESSION_WORKERS": "1",
             "SESSION_HOST_LIVENESS_FILE": str(worker.liveness_file),
         }
-        worker.process = self._spawn(environment)
+        try:
+            worker.process = self._spawn(environment)
+        except OSError as error:  # no memory or process slot for now: try again later
+            delay = worker.backoff.next_delay(ran_for=0.0)
+            worker.restart_at = now + delay
+            logger.error(
+                "worker not started",
+                extra={"worker_host_id": worker.host_id, "error": str(error), "restart_in_seconds": delay},
+            )
+            return
         worker.started_at, worker.restart_at = now, None
         logger.info(
             "worker started",

@@ -60,9 +60,13 @@ class Clock:
 @dataclass
 class Spawner:
     started: list[FakeProcess] = field(default_factory=list)
+    refusals: int = 0  # the first calls fail, as fork() does without memory
 
     def __call__(self, environment: Mapping[str, str]) -> FakeProcess:
         """A worker that is up and keeps its liveness file fresh (for the test's duration)."""
+        if self.refusals:
+            self.refusals -= 1
+            raise OSError(12, "Cannot allocate memory")
         process = FakeProcess(100 + len(self.started), dict(environment))
         liveness.write(Path(environment["SESSION_HOST_LIVENESS_FILE"]), environment["SESSION_HOST_ID"])
         self.started.append(process)
@@ -72,11 +76,13 @@ class Spawner:
         return [process.environment["SESSION_HOST_ID"] for process in self.started]
 
 
-def supervisor(tmp_path: Path, workers: int = 2) -> tuple[Supervisor, Spawner, Clock]:
+def supervisor(
+    tmp_path: Path, workers: int = 2, spawner: Spawner | None = None
+) -> tuple[Supervisor, Spawner, Clock]:
     settings = HostSettings(
         host_id="abcd1234", session_workers=workers, liveness_file=tmp_path / "host.alive", data_dir=tmp_path
     )
-    spawner, clock = Spawner(), Clock()
+    spawner, clock = spawner or Spawner(), Clock()
     made = Supervisor(settings, spawn=spawner, clock=clock, sleep=clock.sleep, environment={"KEPT": "yes"})
     return made, spawner, clock
 
@@ -127,6 +133,17 @@ def test_a_worker_that_dies_is_restarted_at_once_under_a_new_id_then_with_backof
     # And the other worker was left alone
     assert spawner.started[1].returncode is None
     assert [process.environment["SESSION_HOST_ID"] for process in spawner.started].count("abcd1234-w1-0") == 1
+
+
+def test_a_worker_that_cannot_be_started_is_tried_again_with_backoff(tmp_path: Path) -> None:
+    # Given a supervisor whose first two attempts to start a process fail (no memory, say)
+    sup, spawner, clock = supervisor(tmp_path, workers=1, spawner=Spawner(refusals=2))
+
+    # When it keeps looking / Then it does not fail, and starts the worker once it can
+    for _ in range(50):
+        sup.tick()
+        clock.sleep(0.1)
+    assert spawner.ids() == ["abcd1234-w0-2"]
 
 
 def test_the_backoff_is_capped_and_resets_after_a_stable_run() -> None:
