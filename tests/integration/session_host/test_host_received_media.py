@@ -35,7 +35,7 @@ def test_a_received_image_is_stored_under_the_device_and_the_event_names_it(harn
     # Then message.received names the stored media, and carries no bytes
     item = harness.events.wait_for(device.device_id, "message.received")
     media = item["envelope"]["data"]["media"]
-    assert media["size"] == len(PNG)
+    assert (media["size"], media["error"]) == (len(PNG), None)
     assert media["sha256"] == hashlib.sha256(PNG).hexdigest()
     media_id = media["media_path"].removeprefix("/media/")
     assert store.device_of(media_id) == device.device_id
@@ -51,7 +51,7 @@ def test_when_s3_keeps_failing_the_message_is_still_published(harness: Harness) 
     device = harness.new_device()
     jid = harness.pair(device)
 
-    with mock.patch("session_host.received_media.store.put", side_effect=failure) as put:
+    with mock.patch("session_host.received_media.upload", side_effect=failure) as put:
         # When a contact sends it an image
         message_id = send_image(harness, jid)
 
@@ -59,4 +59,5 @@ def test_when_s3_keeps_failing_the_message_is_still_published(harness: Harness) 
         item = harness.events.wait_for(device.device_id, "message.received")
     assert item["envelope"]["data"]["message_id"] == message_id
     assert item["envelope"]["data"]["media"]["media_path"] is None
+    assert item["envelope"]["data"]["media"]["error"] == "store_failed"
     assert put.call_count == STORE_ATTEMPTS
