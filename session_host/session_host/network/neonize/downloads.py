@@ -78,15 +78,6 @@ class MediaDownloads:
                 slot.release()
             raise DownloadTimeout(f"the download did not end within {deadline:g} s") from exc
 
-    def running(self, device_id: str) -> bool:
-        """True while a download of the device runs (or waits for a worker)."""
-        with self._lock:
-            slot = self._slots.get(device_id)
-        if slot is None or not slot.acquire(blocking=False):
-            return slot is not None
-        slot.release()
-        return False
-
     def _start_workers(self) -> None:
         with self._lock:
             while len(self._workers) < self._size:
