@@ -225,7 +225,9 @@ async def _until(condition: Callable[[], bool], timeout: float) -> None:
 
 async def scenario(proxy: SilentProxy, data_dir: Path) -> dict[str, Any]:
     from session_host.network.neonize import NeonizePort, NeonizeTimings
+    from session_host.network.neonize.clients import ClientRegistry
     from session_host.network.neonize.mapping import MAPPED
+    from session_host.network.neonize.store import DeviceStore
 
     started = time.monotonic()
     received: dict[str, list[dict[str, Any]]] = {"dev-a": [], "dev-b": []}
@@ -243,12 +245,15 @@ async def scenario(proxy: SilentProxy, data_dir: Path) -> dict[str, Any]:
 
         return sink
 
-    port = NeonizePort(timings=NeonizeTimings(media_deadline=MEDIA_DEADLINE, start_hold=0.5))
+    registry = ClientRegistry()  # hands back each device's one client object
+    port = NeonizePort(
+        timings=NeonizeTimings(media_deadline=MEDIA_DEADLINE, start_hold=0.5), registry=registry
+    )
     sessions = {d: port.open_session(d, data_dir=data_dir / d, sink=sink_for(d)) for d in received}
     for session in sessions.values():
         await session.connect()
     await _until(lambda: proxy.connections >= 2, 10)  # both clients are dialing the silent network
-    go = {d: GoThread(s._runner.client) for d, s in sessions.items()}
+    go = {d: GoThread(registry.client_for(DeviceStore(data_dir / d, d).db_name, None)) for d in sessions}
     report: dict[str, Any] = {"mapped": [t.__name__ for t in MAPPED]}
 
     # Every mapped kind, in order, on device a
