@@ -112,6 +112,8 @@ def test_media_declared_over_the_limit_arrives_at_once_too_large_and_is_never_fe
     media = big["data"]["media"]
     assert (big["name"], big["data"]["message_id"]) == ("message.received", "3EB0BIG")
     assert (media["media_path"], media["error"], big["attachment"]) == (None, "too_large", False)
+    # A download on this played network blocks until the deadline (next test), so an answer
+    # this prompt, with no new connection to the network, means none was started
     assert big["at"] - big["sent"] < PROMPT
     assert big["new_connections"] == 0
 

@@ -229,3 +229,22 @@ def test_a_download_past_the_deadline_is_a_timeout_and_later_events_keep_their_o
             await session.close()
 
     run(scenario())
+
+
+def test_bytes_over_the_limit_despite_a_smaller_declared_size_are_too_large(tmp_path: Path) -> None:
+    fake = FakeNetwork()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            session, sink = await connected(tmp_path, fake)
+            # Given a sender that declared a small image but whose file is over the 16 MB limit
+            fake.client.download_any.return_value = b"\0" * (URL_MAX_BYTES + 1)
+            # When it arrives
+            await deliver(fake.client, _image_event(1000, "3EB0LIAR"))
+            # Then the bytes are dropped and the message reported as too large
+            (event,) = sink.named("message.received")
+            assert (event.data["media"]["error"], event.attachment) == ("too_large", None)
+            fake.client.download_any.assert_called_once()
+            await session.close()
+
+    run(scenario())
