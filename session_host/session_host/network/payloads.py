@@ -173,12 +173,13 @@ def message_edited(
     message_id: str | None,
     chat_jid: str | None,
     sender: str | None,
-    content: str,
+    content: str | None,
     is_from_me: bool,
     edited_at: float | None,
 ) -> NetworkEvent:
     """Someone edited a message: ``message_id`` is the id of the message edited (the original),
-    never the edit's own id; ``content`` the text it shows now."""
+    never the edit's own id; ``content`` the text it shows now (None: the network did not let
+    the adapter read it)."""
     return _event(
         "message.edited",
         {

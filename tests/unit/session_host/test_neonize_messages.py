@@ -21,6 +21,7 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
     PollCreationMessage,
     ProtocolMessage,
     ReactionMessage,
+    SecretEncryptedMessage,
 )
 
 from session_host.network.neonize import events
@@ -395,3 +396,24 @@ def test_gos_zero_time_is_null_never_year_one() -> None:
         ("contact.picture", None),
         ("message.undecryptable", None),
     ]
+
+
+def test_an_edit_encrypted_with_the_message_secret_is_reported_with_unknown_text() -> None:
+    # Given an edit the network sent encrypted with the original's secret (neonize cannot decrypt it)
+    secret = SecretEncryptedMessage(
+        targetMessageKey=MessageKey(ID="3EB0ORIGINAL"),
+        encPayload=b"\x00" * 16,
+        encIV=b"\x00" * 12,
+        secretEncType=SecretEncryptedMessage.MESSAGE_EDIT,
+    )
+    ev = message_event(source(PEER_PHONE, PEER_PHONE), Message(secretEncryptedMessage=secret))
+    ev.Info.ID = "3EB0THEEDIT"
+    # When it is mapped
+    event = events.message(CTX, ev)
+    # Then it is an edit of the original, its text unknown, never a new message of unknown type
+    assert event is not None
+    assert (event.name, event.data["message_id"], event.data["content"]) == (
+        "message.edited",
+        "3EB0ORIGINAL",
+        None,
+    )

@@ -47,7 +47,7 @@ from neonize.proto.Neonize_pb2 import (
 )
 from neonize.proto.Neonize_pb2 import Message as MessageEv
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message as WaMessage
-from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ProtocolMessage
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ProtocolMessage, SecretEncryptedMessage
 
 from gateway.jids import GROUP_SERVER
 
@@ -153,14 +153,17 @@ def message(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
     if edit is None:
         return message_received(ctx, ev)
     original_id, content, edited_at_ms = edit
-    described = describe_message(content)
+    text = None
+    if content is not None:
+        described = describe_message(content)
+        text = described.content if described is not None else ""
     source = ev.Info.MessageSource
     sender = ctx.own_jid if source.IsFromMe and ctx.own_jid else sender_of(source)
     return payloads.message_edited(
         message_id=original_id,
         chat_jid=chat_of(source),
         sender=sender,
-        content=described.content if described is not None else "",
+        content=text,
         is_from_me=source.IsFromMe,
         edited_at=(edited_at_ms or ev.Info.Timestamp) / 1000,  # both in milliseconds
     )
@@ -181,8 +184,16 @@ def _edit_protocol(message: WaMessage) -> ProtocolMessage | None:
     return None
 
 
-def _edit_of(ev: MessageEv) -> tuple[str | None, WaMessage, int] | None:
-    """(id of the message edited, its new content, edit time in ms or 0); None if no edit."""
+def _edit_of(ev: MessageEv) -> tuple[str | None, WaMessage | None, int] | None:
+    """(id of the message edited, its new content, edit time in ms or 0); None if no edit.
+
+    The content is None for an edit the network sent encrypted with the message's secret
+    (``secretEncryptedMessage`` of type ``MESSAGE_EDIT``), which neonize offers no way to
+    decrypt: the edit is still reported, its text unknown.
+    """
+    secret = ev.Message.secretEncryptedMessage if ev.Message.HasField("secretEncryptedMessage") else None
+    if secret is not None and secret.secretEncType == SecretEncryptedMessage.MESSAGE_EDIT:
+        return secret.targetMessageKey.ID or None, None, 0
     protocol = _edit_protocol(ev.Message)
     if protocol is not None:  # the edit itself: key and new content inside
         return protocol.key.ID or None, protocol.editedMessage, protocol.timestampMS
