@@ -180,6 +180,33 @@ def edit_event() -> ProtoMessage:
     )
 
 
+def other_edit_forms() -> list[ProtoMessage]:
+    """The edit still wrapped in its protocol message, and one encrypted with the message secret."""
+    from neonize.events import MessageEv
+    from neonize.proto.Neonize_pb2 import JID, MessageInfo, MessageSource
+    from neonize.proto.waCommon.WACommon_pb2 import MessageKey
+    from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message, ProtocolMessage, SecretEncryptedMessage
+
+    peer = JID(User="5511999998888", Server="s.whatsapp.net")
+    source = MessageSource(Chat=peer, Sender=peer)
+    protocol = ProtocolMessage(
+        key=MessageKey(ID="3EB0FIRST"),
+        type=ProtocolMessage.MESSAGE_EDIT,
+        editedMessage=Message(conversation="second thoughts"),
+    )
+    secret = SecretEncryptedMessage(
+        targetMessageKey=MessageKey(ID="3EB0SECOND"),
+        encPayload=b"\x00" * 16,
+        encIV=b"\x00" * 12,
+        secretEncType=SecretEncryptedMessage.MESSAGE_EDIT,
+    )
+    info = MessageInfo(MessageSource=source, ID="3EB0EDIT2", Timestamp=1_700_000_190_000)
+    return [
+        MessageEv(Info=info, Message=Message(protocolMessage=protocol), IsEdit=True),
+        MessageEv(Info=info, Message=Message(secretEncryptedMessage=secret)),
+    ]
+
+
 def image_event(message_id: str, size: int) -> ProtoMessage:
     """An image whose bytes whatsmeow fetches from the media server's URL (the played network)."""
     from neonize.events import MessageEv
@@ -269,6 +296,11 @@ async def scenario(proxy: SilentProxy, data_dir: Path) -> dict[str, Any]:
     go["dev-a"].send(edit_event())
     await _until(lambda: len(received["dev-a"]) >= 1, 5)
     report["edit"] = received["dev-a"].pop()
+    for event in other_edit_forms():
+        go["dev-a"].send(event)
+    await _until(lambda: len(received["dev-a"]) >= 2, 5)
+    report["other_edits"] = list(received["dev-a"])
+    received["dev-a"].clear()
 
     # An image declared over the 16 MB limit: reported at once, nothing fetched
     before = proxy.connections

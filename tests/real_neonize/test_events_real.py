@@ -105,6 +105,21 @@ def test_an_edit_is_message_edited_with_the_original_id(report: dict[str, Any]) 
     )
 
 
+def test_every_form_of_edit_whatsmeow_delivers_is_message_edited(report: dict[str, Any]) -> None:
+    wrapped, secret = report["other_edits"]
+    assert (wrapped["name"], wrapped["data"]["message_id"], wrapped["data"]["content"]) == (
+        "message.edited",
+        "3EB0FIRST",
+        "second thoughts",
+    )
+    assert wrapped["data"]["edited_at"] == "2023-11-14T22:16:30.000Z"  # the message's time
+    assert (secret["name"], secret["data"]["message_id"], secret["data"]["content"]) == (
+        "message.edited",
+        "3EB0SECOND",
+        None,
+    )
+
+
 def test_media_declared_over_the_limit_arrives_at_once_too_large_and_is_never_fetched(
     report: dict[str, Any],
 ) -> None:
