@@ -47,18 +47,18 @@ def media_path(media_id: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _transfers() -> Any:
-    """The process's S3 transfer manager (boto3's, over the media store's client)."""
+def _transfers(client: Any) -> Any:
+    """The S3 transfer manager (boto3's) over the media store's client, one per client."""
     from boto3.s3.transfer import TransferConfig, create_transfer_manager  # the host only: ~100 ms
 
-    return create_transfer_manager(store.s3_client(), TransferConfig())
+    return create_transfer_manager(client, TransferConfig())
 
 
 def upload(tenant_id: str, device_id: str, data: bytes, mimetype: str, filename: str | None) -> StoredMedia:
     """Store received bytes under a new media id with S3's managed transfer (``upload_fileobj``)."""
     stored, extra = store.prepare(tenant_id, device_id, data, mimetype, filename)
     bucket = get_settings().media_bucket
-    _transfers().upload(io.BytesIO(data), bucket, stored.key, extra_args=extra).result()
+    _transfers(store.s3_client()).upload(io.BytesIO(data), bucket, stored.key, extra_args=extra).result()
     return stored
 
 
