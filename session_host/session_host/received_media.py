@@ -3,22 +3,35 @@
 An adapter reports a media message with its bytes in :attr:`.NetworkEvent.attachment`. Before
 the event is published, :class:`ReceivedMediaKeeper` stores them under the device (on the
 host's AWS threads, with a few retries) and fills ``data.media.media_path`` with
-``/media/<media_id>``, the path of GET /media/{media_id}. The events queue never carries the
-bytes. When S3 keeps failing, the event is still published, with ``media_path: null`` and an
-error logged: the message is not lost, only its media. A media message the adapter could not
-download (neonize) has no attachment and gets ``media_path: null`` too.
+``/media/<media_id>``, the path of GET /media/{media_id}, and ``data.media.error`` with null.
+The events queue never carries the bytes.
+
+Whatever the adapter, the bytes are held to the send limits
+(:func:`~session_host.network.media_types.received_max_bytes`: 16 MB, 64 MB for documents):
+larger ones are not stored (``error: too_large``). They are uploaded with S3's managed
+transfer (``upload_fileobj``'s transfer manager: multipart, parts in parallel, retried per
+part), not one PutObject of everything. When S3 keeps failing, the event is still published
+(``error: store_failed``): the message is not lost, only its media. A media message that
+arrives without bytes keeps the adapter's ``error`` (neonize: ``too_large``, ``timeout``,
+``download_failed``); ``media_path`` is null.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Callable
 from dataclasses import replace
+from functools import lru_cache
+from typing import Any
 
+from gateway.config import get_settings
 from gateway.media import store
 from gateway.media.store import StoredMedia
 from gateway.observability import logger
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
+from session_host.network import payloads
+from session_host.network.media_types import received_max_bytes
 from session_host.network.port import NetworkEvent
 
 StoreMedia = Callable[[str, str, bytes, str, str | None], StoredMedia]
@@ -33,6 +46,22 @@ def media_path(media_id: str) -> str:
     return f"/media/{media_id}"
 
 
+@lru_cache(maxsize=1)
+def _transfers(client: Any) -> Any:
+    """The S3 transfer manager (boto3's) over the media store's client, one per client."""
+    from boto3.s3.transfer import TransferConfig, create_transfer_manager  # the host only: ~100 ms
+
+    return create_transfer_manager(client, TransferConfig())
+
+
+def upload(tenant_id: str, device_id: str, data: bytes, mimetype: str, filename: str | None) -> StoredMedia:
+    """Store received bytes under a new media id with S3's managed transfer (``upload_fileobj``)."""
+    stored, extra = store.prepare(tenant_id, device_id, data, mimetype, filename)
+    bucket = get_settings().media_bucket
+    _transfers(store.s3_client()).upload(io.BytesIO(data), bucket, stored.key, extra_args=extra).result()
+    return stored
+
+
 class ReceivedMediaKeeper:
     """Turns an event with an attachment into one without, its media stored."""
 
@@ -44,26 +73,32 @@ class ReceivedMediaKeeper:
         self._backoff = backoff_seconds
 
     async def without_bytes(self, event: NetworkEvent, tenant_id: str, device_id: str) -> NetworkEvent:
-        """``event`` as it is published: no attachment, ``media.media_path`` set (or null)."""
+        """``event`` as it is published: no attachment, ``media.media_path`` and ``media.error`` set."""
         described = event.data.get("media")
-        if event.attachment is None:
-            if (
-                event.name == "message.received"
-                and isinstance(described, dict)
-                and "media_path" not in described
-            ):
-                # The adapter could not get the bytes (a failed neonize download): nothing stored.
-                return replace(event, data={**event.data, "media": {**described, "media_path": None}})
-            return event
+        if event.name != "message.received" or not isinstance(described, dict):
+            return replace(event, attachment=None) if event.attachment is not None else event
+        attachment = event.attachment
+        if attachment is None:
+            # The adapter has no bytes for it (neonize: over the limit, timed out, refused).
+            media = {**described, "media_path": None, "error": described.get("error")}
+            return replace(event, data={**event.data, "media": media})
+        limit = received_max_bytes(attachment.kind)
+        if attachment.size > limit:
+            logger.info(
+                "received media over the limit not stored",
+                extra={"device_id": device_id, "size": attachment.size, "limit": limit},
+            )
+            return payloads.media_not_kept(event, "too_large")
         stored = await self._store(event, tenant_id, device_id)
-        media = dict(described) if isinstance(described, dict) else {}
-        media["media_path"] = media_path(stored.media_id) if stored is not None else None
+        if stored is None:
+            return payloads.media_not_kept(event, "store_failed")
+        media = {**described, "media_path": media_path(stored.media_id), "error": None}
         return replace(event, data={**event.data, "media": media}, attachment=None)
 
     async def _store(self, event: NetworkEvent, tenant_id: str, device_id: str) -> StoredMedia | None:
         attachment = event.attachment
         assert attachment is not None
-        put = self._put or store.put  # looked up per call: the store module's, unless given one
+        put = self._put or upload  # looked up per call: this module's, unless given one
         for attempt in range(1, STORE_ATTEMPTS + 1):
             try:
                 return await self._aws(

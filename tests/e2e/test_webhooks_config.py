@@ -227,7 +227,7 @@ def test_events_lists_the_catalog_and_the_aliases(api, role):
     # Then every catalog event is there, plus message and message.ack
     assert response.status_code == 200, response.text
     assert response.json() == {"success": True, "events": list(SUBSCRIBABLE)}
-    assert len(CATALOG) == 61
+    assert len(CATALOG) == 62
     assert set(response.json()["events"]) == {*CATALOG, "message", "message.ack"}
 
 

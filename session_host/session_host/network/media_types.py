@@ -42,6 +42,12 @@ MEDIA_RULES: dict[MediaKind, MediaRule] = {
 """The network's limits per kind: the gateway converts (stickers to WebP) before sending."""
 
 
+def received_max_bytes(kind: MediaKind | str) -> int:
+    """The largest received media of ``kind`` the gateway keeps: the send limit of that kind
+    (16 MB, 64 MB for documents, 1 MB for stickers). Beyond it: ``media.error: too_large``."""
+    return MEDIA_RULES[MediaKind(kind)].max_bytes
+
+
 @dataclass(frozen=True)
 class OutgoingMedia:
     """Media a device sends; ``data`` is the file itself, never a path or URL (neonize would

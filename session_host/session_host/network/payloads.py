@@ -6,13 +6,15 @@ mapping from its own world (protobufs, simulated traffic) to the arguments. The 
 group events have modules of their own (:mod:`.call_payloads`, :mod:`.group_payloads`). The
 fields are documented in ``docs/events.md``; keep the two in step.
 
-Every timestamp in a payload is ISO 8601 UTC with milliseconds (:func:`iso_utc`). JIDs are
-``user@server`` strings without agent or device part.
+Every timestamp in a payload is ISO 8601 UTC with milliseconds (:func:`iso_utc`); a time the
+network did not give (absent, zero, or Go's zero time, year 1) is null, never a date
+(:func:`iso_utc_or_none`). JIDs are ``user@server`` strings without agent or device part.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -20,6 +22,9 @@ from .media_types import ReceivedMedia
 from .port import NetworkEvent
 
 ReceiptKind = Literal["delivered", "read"]
+MediaError = Literal["too_large", "timeout", "download_failed", "store_failed"]
+"""Why a received media has no ``media_path``: over the size limit, past the download
+deadline, refused by the network, or not storable in the media bucket."""
 
 
 def iso_utc(epoch_seconds: float) -> str:
@@ -156,7 +161,7 @@ def message_received(
     attachment: ReceivedMedia | None = None,
 ) -> NetworkEvent:
     """A message reached the device; ``extra`` holds the type's sub-object (``media``, ``poll``...),
-    ``attachment`` the bytes of a media message."""
+    ``attachment`` the bytes of a media message (see :func:`media_not_kept` when there are none)."""
     data: dict[str, Any] = {
         "message_id": message_id,
         "from": sender,
@@ -165,12 +170,44 @@ def message_received(
         "message_type": message_type,
         "is_from_me": is_from_me,
         "push_name": push_name,
-        "timestamp": iso_utc(timestamp),
+        "timestamp": iso_utc_or_none(timestamp),
         "chat_jid": chat_jid,
         "is_group": is_group,
     }
     data.update(extra or {})
     return NetworkEvent(name="message.received", data=data, attachment=attachment)
+
+
+def media_not_kept(event: NetworkEvent, error: MediaError) -> NetworkEvent:
+    """``event`` (a ``message.received`` with ``media``) without bytes: ``media_path`` null and
+    ``error`` saying why; the message itself is still reported."""
+    media = {**event.data["media"], "media_path": None, "error": error}
+    return replace(event, data={**event.data, "media": media}, attachment=None)
+
+
+def message_edited(
+    *,
+    message_id: str | None,
+    chat_jid: str | None,
+    sender: str | None,
+    content: str | None,
+    is_from_me: bool,
+    edited_at: float | None,
+) -> NetworkEvent:
+    """Someone edited a message: ``message_id`` is the id of the message edited (the original),
+    never the edit's own id; ``content`` the text it shows now (None: the network did not let
+    the adapter read it)."""
+    return _event(
+        "message.edited",
+        {
+            "message_id": message_id,
+            "chat_jid": chat_jid,
+            "from": sender,
+            "content": content,
+            "is_from_me": is_from_me,
+            "edited_at": iso_utc_or_none(edited_at),
+        },
+    )
 
 
 def message_sent(
@@ -248,7 +285,7 @@ def message_receipt(
         "receipt_type": kind,
         "message_count": len(message_ids),
         "is_group": is_group,
-        f"{kind}_at": iso_utc(at),
+        f"{kind}_at": iso_utc_or_none(at),
     }
     if kind == "read":
         data["reader"] = reader

@@ -158,6 +158,7 @@ class NeonizeBackend:
             "update_group.member_add_mode",
             "answer_group_requests",
             "request_history_sync",  # no peer send in neonize 0.5.2 (message_ops.py)
+            "delete_for_me",  # app-state patches cannot be encoded by neonize 0.5.2 (message_ops.py)
             "set_status_privacy",  # no setter in neonize 0.5.2 (status_ops.py)
         }
     )

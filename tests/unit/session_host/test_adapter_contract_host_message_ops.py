@@ -85,6 +85,11 @@ def test_delete_for_me_goes_to_the_network_and_emits_the_event(adapter: str, tmp
         reply = await host.run(
             CommandName.DELETE_MESSAGE, message_id=send.message_id, chat_jid=bob, for_everyone=False
         )
+        if "delete_for_me" in net.unsupported:
+            # Then an adapter that cannot write app state answers unsupported (501), sends nothing
+            assert (reply.ok, reply.error_kind) == (False, "unsupported")
+            assert (net.put_on_network(), host.published) == (before, [])
+            return
         assert reply.ok, reply
         assert net.put_on_network() == before + 1
         (event,) = host.published

@@ -52,6 +52,18 @@ def test_delete_for_me_takes_any_message_and_needs_a_group_author(adapter: str, 
         group = (await net.session.create_group("Team", [bob, cai], GroupOptions())).group.jid
         sent = await net.session.send_text(bob, "mine")
         before = net.put_on_network()
+        if "delete_for_me" in net.unsupported:
+            # Then an adapter that cannot write app state says so for any message, nothing sent
+            await fails(
+                NetworkErrorKind.UNSUPPORTED,
+                net.session.delete_for_me(bob, sent.message_id, from_me=True, sender=None),
+            )
+            await fails(
+                NetworkErrorKind.UNSUPPORTED,
+                net.session.delete_for_me(group, "3EB0C0C0", from_me=False, sender=cai),
+            )
+            assert net.put_on_network() == before
+            return
         # When the device deletes for itself its own message, one Bob sent, one Cai sent in a group
         await net.session.delete_for_me(bob, sent.message_id, from_me=True, sender=None)
         await net.session.delete_for_me(bob, "3EB0B0B0", from_me=False, sender=bob)
@@ -116,12 +128,15 @@ def test_a_disconnected_device_sends_nothing(adapter: str, tmp_path: Path) -> No
         await net.session.disconnect()
         before = net.put_on_network()
         oldest = MessageRef(bob, sent.message_id, from_me=True, timestamp=sent.timestamp)
-        history = NetworkErrorKind.NOT_CONNECTED
-        if "request_history_sync" in net.unsupported:
-            history = NetworkErrorKind.UNSUPPORTED
+
+        def kind(operation: str) -> NetworkErrorKind:
+            unsupported = operation in net.unsupported
+            return NetworkErrorKind.UNSUPPORTED if unsupported else NetworkErrorKind.NOT_CONNECTED
+
+        history = kind("request_history_sync")
         await fails(NetworkErrorKind.NOT_CONNECTED, net.session.revoke_message(bob, sent.message_id))
         await fails(
-            NetworkErrorKind.NOT_CONNECTED,
+            kind("delete_for_me"),
             net.session.delete_for_me(bob, sent.message_id, from_me=True, sender=None),
         )
         await fails(history, net.session.request_history_sync(bob, 10, oldest))

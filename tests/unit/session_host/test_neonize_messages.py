@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from fakes_neonize import CTX, GROUP, MESSAGE_MS, OWN, PEER_LID, PEER_PHONE, jid, message_event, source
-from neonize.events import ReceiptEv, UndecryptableMessageEv
+from neonize.events import IdentityChangeEv, PictureEv, ReceiptEv, UndecryptableMessageEv
 from neonize.proto.Neonize_pb2 import MessageInfo
 from neonize.proto.waCommon.WACommon_pb2 import MessageKey
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
@@ -21,6 +21,7 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
     PollCreationMessage,
     ProtocolMessage,
     ReactionMessage,
+    SecretEncryptedMessage,
 )
 
 from session_host.network.neonize import events
@@ -297,4 +298,122 @@ def test_undecryptable_message_uses_millisecond_timestamp() -> None:
             "hidden": False,
             "timestamp": "2023-11-14T22:13:20.456Z",
         },
+    )
+
+
+# --- edits and unknown times -------------------------------------------------------------
+
+GO_ZERO_SECONDS = -62135596800  # Go's time.Time{} as Unix seconds (year 1)
+
+
+def _edit_protocol(original_id: str, text: str, at_ms: int) -> Message:
+    return Message(
+        protocolMessage=ProtocolMessage(
+            key=MessageKey(ID=original_id, fromMe=False),
+            type=ProtocolMessage.MESSAGE_EDIT,
+            editedMessage=Message(conversation=text),
+            timestampMS=at_ms,
+        )
+    )
+
+
+def test_an_edit_as_whatsmeow_unwraps_it_is_message_edited_with_the_original_id() -> None:
+    # Given whatsmeow's edit: IsEdit, the new content in Message, the original id only in Raw
+    raw = Message(
+        editedMessage=FutureProofMessage(message=_edit_protocol("3EB0ORIGINAL", "fixed", MESSAGE_MS + 5000))
+    )
+    ev = message_event(source(PEER_LID, PEER_LID, sender_alt=PEER_PHONE), Message(conversation="fixed"))
+    ev.Info.ID = "3EB0THEEDIT"
+    ev.IsEdit = True
+    ev.Raw.CopyFrom(raw)
+    # When it is mapped
+    event = events.message(CTX, ev)
+    # Then it is message.edited naming the original message, never a new message.received
+    assert event is not None
+    assert (event.name, dict(event.data)) == (
+        "message.edited",
+        {
+            "message_id": "3EB0ORIGINAL",
+            "chat_jid": "5511999998888@s.whatsapp.net",
+            "from": "5511999998888@s.whatsapp.net",
+            "content": "fixed",
+            "is_from_me": False,
+            "edited_at": "2023-11-14T22:13:25.456Z",
+        },
+    )
+
+
+def test_an_edit_still_wrapped_in_its_protocol_message_is_read_the_same() -> None:
+    # Given the protocol form of an edit (Message is the MESSAGE_EDIT protocol message itself)
+    ev = message_event(source(PEER_PHONE, PEER_PHONE), _edit_protocol("3EB0ORIGINAL", "again", 0))
+    ev.IsEdit = True
+    # When it is mapped
+    event = events.message(CTX, ev)
+    # Then the original id and the new text come from inside it; the time is the message's
+    assert event is not None
+    assert (event.name, event.data["message_id"], event.data["content"]) == (
+        "message.edited",
+        "3EB0ORIGINAL",
+        "again",
+    )
+    assert event.data["edited_at"] == "2023-11-14T22:13:20.456Z"
+
+
+def test_a_text_is_still_a_received_message() -> None:
+    ev = message_event(source(PEER_PHONE, PEER_PHONE), Message(conversation="hello"))
+    event = events.message(CTX, ev)
+    assert event is not None
+    assert event.name == "message.received"
+
+
+def test_gos_zero_time_is_null_never_year_one() -> None:
+    # Given events whose times the network did not give (Go's zero time, or 0)
+    ev = message_event(source(PEER_PHONE, PEER_PHONE), Message(conversation="hello"))
+    ev.Info.Timestamp = GO_ZERO_SECONDS * 1000
+    receipt = ReceiptEv(MessageSource=source(PEER_PHONE, PEER_PHONE), MessageIDs=["A"], Type=ReceiptEv.READ)
+    receipt.Timestamp = GO_ZERO_SECONDS
+    identity = IdentityChangeEv(JID=jid(PEER_PHONE.User), Timestamp=GO_ZERO_SECONDS, Implicit=True)
+    picture = PictureEv(JID=jid(PEER_PHONE.User), Author=jid(PEER_PHONE.User), Timestamp=0, Remove=False)
+    undecryptable = UndecryptableMessageEv(
+        Info=MessageInfo(
+            MessageSource=source(PEER_PHONE, PEER_PHONE), ID="U", Timestamp=GO_ZERO_SECONDS * 1000
+        )
+    )
+    # When they are mapped
+    mapped = [
+        events.message(CTX, ev),
+        events.receipt(CTX, receipt),
+        events.identity_change(CTX, identity),
+        events.picture(CTX, picture),
+        events.undecryptable(CTX, undecryptable),
+    ]
+    # Then every time is null
+    times = [(e.name, e.data[k]) for e in mapped if e for k in ("timestamp", "read_at") if k in e.data]
+    assert times == [
+        ("message.received", None),
+        ("message.read", None),
+        ("identity.change", None),
+        ("contact.picture", None),
+        ("message.undecryptable", None),
+    ]
+
+
+def test_an_edit_encrypted_with_the_message_secret_is_reported_with_unknown_text() -> None:
+    # Given an edit the network sent encrypted with the original's secret (neonize cannot decrypt it)
+    secret = SecretEncryptedMessage(
+        targetMessageKey=MessageKey(ID="3EB0ORIGINAL"),
+        encPayload=b"\x00" * 16,
+        encIV=b"\x00" * 12,
+        secretEncType=SecretEncryptedMessage.MESSAGE_EDIT,
+    )
+    ev = message_event(source(PEER_PHONE, PEER_PHONE), Message(secretEncryptedMessage=secret))
+    ev.Info.ID = "3EB0THEEDIT"
+    # When it is mapped
+    event = events.message(CTX, ev)
+    # Then it is an edit of the original, its text unknown, never a new message of unknown type
+    assert event is not None
+    assert (event.name, event.data["message_id"], event.data["content"]) == (
+        "message.edited",
+        "3EB0ORIGINAL",
+        None,
     )

@@ -9,12 +9,15 @@ from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any, cast
 
+import pytest
 from botocore.exceptions import ClientError
 
+from gateway.media.limits import URL_DOCUMENT_MAX_BYTES, URL_MAX_BYTES
 from gateway.media.store import StoredMedia
 from session_host.aws_calls import AwsCalls
+from session_host.network import payloads
 from session_host.network.media_payloads import media_object
-from session_host.network.media_types import MediaKind, ReceivedMedia
+from session_host.network.media_types import MEDIA_RULES, MediaKind, ReceivedMedia
 from session_host.network.port import NetworkEvent
 from session_host.owned import OwnedDevice
 from session_host.publisher import EventPublisher
@@ -81,6 +84,7 @@ def test_the_bytes_are_stored_under_the_device_and_the_event_names_their_path() 
     # And the event names where to fetch them, and carries no bytes
     assert event.attachment is None
     assert event.data["media"]["media_path"] == f"/media/d1.{'a' * 32}"
+    assert event.data["media"]["error"] is None
     assert event.data["media"]["size"] == len(PNG)
     assert event.data["media"]["caption"] == "look"
     assert event.data["message_id"] == "M1"
@@ -108,7 +112,7 @@ def test_when_s3_keeps_failing_the_event_goes_out_with_a_null_media_path() -> No
     # Then it gave up after its attempts, and the message is still reported without bytes
     assert len(fake.calls) == STORE_ATTEMPTS
     assert event.attachment is None
-    assert event.data["media"]["media_path"] is None
+    assert (event.data["media"]["media_path"], event.data["media"]["error"]) == (None, "store_failed")
     assert event.data["media"]["sha256"] == media_event().data["media"]["sha256"]
 
 
@@ -149,6 +153,52 @@ def test_a_media_message_without_bytes_says_its_media_path_is_null() -> None:
     assert fake.calls == []
     assert kept.data["media"]["media_path"] is None
     assert kept.data["media"]["sha256"] == event.data["media"]["sha256"]
+
+
+def test_the_adapters_reason_for_missing_bytes_is_kept() -> None:
+    # Given a media message the adapter timed out on (neonize's download deadline)
+    fake = FakeStore()
+    event = payloads.media_not_kept(media_event(), "timeout")
+
+    # When the keeper sees it
+    kept = keep(event, fake)
+
+    # Then nothing is stored and the reason reaches the receiver
+    assert fake.calls == []
+    assert (kept.data["media"]["media_path"], kept.data["media"]["error"]) == (None, "timeout")
+
+
+@pytest.mark.parametrize(
+    ("kind", "mimetype", "limit"),
+    [
+        (MediaKind.IMAGE, "image/png", URL_MAX_BYTES),
+        (MediaKind.DOCUMENT, "application/pdf", URL_DOCUMENT_MAX_BYTES),
+        (MediaKind.STICKER, "image/webp", MEDIA_RULES[MediaKind.STICKER].max_bytes),
+    ],
+)
+def test_bytes_over_the_send_limits_are_not_stored_whatever_the_adapter(
+    kind: MediaKind, mimetype: str, limit: int
+) -> None:
+    # Given received bytes one byte over their kind's send limit, and others exactly at it
+    fake = FakeStore()
+
+    def received(size: int) -> NetworkEvent:
+        attachment = ReceivedMedia.of(kind, mimetype, b"\0" * size, caption=None, filename=None)
+        data = {"message_id": "M3", "message_type": str(kind), "media": media_object(attachment)}
+        return NetworkEvent(name="message.received", data=data, attachment=attachment)
+
+    # When the keeper sees them
+    over = keep(received(limit + 1), fake)
+    at_limit = keep(received(limit), fake)
+
+    # Then the larger is reported as too large without bytes, the other is stored
+    assert (over.attachment, over.data["media"]["media_path"], over.data["media"]["error"]) == (
+        None,
+        None,
+        "too_large",
+    )
+    assert [len(call[2]) for call in fake.calls] == [limit]
+    assert at_limit.data["media"]["error"] is None
 
 
 def test_the_sink_publishes_the_media_path_and_never_the_bytes() -> None:

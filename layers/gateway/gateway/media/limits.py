@@ -16,6 +16,11 @@ URL_DOCUMENT_MAX_BYTES = 64 * MB
 # A video posted as a status.
 STATUS_VIDEO_MAX_BYTES = 16 * MB
 
+# A received media's download from the network (the session host), from the request to the
+# last byte; past it the message is reported with ``media.error: timeout``. Received media
+# are held to the send limits above (network/media_types.MEDIA_RULES).
+RECEIVED_MEDIA_TIMEOUT_SECONDS = 60.0
+
 # A ``url`` fetch, from the first connection to the last byte (redirects included).
 FETCH_TIMEOUT_SECONDS = 30.0
 # Redirects followed by a fetch; every hop is checked like the first URL.

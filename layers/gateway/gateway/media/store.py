@@ -66,20 +66,24 @@ def put(
     tenant_id: str, device_id: str, data: bytes, mimetype: str, filename: str | None = None
 ) -> StoredMedia:
     """Store ``data`` under a new media id of the tenant's device."""
+    stored, extra = prepare(tenant_id, device_id, data, mimetype, filename)
+    s3_client().put_object(Bucket=get_settings().media_bucket, Key=stored.key, Body=data, **extra)
+    return stored
+
+
+def prepare(
+    tenant_id: str, device_id: str, data: bytes, mimetype: str, filename: str | None = None
+) -> tuple[StoredMedia, dict[str, Any]]:
+    """A new media id of the tenant's device for ``data``, and the object's S3 arguments
+    (``ContentType``, ``Metadata``) for whatever uploads it (:func:`put`, or a managed transfer)."""
     media_id = f"{device_id}.{uuid.uuid4().hex}"
     key = media_key(tenant_id, device_id, media_id)
     sha256 = hashlib.sha256(data).hexdigest()
     metadata = {"sha256": sha256}
     if filename:
         metadata["filename"] = quote(filename, safe="")  # S3 metadata is ASCII
-    s3_client().put_object(
-        Bucket=get_settings().media_bucket,
-        Key=key,
-        Body=data,
-        ContentType=mimetype,
-        Metadata=metadata,
-    )
-    return StoredMedia(media_id=media_id, key=key, size=len(data), sha256=sha256, mimetype=mimetype)
+    stored = StoredMedia(media_id=media_id, key=key, size=len(data), sha256=sha256, mimetype=mimetype)
+    return stored, {"ContentType": mimetype, "Metadata": metadata}
 
 
 def get(tenant_id: str, device_id: str, media_id: str) -> bytes:

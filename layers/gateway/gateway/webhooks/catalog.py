@@ -15,6 +15,7 @@ CATALOG: tuple[str, ...] = (
     "message.delivered",
     "message.read",
     "message.undecryptable",
+    "message.edited",
     "message.delete_for_me",
     "mention.sent",
     "media.retry",

@@ -42,6 +42,7 @@ from neonize.proto.Neonize_pb2 import JID
 from neonize.utils.enum import ClientName
 
 from gateway import jids
+from gateway.media.limits import RECEIVED_MEDIA_TIMEOUT_SECONDS
 
 from ..port import (
     EventSink,
@@ -77,6 +78,7 @@ class NeonizeTimings:
     start_hold: float = 2.0  # longest exclusive hold of the gate while a connect starts
     sink_timeout: float = 60.0  # how long the client thread waits for the sink per event
     stop_join: float = 15.0  # how long stop() waits for connect() to return
+    media_deadline: float = RECEIVED_MEDIA_TIMEOUT_SECONDS  # a received media's download, at most
 
 
 class NeonizeSession(

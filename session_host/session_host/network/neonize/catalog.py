@@ -36,6 +36,7 @@ PRODUCED_EVENTS: frozenset[str] = frozenset(
         "message.delivered",
         "message.read",
         "message.undecryptable",
+        "message.edited",
         "chat.presence",
         "contact.presence",
         "contact.picture",

@@ -9,7 +9,16 @@ per kind for groups, calls, privacy, channels and history (:mod:`.mapping` lists
 Time units, as neonize 0.5.2 encodes them: ``MessageInfo.Timestamp`` (messages,
 undecryptable messages) is in **milliseconds**; every other timestamp (receipts, presence,
 pictures, identity changes, keep-alive, groups, calls, channels, send responses) is in
-seconds, and a time the network did not give arrives as Go's zero time (negative).
+seconds, and a time the network did not give arrives as Go's zero time (year 1, a negative
+epoch): every payload reports it as null (:func:`..payloads.iso_utc_or_none`), never a date.
+
+Edits: whatsmeow unwraps an edit (``editedMessage`` in the raw message) and reports it as a
+``Message`` event with ``IsEdit`` set, ``Message`` holding the new content and ``Info.ID``
+the edit's own id; the id of the message edited is only in the raw message's
+``protocolMessage.key`` (type ``MESSAGE_EDIT``). An edit that reaches the adapter as the
+protocol message itself (older clients, or a ``Message`` still wrapping it) is read the same
+way. Either becomes ``message.edited`` with the original id, never a new
+``message.received``.
 """
 
 from __future__ import annotations
@@ -37,11 +46,13 @@ from neonize.proto.Neonize_pb2 import (
     UndecryptableMessage,
 )
 from neonize.proto.Neonize_pb2 import Message as MessageEv
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message as WaMessage
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ProtocolMessage, SecretEncryptedMessage
 
 from gateway.jids import GROUP_SERVER
 
 from .. import group_payloads, payloads
-from ..payloads import iso_utc
+from ..payloads import iso_utc, iso_utc_or_none
 from ..port import NetworkEvent
 from .content import describe_message
 from .jids import chat_of, iso_from_millis, jid_str, sender_of
@@ -124,7 +135,7 @@ def keepalive_timeout(ctx: EventContext, ev: KeepAliveTimeout) -> NetworkEvent:
         {
             "device_id": ctx.device_id,
             "error_count": ev.ErrorCount,
-            "last_success": iso_utc(ev.LastSuccess) if ev.LastSuccess > 0 else None,
+            "last_success": iso_utc_or_none(ev.LastSuccess),
         },
     )
 
@@ -134,6 +145,64 @@ def keepalive_restored(ctx: EventContext) -> NetworkEvent:
 
 
 # --- messages and receipts --------------------------------------------------------------
+
+
+def message(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
+    """A ``Message`` event: ``message.edited`` for an edit, else :func:`message_received`."""
+    edit = _edit_of(ev)
+    if edit is None:
+        return message_received(ctx, ev)
+    original_id, content, edited_at_ms = edit
+    text = None
+    if content is not None:
+        described = describe_message(content)
+        text = described.content if described is not None else ""
+    source = ev.Info.MessageSource
+    sender = ctx.own_jid if source.IsFromMe and ctx.own_jid else sender_of(source)
+    return payloads.message_edited(
+        message_id=original_id,
+        chat_jid=chat_of(source),
+        sender=sender,
+        content=text,
+        is_from_me=source.IsFromMe,
+        edited_at=(edited_at_ms or ev.Info.Timestamp) / 1000,  # both in milliseconds
+    )
+
+
+def _edit_protocol(message: WaMessage) -> ProtocolMessage | None:
+    """The ``MESSAGE_EDIT`` protocol message inside ``message`` (through its wrappers), or None."""
+    for _ in range(4):  # deviceSent / ephemeral / edited wrappers, each at most once
+        if message.HasField("protocolMessage"):
+            protocol = message.protocolMessage
+            return protocol if protocol.type == ProtocolMessage.MESSAGE_EDIT else None
+        for wrapper in ("deviceSentMessage", "ephemeralMessage", "editedMessage"):
+            if message.HasField(wrapper) and getattr(message, wrapper).HasField("message"):
+                message = getattr(message, wrapper).message
+                break
+        else:
+            return None
+    return None
+
+
+def _edit_of(ev: MessageEv) -> tuple[str | None, WaMessage | None, int] | None:
+    """(id of the message edited, its new content, edit time in ms or 0); None if no edit.
+
+    The content is None for an edit the network sent encrypted with the message's secret
+    (``secretEncryptedMessage`` of type ``MESSAGE_EDIT``), which neonize offers no way to
+    decrypt: the edit is still reported, its text unknown.
+    """
+    secret = ev.Message.secretEncryptedMessage if ev.Message.HasField("secretEncryptedMessage") else None
+    if secret is not None and secret.secretEncType == SecretEncryptedMessage.MESSAGE_EDIT:
+        return secret.targetMessageKey.ID or None, None, 0
+    protocol = _edit_protocol(ev.Message)
+    if protocol is not None:  # the edit itself: key and new content inside
+        return protocol.key.ID or None, protocol.editedMessage, protocol.timestampMS
+    if not ev.IsEdit:
+        return None
+    raw = _edit_protocol(ev.Raw) if ev.HasField("Raw") else None
+    if raw is None:
+        return None, ev.Message, 0
+    return raw.key.ID or None, ev.Message, raw.timestampMS
 
 
 def message_received(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
@@ -232,7 +301,7 @@ def picture(_ctx: EventContext, ev: Picture) -> NetworkEvent:
             "jid": jid_str(ev.JID),
             "author": jid_str(ev.Author),
             "removed": ev.Remove,
-            "timestamp": iso_utc(ev.Timestamp),
+            "timestamp": iso_utc_or_none(ev.Timestamp),
         },
     )
 
@@ -240,7 +309,7 @@ def picture(_ctx: EventContext, ev: Picture) -> NetworkEvent:
 def identity_change(_ctx: EventContext, ev: IdentityChange) -> NetworkEvent:
     return _event(
         "identity.change",
-        {"jid": jid_str(ev.JID), "implicit": ev.Implicit, "timestamp": iso_utc(ev.Timestamp)},
+        {"jid": jid_str(ev.JID), "implicit": ev.Implicit, "timestamp": iso_utc_or_none(ev.Timestamp)},
     )
 
 

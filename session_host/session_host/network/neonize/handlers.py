@@ -25,7 +25,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from neonize.client import NewClient
@@ -42,7 +41,6 @@ from neonize.events import (
 from neonize.proto.Neonize_pb2 import JID
 
 from .. import payloads
-from ..media_types import ReceivedMedia
 from ..port import NetworkEvent, SessionState
 from . import events
 from .clients import ClientRunner
@@ -85,7 +83,7 @@ class NetworkHandlers:
         def _on_loop(self, callback: Callable[..., Any], *args: Any) -> None: ...
         def _schedule_terminate(self, runner: ClientRunner, *, delete_credentials: bool) -> None: ...
         def _qr_shown(self, seq: int, expires_at: float) -> None: ...
-        def _download_media(self, message: Any) -> ReceivedMedia | None: ...
+        def _download_media(self, event: NetworkEvent, message: Any) -> NetworkEvent: ...
 
     # --- registration -------------------------------------------------------------------
 
@@ -110,8 +108,8 @@ class NetworkHandlers:
     def _mapper(self, mapper: Mapper) -> Callable:
         def handle(_runner: ClientRunner, ev: Any) -> None:
             event = mapper(self._ctx(), ev)
-            if event is not None and isinstance(ev, MessageEv):  # media bytes ride beside the data
-                event = replace(event, attachment=self._download_media(ev.Message))
+            if event is not None and event.name == "message.received" and isinstance(ev, MessageEv):
+                event = self._download_media(event, ev.Message)  # waits: the device's order holds
             self._emit(event)
 
         return handle

@@ -18,7 +18,7 @@ from neonize.utils.jid import build_jid
 from gateway.jids import LID_SERVER, Jid
 from gateway.jids import parse_jid as parse_jid_text
 
-from ..payloads import iso_utc
+from ..payloads import iso_utc_or_none
 from ..port import NetworkError, NetworkErrorKind
 
 _JID_FIELDS = ("User", "RawAgent", "Device", "Integrator", "Server")
@@ -95,6 +95,7 @@ def jid_from_dict(data: dict[str, Any]) -> JID:
     )
 
 
-def iso_from_millis(epoch_millis: int) -> str:
-    """ISO 8601 UTC of a millisecond timestamp (``MessageInfo.Timestamp`` is one)."""
-    return iso_utc(epoch_millis / 1000)
+def iso_from_millis(epoch_millis: int) -> str | None:
+    """ISO 8601 UTC of a millisecond timestamp (``MessageInfo.Timestamp`` is one); None for
+    Go's zero time or no time at all."""
+    return iso_utc_or_none(epoch_millis / 1000)

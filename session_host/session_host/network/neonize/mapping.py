@@ -58,7 +58,7 @@ Mapper = Callable[[events.EventContext, Any], NetworkEvent | None]
 
 MAPPED: Mapping[type, Mapper] = MappingProxyType(
     {
-        MessageEv: events.message_received,
+        MessageEv: events.message,
         ReceiptEv: events.receipt,
         UndecryptableMessageEv: events.undecryptable,
         ChatPresenceEv: events.chat_presence,

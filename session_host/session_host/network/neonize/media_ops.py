@@ -15,16 +15,25 @@ Choices, read from neonize 0.5.2's source:
   real network no longer shows quick-reply buttons that do not come from the Business API
   (phones drop them or show "message not supported"). A plain text in their place would
   claim buttons nobody can tap; nothing is sent.
-- **Received media** is downloaded with ``client.download_any(message)`` on the client's
-  thread, inside the Go gate, and attached to ``message.received`` as
-  :class:`~..media_types.ReceivedMedia`. A download that fails leaves the event without an
-  attachment (logged): the message is still reported.
+- **Received media** is held to the send limits (:func:`~..media_types.received_max_bytes`):
+  the size the sender declared (``fileLength``) is checked first, and a file over the limit
+  is never downloaded (``media.error: too_large``). Otherwise ``client.download_any(message)``
+  runs on the process's download pool (:mod:`.downloads`), never on the thread that
+  delivers the session's events, with ``NeonizeTimings.media_deadline`` (60 s); past it
+  ``media.error: timeout``. The event waits for its download, so the device's later events
+  stay behind it (events of one device reach the sink in order); other devices' events do
+  not wait. The download does not hold the process-wide gate: it is a network wait, and a
+  stop or connect of another device must not queue behind it. The bytes ride beside
+  ``message.received`` as :class:`~..media_types.ReceivedMedia`; a download the network
+  refuses gives ``media.error: download_failed``. In every case the message is reported.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from neonize.client import NewClient
 from neonize.proto.Neonize_pb2 import UploadResponse
@@ -40,10 +49,19 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
 )
 from neonize.utils.enum import MediaType
 
-from .. import message_checks
-from ..media_types import ContactCard, Location, MediaKind, OutgoingMedia, ReceivedMedia, Template
-from ..port import NetworkError, NetworkErrorKind, SentMessage
+from .. import message_checks, payloads
+from ..media_types import (
+    ContactCard,
+    Location,
+    MediaKind,
+    OutgoingMedia,
+    ReceivedMedia,
+    Template,
+    received_max_bytes,
+)
+from ..port import NetworkError, NetworkErrorKind, NetworkEvent, SentMessage
 from ..vcards import to_vcard
+from .downloads import DOWNLOADS, DownloadTimeout
 from .jids import jid_str, parse_jid
 from .operations import OperationsMixin
 
@@ -122,13 +140,26 @@ def media_part(message: Message) -> tuple[MediaKind, Message] | None:
     return None
 
 
+def _part(holder: Message, kind: MediaKind) -> Any:
+    return getattr(holder, next(name for name, k in _MEDIA_PARTS if k is kind and holder.HasField(name)))
+
+
+def declared_size(message: Message) -> int | None:
+    """The size the sender declared for a received media message (``fileLength``), or None."""
+    found = media_part(message)
+    if found is None:
+        return None
+    part = _part(found[1], found[0])
+    return part.fileLength if part.HasField("fileLength") else None
+
+
 def received_media(message: Message, data: bytes) -> ReceivedMedia | None:
     """The downloaded bytes of a received media message, described from its protobuf."""
     found = media_part(message)
     if found is None:
         return None
     kind, holder = found
-    part = getattr(holder, next(name for name, k in _MEDIA_PARTS if k is kind and holder.HasField(name)))
+    part = _part(holder, kind)
     caption = getattr(part, "caption", "") or None
     filename = getattr(part, "fileName", "") or None
     return ReceivedMedia.of(kind, part.mimetype, data, caption=caption, filename=filename)
@@ -136,6 +167,11 @@ def received_media(message: Message, data: bytes) -> ReceivedMedia | None:
 
 class MediaOpsMixin(OperationsMixin):
     """Media and rich sends of ``NeonizeSession``; the state and ``_call`` are the session's."""
+
+    if TYPE_CHECKING:
+        from .adapter import NeonizeTimings
+
+        _timings: NeonizeTimings
 
     async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
         message_checks.check_media(media)
@@ -169,17 +205,44 @@ class MediaOpsMixin(OperationsMixin):
         timestamp = float(response.Timestamp) if response.Timestamp > 0 else time.time()
         return SentMessage(message_id=response.ID, chat_jid=jid_str(chat) or to, timestamp=timestamp)
 
-    def _download_media(self, message: Message) -> ReceivedMedia | None:
-        """The bytes of a received media message (on the client's thread), or None."""
-        if media_part(message) is None:
-            return None
+    def _download_media(self, event: NetworkEvent, message: Message) -> NetworkEvent:
+        """``message.received`` with the bytes of its media attached, or with ``media.error``.
+
+        Runs on the session's event thread and waits there for the download (on the pool,
+        within the deadline), so the device's events stay in order.
+        """
+        found = media_part(message)
+        if found is None or not isinstance(event.data.get("media"), dict):
+            return event
+        kind = found[0]
+        limit = received_max_bytes(kind)
+        declared = declared_size(message)
+        if declared is not None and declared > limit:
+            logger.info(
+                "neonize %s: %s of %d bytes over the %d limit, not downloaded",
+                self._device_id,
+                kind,
+                declared,
+                limit,
+            )
+            return payloads.media_not_kept(event, "too_large")
         with self._mutex:
             runner = self._runner
-        if runner is None or runner.stopping:  # a stop holds the Go gate: do not wait on it here
-            return None
+        if runner is None or runner.stopping or not runner.alive:
+            return payloads.media_not_kept(event, "download_failed")
+        client = runner.client
         try:
-            data = self._call_now("download media", lambda client: client.download_any(message))
-        except NetworkError as error:
+            data = DOWNLOADS.fetch(
+                self._device_id,
+                lambda: bytes(client.download_any(message) or b""),
+                self._timings.media_deadline,
+            )
+        except DownloadTimeout as error:
             logger.warning("neonize %s: media not downloaded: %s", self._device_id, error)
-            return None
-        return received_media(message, bytes(data or b""))
+            return payloads.media_not_kept(event, "timeout")
+        except Exception as error:  # the library's DownloadError and whatever else it raises
+            logger.warning("neonize %s: media not downloaded: %s", self._device_id, error)
+            return payloads.media_not_kept(event, "download_failed")
+        if len(data) > limit:  # the sender declared less than it sent
+            return payloads.media_not_kept(event, "too_large")
+        return replace(event, attachment=received_media(message, data))

@@ -8,11 +8,11 @@ What neonize 0.5.2 can do here (read from its source and its Go library's export
   misjudges LID senders. Neither the network nor whatsmeow tells beforehand whether the id
   is a message of this account or whether the revoke window (60 hours) has passed: the
   session host checks both from its own record of sent messages.
-- **Delete for me** is an app-state patch (``regular_high``, index ``deleteMessageForMe,
-  chat, id, fromMe, participant``, version 3), as WhatsApp's clients write it. neonize has no
-  builder for it but sends any ``PatchInfo`` (``send_app_state``), so the patch is built
-  here. Not verified against the live network; ``messageTimestamp`` is unknown to the port
-  and left out.
+- **Delete for me** is ``UNSUPPORTED`` (501 ``UNSUPPORTED_OPERATION``), like every other
+  app-state write (archive, pin, mute, mark chat read): it is an app-state patch, and
+  neonize 0.5.2's ``send_app_state`` cannot send one correctly (its Go decoder compares enum
+  pointers, so the patch name is always empty, and reads the timestamp as nanoseconds).
+  Nothing reaches the library; the session host's own checks of the request still run first.
 - **History sync on demand** is ``UNSUPPORTED``: whatsmeow sends the request built by
   ``build_history_sync_request`` as a *peer* message (``SendPeerMessage`` /
   ``SendRequestExtra{Peer: true}``), but neonize's ``send_message`` takes no extra and its
@@ -23,21 +23,13 @@ What neonize 0.5.2 can do here (read from its source and its Go library's export
 
 from __future__ import annotations
 
-import time
-
 from neonize.client import NewClient
-from neonize.proto.Neonize_pb2 import JID, MutationInfo, PatchInfo
-from neonize.proto.waSyncAction.WAWebProtobufSyncAction_pb2 import DeleteMessageForMeAction, SyncActionValue
-
-from gateway import jids as gateway_jids
+from neonize.proto.Neonize_pb2 import JID
 
 from .. import message_checks
 from ..port import REAL_REVOKE_WINDOW_SECONDS, MessageRef, NetworkError, NetworkErrorKind
-from .jids import jid_str, parse_jid
+from .jids import parse_jid
 from .operations import OperationsMixin
-
-DELETE_FOR_ME_INDEX = "deleteMessageForMe"
-DELETE_FOR_ME_VERSION = 3
 
 
 class MessageOpsMixin(OperationsMixin):
@@ -60,8 +52,10 @@ class MessageOpsMixin(OperationsMixin):
 
     async def delete_for_me(self, chat: str, message_id: str, *, from_me: bool, sender: str | None) -> None:
         message_checks.check_delete_for_me(chat, message_id, from_me=from_me, sender=sender)
-        patch = delete_for_me_patch(chat, message_id, from_me=from_me, sender=sender, at=time.time())
-        await self._call("delete for me", lambda client: client.send_app_state(patch))
+        raise NetworkError(
+            NetworkErrorKind.UNSUPPORTED,
+            "delete_for_me: neonize 0.5.2 cannot encode app-state patches (send_app_state is broken)",
+        )
 
     async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
         message_checks.check_history_sync(chat, count, oldest)
@@ -76,26 +70,3 @@ class MessageOpsMixin(OperationsMixin):
         if account is None:
             raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not logged in")
         return account
-
-
-def delete_for_me_patch(
-    chat: str, message_id: str, *, from_me: bool, sender: str | None, at: float
-) -> PatchInfo:
-    """The app-state patch that deletes one message for the account only.
-
-    The participant is the author of a group message someone else sent, else ``"0"``, as
-    WhatsApp's clients key it.
-    """
-    chat_jid = jid_str(parse_jid(chat)) or chat
-    participant = "0"
-    if gateway_jids.is_group_jid(chat_jid) and not from_me and sender:
-        participant = jid_str(parse_jid(sender)) or sender
-    value = SyncActionValue(
-        timestamp=int(at * 1000), deleteMessageForMeAction=DeleteMessageForMeAction(deleteMedia=False)
-    )
-    mutation = MutationInfo(
-        Index=[DELETE_FOR_ME_INDEX, chat_jid, message_id, "1" if from_me else "0", participant],
-        Version=DELETE_FOR_ME_VERSION,
-        Value=value,
-    )
-    return PatchInfo(Timestamp=int(at), Type=PatchInfo.REGULAR_HIGH, Mutations=[mutation])
