@@ -9,6 +9,8 @@ import threading
 
 from local_stack.server import PortUnavailable, ensure_port_free
 from local_stack.stack import LocalStack, persistent_master_token
+from session_host.config import WORKER_STOP_SECONDS
+from session_host.runtime import arm_deadline, end_process
 
 
 def main() -> None:
@@ -24,7 +26,11 @@ def main() -> None:
     print(banner(stack, master_token), flush=True)
     stop.wait()
     print("stopping...", flush=True)
+    # As a session host in its container: a clean stop, ended at its deadline whatever the
+    # sessions are doing (a native library's threads still dialing cannot hold the process).
+    arm_deadline(WORKER_STOP_SECONDS)
     stack.stop()
+    end_process(0)
 
 
 def api_port(value: str) -> int:

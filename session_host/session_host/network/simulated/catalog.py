@@ -4,7 +4,8 @@ It models accounts, pairing, messages (text, media, places, contact cards, templ
 receipts in one-to-one chats and groups, chat and contact presence, push names, one-to-one
 calls that ring and end, groups (``group.joined``, ``group.info``), answers to on-demand
 history requests (``history.sync``), contacts' stories (``message.received`` in
-``status@broadcast``), connection loss and refused or unanswered dials (``connection.failure``); every other catalog event belongs to something it
+``status@broadcast``), connection loss and refused or unanswered dials
+(``connection.failure``); every other catalog event belongs to something it
 does not model (channels, app state, the history sent after pairing) or is the gateway's own
 (``message.sent``), and never comes from it.
 """
