@@ -70,8 +70,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--restore-limit",
         type=float,
-        default=900.0,
-        help="seconds the restore may take before the window (900)",
+        default=600.0,
+        help="seconds the restore may take before the window (600)",
     )
     parser.add_argument(
         "--probe-interval", type=float, default=0.2, help="pause between probe rounds (0.2 s)"
