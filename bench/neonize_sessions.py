@@ -38,6 +38,7 @@ The last line is the headline: ``sessions: ...``.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import shutil
@@ -247,9 +248,10 @@ def _percentiles(values: list[float]) -> tuple[float, float, float]:
 def _probe_line(result: dict[str, Any], kind: str, phases: tuple[str, ...]) -> tuple[str, float, int]:
     samples = [s for s in result["samples"] if s[1] == kind and s[0] in phases]
     p50, p99, top = _percentiles([s[2] for s in samples])
-    outcomes = sorted({s[3] for s in samples})
+    counted = collections.Counter(s[3] for s in samples)
+    outcomes = [f"{outcome} {count}" for outcome, count in sorted(counted.items())]
     return (
-        f"p50 {p50:.3f} s, p99 {p99:.3f} s, max {top:.3f} s ({len(samples)}; {', '.join(outcomes)})",
+        f"p50 {p50:.3f} s, p99 {p99:.3f} s, max {top:.3f} s ({', '.join(outcomes)})",
         p99,
         len(samples),
     )
