@@ -89,8 +89,11 @@ def test_unpaired_connect_registers_every_handler_before_the_blocking_connect(tm
             assert {EVENT_TO_INT[t] for t in expected} <= seen_at_connect["codes"]
             assert EVENT_TO_INT[QREv] not in seen_at_connect["codes"]  # QR codes come via event.qr
             assert seen_at_connect["qr"] is not Event._Event__onqr
-            assert session.state is SessionState.PAIRING
             client.connect.assert_called_once_with()
+            # And the device shows pairing only once the network showed a QR code
+            assert (session.state, session.current_qr) == (SessionState.NOT_READY, None)
+            await show_qr(client, "2@first")
+            assert session.state is SessionState.PAIRING
             await session.close()
 
     run(scenario())
@@ -231,7 +234,7 @@ def test_stored_jid_unknown_to_the_database_is_dropped_and_pairing_starts(tmp_pa
                 ),
             ]
             assert not (tmp_path / f"{DEVICE_ID}.json").exists()
-            assert session.state is SessionState.PAIRING
+            assert session.state is SessionState.LOGGED_OUT  # until a QR code exists
             await session.close()
 
     run(scenario())
