@@ -335,7 +335,7 @@ class NetworkHandlers:
             self._qr = None
             ctx = self._ctx()
         reason, message = exit_reason(error)
-        logger.warning("device %s: neonize attempt ended: %s", self._device_id, message)
+        logger.info("device %s: neonize attempt ended (%s): %s", self._device_id, reason, message)
         self._emit(connection_failure(ctx.device_id, reason, message))
         if was_connected:
             self._emit(payloads.device_disconnected(self._device_id, reason))
