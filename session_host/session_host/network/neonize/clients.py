@@ -22,7 +22,8 @@ background thread first calls ``disconnect()`` (a shared ticket of the gate, lea
 waits out a dial in progress without holding anyone back, and makes the later ``Disconnect``
 inside ``Stop`` a no-op), then ``stop()`` in a short exclusive section (the map deletes), then
 waits for ``connect()`` to return. The next run of the same device starts only once the
-previous one is :attr:`~ClientRunner.finished`: two runs of one Go key never overlap.
+previous one is :attr:`~ClientRunner.finished` (stopped and ``connect()`` returned): two runs
+of one Go key never overlap, and only that device waits.
 
 :func:`call_with_deadline` runs any other library call on a thread of its own, so a caller
 gets ``TIMEOUT`` after its deadline while the call finishes by itself, and no shared
@@ -221,14 +222,17 @@ class ClientRunner:
                     self.client.disconnect()
             with self._gate.exclusive(STOP_HOLD, overdue_warning=True):
                 self.client.stop()
-            if not self._returned.wait(self._stop_join):
-                logger.error(
-                    "neonize run %s: connect() still running %g s after stop()", self.name, self._stop_join
-                )
         except Exception:
             logger.exception("neonize run %s: stopping failed", self.name)
-        finally:
-            self.finished.set()
+        # The next run of this Go key starts only once connect() has returned: a Neonize()
+        # still running (a pairing loop waits for its QR channel to close) would otherwise call
+        # the new run's handlers and read the new run's map entries.
+        if not self._returned.wait(self._stop_join):
+            logger.error(
+                "neonize run %s: connect() still running %g s after stop()", self.name, self._stop_join
+            )
+            self._returned.wait()
+        self.finished.set()
 
 
 async def call_with_deadline(func: Callable[[], T], deadline: float, operation: str) -> T:
