@@ -11,6 +11,8 @@ costs 2 Python threads (the run, neonize's own connect thread), about 5 descript
 from __future__ import annotations
 
 import logging
+import statistics
+import time
 
 from played_network import PlayedNetwork
 from session_support import SessionFactory, open_fds, os_threads, python_threads, rss_kib, run, until
@@ -63,5 +65,33 @@ def test_a_hundred_failed_connects_of_one_device_leak_only_the_store_pool(
         assert os_threads() <= go_threads + 8  # the Go runtime keeps a few idle threads
         # And the port reports the pressure the host recycles a worker process on
         assert NeonizePort.open_descriptors() == open_fds()
+
+    run(scenario())
+
+
+def test_a_session_start_registers_with_the_go_side_well_within_the_start_hold(
+    neonize_sessions: SessionFactory, network: PlayedNetwork
+) -> None:
+    # Given new devices on a refusing network, started one after the other
+    hold = neonize_sessions.port._timings.start_hold
+    took: list[float] = []
+
+    async def scenario() -> None:
+        for _ in range(20):
+            session, sink = neonize_sessions.open()
+            dials = network.dials
+            started = time.monotonic()
+            # When each connects: the Go side writes its maps, then dials the network
+            await session.connect()
+            await until(lambda: network.dials > dials, what="the dial")  # noqa: B023 (awaited here)
+            took.append(network.dial_times[dials] - started)
+            await until(lambda: bool(sink.events), what="the failure")  # noqa: B023
+        # Then the dial went out (the registration was over) well within the start hold
+        took.sort()
+        logger.warning(
+            "connect() -> dial: median %.1f ms, p90 %.1f ms, max %.1f ms (start hold %.0f ms)",
+            *(1000 * value for value in (statistics.median(took), took[17], took[-1], hold)),
+        )
+        assert statistics.median(took) < hold / 2
 
     run(scenario())
