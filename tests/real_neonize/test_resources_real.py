@@ -83,9 +83,9 @@ def test_a_session_start_registers_with_the_go_side_well_within_the_start_hold(
             started = time.monotonic()
             # When each connects: the Go side writes its maps, then dials the network
             await session.connect()
-            await until(lambda: network.dials > dials, what="the dial")  # noqa: B023 (awaited here)
+            await until(lambda before=dials: network.dials > before, what="the dial")
             took.append(network.dial_times[dials] - started)
-            await until(lambda: bool(sink.events), what="the failure")  # noqa: B023
+            await until(lambda events=sink.events: bool(events), what="the failure")
         # Then the dial went out (the registration was over) well within the start hold
         took.sort()
         logger.warning(
