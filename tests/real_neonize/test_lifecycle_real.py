@@ -34,6 +34,9 @@ def test_a_refused_dial_reports_one_failure_and_the_next_connect_tries_again(
         # And the session is idle: nothing runs, the device shows not_ready
         assert session.state is SessionState.NOT_READY
         await until(lambda: session._last_run.finished.is_set(), what="the run stopped")
+        took, refused = await timed(session.pair_phone("5511999998888"))
+        assert isinstance(refused, NetworkError)
+        assert (refused.kind, took < 0.5) == (NetworkErrorKind.NOT_CONNECTED, True)
         # When it connects again
         await session.connect()
         # Then a new attempt reached the network and failed the same way, once

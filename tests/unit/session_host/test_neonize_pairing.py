@@ -50,6 +50,7 @@ from neonize.events import (
     TemporaryBanEv,
     UndecryptableMessageEv,
 )
+from neonize.exc import NeonizeError
 from neonize.utils.enum import ClientName
 
 from session_host.network.neonize.store import DeviceStore
@@ -378,5 +379,31 @@ def test_qr_watchdog_stops_pairing_when_no_code_follows_the_last_one(tmp_path: P
             await eventually(lambda: client.stop.called)
             assert [name for name, _ in sink.pairs()] == ["qr.generated", "connection.pair_error"]
             assert session.state is SessionState.NOT_READY
+
+    run(scenario())
+
+
+def test_pair_phone_stops_waiting_when_the_attempt_ends_before_any_qr(tmp_path: Path) -> None:
+    # Given an unpaired device whose dial fails a moment after it started
+    fake = FakeNetwork()
+
+    def fail_soon(_client: Any) -> None:
+        time.sleep(0.1)
+        raise NeonizeError("failed to dial whatsapp web websocket: unexpected EOF")
+
+    fake.on_connect = fail_soon
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            session = open_session(make_port(), tmp_path, Recorder())
+            await session.connect()
+            # When a pair code is asked while it dials
+            started = time.monotonic()
+            with pytest.raises(NetworkError) as raised:
+                await session.pair_phone("5511999998888")
+            # Then the answer comes when the attempt ends, not after the whole wait for a QR code
+            assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert time.monotonic() - started < FAST.first_qr_wait / 2
+            await session.close()
 
     run(scenario())

@@ -39,6 +39,7 @@ surface as ``device.disconnected`` then ``device.connected``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -211,13 +212,17 @@ class NeonizeSession(
             raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "no pairing session is running")
         if not jids.is_phone(phone):
             raise NetworkError(NetworkErrorKind.INVALID, f"phone must be {jids.PHONE_RULE}")
-        try:
-            await asyncio.wait_for(first_qr.wait(), self._timings.first_qr_wait)
-        except TimeoutError as exc:
-            raise NetworkError(
-                NetworkErrorKind.TIMEOUT,
-                f"the network did not start pairing within {self._timings.first_qr_wait:g} s",
-            ) from exc
+        deadline = time.monotonic() + self._timings.first_qr_wait
+        while not first_qr.is_set():
+            if not runner.alive:
+                raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the attempt ended before pairing started")
+            if time.monotonic() >= deadline:
+                raise NetworkError(
+                    NetworkErrorKind.TIMEOUT,
+                    f"the network did not start pairing within {self._timings.first_qr_wait:g} s",
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(first_qr.wait(), min(0.05, max(0.0, deadline - time.monotonic())))
         return await call_with_deadline(
             lambda: self._pair_phone_now(phone), self._timings.call_deadline, "pair phone"
         )
