@@ -19,8 +19,10 @@ from fakes_neonize import (
     FAST,
     FakeNetwork,
     Recorder,
+    connected,
     deliver,
     eventually,
+    execute,
     make_port,
     open_session,
     patched_client,
@@ -28,12 +30,15 @@ from fakes_neonize import (
     seed_paired,
     wait_connect_started,
 )
-from neonize.events import ConnectedEv, KeepAliveRestoredEv, PairStatusEv
+from neonize.events import ConnectedEv, DisconnectedEv, KeepAliveRestoredEv, PairStatusEv
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
 
 from session_host.network.neonize.clients import ClientRegistry
 from session_host.network.neonize.locks import GoCallGate, Ticket
 from session_host.network.neonize.store import DeviceStore
 from session_host.network.port import NetworkError, NetworkErrorKind, NetworkEvent
+
+PEER = "5511999998888@s.whatsapp.net"
 
 
 def test_a_failing_handler_is_logged_and_does_not_reach_the_library(tmp_path: Path, caplog: Any) -> None:
@@ -254,6 +259,49 @@ def test_a_library_call_past_its_deadline_answers_timeout(tmp_path: Path) -> Non
             await session.close()
 
     run(scenario())
+
+
+def test_each_library_call_of_an_operation_takes_its_own_ticket_and_checks_again(tmp_path: Path) -> None:
+    # Given a connected device, and a gate counting the shared tickets taken
+    fake = FakeNetwork()
+    gate = CountingGate()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            session, _ = await connected(tmp_path, fake, gate=gate)
+            client = fake.client
+            client.build_revoke.return_value = Message()
+            # When it revokes a message (two library calls: build the revoke, send it)
+            before = gate.shared_tickets
+            await session.revoke_message(PEER, "3EB0AA11")
+            # Then each call went through the gate on a ticket of its own
+            assert gate.shared_tickets - before == 2
+            client.send_message.assert_called_once()
+            # When the connection drops between the two calls of the next revoke
+            client.build_revoke.side_effect = lambda *_args, **_kwargs: (
+                execute(client, DisconnectedEv(status=True)),
+                Message(),
+            )[1]
+            with pytest.raises(NetworkError) as raised:
+                await session.revoke_message(PEER, "3EB0AA12")
+            # Then the second call is refused before it reaches the library
+            assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
+            client.send_message.assert_called_once()
+            await session.close()
+
+    run(scenario())
+
+
+class CountingGate(GoCallGate):
+    """The real gate, counting the shared tickets it gave."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shared_tickets = 0
+
+    def acquire_shared(self) -> Ticket:
+        self.shared_tickets += 1
+        return super().acquire_shared()
 
 
 def test_the_gate_lets_a_reader_in_after_one_writer_however_many_queue() -> None:

@@ -235,6 +235,37 @@ class ClientRunner:
         self.finished.set()
 
 
+class GatedClient:
+    """A client whose every method call goes through the gate on a ticket of its own.
+
+    The Go map read is each exported call's first statement, and a shared ticket counts for
+    the gate's read lease only; an operation that makes several calls (upload, then send)
+    therefore takes a fresh ticket for each, right before it. ``check`` runs inside each
+    ticket before the call (the session must still be connected on the same run) and raises
+    to refuse it. Attributes that are not methods are the client's own.
+    """
+
+    __slots__ = ("_check", "_client", "_gate")
+
+    def __init__(self, client: NewClient, gate: GoCallGate, check: Callable[[], object]) -> None:
+        self._client = client
+        self._gate = gate
+        self._check = check
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._client, name)
+        if name.startswith("_") or not callable(value) or isinstance(value, type):
+            return value
+        gate, check = self._gate, self._check
+
+        def gated(*args: Any, **kwargs: Any) -> Any:
+            with gate.shared():
+                check()
+                return value(*args, **kwargs)
+
+        return gated
+
+
 async def call_with_deadline(func: Callable[[], T], deadline: float, operation: str) -> T:
     """Run ``func`` on a thread of its own; ``TIMEOUT`` after ``deadline`` s (the call finishes alone)."""
     loop = asyncio.get_running_loop()

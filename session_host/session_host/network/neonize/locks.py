@@ -14,7 +14,8 @@ instants, never a network wait:
   registered the client: at most ``start_hold``, measured in ``docs``/tests at a few
   milliseconds) and ``Stop()`` (only called once the client's dial is over, when its
   ``Disconnect()`` does not wait for the network: see ``clients.py``).
-- *shared*: every other call. Its map read is the call's first statement, so a shared
+- *shared*: every other call, one ticket per call into the library
+  (:class:`~.clients.GatedClient`). Its map read is the call's first statement, so a shared
   ticket counts only for :attr:`GoCallGate.read_lease` seconds: a call that then waits on the
   network (a send, a download) no longer holds anyone back.
 
@@ -41,8 +42,10 @@ from contextlib import contextmanager
 
 logger = logging.getLogger(__name__)
 
-READ_LEASE = 0.25
-"""How long a shared ticket counts (seconds): the map read is a call's first statement."""
+READ_LEASE = 0.5
+"""How long a shared ticket counts (seconds). The map read is a Go call's first statement;
+some neonize methods do Python work first (a thumbnail before an upload), hence the margin.
+A call of another device waits at most this plus one exclusive hold (0.1 s)."""
 
 
 class Ticket:

@@ -23,7 +23,7 @@ from neonize.utils.enum import ChatPresence as NeonizeChatPresence
 from neonize.utils.enum import ChatPresenceMedia, ReceiptType
 
 from ..port import ChatPresence, NetworkError, NetworkErrorKind, SentMessage, SessionState
-from .clients import ClientRunner, call_with_deadline
+from .clients import ClientRunner, GatedClient, call_with_deadline
 from .errors import library_error
 from .jids import jid_str, parse_jid
 from .locks import GoCallGate
@@ -90,10 +90,12 @@ class OperationsMixin:
         error: ErrorMapper = library_error,
         deadline: float | None = None,
     ) -> T:
-        """Run a library call that needs a connected session, off the loop, inside the gate.
+        """Run a library call that needs a connected session, off the loop, through the gate.
 
-        The state is checked first, inside the gate (so no stop can slip in between): on a
-        client that is not connected several calls abort the whole process. ``error`` maps
+        ``call`` gets a :class:`~.clients.GatedClient`: each of its method calls takes its own
+        shared ticket of the gate and checks, inside it, that the session is still connected
+        on the same run (so no stop slips in between): on a client that is not connected
+        several calls abort the whole process. ``error`` maps
         the library's exceptions (group operations read more out of whatsmeow's messages).
         After ``deadline`` (default ``call_deadline``) the caller gets ``TIMEOUT``.
         """
@@ -103,16 +105,26 @@ class OperationsMixin:
     def _call_now(
         self, operation: str, call: Callable[[NewClient], T], error: ErrorMapper = library_error
     ) -> T:
-        with self._gate.shared():
-            with self._mutex:
-                runner, state = self._runner, self._state
-            if state is not SessionState.CONNECTED or runner is None or not runner.alive:
-                raise NetworkError(
-                    NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not connected ({state})"
-                )
-            try:
-                return call(runner.client)
-            except NetworkError:
-                raise
-            except Exception as exc:
-                raise error(operation, exc) from exc
+        runner = self._connected_runner()
+        client = GatedClient(runner.client, self._gate, lambda: self._connected_runner(runner))
+        try:
+            return call(client)  # type: ignore[arg-type]  # the gated client answers as NewClient
+        except NetworkError:
+            raise
+        except Exception as exc:
+            raise error(operation, exc) from exc
+
+    def _connected_runner(self, expected: ClientRunner | None = None) -> ClientRunner:
+        """The run of a connected session (``expected``: that run still); else NOT_CONNECTED."""
+        with self._mutex:
+            runner, state = self._runner, self._state
+        if (
+            state is not SessionState.CONNECTED
+            or runner is None
+            or not runner.alive
+            or (expected is not None and runner is not expected)
+        ):
+            raise NetworkError(
+                NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not connected ({state})"
+            )
+        return runner
