@@ -17,13 +17,16 @@ Traps of neonize 0.5.2 that shape this module (measured on the real library, off
 
 :class:`ClientRunner` is one run. It starts ``connect()`` on its own thread inside the
 process-wide gate's exclusive section, for at most ``start_hold`` seconds (ended early by the
-first answer of the Go side). Ending a run (:meth:`ClientRunner.retire`) returns at once: a
-background thread first calls ``disconnect()`` (a shared ticket of the gate, leased: it
-waits out a dial in progress without holding anyone back, and makes the later ``Disconnect``
-inside ``Stop`` a no-op), then ``stop()`` in a short exclusive section (the map deletes), then
-waits for ``connect()`` to return. The next run of the same device starts only once the
-previous one is :attr:`~ClientRunner.finished` (stopped and ``connect()`` returned): two runs
-of one Go key never overlap, and only that device waits.
+first answer of the Go side). Ending a run (:meth:`ClientRunner.retire`) returns at once and
+never calls into the library while the run's first dial is under way: the run is stopped
+once that dial is over, by the run's own thread when ``connect()`` returns (a failed dial), or
+at the Go side's first answer (a QR code, an event). Stopping is ``disconnect()`` (a shared
+ticket of the gate, leased: it waits out a reconnect dial whatsmeow may have started after a
+drop without holding anyone back, and leaves ``Stop`` nothing to wait for), then ``stop()``
+in a short exclusive section (the map deletes), then waiting for ``connect()`` to return.
+The next run of the same device starts only once the previous one is
+:attr:`~ClientRunner.finished` (stopped and ``connect()`` returned): two runs of one Go key
+never overlap, and only that device waits.
 
 :func:`call_with_deadline` runs any other library call on a thread of its own, so a caller
 gets ``TIMEOUT`` after its deadline while the call finishes by itself, and no shared
@@ -130,6 +133,7 @@ class ClientRunner:
         self._launched = False
         self._connect_started = False
         self._retired = False
+        self._stop_claimed = False
         self.stopping = False  # the end of this run is expected: handlers stay quiet
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
@@ -140,11 +144,13 @@ class ClientRunner:
 
     def mark_started(self) -> None:
         """The Go side answered (QR, login status or an event): its maps are written, the dial
-        over. Ends the start hold early."""
+        over. Ends the start hold early; a run retired while it dialed is stopped now."""
         self._answered.set()
         ticket = self._start_ticket
         if ticket is not None:
             ticket.release()
+        if self._claim_stop():
+            self._stop_thread()
 
     def launch(self, hold: float) -> None:
         """Start the run in the background; returns at once.
@@ -158,19 +164,39 @@ class ClientRunner:
         self._thread.start()
 
     def retire(self) -> None:
-        """End the run without waiting for anything; :attr:`finished` is set once it is over."""
+        """End the run without waiting for anything; :attr:`finished` is set once it is over.
+
+        A run whose dial is still under way is stopped once the dial ends, by the run's own
+        thread when ``connect()`` returns (or at the Go side's first answer); a run the network
+        answered is stopped now, on a short-lived thread. Nobody waits for either.
+        """
         with self._lock:
             self.stopping = True
             if self._retired:
                 return
             self._retired = True
-            started = self._connect_started
         if not self._launched:
             self._returned.set()
             self.finished.set()
-        elif started:
-            threading.Thread(target=self._stop_in_background, name=f"{self.name}-stop", daemon=True).start()
-        # a run still waiting for its predecessor sees _retired and finishes by itself
+        elif self._claim_stop():
+            self._stop_thread()
+        # a run still waiting for its predecessor or the gate sees _retired and ends by itself
+
+    def _claim_stop(self) -> bool:
+        """True for the one caller that must stop this retired run now that its dial is over."""
+        with self._lock:
+            due = (
+                self._retired
+                and self._connect_started
+                and not self._stop_claimed
+                and (self._answered.is_set() or self._returned.is_set())
+            )
+            if due:
+                self._stop_claimed = True
+            return due
+
+    def _stop_thread(self) -> None:
+        threading.Thread(target=self._stop, name=f"{self.name}-stop", daemon=True).start()
 
     # --- threads ------------------------------------------------------------------------
 
@@ -205,7 +231,10 @@ class ClientRunner:
             error = exc
         finally:
             self._returned.set()
-            self.mark_started()
+            self._answered.set()
+            ticket.release()
+        if self._claim_stop():
+            self._stop()  # retired while it dialed: the dial is over, stop it on this thread
         self._report_exit(error)
 
     def _report_exit(self, error: BaseException | None) -> None:
@@ -214,8 +243,9 @@ class ClientRunner:
         except Exception:
             logger.exception("neonize run %s: exit handler failed", self.name)
 
-    def _stop_in_background(self) -> None:
-        """Wait out a dial in progress (disconnect), then stop in a short exclusive section."""
+    def _stop(self) -> None:
+        """Disconnect (waits out a reconnect dial whatsmeow may have started after a drop),
+        then stop in a short exclusive section, then wait for ``connect()`` to return."""
         try:
             if not self._returned.is_set():
                 with self._gate.shared():  # leased: only the map read at the call's start counts
