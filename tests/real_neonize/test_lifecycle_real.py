@@ -1,9 +1,17 @@
-"""A session's attempts on the real library: what a failed dial reports, what the device shows
-while it dials, and that the next connect() starts a new attempt."""
+"""A session's attempts on the real library: what a failed dial or a failure the network
+reports produces, what the device shows while it dials, and that the next connect() starts a
+new attempt."""
 
 from __future__ import annotations
 
+import asyncio
+import ctypes
+from typing import Any
+
 import pytest
+from google.protobuf.message import Message as ProtoMessage
+from neonize.events import EVENT_TO_INT, ConnectFailureEv, StreamErrorEv
+from neonize.proto.Neonize_pb2 import ConnectFailureReason, Node
 from played_network import PlayedNetwork
 from session_support import SessionFactory, run, timed, until
 
@@ -108,5 +116,61 @@ def test_a_connect_after_close_waits_for_the_hanging_run_of_its_own_device_only(
         await until(lambda: network.dials >= dials + 3, what="the device's new dial")
         await until(lambda: len(sink.events) == 1, what="the new attempt's failure")
         assert sink.events[0].data["reason"] == "dial_error"
+
+    run(scenario())
+
+
+def execute(client: Any, event: ProtoMessage) -> None:
+    """What the Go side does with an event: serialized bytes handed to neonize's Event.execute."""
+    data = event.SerializeToString()
+    buffer = ctypes.create_string_buffer(data, len(data))
+    client.event.execute(0, ctypes.addressof(buffer), len(data), EVENT_TO_INT[type(event)])
+
+
+@pytest.mark.parametrize(
+    ("event", "reason", "message"),
+    [
+        (
+            ConnectFailureEv(
+                Reason=ConnectFailureReason.Value("SERVICE_UNAVAILABLE"),
+                Message="try later",
+                Raw=Node(Tag="failure"),
+            ),
+            "connect_failure",
+            "service_unavailable: try later",
+        ),
+        (StreamErrorEv(Code="503", Raw=Node(Tag="stream:error")), "stream_error", "stream error 503"),
+    ],
+)
+def test_a_failure_the_network_reports_leaves_an_idle_session_that_connects_again(
+    neonize_sessions: SessionFactory, network: PlayedNetwork, event: ProtoMessage, reason: str, message: str
+) -> None:
+    # Given a device whose real client is running (its dial hangs on a silent network)
+    network.play("silent")
+    session, sink = neonize_sessions.open()
+    dials = network.dials
+
+    async def scenario() -> None:
+        await session.connect()
+        await until(lambda: network.dials > dials, what="the dial")
+        client = session._last_run.client
+        # When the network reports a failure whatsmeow does not retry (delivered as Go delivers it)
+        await asyncio.to_thread(execute, client, event)
+        # Then one retryable connection.failure, and the session is idle
+        assert [(e.name, e.data) for e in sink.events] == [
+            (
+                "connection.failure",
+                {"device_id": session.device_id, "reason": reason, "message": message, "permanent": False},
+            )
+        ]
+        assert session.state is SessionState.NOT_READY
+        # When it connects again (the ended run is stopped once its dial is over)
+        took, _ = await timed(session.connect())
+        assert took < 0.5
+        network.play("refuse")
+        # Then the new attempt reaches the network and reports its own outcome
+        await until(lambda: len(sink.events) == 2, what="the new attempt's failure")
+        assert sink.events[1].data["reason"] == "dial_error"
+        assert network.dials >= dials + 2
 
     run(scenario())
