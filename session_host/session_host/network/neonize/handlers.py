@@ -16,6 +16,15 @@ not subscribed, as neonize queues it behind the pairing loop and delivers it, st
 after pairing. The QR channel's end (``success``, ``timeout``, ``err-*``) only reaches
 neonize's private login-status callback, which is replaced per client
 (``_NewClient__onLoginStatus``, read when ``connect()`` starts).
+
+Ends of an attempt: whatever ends it without a request (``connect()`` returning by itself:
+``dial_error``, ``timeout`` or ``session_ended``; a ``ConnectFailureEv``, sent only for
+failures whatsmeow does not retry; a ``StreamErrorEv``; client outdated) emits one
+``connection.failure`` ``{device_id, reason, message, permanent}`` and retires the run, so
+the session is idle and the next ``connect()`` starts afresh. ``ConnectFailureEv`` codes
+that mean the device was unlinked are a logout (``device.logged_out``), a temporary ban is
+``connection.temporary_ban``. A drop after login is whatsmeow's to repair:
+``device.disconnected`` (``connection_lost``), then ``device.connected``.
 """
 
 from __future__ import annotations
