@@ -66,16 +66,17 @@ class FakeNetwork:
         client.uuid = (jid.User if jid else name).encode()
         client.event = Event(client)
         client.connect_started = threading.Event()
-        stopped = threading.Event()
+        run = {"stopped": threading.Event()}
 
         def connect(proxy_settings: Any = None) -> None:
+            stopped = run["stopped"] = threading.Event()  # each run blocks until its own stop()
             client.connect_started.set()
             if self.on_connect is not None:
                 self.on_connect(client)
             stopped.wait(5)  # neonize's connect() blocks until stop()
 
         client.connect.side_effect = connect
-        client.stop.side_effect = stopped.set
+        client.stop.side_effect = lambda: run["stopped"].set()
         self.clients.append(client)
         return client
 

@@ -27,6 +27,7 @@ from neonize.events import (
     KeepAliveRestoredEv,
     KeepAliveTimeoutEv,
     LoggedOutEv,
+    StreamErrorEv,
     StreamReplacedEv,
     TemporaryBanEv,
 )
@@ -127,17 +128,6 @@ def test_stream_replaced_reports_and_stops_without_reconnecting(tmp_path: Path) 
             ),
         ),
         (KeepAliveRestoredEv(), ("connection.keepalive_restored", {"device_id": DEVICE_ID})),
-        (
-            ConnectFailureEv(
-                Reason=ConnectFailureReason.Value("SERVICE_UNAVAILABLE"),
-                Message="try later",
-                Raw=Node(Tag="failure"),
-            ),
-            (
-                "connection.failure",
-                {"device_id": DEVICE_ID, "reason": "service_unavailable", "message": "try later"},
-            ),
-        ),
     ],
 )
 def test_connection_health_events_keep_the_session_running(tmp_path: Path, event: Any, expected: Any) -> None:
@@ -182,33 +172,173 @@ def test_temporary_ban_reports_and_stops(tmp_path: Path) -> None:
     run(scenario())
 
 
-def test_connect_that_fails_at_once_is_reported(tmp_path: Path) -> None:
-    # Given a client whose connect() raises straight away
+def connect_failure(reason: str, message: str = "") -> ConnectFailureEv:
+    return ConnectFailureEv(
+        Reason=ConnectFailureReason.Value(reason), Message=message, Raw=Node(Tag="failure")
+    )
+
+
+def failure(reason: str, message: str, *, permanent: bool = False) -> tuple[str, dict[str, Any]]:
+    data = {"device_id": DEVICE_ID, "reason": reason, "message": message, "permanent": permanent}
+    return ("connection.failure", data)
+
+
+def disconnected(reason: str) -> tuple[str, dict[str, Any]]:
+    data = {
+        "device_id": DEVICE_ID,
+        "status": "disconnected",
+        "is_connected": False,
+        "is_logged_in": True,
+        "reason": reason,
+    }
+    return ("device.disconnected", data)
+
+
+@pytest.mark.parametrize(
+    ("event", "reported"),
+    [
+        (
+            connect_failure("SERVICE_UNAVAILABLE", "try later"),
+            [
+                failure("connect_failure", "service_unavailable: try later"),
+                disconnected("service_unavailable"),
+            ],
+        ),
+        (connect_failure("GENERIC"), [failure("connect_failure", "generic"), disconnected("generic")]),
+        (
+            StreamErrorEv(Code="500", Raw=Node(Tag="stream:error")),
+            [failure("stream_error", "stream error 500"), disconnected("stream_error")],
+        ),
+    ],
+)
+def test_a_failure_whatsmeow_does_not_retry_leaves_an_idle_session_that_connects_again(
+    tmp_path: Path, event: Any, reported: list[Any]
+) -> None:
+    fake = FakeNetwork()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            # Given a connected device
+            session, sink = await connected(tmp_path, fake)
+            client = fake.client
+            # When the network ends the connection in a way whatsmeow will not retry
+            await deliver(client, event)
+            # Then one connection.failure (retryable) and the disconnection are reported
+            assert sink.pairs()[1:] == reported
+            # And the run is retired: stopped in the background, the session idle
+            await eventually(lambda: client.stop.called)
+            assert (session.state, session.jid) == (SessionState.DISCONNECTED, ACCOUNT_JID)
+            # And connect() starts a fresh attempt on the same client object
+            await session.connect()
+            await eventually(lambda: client.connect.call_count == 2)
+            await deliver(client, ConnectedEv(status=True))
+            assert session.state is SessionState.CONNECTED
+            assert fake.clients == [client]
+            await session.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("code", ["LOGGED_OUT", "MAIN_DEVICE_GONE", "UNKNOWN_LOGOUT"])
+def test_a_connect_failure_for_an_unlinked_device_is_a_logout(tmp_path: Path, code: str) -> None:
+    fake = FakeNetwork()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            # Given a connected device
+            session, sink = await connected(tmp_path, fake)
+            # When the network refuses it as unlinked
+            await deliver(fake.client, connect_failure(code))
+            # Then it is logged out (no connection.failure), stopped, and its files deleted
+            assert sink.pairs()[1:] == [
+                (
+                    "device.logged_out",
+                    {
+                        "device_id": DEVICE_ID,
+                        "status": "logged_out",
+                        "is_connected": False,
+                        "is_logged_in": False,
+                        "reason": code.lower(),
+                    },
+                ),
+            ]
+            await eventually(lambda: fake.client.stop.called and not list(tmp_path.iterdir()))
+            assert session.state is SessionState.LOGGED_OUT
+
+    run(scenario())
+
+
+def test_a_connect_failure_for_a_ban_or_an_outdated_client_is_reported_as_such(tmp_path: Path) -> None:
+    fake = FakeNetwork()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            # Given a connected device
+            session, sink = await connected(tmp_path, fake)
+            # When the network refuses it as temporarily banned
+            await deliver(fake.client, connect_failure("TEMP_BANNED"))
+            # Then the ban is reported (its end unknown), and the session is idle
+            assert sink.pairs()[1] == (
+                "connection.temporary_ban",
+                {"device_id": DEVICE_ID, "code": "temp_banned", "expire_seconds": None, "expires_at": None},
+            )
+            await eventually(lambda: fake.client.stop.called)
+            # When it connects again and the network calls the client outdated
+            await session.connect()
+            await eventually(lambda: fake.client.connect.call_count == 2)
+            await deliver(fake.client, connect_failure("CLIENT_OUTDATED"))
+            # Then that failure is permanent
+            assert sink.pairs()[-1] == failure(
+                "client_outdated",
+                "the network refuses this client version; neonize needs an update",
+                permanent=True,
+            )
+            assert session.state is SessionState.DISCONNECTED
+            await eventually(lambda: fake.client.stop.call_count == 2)
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        ("unable to open database file", "session_ended"),
+        (
+            "failed to dial whatsapp web websocket: failed to WebSocket dial: failed to send handshake "
+            'request: Get "https://web.whatsapp.com/ws/chat": dial tcp: lookup web.whatsapp.com: '
+            "no such host",
+            "dial_error",
+        ),
+        (
+            "failed to dial whatsapp web websocket: failed to WebSocket dial: failed to send handshake "
+            'request: Get "https://web.whatsapp.com/ws/chat": context deadline exceeded',
+            "timeout",
+        ),
+    ],
+)
+def test_connect_that_fails_at_once_is_reported_and_the_next_connect_tries_again(
+    tmp_path: Path, error: str, reason: str
+) -> None:
+    # Given a client whose connect() raises straight away, as neonize does on a failed dial
     fake = FakeNetwork()
     sink = Recorder()
-
-    def fail(client: Any) -> None:
-        raise NeonizeError("unable to open database file")
-
-    fake.on_connect = fail
+    fake.on_connect = lambda _client: (_ for _ in ()).throw(NeonizeError(error))
 
     async def scenario() -> None:
         with patched_client(fake):
             session = open_session(make_port(), tmp_path, sink)
             # When the session connects
             await session.connect()
-            # Then the failure is reported, not lost on the client thread
+            # Then the failure is reported once, not lost on the client thread
             await eventually(lambda: bool(sink.events))
-            assert sink.pairs() == [
-                (
-                    "connection.failure",
-                    {
-                        "device_id": DEVICE_ID,
-                        "reason": "session_ended",
-                        "message": "unable to open database file",
-                    },
-                ),
-            ]
+            assert sink.pairs() == [failure(reason, error)]
             assert session.state is SessionState.NOT_READY
+            # And the ended run is stopped (the Go side forgets it), then a new connect() tries again
+            client = fake.client
+            await eventually(lambda: client.stop.called)
+            await session.connect()
+            await eventually(lambda: client.connect.call_count == 2 and len(sink.events) == 2)
+            assert sink.pairs() == [failure(reason, error)] * 2
+            await session.close()
 
     run(scenario())

@@ -50,6 +50,7 @@ from neonize.events import (
     TemporaryBanEv,
     UndecryptableMessageEv,
 )
+from neonize.exc import NeonizeError
 from neonize.utils.enum import ClientName
 
 from session_host.network.neonize.store import DeviceStore
@@ -89,8 +90,11 @@ def test_unpaired_connect_registers_every_handler_before_the_blocking_connect(tm
             assert {EVENT_TO_INT[t] for t in expected} <= seen_at_connect["codes"]
             assert EVENT_TO_INT[QREv] not in seen_at_connect["codes"]  # QR codes come via event.qr
             assert seen_at_connect["qr"] is not Event._Event__onqr
-            assert session.state is SessionState.PAIRING
             client.connect.assert_called_once_with()
+            # And the device shows pairing only once the network showed a QR code
+            assert (session.state, session.current_qr) == (SessionState.NOT_READY, None)
+            await show_qr(client, "2@first")
+            assert session.state is SessionState.PAIRING
             await session.close()
 
     run(scenario())
@@ -231,7 +235,7 @@ def test_stored_jid_unknown_to_the_database_is_dropped_and_pairing_starts(tmp_pa
                 ),
             ]
             assert not (tmp_path / f"{DEVICE_ID}.json").exists()
-            assert session.state is SessionState.PAIRING
+            assert session.state is SessionState.LOGGED_OUT  # until a QR code exists
             await session.close()
 
     run(scenario())
@@ -375,5 +379,31 @@ def test_qr_watchdog_stops_pairing_when_no_code_follows_the_last_one(tmp_path: P
             await eventually(lambda: client.stop.called)
             assert [name for name, _ in sink.pairs()] == ["qr.generated", "connection.pair_error"]
             assert session.state is SessionState.NOT_READY
+
+    run(scenario())
+
+
+def test_pair_phone_stops_waiting_when_the_attempt_ends_before_any_qr(tmp_path: Path) -> None:
+    # Given an unpaired device whose dial fails a moment after it started
+    fake = FakeNetwork()
+
+    def fail_soon(_client: Any) -> None:
+        time.sleep(0.1)
+        raise NeonizeError("failed to dial whatsapp web websocket: unexpected EOF")
+
+    fake.on_connect = fail_soon
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            session = open_session(make_port(), tmp_path, Recorder())
+            await session.connect()
+            # When a pair code is asked while it dials
+            started = time.monotonic()
+            with pytest.raises(NetworkError) as raised:
+                await session.pair_phone("5511999998888")
+            # Then the answer comes when the attempt ends, not after the whole wait for a QR code
+            assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert time.monotonic() - started < FAST.first_qr_wait / 2
+            await session.close()
 
     run(scenario())

@@ -16,6 +16,15 @@ not subscribed, as neonize queues it behind the pairing loop and delivers it, st
 after pairing. The QR channel's end (``success``, ``timeout``, ``err-*``) only reaches
 neonize's private login-status callback, which is replaced per client
 (``_NewClient__onLoginStatus``, read when ``connect()`` starts).
+
+Ends of an attempt: whatever ends it without a request (``connect()`` returning by itself:
+``dial_error``, ``timeout`` or ``session_ended``; a ``ConnectFailureEv``, sent only for
+failures whatsmeow does not retry; a ``StreamErrorEv``; client outdated) emits one
+``connection.failure`` ``{device_id, reason, message, permanent}`` and retires the run, so
+the session is idle and the next ``connect()`` starts afresh. ``ConnectFailureEv`` codes
+that mean the device was unlinked are a logout (``device.logged_out``), a temporary ban is
+``connection.temporary_ban``. A drop after login is whatsmeow's to repair:
+``device.disconnected`` (``connection_lost``), then ``device.connected``.
 """
 
 from __future__ import annotations
@@ -31,10 +40,12 @@ from neonize.client import NewClient
 from neonize.events import (
     ClientOutdatedEv,
     ConnectedEv,
+    ConnectFailureEv,
     DisconnectedEv,
     LoggedOutEv,
     MessageEv,
     PairStatusEv,
+    StreamErrorEv,
     StreamReplacedEv,
     TemporaryBanEv,
 )
@@ -49,6 +60,31 @@ from .mapping import MAPPED, Mapper
 from .store import DeviceStore
 
 logger = logging.getLogger(__name__)
+
+LOGGED_OUT_CODES = frozenset({"logged_out", "main_device_gone", "unknown_logout"})
+"""whatsmeow's ConnectFailure reasons that mean the device was unlinked (its IsLoggedOut)."""
+
+_TIMEOUT_MARKERS = ("deadline exceeded", "timed out", "timeout")
+_DIAL_MARKERS = ("dial", "lookup", "no such host", "connection refused", "connection reset", "eof")
+
+
+def connection_failure(device_id: str, reason: str, message: str, *, permanent: bool = False) -> NetworkEvent:
+    """``connection.failure``: an attempt failed and the session is idle (see port.py)."""
+    data = {"device_id": device_id, "reason": reason, "message": message, "permanent": permanent}
+    return NetworkEvent(name="connection.failure", data=data)
+
+
+def exit_reason(error: BaseException | None) -> tuple[str, str]:
+    """Why ``connect()`` ended by itself: ``timeout``, ``dial_error`` or ``session_ended``."""
+    if error is None:
+        return "session_ended", "connect() returned without stop()"
+    message = str(error) or type(error).__name__
+    lowered = message.lower()
+    if any(marker in lowered for marker in _TIMEOUT_MARKERS):
+        return "timeout", message
+    if any(marker in lowered for marker in _DIAL_MARKERS):
+        return "dial_error", message
+    return "session_ended", message
 
 
 def _c_string(value: Any) -> str:
@@ -91,6 +127,10 @@ class NetworkHandlers:
         """Register every handler on the client; call before each ``connect()``."""
         client.event.qr(self._guarded(runner, "qr", self._on_qr))
         client._NewClient__onLoginStatus = self._guarded(runner, "login_status", self._on_login_status)
+        for event_type, mapper in MAPPED.items():
+            client.event(event_type)(self._guarded(runner, event_type.__name__, self._mapper(mapper)))
+        # The session's own handlers last: one handler per type, so they replace a mapper for
+        # the classes that end a connection (ConnectFailureEv, StreamErrorEv).
         own: dict[type, Callable[[ClientRunner, Any], None]] = {
             PairStatusEv: self._on_pair_status,
             ConnectedEv: self._on_connected,
@@ -99,11 +139,11 @@ class NetworkHandlers:
             StreamReplacedEv: self._on_stream_replaced,
             TemporaryBanEv: self._on_temporary_ban,
             ClientOutdatedEv: self._on_client_outdated,
+            ConnectFailureEv: self._on_connect_failure,
+            StreamErrorEv: self._on_stream_error,
         }
         for event_type, handler in own.items():
             client.event(event_type)(self._guarded(runner, event_type.__name__, handler))
-        for event_type, mapper in MAPPED.items():
-            client.event(event_type)(self._guarded(runner, event_type.__name__, self._mapper(mapper)))
 
     def _mapper(self, mapper: Mapper) -> Callable:
         def handle(_runner: ClientRunner, ev: Any) -> None:
@@ -223,6 +263,9 @@ class NetworkHandlers:
         self._emit(payloads.device_disconnected(self._device_id, "connection_lost"))
 
     def _on_logged_out(self, runner: ClientRunner, ev: LoggedOutEv) -> None:
+        self._logged_out(runner, events.logged_out_reason(ev))
+
+    def _logged_out(self, runner: ClientRunner, reason: str) -> None:
         if runner.stopping:
             return
         with self._mutex:
@@ -230,7 +273,7 @@ class NetworkHandlers:
             self._account = None
             self._qr = None
         self._store.sidecar_path.unlink(missing_ok=True)  # whatsmeow already dropped the keys
-        self._emit(payloads.device_logged_out(self._device_id, events.logged_out_reason(ev)))
+        self._emit(payloads.device_logged_out(self._device_id, reason))
         self._schedule_terminate(runner, delete_credentials=True)
 
     def _on_stream_replaced(self, runner: ClientRunner, _ev: StreamReplacedEv) -> None:
@@ -240,10 +283,35 @@ class NetworkHandlers:
         self._end_connection(runner, events.temporary_ban(self._ctx(), ev), "temporary_ban")
 
     def _on_client_outdated(self, runner: ClientRunner, _ev: ClientOutdatedEv) -> None:
+        self._outdated(runner)
+
+    def _outdated(self, runner: ClientRunner) -> None:
         message = "the network refuses this client version; neonize needs an update"
-        self._end_connection(
-            runner, events.connection_failure(self._ctx(), "client_outdated", message), "client_outdated"
-        )
+        event = connection_failure(self._device_id, "client_outdated", message, permanent=True)
+        self._end_connection(runner, event, "client_outdated")
+
+    def _on_connect_failure(self, runner: ClientRunner, ev: ConnectFailureEv) -> None:
+        """whatsmeow's ConnectFailure: sent only for failures it does not retry by itself."""
+        code = events.enum_name(ev, "Reason") or "unknown"
+        if code in LOGGED_OUT_CODES:
+            self._logged_out(runner, code)
+        elif code == "temp_banned":
+            ban = NetworkEvent(
+                name="connection.temporary_ban",
+                data={"device_id": self._device_id, "code": code, "expire_seconds": None, "expires_at": None},
+            )
+            self._end_connection(runner, ban, "temporary_ban")
+        elif code == "client_outdated":
+            self._outdated(runner)
+        else:
+            message = f"{code}: {ev.Message}" if ev.Message else code
+            event = connection_failure(self._device_id, "connect_failure", message)
+            self._end_connection(runner, event, code)
+
+    def _on_stream_error(self, runner: ClientRunner, ev: StreamErrorEv) -> None:
+        message = f"stream error {ev.Code}".strip()
+        event = connection_failure(self._device_id, "stream_error", message)
+        self._end_connection(runner, event, "stream_error")
 
     def _end_connection(self, runner: ClientRunner, event: NetworkEvent, reason: str) -> None:
         """A condition after which whatsmeow does not reconnect: report it and stop the client."""
@@ -273,9 +341,9 @@ class NetworkHandlers:
             self._state = SessionState.DISCONNECTED if self._account else SessionState.NOT_READY
             self._qr = None
             ctx = self._ctx()
-        message = str(error) if error is not None else "connect() returned without stop()"
-        logger.error("device %s: neonize session ended: %s", self._device_id, message)
-        self._emit(events.connection_failure(ctx, "session_ended", message))
+        reason, message = exit_reason(error)
+        logger.info("device %s: neonize attempt ended (%s): %s", self._device_id, reason, message)
+        self._emit(connection_failure(ctx.device_id, reason, message))
         if was_connected:
-            self._emit(payloads.device_disconnected(self._device_id, "session_ended"))
+            self._emit(payloads.device_disconnected(self._device_id, reason))
         self._schedule_terminate(runner, delete_credentials=False)

@@ -1,7 +1,8 @@
 """The operations a connected session offers: send text, chat presence, read receipts.
 
-Every call goes through :meth:`OperationsMixin._call`: the session state is checked inside
-the process-wide gate *before* the client is touched, because on a client that is not
+Every call goes through :meth:`OperationsMixin._call`: it runs on a thread of its own with a
+deadline (``TIMEOUT`` after it; the call finishes by itself), and the session state is
+checked inside the process-wide gate *before* the client is touched, because on a client that is not
 connected several neonize calls (``get_me``, ``revoke_message``, ``contact.*``,
 ``chat_settings.*`` and more) abort the whole process instead of raising. Future operations
 (groups, status, media) must use ``_call`` too. Library exceptions become
@@ -10,11 +11,10 @@ connected several neonize calls (``get_me``, ``revoke_message``, ``contact.*``,
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from neonize.client import NewClient
 from neonize.proto.Neonize_pb2 import JID
@@ -23,7 +23,7 @@ from neonize.utils.enum import ChatPresence as NeonizeChatPresence
 from neonize.utils.enum import ChatPresenceMedia, ReceiptType
 
 from ..port import ChatPresence, NetworkError, NetworkErrorKind, SentMessage, SessionState
-from .clients import ClientRunner
+from .clients import ClientRunner, GatedClient, call_with_deadline
 from .errors import library_error
 from .jids import jid_str, parse_jid
 from .locks import GoCallGate
@@ -46,6 +46,7 @@ class OperationsMixin:
     _account: JID | None
     _runner: ClientRunner | None
     _gate: GoCallGate
+    _timings: Any
 
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         if not text:
@@ -82,29 +83,48 @@ class OperationsMixin:
         )
 
     async def _call(
-        self, operation: str, call: Callable[[NewClient], T], *, error: ErrorMapper = library_error
+        self,
+        operation: str,
+        call: Callable[[NewClient], T],
+        *,
+        error: ErrorMapper = library_error,
+        deadline: float | None = None,
     ) -> T:
-        """Run a library call that needs a connected session, off the loop, inside the gate.
+        """Run a library call that needs a connected session, off the loop, through the gate.
 
-        The state is checked first, inside the gate (so no stop can slip in between): on a
-        client that is not connected several calls abort the whole process. ``error`` maps
+        ``call`` gets a :class:`~.clients.GatedClient`: each of its method calls takes its own
+        shared ticket of the gate and checks, inside it, that the session is still connected
+        on the same run (so no stop slips in between): on a client that is not connected
+        several calls abort the whole process. ``error`` maps
         the library's exceptions (group operations read more out of whatsmeow's messages).
+        After ``deadline`` (default ``call_deadline``) the caller gets ``TIMEOUT``.
         """
-        return await asyncio.to_thread(self._call_now, operation, call, error)
+        limit = self._timings.call_deadline if deadline is None else deadline
+        return await call_with_deadline(lambda: self._call_now(operation, call, error), limit, operation)
 
     def _call_now(
         self, operation: str, call: Callable[[NewClient], T], error: ErrorMapper = library_error
     ) -> T:
-        with self._gate.shared():
-            with self._mutex:
-                runner, state = self._runner, self._state
-            if state is not SessionState.CONNECTED or runner is None or not runner.alive:
-                raise NetworkError(
-                    NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not connected ({state})"
-                )
-            try:
-                return call(runner.client)
-            except NetworkError:
-                raise
-            except Exception as exc:
-                raise error(operation, exc) from exc
+        runner = self._connected_runner()
+        client = GatedClient(runner.client, self._gate, lambda: self._connected_runner(runner))
+        try:
+            return call(client)  # type: ignore[arg-type]  # the gated client answers as NewClient
+        except NetworkError:
+            raise
+        except Exception as exc:
+            raise error(operation, exc) from exc
+
+    def _connected_runner(self, expected: ClientRunner | None = None) -> ClientRunner:
+        """The run of a connected session (``expected``: that run still); else NOT_CONNECTED."""
+        with self._mutex:
+            runner, state = self._runner, self._state
+        if (
+            state is not SessionState.CONNECTED
+            or runner is None
+            or not runner.alive
+            or (expected is not None and runner is not expected)
+        ):
+            raise NetworkError(
+                NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not connected ({state})"
+            )
+        return runner

@@ -1,9 +1,10 @@
 """Ending sessions: disconnect, logout, close, terminal network conditions, QR timeout.
 
-Every path ends in :meth:`TeardownMixin._stop_runner`, which calls neonize's ``stop()``
-(inside the process-wide gate) and waits for the blocking ``connect()`` to return.
-``disconnect()`` on neonize only drops the socket and leaves ``connect()`` blocked forever,
-so it is never used. Lifecycle changes are serialised by the session's ``_lifecycle`` lock.
+Every path ends in :meth:`TeardownMixin._retire_runner`, which returns at once: the run is
+stopped in the background once its dial is over (:meth:`.clients.ClientRunner.retire`), and
+the device's next run waits for that, no other device. Lifecycle changes are serialised by
+the session's ``_lifecycle`` lock, which is never held across a network wait (the unlink of
+``logout`` has a deadline).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class TeardownMixin:
         async def _deliver(self, event: NetworkEvent) -> None: ...
         def _track(self, future: asyncio.Future[Any]) -> None: ...
         def _pairing_ended(self, runner: ClientRunner, reason: str, error: str) -> NetworkEvent | None: ...
-        async def _call(self, operation: str, call: Any) -> Any: ...
+        async def _call(self, operation: str, call: Any, *, deadline: float | None = None) -> Any: ...
 
     async def disconnect(self) -> None:
         """Stop the client and keep the login; ``device.disconnected`` if a session was running."""
@@ -55,7 +56,7 @@ class TeardownMixin:
             running = self._runner is not None
             if running:
                 self._settle()
-            await self._stop_runner()
+            self._retire_runner()
             if running:
                 with self._mutex:
                     logged_in = self._account is not None
@@ -67,7 +68,7 @@ class TeardownMixin:
         async with self._lifecycle:
             if self._runner is not None:
                 self._settle()
-            await self._stop_runner()
+            self._retire_runner()
 
     async def logout(self) -> None:
         """Unlink the device (when connected), stop the client and delete its credentials.
@@ -87,7 +88,9 @@ class TeardownMixin:
             if connected and runner is not None:
                 runner.stopping = True  # the unlink drops the connection: not a network loss
                 try:
-                    await self._call("logout", lambda client: client.logout())
+                    await self._call(
+                        "logout", lambda client: client.logout(), deadline=self._timings.unlink_deadline
+                    )
                 except BaseException:
                     runner.stopping = False
                     raise
@@ -100,7 +103,7 @@ class TeardownMixin:
                 self._account = None
                 self._qr = None
                 self._qr_seq += 1
-            await self._stop_runner()
+            self._retire_runner()
             self._store.delete_all()
             await self._deliver(payloads.device_logged_out(self._device_id, "logout"))
 
@@ -113,29 +116,22 @@ class TeardownMixin:
             self._qr = None
             self._qr_seq += 1
 
-    async def _stop_runner(self) -> None:
-        """Stop the current client run and wait for ``connect()`` to return."""
+    def _retire_runner(self) -> None:
+        """End the current client run; returns at once (the stop happens in the background)."""
         with self._mutex:
             runner, self._runner = self._runner, None
         if self._qr_timer is not None:
             self._qr_timer.cancel()
             self._qr_timer = None
-        if runner is None:
-            return
-        returned = await asyncio.to_thread(runner.stop, self._timings.stop_join)
-        if not returned:
-            logger.error(
-                "device %s: connect() still running %g s after stop()",
-                self._device_id,
-                self._timings.stop_join,
-            )
+        if runner is not None:
+            runner.retire()
 
     async def _terminate(self, runner: ClientRunner, *, delete_credentials: bool) -> None:
-        """Stop a run that the network ended; delete credentials if the network dropped them."""
+        """Retire a run that the network ended; delete credentials if the network dropped them."""
         async with self._lifecycle:
             if self._runner is not runner:
-                return  # already stopped, or a new run started meanwhile
-            await self._stop_runner()
+                return  # already retired, or a new run started meanwhile
+            self._retire_runner()
             with self._mutex:
                 unpaired = self._account is None
             if delete_credentials and unpaired:
