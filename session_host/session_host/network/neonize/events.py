@@ -30,7 +30,6 @@ from typing import Any
 from google.protobuf.message import Message as ProtoMessage
 from neonize.proto.Neonize_pb2 import (
     ChatPresence,
-    ConnectFailure,
     ConnectFailureReason,
     IdentityChange,
     KeepAliveTimeout,
@@ -41,7 +40,6 @@ from neonize.proto.Neonize_pb2 import (
     Picture,
     Presence,
     Receipt,
-    StreamError,
     TemporaryBan,
     UndecryptableMessage,
 )
@@ -114,19 +112,6 @@ def temporary_ban(ctx: EventContext, ev: TemporaryBan) -> NetworkEvent:
             "expires_at": iso_utc(time.time() + ev.Expire),
         },
     )
-
-
-def connect_failure(ctx: EventContext, ev: ConnectFailure) -> NetworkEvent:
-    reason = _failure_reason(ev.Reason, "unknown") if ev.HasField("Reason") else "unknown"
-    return connection_failure(ctx, reason, ev.Message)
-
-
-def stream_error(ctx: EventContext, ev: StreamError) -> NetworkEvent:
-    return connection_failure(ctx, "stream_error", f"stream error {ev.Code}".strip())
-
-
-def connection_failure(ctx: EventContext, reason: str, message: str) -> NetworkEvent:
-    return _event("connection.failure", {"device_id": ctx.device_id, "reason": reason, "message": message})
 
 
 def keepalive_timeout(ctx: EventContext, ev: KeepAliveTimeout) -> NetworkEvent:

@@ -68,12 +68,6 @@ _TIMEOUT_MARKERS = ("deadline exceeded", "timed out", "timeout")
 _DIAL_MARKERS = ("dial", "lookup", "no such host", "connection refused", "connection reset", "eof")
 
 
-def connection_failure(device_id: str, reason: str, message: str, *, permanent: bool = False) -> NetworkEvent:
-    """``connection.failure``: an attempt failed and the session is idle (see port.py)."""
-    data = {"device_id": device_id, "reason": reason, "message": message, "permanent": permanent}
-    return NetworkEvent(name="connection.failure", data=data)
-
-
 def exit_reason(error: BaseException | None) -> tuple[str, str]:
     """Why ``connect()`` ended by itself: ``timeout``, ``dial_error`` or ``session_ended``."""
     if error is None:
@@ -287,7 +281,7 @@ class NetworkHandlers:
 
     def _outdated(self, runner: ClientRunner) -> None:
         message = "the network refuses this client version; neonize needs an update"
-        event = connection_failure(self._device_id, "client_outdated", message, permanent=True)
+        event = payloads.connection_failure(self._device_id, "client_outdated", message, permanent=True)
         self._end_connection(runner, event, "client_outdated")
 
     def _on_connect_failure(self, runner: ClientRunner, ev: ConnectFailureEv) -> None:
@@ -305,12 +299,12 @@ class NetworkHandlers:
             self._outdated(runner)
         else:
             message = f"{code}: {ev.Message}" if ev.Message else code
-            event = connection_failure(self._device_id, "connect_failure", message)
+            event = payloads.connection_failure(self._device_id, "connect_failure", message)
             self._end_connection(runner, event, code)
 
     def _on_stream_error(self, runner: ClientRunner, ev: StreamErrorEv) -> None:
         message = f"stream error {ev.Code}".strip()
-        event = connection_failure(self._device_id, "stream_error", message)
+        event = payloads.connection_failure(self._device_id, "stream_error", message)
         self._end_connection(runner, event, "stream_error")
 
     def _end_connection(self, runner: ClientRunner, event: NetworkEvent, reason: str) -> None:
@@ -343,7 +337,7 @@ class NetworkHandlers:
             ctx = self._ctx()
         reason, message = exit_reason(error)
         logger.info("device %s: neonize attempt ended (%s): %s", self._device_id, reason, message)
-        self._emit(connection_failure(ctx.device_id, reason, message))
+        self._emit(payloads.connection_failure(ctx.device_id, reason, message))
         if was_connected:
             self._emit(payloads.device_disconnected(self._device_id, reason))
         self._schedule_terminate(runner, delete_credentials=False)
