@@ -12,6 +12,8 @@ DEVICE_FIELDS = {
     "is_logged_in",
     "messaging_jid",
     "min_send_interval_seconds",
+    "last_error",
+    "reconnect_at",
     "created_at",
     "updated_at",
 }
