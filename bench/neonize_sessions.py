@@ -267,11 +267,13 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, Any]]) -> None
     for mode, r in results.items():
         n = r["sessions"]
         base, end, peak = r["base"], r["end"], r["peak"]
+        # Over the sessions opened by each reading (a restore that did not finish opened fewer).
         per = {
             name: (
-                (at["rss_kb"] - base["rss_kb"]) / n / 1024,
-                (at["threads"] - base["threads"]) / n,
-                (at["fds"] - base["fds"]) / n,
+                (at["rss_kb"] - base["rss_kb"]) / max(1, at["sessions"]) / 1024,
+                (at["threads"] - base["threads"]) / max(1, at["sessions"]),
+                (at["fds"] - base["fds"]) / max(1, at["sessions"]),
+                at["sessions"],
             )
             for name, at in (("restored", r["at_restore"]), ("window end", end), ("peak", peak))
         }
@@ -281,10 +283,16 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, Any]]) -> None
             f"{r['restore_seconds']:.1f} s" if r["restored"] else f"not done in {args.restore_limit:.0f} s"
         )
         print(f"\n[{mode}] {n} sessions")
-        print(
-            f"  restore: {r['owned_after_restore']}/{n} devices taken, {restore} from the leases' expiry "
-            f"to the end of the pass (every connect() returned)"
-        )
+        if r["restored"]:
+            print(
+                f"  restore: {n}/{n} devices taken, {restore} from the leases' expiry to the end of "
+                "the pass (every connect() returned)"
+            )
+        else:
+            print(
+                f"  restore: {r['owned_after_restore']}/{n} devices taken at the "
+                f"{args.restore_limit:.0f} s limit; the window began then (the host went on restoring)"
+            )
         print(
             f"  host idle (neonize loaded): RSS {base['rss_kb'] / 1024:.0f} MB, {base['threads']} threads, "
             f"{base['fds']} fds (imported, before the host: {r['imported']['rss_kb'] / 1024:.0f} MB, "
@@ -295,8 +303,11 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, Any]]) -> None
             f"{end['fds']} fds; peak RSS {peak['rss_kb'] / 1024:.0f} MB, {peak['threads']} threads, "
             f"{peak['fds']} fds"
         )
-        for name, (mb, threads, fds) in per.items():
-            print(f"  per session, {name + ':':11} {mb:.2f} MB RSS, {threads:.2f} threads, {fds:.2f} fds")
+        for name, (mb, threads, fds, opened) in per.items():
+            print(
+                f"  per session, {name + ':':11} {mb:.2f} MB RSS, {threads:.2f} threads, {fds:.2f} fds "
+                f"({opened} sessions)"
+            )
         print(
             f"  dials: {r['dials_window']} in the window ({r['dials_window'] / window:.1f}/s), "
             f"{r['dials_total']} in all; held at most {r['held_peak']} at once"
