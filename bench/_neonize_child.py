@@ -405,6 +405,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
         "end": end,
         "peak": peak,
         "window_min": {key: min(s[key] for s in samples) for key in end} if samples else end,
+        "expired_at": expired,
         "restore_seconds": restore_seconds,
         "restored": restored_at is not None,
         "owned_after_restore": owned_after_restore,

@@ -153,6 +153,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, Any]]:
             result = _child("host", setup, tmp / f"{mode}.json", network.proxy_url, timeout=timeout)
             result["dials_window"] = network.dials_between(result["window_start"], result["window_end"])
             result["dials_total"] = network.dials
+            result["all_dialed"] = network.nth_dial_after(result["expired_at"], args.sessions)
             result["held_peak"], result["overflow"] = network.peak_held, network.overflow
         finally:
             network.stop()
@@ -293,6 +294,10 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, Any]]) -> None
                 f"  restore: {r['owned_after_restore']}/{n} devices taken at the "
                 f"{args.restore_limit:.0f} s limit; the window began then (the host went on restoring)"
             )
+        if r["all_dialed"] is not None:
+            print(f"  the {n}th dial reached the network {r['all_dialed']:.1f} s after the leases' expiry")
+        else:
+            print(f"  fewer than {n} dials reached the network by the end of the window")
         print(
             f"  host idle (neonize loaded): RSS {base['rss_kb'] / 1024:.0f} MB, {base['threads']} threads, "
             f"{base['fds']} fds (imported, before the host: {r['imported']['rss_kb'] / 1024:.0f} MB, "
