@@ -21,7 +21,8 @@ JSON object of results (the Go side prints lines of its own to stdout).
   at a time on a thread of its own: a ``PING`` through the bus to the host's queue (the host answers
   it without touching any session), and an adapter call for another device (``send_text``
   on a session of this process's port that never connected: answered ``not_connected``).
-  A watchdog ends the process (exit 3) if its RSS passes the limit.
+  A watchdog ends the process (exit 3) if its RSS passes the limit, or its descriptors 90 %
+  of their limit.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import gc
 import json
 import os
 import random
+import resource
 import sqlite3
 import sys
 import threading
@@ -73,19 +75,26 @@ def settled_reading() -> dict[str, int]:
 
 
 def start_watchdog(limit_kb: int) -> None:
-    """End the process at once (exit 3, a JSON line saying why) if its RSS passes ``limit_kb``."""
+    """End the process at once (exit 3, a RESULT line saying why) if its RSS passes
+    ``limit_kb``, or its open descriptors 90 % of its soft limit (a leak per retry would
+    otherwise end in failures nobody asked to measure)."""
+    fd_limit = int(0.9 * resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
     def watch() -> None:
         while True:
-            rss = rss_kb()
+            rss, fds = rss_kb(), fds_now()
+            message = None
             if rss > limit_kb:
                 message = f"watchdog: RSS {rss // 1024} MiB passed the limit of {limit_kb // 1024} MiB"
+            elif fds > fd_limit:
+                message = f"watchdog: {fds} open descriptors passed 90 % of the limit ({fd_limit})"
+            if message is not None:
                 say(message)
                 print("RESULT " + json.dumps({"watchdog": message}), flush=True)
                 os._exit(3)
             time.sleep(WATCHDOG_EVERY)
 
-    threading.Thread(target=watch, name="rss-watchdog", daemon=True).start()
+    threading.Thread(target=watch, name="watchdog", daemon=True).start()
 
 
 async def _drop(_event: Any) -> None:

@@ -21,17 +21,22 @@ and the host restores them all; each one dials the played network. Figures:
 
 * **restore**: from the leases' expiry to the end of the restore pass that took the last
   device (every device's ``connect()`` has returned by then): the time to start them all;
-* **per session**: (RSS, OS threads, open descriptors at the end of a ``--window`` of
-  dialing - the idle host's, neonize loaded) / sessions, from ``/proc/self``;
+  and when the played network saw the last device's first dial (``connect()`` may return
+  before the dial starts);
+* **per session**: (RSS, OS threads, open descriptors - the idle host's, neonize loaded) /
+  sessions opened, from ``/proc/self``: after the restore, at the end of a ``--window`` of
+  dialing, and the peak;
 * **PING**: ``CommandBus.request(PING)`` to the host's queue for another device, one at a
-  time all along (idle first, then during the restore and the window): the host's command
-  path (its loop, the bus over moto's SQS), which the target of 1 s applies to;
+  time on a thread of its own, all along (idle first, then during the restore and the
+  window): the host's command path (its loop, the bus over moto's SQS), which the target of
+  1 s applies to;
 * **adapter call**: ``send_text`` on a session of the same port for another device that never
   connected (answered ``not_connected``): how long the library's locks make a call of one
   device wait while the others start and dial;
 * **dials**: connections the played network accepted during the window, per second.
 
-A watchdog in the measured process ends it if its RSS passes ``--rss-limit-mb`` (4,096).
+A watchdog in the measured process ends it if its RSS passes ``--rss-limit-mb`` (4,096) or
+its descriptors 90 % of their limit; the bench then fails.
 The last line is the headline: ``sessions: ...``.
 """
 
@@ -218,15 +223,18 @@ def _child(
     """Run ``bench._neonize_child`` behind the played network ``proxy``; its results."""
     setup_path.write_text(json.dumps(setup))
     environment = os.environ | {"HTTPS_PROXY": proxy, "https_proxy": proxy}
-    completed = subprocess.run(  # noqa: S603 (our own module, our own interpreter)
-        [sys.executable, "-m", "bench._neonize_child", mode, str(setup_path)],
-        cwd=REPO_ROOT,
-        env=environment,
-        stdout=subprocess.PIPE,
-        text=True,
-        check=False,
-        timeout=timeout,
-    )
+    try:
+        completed = subprocess.run(  # noqa: S603 (our own module, our own interpreter)
+            [sys.executable, "-m", "bench._neonize_child", mode, str(setup_path)],
+            cwd=REPO_ROOT,
+            env=environment,
+            stdout=subprocess.PIPE,
+            text=True,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as error:  # run() has killed it
+        raise SystemExit(f"the {mode} process did not end within {timeout:.0f} s") from error
     lines = [line for line in completed.stdout.splitlines() if line.startswith("RESULT ")]
     result = json.loads(lines[-1].removeprefix("RESULT ")) if lines else {}
     if "watchdog" in result:
