@@ -179,12 +179,19 @@ class TrackingPort:
     def __init__(self, port: Any) -> None:
         self._port = port
         self.name = port.name
-        self.sessions: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._sessions: dict[str, Any] = {}
 
     def open_session(self, device_id: str, *, data_dir: Path, sink: Any) -> Any:
         session = self._port.open_session(device_id, data_dir=data_dir, sink=sink)
-        self.sessions[device_id] = session
+        with self._lock:
+            self._sessions[device_id] = session
         return session
+
+    def sessions(self) -> dict[str, Any]:
+        """The sessions opened so far (a copy: the host's thread opens more meanwhile)."""
+        with self._lock:
+            return dict(self._sessions)
 
 
 class Probes:
@@ -312,15 +319,16 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     from session_host.host_thread import HostThread
     from session_host.runtime import build_port
 
-    imported = reading()  # neonize loaded: its Go runtime, its log thread
+    imported = reading()  # the interpreter, boto3, the gateway's and the host's modules
+    port = TrackingPort(build_port("neonize"))
+    loaded = reading()  # and neonize: its Go runtime, its log thread
     devices = setup["devices"]
     n = len(devices)
     events = EventTally(queues.sqs_client(), setup["events_queue"])
     write_seconds = write_dead_leases(devices, time.time() + 3600)
-    port = TrackingPort(build_port("neonize"))
 
     def measure() -> dict[str, int]:
-        return reading(sum(1 for device_id in port.sessions if device_id != OTHER_DEVICE))
+        return reading(sum(1 for device_id in port.sessions() if device_id != OTHER_DEVICE))
 
     quiet_logging(Path(setup["log_path"]))
     settings = HostSettings(
@@ -390,17 +398,15 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     probes.phase = "window"
     at_restore = measure()
     window_start = time.time()
-    samples: list[dict[str, int]] = []
     while time.time() < window_start + setup["window"]:
         peak = _peak(peak, measure)
-        samples.append(measure())
         time.sleep(1.0)
     window_end = time.time()
     probes.stop()
     end = measure()
     peak = _peak(peak, measure)
     states = collections.Counter(
-        session.state.value for device_id, session in port.sessions.items() if device_id != OTHER_DEVICE
+        session.state.value for device_id, session in port.sessions().items() if device_id != OTHER_DEVICE
     )
     say(
         f"after the window: RSS {end['rss_kb']} KiB, {end['threads']} threads, {end['fds']} fds; "
@@ -409,11 +415,11 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     result = {
         "sessions": n,
         "imported": imported,
+        "loaded": loaded,
         "base": base,
         "at_restore": at_restore,
         "end": end,
         "peak": peak,
-        "window_min": {key: min(s[key] for s in samples) for key in end} if samples else end,
         "expired_at": expired,
         "restore_seconds": restore_seconds,
         "restored": restored_at is not None,

@@ -308,8 +308,9 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, Any]]) -> None
             print(f"  fewer than {n} dials reached the network by the end of the window")
         print(
             f"  host idle (neonize loaded): RSS {base['rss_kb'] / 1024:.0f} MB, {base['threads']} threads, "
-            f"{base['fds']} fds (imported, before the host: {r['imported']['rss_kb'] / 1024:.0f} MB, "
-            f"{r['imported']['threads']} threads)"
+            f"{base['fds']} fds (before: imports {r['imported']['rss_kb'] / 1024:.0f} MB, "
+            f"then neonize {(r['loaded']['rss_kb'] - r['imported']['rss_kb']) / 1024:.0f} MB and "
+            f"{r['loaded']['threads'] - r['imported']['threads']} threads)"
         )
         print(
             f"  after a {window:.0f} s window: RSS {end['rss_kb'] / 1024:.0f} MB, {end['threads']} threads, "
