@@ -17,11 +17,12 @@ JSON object of results (the Go side prints lines of its own to stdout).
 * ``host``: a ``SessionHost`` with the real ``NeonizePort`` (as ``python -m session_host``
   builds it, with its default executor), every device leased by a dead host; then the leases
   expire at one moment and the host restores every device (each one dials the played
-  network), and the process is measured while they dial. Probes run all along on a thread of
-  their own, one at a time: a ``PING`` through the bus to the host's queue (the host answers
+  network), and the process is measured while they dial. Probes run all along, each kind one
+  at a time on a thread of its own: a ``PING`` through the bus to the host's queue (the host answers
   it without touching any session), and an adapter call for another device (``send_text``
   on a session of this process's port that never connected: answered ``not_connected``).
-  A watchdog ends the process (exit 3) if its RSS passes the limit.
+  A watchdog ends the process (exit 3) if its RSS passes the limit, or its descriptors 90 %
+  of their limit.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import gc
 import json
 import os
 import random
+import resource
 import sqlite3
 import sys
 import threading
@@ -44,6 +46,9 @@ from bench._hosts_child import rss_kb, say, wait_for, write_dead_leases
 SETTLE_SECONDS = 1.0
 PROBE_TIMEOUT = 10.0
 WATCHDOG_EVERY = 0.25
+KINDS = ("ping", "adapter")
+OTHER_DEVICE = "bench-other-device"
+"""The device of the probes: no record, never connected."""
 
 
 def threads_now() -> int:
@@ -57,9 +62,10 @@ def fds_now() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-def reading() -> dict[str, int]:
-    """RSS (KiB), OS threads and open descriptors of this process, from /proc/self."""
-    return {"rss_kb": rss_kb(), "threads": threads_now(), "fds": fds_now()}
+def reading(sessions: int = 0) -> dict[str, int]:
+    """RSS (KiB), OS threads and open descriptors of this process, from /proc/self, and the
+    number of sessions opened by then."""
+    return {"rss_kb": rss_kb(), "threads": threads_now(), "fds": fds_now(), "sessions": sessions}
 
 
 def settled_reading() -> dict[str, int]:
@@ -69,19 +75,26 @@ def settled_reading() -> dict[str, int]:
 
 
 def start_watchdog(limit_kb: int) -> None:
-    """End the process at once (exit 3, a JSON line saying why) if its RSS passes ``limit_kb``."""
+    """End the process at once (exit 3, a RESULT line saying why) if its RSS passes
+    ``limit_kb``, or its open descriptors 90 % of its soft limit (a leak per retry would
+    otherwise end in failures nobody asked to measure)."""
+    fd_limit = int(0.9 * resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
     def watch() -> None:
         while True:
-            rss = rss_kb()
+            rss, fds = rss_kb(), fds_now()
+            message = None
             if rss > limit_kb:
                 message = f"watchdog: RSS {rss // 1024} MiB passed the limit of {limit_kb // 1024} MiB"
+            elif fds > fd_limit:
+                message = f"watchdog: {fds} open descriptors passed 90 % of the limit ({fd_limit})"
+            if message is not None:
                 say(message)
                 print("RESULT " + json.dumps({"watchdog": message}), flush=True)
                 os._exit(3)
             time.sleep(WATCHDOG_EVERY)
 
-    threading.Thread(target=watch, name="rss-watchdog", daemon=True).start()
+    threading.Thread(target=watch, name="watchdog", daemon=True).start()
 
 
 async def _drop(_event: Any) -> None:
@@ -166,17 +179,24 @@ class TrackingPort:
     def __init__(self, port: Any) -> None:
         self._port = port
         self.name = port.name
-        self.sessions: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._sessions: dict[str, Any] = {}
 
     def open_session(self, device_id: str, *, data_dir: Path, sink: Any) -> Any:
         session = self._port.open_session(device_id, data_dir=data_dir, sink=sink)
-        self.sessions[device_id] = session
+        with self._lock:
+            self._sessions[device_id] = session
         return session
+
+    def sessions(self) -> dict[str, Any]:
+        """The sessions opened so far (a copy: the host's thread opens more meanwhile)."""
+        with self._lock:
+            return dict(self._sessions)
 
 
 class Probes:
-    """PINGs through the bus and adapter calls for another device, one at a time, on a
-    thread of their own, until stopped; each sample is (phase, kind, seconds, outcome)."""
+    """PINGs through the bus and adapter calls for another device, each kind one at a time on
+    a thread of its own, until stopped; each sample is (phase, kind, seconds, outcome)."""
 
     def __init__(self, bus: Any, host_queue: str, other: Any, interval: float) -> None:
         self._bus = bus
@@ -187,7 +207,7 @@ class Probes:
         self.phase = "idle"
         self.samples: list[tuple[str, str, float, str]] = []
         self._stopped = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
 
     def ping(self) -> tuple[float, str]:
         from gateway.bus import CommandName
@@ -197,7 +217,7 @@ class Probes:
             reply = self._bus.request(
                 CommandName.PING,
                 tenant_id="bench-other-tenant",
-                device_id="bench-other-device",
+                device_id=OTHER_DEVICE,
                 host_queue_url=self._host_queue,
                 timeout=PROBE_TIMEOUT,
             )
@@ -220,25 +240,33 @@ class Probes:
             outcome = type(error).__name__
         return time.perf_counter() - began, outcome
 
+    def _sample(self, kind: str) -> None:
+        phase = self.phase
+        seconds, outcome = self.ping() if kind == "ping" else self.adapter_call()
+        self.samples.append((phase, kind, seconds, outcome))
+
     def one_round(self) -> None:
-        for kind, probe in (("ping", self.ping), ("adapter", self.adapter_call)):
-            phase = self.phase
-            seconds, outcome = probe()
-            self.samples.append((phase, kind, seconds, outcome))
+        for kind in KINDS:
+            self._sample(kind)
 
     def start(self) -> None:
-        def run() -> None:
+        """One thread per kind, so a call stuck up to its deadline delays no sample of the other."""
+
+        def run(kind: str) -> None:
             while not self._stopped.is_set():
-                self.one_round()
+                self._sample(kind)
                 self._stopped.wait(self._interval)
 
-        self._thread = threading.Thread(target=run, name="probes", daemon=True)
-        self._thread.start()
+        self._threads = [
+            threading.Thread(target=run, args=(kind,), name=f"probe-{kind}", daemon=True) for kind in KINDS
+        ]
+        for thread in self._threads:
+            thread.start()
 
     def stop(self) -> None:
         self._stopped.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2 * PROBE_TIMEOUT + 5)
+        for thread in self._threads:
+            thread.join(timeout=PROBE_TIMEOUT + 5)
 
 
 class EventTally:
@@ -291,12 +319,17 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     from session_host.host_thread import HostThread
     from session_host.runtime import build_port
 
-    imported = reading()  # neonize loaded: its Go runtime, its log thread
+    imported = reading()  # the interpreter, boto3, the gateway's and the host's modules
+    port = TrackingPort(build_port("neonize"))
+    loaded = reading()  # and neonize: its Go runtime, its log thread
     devices = setup["devices"]
     n = len(devices)
     events = EventTally(queues.sqs_client(), setup["events_queue"])
     write_seconds = write_dead_leases(devices, time.time() + 3600)
-    port = TrackingPort(build_port("neonize"))
+
+    def measure() -> dict[str, int]:
+        return reading(sum(1 for device_id in port.sessions() if device_id != OTHER_DEVICE))
+
     quiet_logging(Path(setup["log_path"]))
     settings = HostSettings(
         data_dir=setup["data_dir"],
@@ -319,7 +352,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     wait_for(lambda: host.restore_passes() >= 1, 120, "a first restore pass")
     if host.owned_devices():
         raise RuntimeError("the host took devices while the dead host's leases were live")
-    other = port.open_session("bench-other-device", data_dir=Path(setup["other_dir"]), sink=_drop)
+    other = port.open_session(OTHER_DEVICE, data_dir=Path(setup["other_dir"]), sink=_drop)
     bus = CommandBus(queues.sqs_client(), setup["command_queue"])
     probes = Probes(bus, host.queue_url, other, setup["probe_interval"])
     for _ in range(3):  # the bus's reply queue, the first calls' clients
@@ -339,7 +372,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     restored_at: float | None = None
     limit = expired + setup["restore_limit"]
     all_owned_pass: int | None = None
-    peak = reading()
+    peak = measure()
     while time.time() < limit:
         owned = len(host.owned_devices())
         passes = host.restore_passes()
@@ -348,7 +381,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
         if all_owned_pass is not None and passes > all_owned_pass:
             restored_at = time.time()  # that pass ended: every taken device's connect() returned
             break
-        peak = _peak(peak)
+        peak = _peak(peak, measure)
         time.sleep(0.05)
     restore_seconds = (restored_at or time.time()) - expired
     owned_after_restore = len(host.owned_devices())
@@ -363,21 +396,17 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
 
     # The window: the sessions dial (and, on a refusing network, fail and are retried).
     probes.phase = "window"
-    at_restore = reading()
+    at_restore = measure()
     window_start = time.time()
-    samples: list[dict[str, int]] = []
     while time.time() < window_start + setup["window"]:
-        peak = _peak(peak)
-        samples.append(reading())
+        peak = _peak(peak, measure)
         time.sleep(1.0)
     window_end = time.time()
     probes.stop()
-    end = reading()
-    peak = _peak(peak)
+    end = measure()
+    peak = _peak(peak, measure)
     states = collections.Counter(
-        session.state.value
-        for device_id, session in port.sessions.items()
-        if device_id != "bench-other-device"
+        session.state.value for device_id, session in port.sessions().items() if device_id != OTHER_DEVICE
     )
     say(
         f"after the window: RSS {end['rss_kb']} KiB, {end['threads']} threads, {end['fds']} fds; "
@@ -386,11 +415,12 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     result = {
         "sessions": n,
         "imported": imported,
+        "loaded": loaded,
         "base": base,
         "at_restore": at_restore,
         "end": end,
         "peak": peak,
-        "window_min": {key: min(s[key] for s in samples) for key in end} if samples else end,
+        "expired_at": expired,
         "restore_seconds": restore_seconds,
         "restored": restored_at is not None,
         "owned_after_restore": owned_after_restore,
@@ -405,8 +435,8 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _peak(peak: dict[str, int]) -> dict[str, int]:
-    now = reading()
+def _peak(peak: dict[str, int], measure: Any) -> dict[str, int]:
+    now = measure()
     return {key: max(peak[key], now[key]) for key in peak}
 
 

@@ -64,6 +64,13 @@ class PlayedNetwork:
         with self._lock:
             return sum(1 for at in self._dials if start <= at < end)
 
+    def nth_dial_after(self, start: float, n: int) -> float | None:
+        """Seconds from ``start`` (a ``time.time()``) to the ``n``-th connection accepted after
+        it; None if fewer came."""
+        with self._lock:
+            after = sorted(at for at in self._dials if at >= start)
+        return after[n - 1] - start if n >= 1 and len(after) >= n else None
+
     @property
     def dials(self) -> int:
         with self._lock:

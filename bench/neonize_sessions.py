@@ -21,17 +21,22 @@ and the host restores them all; each one dials the played network. Figures:
 
 * **restore**: from the leases' expiry to the end of the restore pass that took the last
   device (every device's ``connect()`` has returned by then): the time to start them all;
-* **per session**: (RSS, OS threads, open descriptors at the end of a ``--window`` of
-  dialing - the idle host's, neonize loaded) / sessions, from ``/proc/self``;
+  and when the played network saw the last device's first dial (``connect()`` may return
+  before the dial starts);
+* **per session**: (RSS, OS threads, open descriptors - the idle host's, neonize loaded) /
+  sessions opened, from ``/proc/self``: after the restore, at the end of a ``--window`` of
+  dialing, and the peak;
 * **PING**: ``CommandBus.request(PING)`` to the host's queue for another device, one at a
-  time all along (idle first, then during the restore and the window): the host's command
-  path (its loop, the bus over moto's SQS), which the target of 1 s applies to;
+  time on a thread of its own, all along (idle first, then during the restore and the
+  window): the host's command path (its loop, the bus over moto's SQS), which the target of
+  1 s applies to;
 * **adapter call**: ``send_text`` on a session of the same port for another device that never
   connected (answered ``not_connected``): how long the library's locks make a call of one
   device wait while the others start and dial;
 * **dials**: connections the played network accepted during the window, per second.
 
-A watchdog in the measured process ends it if its RSS passes ``--rss-limit-mb`` (4,096).
+A watchdog in the measured process ends it if its RSS passes ``--rss-limit-mb`` (4,096) or
+its descriptors 90 % of their limit; the bench then fails.
 The last line is the headline: ``sessions: ...``.
 """
 
@@ -153,6 +158,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, Any]]:
             result = _child("host", setup, tmp / f"{mode}.json", network.proxy_url, timeout=timeout)
             result["dials_window"] = network.dials_between(result["window_start"], result["window_end"])
             result["dials_total"] = network.dials
+            result["all_dialed"] = network.nth_dial_after(result["expired_at"], args.sessions)
             result["held_peak"], result["overflow"] = network.peak_held, network.overflow
         finally:
             network.stop()
@@ -217,15 +223,18 @@ def _child(
     """Run ``bench._neonize_child`` behind the played network ``proxy``; its results."""
     setup_path.write_text(json.dumps(setup))
     environment = os.environ | {"HTTPS_PROXY": proxy, "https_proxy": proxy}
-    completed = subprocess.run(  # noqa: S603 (our own module, our own interpreter)
-        [sys.executable, "-m", "bench._neonize_child", mode, str(setup_path)],
-        cwd=REPO_ROOT,
-        env=environment,
-        stdout=subprocess.PIPE,
-        text=True,
-        check=False,
-        timeout=timeout,
-    )
+    try:
+        completed = subprocess.run(  # noqa: S603 (our own module, our own interpreter)
+            [sys.executable, "-m", "bench._neonize_child", mode, str(setup_path)],
+            cwd=REPO_ROOT,
+            env=environment,
+            stdout=subprocess.PIPE,
+            text=True,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as error:  # run() has killed it
+        raise SystemExit(f"the {mode} process did not end within {timeout:.0f} s") from error
     lines = [line for line in completed.stdout.splitlines() if line.startswith("RESULT ")]
     result = json.loads(lines[-1].removeprefix("RESULT ")) if lines else {}
     if "watchdog" in result:
@@ -267,11 +276,13 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, Any]]) -> None
     for mode, r in results.items():
         n = r["sessions"]
         base, end, peak = r["base"], r["end"], r["peak"]
+        # Over the sessions opened by each reading (a restore that did not finish opened fewer).
         per = {
             name: (
-                (at["rss_kb"] - base["rss_kb"]) / n / 1024,
-                (at["threads"] - base["threads"]) / n,
-                (at["fds"] - base["fds"]) / n,
+                (at["rss_kb"] - base["rss_kb"]) / max(1, at["sessions"]) / 1024,
+                (at["threads"] - base["threads"]) / max(1, at["sessions"]),
+                (at["fds"] - base["fds"]) / max(1, at["sessions"]),
+                at["sessions"],
             )
             for name, at in (("restored", r["at_restore"]), ("window end", end), ("peak", peak))
         }
@@ -281,22 +292,36 @@ def report(args: argparse.Namespace, results: dict[str, dict[str, Any]]) -> None
             f"{r['restore_seconds']:.1f} s" if r["restored"] else f"not done in {args.restore_limit:.0f} s"
         )
         print(f"\n[{mode}] {n} sessions")
-        print(
-            f"  restore: {r['owned_after_restore']}/{n} devices taken, {restore} from the leases' expiry "
-            f"to the end of the pass (every connect() returned)"
-        )
+        if r["restored"]:
+            print(
+                f"  restore: {n}/{n} devices taken, {restore} from the leases' expiry to the end of "
+                "the pass (every connect() returned)"
+            )
+        else:
+            print(
+                f"  restore: {r['owned_after_restore']}/{n} devices taken at the "
+                f"{args.restore_limit:.0f} s limit; the window began then (the host went on restoring)"
+            )
+        if r["all_dialed"] is not None:
+            print(f"  the {n}th dial reached the network {r['all_dialed']:.1f} s after the leases' expiry")
+        else:
+            print(f"  fewer than {n} dials reached the network by the end of the window")
         print(
             f"  host idle (neonize loaded): RSS {base['rss_kb'] / 1024:.0f} MB, {base['threads']} threads, "
-            f"{base['fds']} fds (imported, before the host: {r['imported']['rss_kb'] / 1024:.0f} MB, "
-            f"{r['imported']['threads']} threads)"
+            f"{base['fds']} fds (before: imports {r['imported']['rss_kb'] / 1024:.0f} MB, "
+            f"then neonize {(r['loaded']['rss_kb'] - r['imported']['rss_kb']) / 1024:.0f} MB and "
+            f"{r['loaded']['threads'] - r['imported']['threads']} threads)"
         )
         print(
             f"  after a {window:.0f} s window: RSS {end['rss_kb'] / 1024:.0f} MB, {end['threads']} threads, "
             f"{end['fds']} fds; peak RSS {peak['rss_kb'] / 1024:.0f} MB, {peak['threads']} threads, "
             f"{peak['fds']} fds"
         )
-        for name, (mb, threads, fds) in per.items():
-            print(f"  per session, {name + ':':11} {mb:.2f} MB RSS, {threads:.2f} threads, {fds:.2f} fds")
+        for name, (mb, threads, fds, opened) in per.items():
+            print(
+                f"  per session, {name + ':':11} {mb:.2f} MB RSS, {threads:.2f} threads, {fds:.2f} fds "
+                f"({opened} sessions)"
+            )
         print(
             f"  dials: {r['dials_window']} in the window ({r['dials_window'] / window:.1f}/s), "
             f"{r['dials_total']} in all; held at most {r['held_peak']} at once"
