@@ -25,10 +25,11 @@ def main() -> None:
     stack = LocalStack(port=port, master_token=master_token).start()
     print(banner(stack, master_token), flush=True)
     stop.wait()
-    print("stopping...", flush=True)
     # As a session host in its container: a clean stop, ended at its deadline whatever the
-    # sessions are doing (a native library's threads still dialing cannot hold the process).
+    # sessions are doing (a native library's threads still dialing cannot hold the process),
+    # armed before anything is written (a terminal that does not read can block a write).
     arm_deadline(WORKER_STOP_SECONDS)
+    print("stopping...", flush=True)
     stack.stop()
     end_process(0)
 

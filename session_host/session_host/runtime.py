@@ -39,6 +39,8 @@ from session_host.network.port import NetworkPort
 
 FAILURE_EXIT_CODE = 1
 """The exit code of a host process that failed, or whose clean stop overran its budget."""
+OVERDUE_NOTICE_SECONDS = 1.0
+"""How long the overdue stop waits for its log line to be written."""
 
 
 def build_port(adapter: str, simulated_state: Path | None = None) -> NetworkPort:
@@ -147,11 +149,21 @@ def end_process(code: int) -> NoReturn:
 
 
 def _stop_overdue(seconds: float) -> None:
+    # Said on a thread given a second: a write to an output nobody reads blocks for ever, and
+    # the deadline must hold even then.
+    saying = threading.Thread(target=_say_overdue, args=(seconds,), daemon=True)
+    saying.start()
+    saying.join(OVERDUE_NOTICE_SECONDS)
+    os._exit(FAILURE_EXIT_CODE)
+
+
+def _say_overdue(seconds: float) -> None:
     with contextlib.suppress(Exception):
         from gateway.observability import logger
 
         logger.error("clean stop overdue: the process ends now", extra={"after_seconds": seconds})
-    end_process(FAILURE_EXIT_CODE)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
 
 
 def main() -> None:
