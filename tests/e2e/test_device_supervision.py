@@ -148,3 +148,24 @@ def test_a_first_connect_the_network_refuses_is_retried_until_the_qr_code_shows(
     wait_for_status(api, tenant.admin_token, device_id, "pairing")
     qr = api.request("GET", f"/devices/{device_id}/qr", tenant.admin_token)
     assert qr.status_code == 200, qr.text
+
+
+def test_the_qr_code_of_a_device_still_dialing_is_not_there_yet_and_says_why(
+    api: Any, tenant: Any
+) -> None:
+    # Given a new device whose dials the network keeps refusing
+    device_id = create_device(api, tenant.admin_token)
+    simulator(api, "POST", "/faults", device_id=device_id, operation="connect", error="refused", count=100)
+    assert api.request("POST", f"/devices/{device_id}/connect", tenant.admin_token).status_code == 202
+
+    # When its QR code is asked for
+    qr = api.request("GET", f"/devices/{device_id}/qr", tenant.admin_token)
+
+    # Then it is not there yet, and the answer says the device is still reaching the network
+    # (not that it should be connected: it was)
+    assert qr.status_code == 503, qr.text
+    assert qr.json()["error_code"] == "SERVICE_UNAVAILABLE"
+    assert "still reaching the network" in qr.json()["error"]
+    device = _device(api, tenant.admin_token, device_id)
+    assert device["status"] == "not_ready"
+    assert device["last_error"]["code"] == "dial_error"

@@ -94,6 +94,9 @@ async def qr(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
         return ok(command, session_snapshot(session), {"qr_code": shown[0], "expires_at": shown[1]})
     if session.state is SessionState.PAIRING:
         return failed(command, NetworkErrorKind.TIMEOUT, "the network has shown no QR code yet; retry")
+    if owned.supervisor.trying:
+        message = "the device is still reaching the network and has no QR code yet; retry (see last_error)"
+        return failed(command, NetworkErrorKind.TIMEOUT, message)
     return failed(
         command,
         NetworkErrorKind.NOT_CONNECTED,

@@ -76,9 +76,6 @@ def command_specific_errors(name: CommandName) -> tuple[Answer, ...]:
     )
 
 
-""":data:`COMMAND_ERRORS` of the pairing commands (QR code, pair code), refused on a paired device."""
-
-
 def message_not_found() -> ApiError:
     """What DELETE /messages/{message_id} answers for a message the device did not send
     there (or already deleted), whether the API or the session host finds it out."""
