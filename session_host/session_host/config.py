@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import secrets
 import tempfile
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BeforeValidator, Field, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from gateway.config import get_settings
 from session_host.supervision import Backoff, SupervisionSettings
@@ -80,6 +83,34 @@ def default_workers(adapter: str) -> int:
     return 2 if adapter == "neonize" else 1
 
 
+@dataclass(frozen=True)
+class WorkerShare:
+    """A worker's share of its task's devices: those whose stable hash modulo ``workers`` is
+    ``index`` (CRC-32: the same in every process, unlike ``hash``)."""
+
+    index: int
+    workers: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < self.workers:
+            raise ValueError(f"a worker share is <index>/<workers> with 0 <= index < workers, not {self}")
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.workers}"
+
+    def holds(self, device_id: str) -> bool:
+        return zlib.crc32(device_id.encode()) % self.workers == self.index
+
+    @classmethod
+    def parse(cls, value: object) -> object:
+        """``"<index>/<workers>"`` as the supervisor writes it; anything else is left to fail."""
+        if isinstance(value, str) and value.count("/") == 1:
+            index, workers = value.split("/")
+            if index.isdigit() and workers.isdigit():
+                return cls(int(index), int(workers))
+        return value
+
+
 def _default_liveness_file() -> Path:
     # Container-local on purpose: SESSION_DATA_DIR is shared by every host (EFS), so a file
     # there could be kept fresh by another host while this one is dead.
@@ -114,6 +145,11 @@ class HostSettings(BaseSettings):
     # Worker processes, each a complete host (see session_host.workers); unset: see
     # default_workers.
     session_workers: int | None = Field(default=None, alias="SESSION_WORKERS", ge=1, le=MAX_WORKERS)
+    # Set by the supervisor for each worker, "<index>/<workers>": the worker's share of the
+    # task's devices, which its restore passes take first (see session_host.restore).
+    worker_share: Annotated[WorkerShare | None, NoDecode, BeforeValidator(WorkerShare.parse)] = Field(
+        default=None, alias="SESSION_WORKER_SHARE"
+    )
     # A host process whose open descriptors pass this fraction of its RLIMIT_NOFILE stops
     # cleanly and exits to be replaced by a fresh one (neonize leaks descriptors per connect).
     descriptor_budget: float = Field(default=0.8, alias="SESSION_DESCRIPTOR_BUDGET", gt=0, le=1)

@@ -12,6 +12,12 @@ died) take the devices in different random orders, so they neither stampede the 
 keep colliding on the same leases, and the jitter is paid once per pass, not once per device
 (1,000 devices behind 8 slots would otherwise wait 1,000 x 1 s / 8, two minutes, for it).
 
+Workers of one task (``SESSION_WORKER_SHARE``) each take their own share of the devices
+first: a device that hashes to a sibling is left for one pass, for the sibling to take, and
+taken by the next pass if nobody did (a sibling that is down or restarting). So a task's
+devices stay spread evenly over its workers across starts and crashes, and a crash of the
+native library costs one share of them.
+
 A device is restored only from credentials this host can read under ``SESSION_DATA_DIR``
 (a volume shared by the hosts); a host that has none for it lets it go again untouched.
 """
@@ -38,6 +44,7 @@ class Restorer:
         self._slots = asyncio.Semaphore(settings.restore_concurrency)
         self._finishing = asyncio.Event()
         self.passes = 0  # completed passes, read by other threads (an int: no lock needed)
+        self._left_for_siblings: set[str] = set()
 
     async def run(self) -> None:
         """Restore passes until :meth:`finish` is called; a pass under way completes first."""
@@ -62,8 +69,18 @@ class Restorer:
         candidates = await self._aws(records.restorable)
         todo = [device for device in candidates if device.device_id not in self._ownership.devices]
         running = await self._ownership.live_hosts({device.host_queue_url for device in todo})
-        todo = [device for device in todo if device.host_queue_url not in running]
+        todo = self._mine_first([device for device in todo if device.host_queue_url not in running])
         await asyncio.gather(*(self._take(device.tenant_id, device.device_id) for device in todo))
+
+    def _mine_first(self, todo: list[records.Restorable]) -> list[records.Restorable]:
+        """The devices of this worker's share, and those a sibling left for a whole pass."""
+        share = self._settings.worker_share
+        if share is None:
+            return todo
+        theirs = {device.device_id for device in todo if not share.holds(device.device_id)}
+        overdue = theirs & self._left_for_siblings
+        self._left_for_siblings = theirs - overdue
+        return [device for device in todo if device.device_id not in self._left_for_siblings]
 
     async def _take(self, tenant_id: str, device_id: str) -> None:
         await asyncio.sleep(random.uniform(0, self._settings.restore_jitter_seconds))  # noqa: S311

@@ -56,6 +56,7 @@ from session_host.config import (
     WORKER_STABLE_SECONDS,
     WORKER_START_GRACE_SECONDS,
     HostSettings,
+    WorkerShare,
 )
 
 TICK_SECONDS = 0.1
@@ -194,6 +195,7 @@ class Supervisor:
             **self._environment,
             "SESSION_HOST_ID": worker.host_id,
             "SESSION_WORKERS": "1",
+            "SESSION_WORKER_SHARE": str(WorkerShare(worker.index, len(self.workers))),
             "SESSION_HOST_LIVENESS_FILE": str(worker.liveness_file),
         }
         try:

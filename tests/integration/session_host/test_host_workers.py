@@ -31,7 +31,7 @@ from gateway.bus import queues
 from gateway.models import DeviceModel
 from gateway.models.devices import restore_shard
 from local_stack.stack import LocalStack
-from session_host.config import SUPERVISOR_KILL_SECONDS
+from session_host.config import SUPERVISOR_KILL_SECONDS, WorkerShare
 from session_host.network.simulated.model import Account, Link, new_device_key
 from session_host.network.simulated.persistence import credentials_path, write_json
 from session_host.network.simulated.world import World
@@ -266,6 +266,23 @@ def test_a_killed_worker_is_restarted_and_its_devices_are_back_within_the_lease_
     assert healthcheck(environment) == 0
     (crash,) = supervisor.logged("worker ended unexpectedly; its devices come back through the leases")
     assert (crash["worker_host_id"], crash["exit"]) == (victim, "SIGKILL")
+
+
+def test_workers_starting_together_each_take_their_own_share_of_the_devices(rig: Rig) -> None:
+    # Given twelve paired devices left by a stopped task, and passes far enough apart that a
+    # worker never takes a sibling's device because the sibling was slow to start
+    devices = rig.pair(12)
+    environment = rig.environment(SESSION_WORKERS="2", TAKEOVER_INTERVAL_SECONDS="20")
+
+    # When a task of two workers starts
+    supervisor = rig.start(environment)
+    wait_until(lambda: rig.run_by_live_workers(supervisor, devices), 60, what="devices restored")
+
+    # Then each device runs on the worker whose share holds it, as the hash says
+    expected = {
+        device.device_id: "w0" if WorkerShare(0, 2).holds(device.device_id) else "w1" for device in devices
+    }
+    assert {device.device_id: index_of(device.holder() or "") for device in devices} == expected
 
 
 def test_sigterm_stops_the_supervisor_within_20_s_even_with_a_stuck_worker(rig: Rig) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from session_host.config import HostSettings, default_workers
+from session_host.config import HostSettings, WorkerShare, default_workers
 
 
 def test_defaults_follow_the_lease_ttl(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,6 +61,8 @@ def test_environment_variables_set_the_values(monkeypatch: pytest.MonkeyPatch, t
         {"lease_ttl_seconds": 0},
         {"restore_concurrency": 0},
         {"restore_jitter_seconds": -1},
+        {"worker_share": "2/2"},
+        {"worker_share": "1"},
     ],
 )
 def test_invalid_values_are_refused(values: dict[str, object]) -> None:
@@ -106,3 +108,20 @@ def test_a_random_host_id_serves_as_the_base_of_worker_ids() -> None:
     # Given / When several workers with the default (random, 16 characters) id / Then it is valid
     assert len(HostSettings(session_workers=2).host_id) == 16
     assert HostSettings(session_workers=2, host_id="task0001").workers == 2
+
+
+def test_a_worker_share_is_read_from_the_supervisors_variable_and_splits_devices_evenly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given the share the supervisor gives its second of three workers
+    monkeypatch.setenv("SESSION_WORKER_SHARE", "1/3")
+
+    # When the settings are read / Then it is that share
+    share = HostSettings().worker_share
+    assert share == WorkerShare(1, 3)
+
+    # And the three shares hold every device exactly once, about a third each
+    devices = [f"device-{n}" for n in range(3000)]
+    holders = [[WorkerShare(i, 3).holds(device) for i in range(3)].count(True) for device in devices]
+    assert set(holders) == {1}
+    assert 900 < sum(share.holds(device) for device in devices) < 1100

@@ -97,6 +97,7 @@ def test_each_worker_is_a_host_of_its_own_id_queue_and_liveness_file(tmp_path: P
     assert spawner.ids() == ["abcd1234-w0-0", "abcd1234-w1-0"]
     for index, process in enumerate(spawner.started):
         assert process.environment["SESSION_WORKERS"] == "1"
+        assert process.environment["SESSION_WORKER_SHARE"] == f"{index}/{len(spawner.started)}"
         assert process.environment["SESSION_HOST_LIVENESS_FILE"] == str(tmp_path / f"host.alive.w{index}")
         assert process.environment["KEPT"] == "yes"
         HostSettings(host_id=process.environment["SESSION_HOST_ID"])  # a valid host id
