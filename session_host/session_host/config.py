@@ -145,6 +145,11 @@ class HostSettings(BaseSettings):
     # Worker processes, each a complete host (see session_host.workers); unset: see
     # default_workers.
     session_workers: int | None = Field(default=None, alias="SESSION_WORKERS", ge=1, le=MAX_WORKERS)
+    # Sessions this host process runs at most (each worker of a task has its own limit);
+    # beyond it, connects are refused (503, another host may have room) and restore passes
+    # leave devices to other hosts. Unset: no limit. The template sets it from the measured
+    # memory per session (bench/README.md, "Real-library sessions").
+    max_sessions: int | None = Field(default=None, alias="MAX_SESSIONS", ge=1)
     # Set by the supervisor for each worker, "<index>/<workers>": the worker's share of the
     # task's devices, which its restore passes take first (see session_host.restore).
     worker_share: Annotated[WorkerShare | None, NoDecode, BeforeValidator(WorkerShare.parse)] = Field(

@@ -78,6 +78,12 @@ class Ownership:
     def host_id(self) -> str:
         return self._settings.host_id
 
+    @property
+    def full(self) -> bool:
+        """This host process runs ``MAX_SESSIONS`` sessions: it starts no more."""
+        limit = self._settings.max_sessions
+        return limit is not None and len(self.devices) >= limit
+
     # --- the host tenure ----------------------------------------------------------------
 
     async def begin_tenure(self) -> bool:

@@ -65,7 +65,9 @@ class Restorer:
         self._finishing.set()
 
     async def restore_once(self) -> None:
-        """One pass: take every restorable device no live host runs."""
+        """One pass: take every restorable device no live host runs (while there is room)."""
+        if self._ownership.full:
+            return
         candidates = await self._aws(records.restorable)
         todo = [device for device in candidates if device.device_id not in self._ownership.devices]
         running = await self._ownership.live_hosts({device.host_queue_url for device in todo})
@@ -99,7 +101,7 @@ class Restorer:
 
     async def _take_locked(self, tenant_id: str, device_id: str) -> None:
         own = self._ownership
-        if device_id in own.devices:
+        if device_id in own.devices or own.full:  # a full host leaves it to the others
             return
         lease = await own.acquire(tenant_id, device_id)
         if lease is None:  # another live host runs it

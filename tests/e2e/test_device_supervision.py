@@ -150,9 +150,7 @@ def test_a_first_connect_the_network_refuses_is_retried_until_the_qr_code_shows(
     assert qr.status_code == 200, qr.text
 
 
-def test_the_qr_code_of_a_device_still_dialing_is_not_there_yet_and_says_why(
-    api: Any, tenant: Any
-) -> None:
+def test_the_qr_code_of_a_device_still_dialing_is_not_there_yet_and_says_why(api: Any, tenant: Any) -> None:
     # Given a new device whose dials the network keeps refusing
     device_id = create_device(api, tenant.admin_token)
     simulator(api, "POST", "/faults", device_id=device_id, operation="connect", error="refused", count=100)

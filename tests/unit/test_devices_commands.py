@@ -151,6 +151,7 @@ def test_deleting_asks_a_host_only_when_there_is_a_session_to_stop(
         ("not_found", 404, "NOT_FOUND"),
         ("host_error", 500, "DEVICE_ERROR"),
         ("something_new", 500, "DEVICE_ERROR"),
+        ("host_full", 503, "SERVICE_UNAVAILABLE"),
         ("not_running", 503, "DEVICE_NOT_READY"),
         ("not_connected", 503, "DEVICE_NOT_READY"),
     ],

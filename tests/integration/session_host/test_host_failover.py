@@ -14,6 +14,7 @@ from host_harness import LEASE_TTL, Harness, wait_until
 
 from gateway import leases
 from gateway.bus import CommandName, queues
+from gateway.bus.messages import ErrorKind
 from gateway.models import HostTenureModel, LeaseModel
 from session_host.network.port import EventSink, NetworkEvent
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
@@ -110,6 +111,40 @@ def test_a_clean_stop_hands_devices_back_and_a_new_host_restores_them_without_pa
     assert device.record().host_queue_url == second.host.queue_url
     harness.events.wait_for(device.device_id, "device.connected", count=2)
     assert harness.events.names(device.device_id).count("qr.generated") == 1
+
+
+def test_a_full_host_starts_no_more_sessions_and_leaves_restores_to_hosts_with_room(
+    harness: Harness,
+) -> None:
+    # Given a host that may run one session, running one
+    full = harness.hosts.start(max_sessions=1)
+    running, other = harness.new_device(), harness.new_device()
+    harness.pair(running)
+
+    # When another device connects through it
+    reply = harness.send(CommandName.CONNECT, other)
+
+    # Then it is refused as full, with nothing started or claimed
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.HOST_FULL), reply
+    assert full.host.owned_devices() == {running.device_id}
+    assert other.record().host_queue_url is None
+
+    # And when a second host of one session fills up with a device of its own
+    first = harness.hosts.start(max_sessions=1)
+    paired = harness.new_device()
+    assert harness.send_to(first.host.queue_url, CommandName.CONNECT, paired).ok
+    wait_until(lambda: harness.send(CommandName.QR, paired).ok, what="a QR code")
+    harness.network.scan(paired.device_id, "4915100000077")
+    wait_until(lambda: paired.record().status == "connected", what="connected record")
+
+    # and the full first host stops cleanly, handing its device back, and a third one starts
+    harness.hosts.stop(full)
+    third = harness.hosts.start(max_sessions=1)
+
+    # Then the handed-back device is restored by the host with room, never by the full one
+    wait_until(lambda: third.host.owned_devices() == {running.device_id}, what="restored by the third")
+    wait_until(lambda: running.record().status == "connected", what="connected record")
+    assert first.host.owned_devices() == {paired.device_id}
 
 
 def test_a_dead_host_devices_are_taken_over_once_their_leases_expire(harness: Harness) -> None:

@@ -91,6 +91,7 @@ class ErrorKind(StrEnum):
     NOT_RUNNING = "not_running"
     HOST_ERROR = "host_error"
     CONFLICT = "conflict"  # the command does not apply to the device's state (reconnect)
+    HOST_FULL = "host_full"  # the host runs as many sessions as it may (MAX_SESSIONS)
 
 
 @dataclass(frozen=True)

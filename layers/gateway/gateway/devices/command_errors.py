@@ -23,6 +23,12 @@ _BY_KIND: dict[str, tuple[int, str, str]] = {
     "rate_limited": (429, "RATE_LIMITED", "the messaging network throttled the operation; retry later"),
     "unsupported": (501, "UNSUPPORTED_OPERATION", "the messaging network adapter cannot do this"),
     "not_found": (404, "NOT_FOUND", "the messaging network does not know the target"),
+    "host_full": (
+        503,
+        "SERVICE_UNAVAILABLE",
+        "the session host that took the request runs as many devices as it may; retry (another host "
+        "may have room) or add session hosts",
+    ),
 }
 # (command, kind) -> (HTTP status, error_code, message used when the host gave none)
 _BY_COMMAND: dict[tuple[CommandName, str], tuple[int, str, str]] = {
