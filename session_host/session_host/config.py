@@ -56,10 +56,10 @@ SUPERVISOR_KILL_SECONDS = 18.0
 """After SIGTERM, the supervisor SIGKILLs the workers still running at this point (a worker
 stuck in native code never reaches its own deadline); it is gone well within 20 s."""
 RECYCLE_EXIT_CODE = 75
-"""A worker that stopped cleanly to be replaced (over its descriptor budget) exits with this
+"""A worker that stopped cleanly to be replaced (over its descriptor or memory budget) exits with this
 (``EX_TEMPFAIL``); the supervisor starts a fresh one at once."""
-DESCRIPTOR_CHECK_SECONDS = 5.0
-"""How often a host process counts its open descriptors against its budget."""
+BUDGET_CHECK_SECONDS = 5.0
+"""How often a host process counts its open descriptors and memory against their budgets."""
 WORKER_RESTART_BACKOFF_SECONDS = (1.0, 60.0)
 """A worker that keeps dying is restarted after 1 s, doubling up to 60 s; the first restart
 after a stable run is immediate."""
@@ -158,6 +158,9 @@ class HostSettings(BaseSettings):
     # A host process whose open descriptors pass this fraction of its RLIMIT_NOFILE stops
     # cleanly and exits to be replaced by a fresh one (neonize leaks descriptors per connect).
     descriptor_budget: float = Field(default=0.8, alias="SESSION_DESCRIPTOR_BUDGET", gt=0, le=1)
+    # The same for memory (neonize leaks ~0.2 MB per connect attempt): MiB resident past which
+    # the process is replaced; past 80 % of it, it takes no more devices. Unset: no budget.
+    memory_budget_mb: float | None = Field(default=None, alias="SESSION_MEMORY_BUDGET_MB", ge=64)
     # The simulated network's state file for ``python -m session_host``: its accounts and
     # device links are loaded at start and saved on change, so paired devices survive a
     # restart. Each process's network is its own (workers only start from the same file).

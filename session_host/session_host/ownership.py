@@ -30,7 +30,7 @@ from gateway import leases
 from gateway.bus import DeviceSnapshot, queues
 from gateway.leases import Lease, Tenure
 from gateway.observability import logger
-from session_host import records
+from session_host import records, recycling
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.config import EXPIRY_MARGIN_SECONDS, HostSettings
 from session_host.network.port import NetworkEvent, NetworkPort
@@ -80,9 +80,12 @@ class Ownership:
 
     @property
     def full(self) -> bool:
-        """This host process runs ``MAX_SESSIONS`` sessions: it starts no more."""
+        """This host process runs ``MAX_SESSIONS`` sessions, or is near its memory budget: it
+        starts no more."""
         limit = self._settings.max_sessions
-        return limit is not None and len(self.devices) >= limit
+        if limit is not None and len(self.devices) >= limit:
+            return True
+        return recycling.near_memory_budget(self._settings.memory_budget_mb)
 
     # --- the host tenure ----------------------------------------------------------------
 

@@ -6,8 +6,8 @@ otherwise the supervisor (:mod:`session_host.workers`), which runs that many of 
 processes as workers. Either way a host process:
 
 - stops cleanly on SIGTERM or SIGINT, within ``WORKER_STOP_SECONDS`` of the signal;
-- stops cleanly and exits with ``RECYCLE_EXIT_CODE`` when its open descriptors pass its
-  budget (:mod:`session_host.descriptors`), to be replaced by a fresh process;
+- stops cleanly and exits with ``RECYCLE_EXIT_CODE`` when its open descriptors or its memory
+  pass their budgets (:mod:`session_host.recycling`), to be replaced by a fresh process;
 - ends with ``os._exit`` once its clean stop is over (or its deadline is reached), after
   flushing its output: a native library's non-daemon thread (neonize dials on one, for
   about a minute) or a call still blocked in the loop's executor must not keep it alive.
@@ -27,10 +27,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NoReturn
 
-from session_host import descriptors
+from session_host import recycling
 from session_host.config import (
+    BUDGET_CHECK_SECONDS,
     DEFAULT_EXECUTOR_THREADS,
-    DESCRIPTOR_CHECK_SECONDS,
     RECYCLE_EXIT_CODE,
     WORKER_STOP_SECONDS,
     HostSettings,
@@ -103,7 +103,7 @@ async def serve(settings: HostSettings, port: NetworkPort) -> int:
         loop.add_signal_handler(signum, stopping.request)
     host = SessionHost(port=port, settings=settings)
     await host.start()
-    watching = asyncio.create_task(_watch_descriptors(settings.descriptor_budget, stopping))
+    watching = asyncio.create_task(_watch_budgets(settings, stopping))
     try:
         await stopping.event.wait()
     finally:
@@ -117,12 +117,12 @@ async def serve(settings: HostSettings, port: NetworkPort) -> int:
     return RECYCLE_EXIT_CODE if stopping.recycling else 0
 
 
-async def _watch_descriptors(fraction: float, stopping: _Stopping) -> None:
+async def _watch_budgets(settings: HostSettings, stopping: _Stopping) -> None:
     from gateway.observability import logger
 
     while True:
-        await asyncio.sleep(DESCRIPTOR_CHECK_SECONDS)
-        reason = descriptors.recycle_reason(fraction)
+        await asyncio.sleep(BUDGET_CHECK_SECONDS)
+        reason = recycling.recycle_reason(settings.descriptor_budget, settings.memory_budget_mb)
         if reason is not None:
             logger.warning("host process asks to be replaced", extra={"reason": reason})
             stopping.request(recycle=True)

@@ -7,6 +7,10 @@ from typing import Any
 
 from session_host.config import SUPERVISOR_KILL_SECONDS, WORKER_STOP_SECONDS, HostSettings
 
+SUPERVISOR_MB = 36
+"""The supervisor process's resident memory, measured (docs/architecture.md)."""
+DESCRIPTORS_PER_DIALING_SESSION = 3
+"""Measured on the real library (bench/README.md, "Real-library sessions")."""
 SIGTERM_BUDGET = 20.0
 """The host is gone within this many seconds of SIGTERM (decisions, "Sessions on the real network")."""
 
@@ -39,3 +43,28 @@ def test_the_host_runs_worker_processes_under_an_init_process(template: dict[str
     assert settings.workers >= 2
     # And an init process reaps what killed workers leave behind and forwards SIGTERM
     assert container["LinuxParameters"]["InitProcessEnabled"] is True
+
+
+def test_the_workers_session_and_memory_budgets_fit_the_tasks_memory(template: dict[str, Any]) -> None:
+    # Given the task's memory and the container's settings, read as the host reads them
+    task = template["Resources"]["SessionHostTaskDefinition"]["Properties"]
+    container = _container(template)
+    environment = {item["Name"]: item["Value"] for item in container["Environment"]}
+    settings = HostSettings(
+        session_workers=environment["SESSION_WORKERS"],
+        max_sessions=environment["MAX_SESSIONS"],
+        memory_budget_mb=environment["SESSION_MEMORY_BUDGET_MB"],
+    )
+
+    # Then every worker has a session limit and a memory budget, and all of them at their
+    # budget fit in the task beside the supervisor
+    assert settings.max_sessions is not None
+    assert settings.memory_budget_mb is not None
+    assert settings.workers * settings.memory_budget_mb + SUPERVISOR_MB <= int(task["Memory"])
+    # And descriptors are not what stops a worker first: the limit is set, and a worker's
+    # sessions dialing (about 3 descriptors each) stay far below its recycling budget
+    (nofile,) = [limit for limit in container["Ulimits"] if limit["Name"] == "nofile"]
+    assert (
+        settings.max_sessions * DESCRIPTORS_PER_DIALING_SESSION
+        < settings.descriptor_budget * nofile["SoftLimit"]
+    )

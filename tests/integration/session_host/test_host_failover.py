@@ -16,6 +16,7 @@ from gateway import leases
 from gateway.bus import CommandName, queues
 from gateway.bus.messages import ErrorKind
 from gateway.models import HostTenureModel, LeaseModel
+from session_host import recycling
 from session_host.network.port import EventSink, NetworkEvent
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
 
@@ -145,6 +146,19 @@ def test_a_full_host_starts_no_more_sessions_and_leaves_restores_to_hosts_with_r
     wait_until(lambda: third.host.owned_devices() == {running.device_id}, what="restored by the third")
     wait_until(lambda: running.record().status == "connected", what="connected record")
     assert first.host.owned_devices() == {paired.device_id}
+
+
+def test_a_host_near_its_memory_budget_starts_no_more_sessions(harness: Harness) -> None:
+    # Given a host process whose memory is already past 80 % of its budget
+    near = recycling.resident_mb() / 0.9
+    host = harness.hosts.start(memory_budget_mb=max(64.0, near))
+    assert recycling.near_memory_budget(host.host.settings.memory_budget_mb)
+
+    # When a device connects through it / Then it is refused as full, nothing started
+    device = harness.new_device()
+    reply = harness.send(CommandName.CONNECT, device)
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.HOST_FULL), reply
+    assert host.host.owned_devices() == frozenset()
 
 
 def test_a_dead_host_devices_are_taken_over_once_their_leases_expire(harness: Harness) -> None:
