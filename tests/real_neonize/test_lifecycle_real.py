@@ -12,9 +12,9 @@ import pytest
 from google.protobuf.message import Message as ProtoMessage
 from neonize.events import EVENT_TO_INT, ConnectFailureEv, StreamErrorEv
 from neonize.proto.Neonize_pb2 import ConnectFailureReason, Node
-from played_network import PlayedNetwork
 from session_support import SessionFactory, run, timed, until
 
+from local_stack.played_network import PlayedNetwork
 from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
 
 
