@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.neonize_sessions --short                # 20 sessions, 15 s window
     .venv/bin/python -m bench.neonize_sessions --sessions 100 --networks silent
 
-No network is reached: for each played network (:mod:`bench._played_network`, a loopback
+No network is reached: for each played network (:mod:`local_stack.played_network`, a loopback
 server that the real library uses as its HTTPS proxy), in this order:
 
 * ``silent``: every dial is accepted and never answered; whatsmeow gives up after ~60 s.
@@ -56,14 +56,16 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from bench._played_network import MODES, PlayedNetwork
 from bench._stack import moto_stack
+from local_stack.played_network import PlayedNetwork
 from local_stack.template import REPO_ROOT
 
 PREFIX = "benchneonize"
 TENANTS = 10
 TARGET_P99 = 1.0
 DEAD_HOST_QUEUE = "http://dead-host/queue"
+NETWORKS = ("silent", "refuse")
+"""The played networks measured, in this order."""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -71,7 +73,9 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m bench.neonize_sessions", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--sessions", type=int, default=1000, help="sessions per played network (1000)")
-    parser.add_argument("--networks", nargs="+", choices=MODES, default=list(MODES), help="silent refuse")
+    parser.add_argument(
+        "--networks", nargs="+", choices=NETWORKS, default=list(NETWORKS), help="silent refuse"
+    )
     parser.add_argument("--window", type=float, default=60.0, help="seconds measured after the restore (60)")
     parser.add_argument(
         "--restore-limit",
@@ -124,11 +128,8 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, Any]]:
         "stores": [[plan["data_dir"], plan["devices"]] for plan in plans.values()],
         "rss_limit_mb": args.rss_limit_mb,
     }
-    refusing = PlayedNetwork("refuse", lifetime=600, max_held=0).start()
-    try:
-        _child("prepare", prepare, tmp / "prepare.json", refusing.proxy_url, timeout=1800)
-    finally:
-        refusing.stop()
+    with PlayedNetwork("refuse", lifetime=600) as refusing:
+        _child("prepare", prepare, tmp / "prepare.json", refusing.url, timeout=1800)
     print(f"setup: {args.sessions} paired device stores per network ({time.perf_counter() - began:.1f} s)")
 
     sqs = queues.sqs_client()
@@ -155,7 +156,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, Any]]:
         network = PlayedNetwork(mode, lifetime=timeout + 60, max_held=4 * args.sessions + 100).start()
         began = time.perf_counter()
         try:
-            result = _child("host", setup, tmp / f"{mode}.json", network.proxy_url, timeout=timeout)
+            result = _child("host", setup, tmp / f"{mode}.json", network.url, timeout=timeout)
             result["dials_window"] = network.dials_between(result["window_start"], result["window_end"])
             result["dials_total"] = network.dials
             result["all_dialed"] = network.nth_dial_after(result["expired_at"], args.sessions)
