@@ -39,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bench._stack import write_dead_host_records
 from local_stack.aws import create_resources, start_moto
 from local_stack.stack import LocalStack
 from local_stack.template import REPO_ROOT, load_template, local_resources
@@ -153,30 +154,11 @@ def _write_network(tmp: Path, devices: list[dict[str, Any]]) -> tuple[Path, Path
 def _write_records(devices: list[dict[str, Any]], off: int) -> None:
     """The devices' records as a crashed host left them, and ``off`` devices that are off."""
     from gateway.models import DeviceModel
-    from gateway.models.devices import restore_shard
     from gateway.timestamps import iso_utc
 
+    write_dead_host_records(devices)
     now = iso_utc()
     with DeviceModel.batch_write() as batch:
-        for device in devices:
-            shard = restore_shard(device["device_id"], wants_connection=True, is_logged_in=True)
-            batch.save(
-                DeviceModel(
-                    device["tenant_id"],
-                    device["device_id"],
-                    owner_user_id="bench-user",
-                    name="bench",
-                    status="connected",
-                    is_connected=True,
-                    is_logged_in=True,
-                    messaging_jid=device["jid"],
-                    host_queue_url="http://dead-host/queue",
-                    wants_connection=True,
-                    restore_shard=shard,
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
         for n in range(off):
             batch.save(
                 DeviceModel(

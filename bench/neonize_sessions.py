@@ -56,14 +56,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from bench._stack import moto_stack
+from bench._stack import moto_stack, write_dead_host_records
 from local_stack.played_network import PlayedNetwork
 from local_stack.template import REPO_ROOT
 
 PREFIX = "benchneonize"
 TENANTS = 10
 TARGET_P99 = 1.0
-DEAD_HOST_QUEUE = "http://dead-host/queue"
 NETWORKS = ("silent", "refuse")
 """The played networks measured, in this order."""
 
@@ -151,7 +150,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, Any]]:
             "rss_limit_mb": args.rss_limit_mb,
             "log_path": str(tmp / f"{mode}.log"),
         }
-        _write_records(plan["devices"])
+        write_dead_host_records(plan["devices"])
         timeout = args.restore_limit + args.window + 600
         network = PlayedNetwork(mode, lifetime=timeout + 60, max_held=4 * args.sessions + 100).start()
         began = time.perf_counter()
@@ -177,36 +176,6 @@ def _device(mode: str, n: int) -> dict[str, Any]:
         "device_id": str(uuid.uuid4()),
         "phone": f"{prefix}{n:07d}",
     }
-
-
-def _write_records(devices: list[dict[str, Any]]) -> None:
-    """The devices' records as a host that died left them: wanted connected, logged in."""
-    from gateway.models import DeviceModel
-    from gateway.models.devices import restore_shard
-    from gateway.timestamps import iso_utc
-
-    now = iso_utc()
-    with DeviceModel.batch_write() as batch:
-        for device in devices:
-            batch.save(
-                DeviceModel(
-                    device["tenant_id"],
-                    device["device_id"],
-                    owner_user_id="bench-user",
-                    name="bench",
-                    status="connected",
-                    is_connected=True,
-                    is_logged_in=True,
-                    messaging_jid=f"{device['phone']}@s.whatsapp.net",
-                    host_queue_url=DEAD_HOST_QUEUE,
-                    wants_connection=True,
-                    restore_shard=restore_shard(
-                        device["device_id"], wants_connection=True, is_logged_in=True
-                    ),
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
 
 
 def _delete_records(devices: list[dict[str, Any]]) -> None:
