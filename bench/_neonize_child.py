@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench._hosts_child import rss_kb, say, wait_for, write_dead_leases
+from bench._hosts_child import proc_status, rss_kb, say, wait_for, write_dead_leases
 
 SETTLE_SECONDS = 1.0
 PROBE_TIMEOUT = 10.0
@@ -47,10 +47,8 @@ OTHER_DEVICE = "bench-other-device"
 
 
 def threads_now() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("Threads:"):
-            return int(line.split()[1])
-    raise RuntimeError("no Threads in /proc/self/status")
+    """The process's OS threads (the Go runtime's included)."""
+    return proc_status("Threads")
 
 
 def fds_now() -> int:
