@@ -1,9 +1,10 @@
 """moto with the template's tables, queues and buckets, for a benchmark's own process, and
-the device records the restore benchmarks seed in it."""
+what the restore benchmarks add to it: a host's queues, the records a dead host left."""
 
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -28,6 +29,19 @@ def moto_stack(prefix: str) -> Iterator[tuple[LocalStack, dict[str, str]]]:
         yield stack, create_resources(endpoint, local_resources(load_template()), prefix)
     finally:
         server.stop()
+
+
+def new_host_queues(prefix: str) -> dict[str, str]:
+    """A measured host's own command and events queues, new (no message of an earlier run is
+    read), as its setup names them: ``command_queue`` and ``events_queue``."""
+    from gateway.bus import queues
+
+    sqs = queues.sqs_client()
+    suffix = uuid.uuid4().hex[:8]
+    return {
+        "command_queue": sqs.create_queue(QueueName=f"{prefix}-commands-{suffix}")["QueueUrl"],
+        "events_queue": sqs.create_queue(QueueName=f"{prefix}-events-{suffix}")["QueueUrl"],
+    }
 
 
 def write_dead_host_records(devices: list[dict[str, Any]]) -> None:

@@ -39,7 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from bench._stack import write_dead_host_records
+from bench._stack import new_host_queues, write_dead_host_records
 from local_stack.aws import create_resources, start_moto
 from local_stack.stack import LocalStack
 from local_stack.template import REPO_ROOT, load_template, local_resources
@@ -78,7 +78,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from gateway.bus import queues
     from session_host.config import HostSettings
 
     concurrency = args.concurrency or HostSettings(data_dir="/").restore_concurrency
@@ -92,14 +91,11 @@ def run(args: argparse.Namespace) -> None:
         index_read = _index_read(devices, args.off)
         floor_seconds = _restore_floor(devices[args.warmup :], concurrency, args.floor_sample)
 
-        sqs = queues.sqs_client()
-        suffix = uuid.uuid4().hex[:8]
         setup = {
             "devices": devices,
             "state_path": str(state_path),
             "data_dir": str(data_dir),
-            "command_queue": sqs.create_queue(QueueName=f"{PREFIX}-commands-{suffix}")["QueueUrl"],
-            "events_queue": sqs.create_queue(QueueName=f"{PREFIX}-events-{suffix}")["QueueUrl"],
+            **new_host_queues(PREFIX),
             "takeover_interval": args.takeover_interval,
             "lease_ttl": args.lease_ttl,
             "send_poll": args.send_poll,

@@ -56,7 +56,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from bench._stack import moto_stack, write_dead_host_records
+from bench._stack import moto_stack, new_host_queues, write_dead_host_records
 from local_stack.played_network import PlayedNetwork
 from local_stack.template import REPO_ROOT
 
@@ -112,8 +112,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, Any]]:
-    from gateway.bus import queues
-
     plans = {
         mode: {
             "data_dir": str(tmp / mode / "sessions"),
@@ -131,15 +129,12 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, Any]]:
         _child("prepare", prepare, tmp / "prepare.json", refusing.url, timeout=1800)
     print(f"setup: {args.sessions} paired device stores per network ({time.perf_counter() - began:.1f} s)")
 
-    sqs = queues.sqs_client()
     results: dict[str, dict[str, Any]] = {}
     for mode, plan in plans.items():
-        suffix = uuid.uuid4().hex[:8]
         setup = {
             **plan,
             "other_dir": str(tmp / mode / "other"),
-            "command_queue": sqs.create_queue(QueueName=f"{PREFIX}-commands-{suffix}")["QueueUrl"],
-            "events_queue": sqs.create_queue(QueueName=f"{PREFIX}-events-{suffix}")["QueueUrl"],
+            **new_host_queues(PREFIX),
             "takeover_interval": args.takeover_interval,
             "lease_ttl": args.lease_ttl,
             "send_poll": args.send_poll,
