@@ -40,12 +40,17 @@ SETTLE_SECONDS = 1.0
 """Quiet time before an RSS reading (garbage collected first), so work in flight is done."""
 
 
+def proc_status(field: str) -> int:
+    """The number of ``field`` in /proc/self/status (``VmRSS`` in KiB, ``Threads``, ...)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
 def rss_kb() -> int:
     """The process's resident set size (VmRSS), in KiB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError("no VmRSS in /proc/self/status")
+    return proc_status("VmRSS")
 
 
 def settled_rss_kb() -> int:

@@ -9,11 +9,8 @@ environment (moto runs in the parent, so its memory is not in this process). Pro
 go to stderr, log records to a file; the last stdout line that starts with ``RESULT`` holds one
 JSON object of results (the Go side prints lines of its own to stdout).
 
-* ``prepare``: one real connect of a new device against a refusing network makes whatsmeow
-  create its SQLite store (schema version and all); that store, copied once per device with
-  a ``whatsmeow_device`` row of random keys under a made-up account JID, and the adapter's
-  sidecar naming that JID, is what a paired device leaves on disk. Resuming it dials the
-  network exactly as a real paired device does (the keys are only used after the dial).
+* ``prepare``: every device's store as a paired device leaves it, made with the real library
+  against a refusing network (:mod:`bench._neonize_stores`).
 * ``host``: a ``SessionHost`` with the real ``NeonizePort`` (as ``python -m session_host``
   builds it, with its default executor), every device leased by a dead host; then the leases
   expire at one moment and the host restores every device (each one dials the played
@@ -32,16 +29,14 @@ import collections
 import gc
 import json
 import os
-import random
 import resource
-import sqlite3
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from bench._hosts_child import rss_kb, say, wait_for, write_dead_leases
+from bench._hosts_child import proc_status, rss_kb, say, wait_for, write_dead_leases
 
 SETTLE_SECONDS = 1.0
 PROBE_TIMEOUT = 10.0
@@ -52,10 +47,8 @@ OTHER_DEVICE = "bench-other-device"
 
 
 def threads_now() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("Threads:"):
-            return int(line.split()[1])
-    raise RuntimeError("no Threads in /proc/self/status")
+    """The process's OS threads (the Go runtime's included)."""
+    return proc_status("Threads")
 
 
 def fds_now() -> int:
@@ -105,68 +98,22 @@ async def _drop(_event: Any) -> None:
 
 
 def run_prepare(setup: dict[str, Any]) -> dict[str, Any]:
-    from neonize.proto.Neonize_pb2 import JID
-
+    """Every device's paired store (see :mod:`bench._neonize_stores`)."""
+    from bench._neonize_stores import store_template, write_paired_store
     from session_host.network.neonize import NeonizePort
-    from session_host.network.neonize.jids import full_jid_str
-    from session_host.network.neonize.store import DeviceStore
 
     seed_dir = Path(setup["seed_dir"])
     seed_dir.mkdir(parents=True, exist_ok=True)
     port = NeonizePort()
     quiet_logging(seed_dir / "prepare.log")
-    ended = threading.Event()
-
-    async def failed(event: Any) -> None:
-        if event.name == "connection.failure":
-            ended.set()
-
-    seed = port.open_session("seed", data_dir=seed_dir, sink=failed)
-    seed_db = seed_dir / "seed.sqlite3"
-    loop = asyncio.new_event_loop()
-    # A new device: whatsmeow creates its store (every schema step), then dials and fails.
-    loop.run_until_complete(seed.connect())
-
-    async def until_failed() -> None:
-        while not ended.is_set():
-            await asyncio.sleep(0.05)
-
-    loop.run_until_complete(asyncio.wait_for(until_failed(), 60))
-    template = seed_dir / "template.sqlite3"
-    with sqlite3.connect(seed_db, timeout=10) as source, sqlite3.connect(template) as copy:
-        source.backup(copy)
-    blob = template.read_bytes()
-
+    template = store_template(port, seed_dir)
     began = time.perf_counter()
     for data_dir, devices in setup["stores"]:
         for device in devices:
-            store = DeviceStore(Path(data_dir), device["device_id"])
-            store.data_dir.mkdir(parents=True, exist_ok=True)
-            store.db_path.write_bytes(blob)
-            jid = JID(User=device["phone"], Server="s.whatsapp.net", Device=7, RawAgent=0, Integrator=0)
-            with sqlite3.connect(store.db_path) as db:
-                db.execute(
-                    "INSERT INTO whatsmeow_device (jid, registration_id, noise_key, identity_key,"
-                    " signed_pre_key, signed_pre_key_id, signed_pre_key_sig, adv_key, adv_details,"
-                    " adv_account_sig, adv_account_sig_key, adv_device_sig)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        full_jid_str(jid),
-                        random.randrange(1, 2**31),
-                        *(os.urandom(32) for _ in range(3)),
-                        1,
-                        os.urandom(64),
-                        os.urandom(32),
-                        b"",
-                        os.urandom(64),
-                        os.urandom(32),
-                        os.urandom(64),
-                    ),
-                )
-            store.save_jid(jid, now=time.time())
+            write_paired_store(Path(data_dir), device, template)
     count = sum(len(devices) for _, devices in setup["stores"])
     say(f"prepare: {count} paired device stores written in {time.perf_counter() - began:.1f} s")
-    return {"stores": count, "template_bytes": len(blob)}
+    return {"stores": count, "template_bytes": len(template)}
 
 
 # --- host -------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bench._stack import new_host_queues, write_dead_host_records
 from local_stack.aws import create_resources, start_moto
 from local_stack.stack import LocalStack
 from local_stack.template import REPO_ROOT, load_template, local_resources
@@ -77,7 +78,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from gateway.bus import queues
     from session_host.config import HostSettings
 
     concurrency = args.concurrency or HostSettings(data_dir="/").restore_concurrency
@@ -91,14 +91,11 @@ def run(args: argparse.Namespace) -> None:
         index_read = _index_read(devices, args.off)
         floor_seconds = _restore_floor(devices[args.warmup :], concurrency, args.floor_sample)
 
-        sqs = queues.sqs_client()
-        suffix = uuid.uuid4().hex[:8]
         setup = {
             "devices": devices,
             "state_path": str(state_path),
             "data_dir": str(data_dir),
-            "command_queue": sqs.create_queue(QueueName=f"{PREFIX}-commands-{suffix}")["QueueUrl"],
-            "events_queue": sqs.create_queue(QueueName=f"{PREFIX}-events-{suffix}")["QueueUrl"],
+            **new_host_queues(PREFIX),
             "takeover_interval": args.takeover_interval,
             "lease_ttl": args.lease_ttl,
             "send_poll": args.send_poll,
@@ -153,30 +150,11 @@ def _write_network(tmp: Path, devices: list[dict[str, Any]]) -> tuple[Path, Path
 def _write_records(devices: list[dict[str, Any]], off: int) -> None:
     """The devices' records as a crashed host left them, and ``off`` devices that are off."""
     from gateway.models import DeviceModel
-    from gateway.models.devices import restore_shard
     from gateway.timestamps import iso_utc
 
+    write_dead_host_records(devices)
     now = iso_utc()
     with DeviceModel.batch_write() as batch:
-        for device in devices:
-            shard = restore_shard(device["device_id"], wants_connection=True, is_logged_in=True)
-            batch.save(
-                DeviceModel(
-                    device["tenant_id"],
-                    device["device_id"],
-                    owner_user_id="bench-user",
-                    name="bench",
-                    status="connected",
-                    is_connected=True,
-                    is_logged_in=True,
-                    messaging_jid=device["jid"],
-                    host_queue_url="http://dead-host/queue",
-                    wants_connection=True,
-                    restore_shard=shard,
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
         for n in range(off):
             batch.save(
                 DeviceModel(

@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.neonize_sessions --short                # 20 sessions, 15 s window
     .venv/bin/python -m bench.neonize_sessions --sessions 100 --networks silent
 
-No network is reached: for each played network (:mod:`bench._played_network`, a loopback
+No network is reached: for each played network (:mod:`local_stack.played_network`, a loopback
 server that the real library uses as its HTTPS proxy), in this order:
 
 * ``silent``: every dial is accepted and never answered; whatsmeow gives up after ~60 s.
@@ -56,14 +56,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from bench._played_network import MODES, PlayedNetwork
-from bench._stack import moto_stack
+from bench._stack import moto_stack, new_host_queues, write_dead_host_records
+from local_stack.played_network import PlayedNetwork
 from local_stack.template import REPO_ROOT
 
 PREFIX = "benchneonize"
 TENANTS = 10
 TARGET_P99 = 1.0
-DEAD_HOST_QUEUE = "http://dead-host/queue"
+NETWORKS = ("silent", "refuse")
+"""The played networks measured, in this order."""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -71,7 +72,9 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m bench.neonize_sessions", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--sessions", type=int, default=1000, help="sessions per played network (1000)")
-    parser.add_argument("--networks", nargs="+", choices=MODES, default=list(MODES), help="silent refuse")
+    parser.add_argument(
+        "--networks", nargs="+", choices=NETWORKS, default=list(NETWORKS), help="silent refuse"
+    )
     parser.add_argument("--window", type=float, default=60.0, help="seconds measured after the restore (60)")
     parser.add_argument(
         "--restore-limit",
@@ -109,8 +112,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, Any]]:
-    from gateway.bus import queues
-
     plans = {
         mode: {
             "data_dir": str(tmp / mode / "sessions"),
@@ -124,22 +125,16 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, Any]]:
         "stores": [[plan["data_dir"], plan["devices"]] for plan in plans.values()],
         "rss_limit_mb": args.rss_limit_mb,
     }
-    refusing = PlayedNetwork("refuse", lifetime=600, max_held=0).start()
-    try:
-        _child("prepare", prepare, tmp / "prepare.json", refusing.proxy_url, timeout=1800)
-    finally:
-        refusing.stop()
+    with PlayedNetwork("refuse", lifetime=600) as refusing:
+        _child("prepare", prepare, tmp / "prepare.json", refusing.url, timeout=1800)
     print(f"setup: {args.sessions} paired device stores per network ({time.perf_counter() - began:.1f} s)")
 
-    sqs = queues.sqs_client()
     results: dict[str, dict[str, Any]] = {}
     for mode, plan in plans.items():
-        suffix = uuid.uuid4().hex[:8]
         setup = {
             **plan,
             "other_dir": str(tmp / mode / "other"),
-            "command_queue": sqs.create_queue(QueueName=f"{PREFIX}-commands-{suffix}")["QueueUrl"],
-            "events_queue": sqs.create_queue(QueueName=f"{PREFIX}-events-{suffix}")["QueueUrl"],
+            **new_host_queues(PREFIX),
             "takeover_interval": args.takeover_interval,
             "lease_ttl": args.lease_ttl,
             "send_poll": args.send_poll,
@@ -150,12 +145,12 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, Any]]:
             "rss_limit_mb": args.rss_limit_mb,
             "log_path": str(tmp / f"{mode}.log"),
         }
-        _write_records(plan["devices"])
+        write_dead_host_records(plan["devices"])
         timeout = args.restore_limit + args.window + 600
         network = PlayedNetwork(mode, lifetime=timeout + 60, max_held=4 * args.sessions + 100).start()
         began = time.perf_counter()
         try:
-            result = _child("host", setup, tmp / f"{mode}.json", network.proxy_url, timeout=timeout)
+            result = _child("host", setup, tmp / f"{mode}.json", network.url, timeout=timeout)
             result["dials_window"] = network.dials_between(result["window_start"], result["window_end"])
             result["dials_total"] = network.dials
             result["all_dialed"] = network.nth_dial_after(result["expired_at"], args.sessions)
@@ -176,36 +171,6 @@ def _device(mode: str, n: int) -> dict[str, Any]:
         "device_id": str(uuid.uuid4()),
         "phone": f"{prefix}{n:07d}",
     }
-
-
-def _write_records(devices: list[dict[str, Any]]) -> None:
-    """The devices' records as a host that died left them: wanted connected, logged in."""
-    from gateway.models import DeviceModel
-    from gateway.models.devices import restore_shard
-    from gateway.timestamps import iso_utc
-
-    now = iso_utc()
-    with DeviceModel.batch_write() as batch:
-        for device in devices:
-            batch.save(
-                DeviceModel(
-                    device["tenant_id"],
-                    device["device_id"],
-                    owner_user_id="bench-user",
-                    name="bench",
-                    status="connected",
-                    is_connected=True,
-                    is_logged_in=True,
-                    messaging_jid=f"{device['phone']}@s.whatsapp.net",
-                    host_queue_url=DEAD_HOST_QUEUE,
-                    wants_connection=True,
-                    restore_shard=restore_shard(
-                        device["device_id"], wants_connection=True, is_logged_in=True
-                    ),
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
 
 
 def _delete_records(devices: list[dict[str, Any]]) -> None:

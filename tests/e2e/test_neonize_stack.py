@@ -4,8 +4,9 @@ over HTTP and by webhooks, other devices are answered promptly, and the whole st
 within 20 s of SIGTERM while sessions still dial.
 
 The process is ``python -m local_stack`` (what ``make run`` runs) with ``NETWORK_ADAPTER=neonize``;
-whatsmeow dials through ``HTTPS_PROXY`` (``notes/neonize.md``), here a loopback socket that
-accepts and never speaks. Only the supervision timings are shortened (``DIAL_TIMEOUT_SECONDS``).
+whatsmeow dials through ``HTTPS_PROXY`` (``notes/neonize.md``), here a silent played network
+(``local_stack.played_network``): it accepts and never speaks. Only the supervision timings
+are shortened (``DIAL_TIMEOUT_SECONDS``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,6 +27,7 @@ from device_flows import create_device, subscribe
 from webhook_receiver import Receiver
 
 from local_stack.aws import free_port
+from local_stack.played_network import PlayedNetwork
 
 pytestmark = pytest.mark.e2e
 
@@ -38,10 +39,8 @@ STOP_BUDGET_SECONDS = 20.0
 @pytest.fixture
 def silent_network() -> Iterator[str]:
     """A proxy address that accepts every connection and never answers one."""
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen(1024)  # connections complete in the backlog; nothing is ever read or sent
-        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    with PlayedNetwork("silent") as network:
+        yield network.url
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Fixtures of the real-library tier: the neonize adapter with the real neonize 0.5.2 loaded,
-offline, its network played by a local proxy (``played_network.py``).
+offline, its network played by a local proxy (``local_stack.played_network``).
 
 The proxy is handed to neonize per connect (``NeonizePort(proxy_url=...)``), never through
 ``HTTPS_PROXY``: the Go side reads the environment once, when the library loads, so a proxy
@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from played_network import PlayedNetwork
 from session_support import SessionFactory
 
+from local_stack.played_network import PlayedNetwork
 from session_host.network.neonize import NeonizePort, NeonizeTimings
 
 REAL_TIMINGS = NeonizeTimings(first_qr_wait=1.0, sink_timeout=5.0, stop_join=5.0, call_deadline=2.0)
@@ -35,9 +35,8 @@ REAL_TIMINGS = NeonizeTimings(first_qr_wait=1.0, sink_timeout=5.0, stop_join=5.0
 
 @pytest.fixture(scope="session")
 def played_network() -> Iterator[PlayedNetwork]:
-    network = PlayedNetwork("refuse").start()
-    yield network
-    network.stop()
+    with PlayedNetwork("refuse") as network:
+        yield network
 
 
 @pytest.fixture

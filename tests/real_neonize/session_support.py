@@ -1,5 +1,6 @@
-"""Helpers of the real-library tier: the recording sink, the session factory behind the
-``neonize_sessions`` fixture, waiting with deadlines, and the process's resource counts."""
+"""Helpers of the real-library tier: the session factory behind the ``neonize_sessions``
+fixture (a ``recording_sink.RecordingSink`` per session), waiting with deadlines, and the
+process's resource counts."""
 
 from __future__ import annotations
 
@@ -12,23 +13,11 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+from recording_sink import RecordingSink
+
 from session_host.network.neonize import NeonizePort, NeonizeSession
-from session_host.network.port import NetworkEvent
 
 T = TypeVar("T")
-
-
-class RecordingSink:
-    """The event sink of one session: records every event in order."""
-
-    def __init__(self) -> None:
-        self.events: list[NetworkEvent] = []
-
-    async def __call__(self, event: NetworkEvent) -> None:
-        self.events.append(event)
-
-    def named(self, *names: str) -> list[NetworkEvent]:
-        return [event for event in self.events if event.name in names]
 
 
 class SessionFactory:

@@ -17,7 +17,6 @@ import textwrap
 import time
 from pathlib import Path
 
-from played_network import PlayedNetwork
 from session_support import (
     SessionFactory,
     open_fds,
@@ -29,6 +28,7 @@ from session_support import (
     until,
 )
 
+from local_stack.played_network import PlayedNetwork
 from session_host.network.neonize.clients import GatedClient, call_with_deadline
 from session_host.network.neonize.locks import GO_GATE
 from session_host.network.port import NetworkError, NetworkErrorKind, SessionState

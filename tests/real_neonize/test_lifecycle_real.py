@@ -12,20 +12,29 @@ import pytest
 from google.protobuf.message import Message as ProtoMessage
 from neonize.events import EVENT_TO_INT, ConnectFailureEv, StreamErrorEv
 from neonize.proto.Neonize_pb2 import ConnectFailureReason, Node
-from played_network import PlayedNetwork
+from recording_sink import RecordingSink
 from session_support import SessionFactory, run, timed, until
 
+from local_stack.played_network import Mode, PlayedNetwork
+from session_host.network.neonize import NeonizeSession
 from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+
+
+def new_device(
+    sessions: SessionFactory, network: PlayedNetwork, mode: Mode
+) -> tuple[NeonizeSession, RecordingSink, int]:
+    """A session of a new device and its sink, the network now playing ``mode``; the dials so far."""
+    network.play(mode)
+    session, sink = sessions.open()
+    return session, sink, network.dials
 
 
 @pytest.mark.parametrize("mode", ["refuse", "reset"])
 def test_a_refused_dial_reports_one_failure_and_the_next_connect_tries_again(
-    neonize_sessions: SessionFactory, network: PlayedNetwork, mode: str
+    neonize_sessions: SessionFactory, network: PlayedNetwork, mode: Mode
 ) -> None:
     # Given a device that never paired, on a network that refuses (or resets) every connection
-    network.play(mode)  # type: ignore[arg-type]
-    session, sink = neonize_sessions.open()
-    dials = network.dials
+    session, sink, dials = new_device(neonize_sessions, network, mode)
 
     async def scenario() -> None:
         # When it connects
@@ -57,12 +66,10 @@ def test_a_refused_dial_reports_one_failure_and_the_next_connect_tries_again(
 
 @pytest.mark.parametrize("mode", ["silent", "slow"])
 def test_a_device_dialing_a_hanging_network_shows_not_ready_and_closes_at_once(
-    neonize_sessions: SessionFactory, network: PlayedNetwork, mode: str
+    neonize_sessions: SessionFactory, network: PlayedNetwork, mode: Mode
 ) -> None:
     # Given a network that accepts and never answers (or trickles its answer)
-    network.play(mode)  # type: ignore[arg-type]
-    session, sink = neonize_sessions.open()
-    dials = network.dials
+    session, sink, dials = new_device(neonize_sessions, network, mode)
 
     async def scenario() -> None:
         # When the device connects and its dial hangs
@@ -96,10 +103,8 @@ def test_a_connect_after_close_waits_for_the_hanging_run_of_its_own_device_only(
     neonize_sessions: SessionFactory, network: PlayedNetwork
 ) -> None:
     # Given a device whose dial hangs, closed
-    network.play("silent")
-    session, sink = neonize_sessions.open()
+    session, sink, dials = new_device(neonize_sessions, network, "silent")
     other, _ = neonize_sessions.open()
-    dials = network.dials
 
     async def scenario() -> None:
         await session.connect()
@@ -146,9 +151,7 @@ def test_a_failure_the_network_reports_leaves_an_idle_session_that_connects_agai
     neonize_sessions: SessionFactory, network: PlayedNetwork, event: ProtoMessage, reason: str, message: str
 ) -> None:
     # Given a device whose real client is running (its dial hangs on a silent network)
-    network.play("silent")
-    session, sink = neonize_sessions.open()
-    dials = network.dials
+    session, sink, dials = new_device(neonize_sessions, network, "silent")
 
     async def scenario() -> None:
         await session.connect()

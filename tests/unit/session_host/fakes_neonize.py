@@ -29,12 +29,13 @@ from neonize.client import NewClient
 from neonize.events import EVENT_TO_INT, ConnectedEv, Event, MessageEv
 from neonize.proto.Neonize_pb2 import JID, MessageInfo, MessageSource
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
+from recording_sink import RecordingSink
 
 from session_host.network.neonize import NeonizePort, NeonizeSession, NeonizeTimings, events
 from session_host.network.neonize.clients import ClientRegistry
 from session_host.network.neonize.locks import GoCallGate
 from session_host.network.neonize.store import DeviceStore
-from session_host.network.port import NetworkEvent, SessionState
+from session_host.network.port import SessionState
 
 HANDLERS = "session_host.network.neonize.handlers"
 DEVICE_ID = "3f1c2b9e-0d7a-4c55-9a61-2f0e8b7c6d5a"
@@ -86,22 +87,6 @@ class FakeNetwork:
         return self.clients[-1]
 
 
-class Recorder:
-    """The event sink: records every event in order."""
-
-    def __init__(self) -> None:
-        self.events: list[NetworkEvent] = []
-
-    async def __call__(self, event: NetworkEvent) -> None:
-        self.events.append(event)
-
-    def named(self, *names: str) -> list[NetworkEvent]:
-        return [event for event in self.events if event.name in names]
-
-    def pairs(self) -> list[tuple[str, dict[str, Any]]]:
-        return [(event.name, dict(event.data)) for event in self.events]
-
-
 def patched_client(fake: FakeNetwork) -> Any:
     """Patch ``NewClient`` where the adapter constructs it, checking the real constructor signature."""
     signature = inspect.signature(NewClient)
@@ -117,7 +102,7 @@ def make_port(timings: NeonizeTimings = FAST, gate: GoCallGate | None = None) ->
     return NeonizePort(timings=timings, gate=gate or GoCallGate(), registry=ClientRegistry())
 
 
-def open_session(port: NeonizePort, data_dir: Path, sink: Recorder) -> NeonizeSession:
+def open_session(port: NeonizePort, data_dir: Path, sink: RecordingSink) -> NeonizeSession:
     return port.open_session(DEVICE_ID, data_dir=data_dir, sink=sink)
 
 
@@ -177,10 +162,12 @@ def seed_paired(data_dir: Path) -> DeviceStore:
     return store
 
 
-async def connected(data_dir: Path, fake: FakeNetwork, **port_args: Any) -> tuple[NeonizeSession, Recorder]:
+async def connected(
+    data_dir: Path, fake: FakeNetwork, **port_args: Any
+) -> tuple[NeonizeSession, RecordingSink]:
     """A paired device, connected: the scenario most operations start from."""
     seed_paired(data_dir)
-    sink = Recorder()
+    sink = RecordingSink()
     session = open_session(make_port(**port_args), data_dir, sink)
     await session.connect()
     client = await wait_connect_started(fake)

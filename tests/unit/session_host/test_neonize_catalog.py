@@ -14,7 +14,6 @@ from fakes_neonize import (
     CTX,
     EMPTY,
     FakeNetwork,
-    Recorder,
     connected,
     deliver,
     eventually,
@@ -27,6 +26,7 @@ from fakes_neonize import (
 )
 from neonize.events import EVENT_TO_INT, CallOfferEv
 from neonize.proto.Neonize_pb2 import BasicCallMeta, CallRemoteMeta, Node
+from recording_sink import RecordingSink
 
 from gateway.webhooks.catalog import CATALOG
 from session_host.network.neonize import PRODUCED_EVENTS
@@ -56,7 +56,7 @@ def test_every_event_class_neonize_decodes_is_subscribed_before_connect_or_ignor
 
     async def scenario() -> None:
         with patched_client(fake):
-            session = open_session(make_port(), tmp_path, Recorder())
+            session = open_session(make_port(), tmp_path, RecordingSink())
             # When the session connects
             await session.connect()
             await wait_connect_started(fake)

@@ -11,7 +11,6 @@ from fakes_neonize import (
     CONNECTED_DATA,
     DEVICE_ID,
     FakeNetwork,
-    Recorder,
     connected,
     deliver,
     eventually,
@@ -33,6 +32,7 @@ from neonize.events import (
 )
 from neonize.exc import NeonizeError
 from neonize.proto.Neonize_pb2 import ConnectFailureReason, Node
+from recording_sink import RecordingSink
 
 from session_host.network.port import SessionState
 
@@ -321,7 +321,7 @@ def test_connect_that_fails_at_once_is_reported_and_the_next_connect_tries_again
 ) -> None:
     # Given a client whose connect() raises straight away, as neonize does on a failed dial
     fake = FakeNetwork()
-    sink = Recorder()
+    sink = RecordingSink()
     fake.on_connect = lambda _client: (_ for _ in ()).throw(NeonizeError(error))
 
     async def scenario() -> None:

@@ -9,7 +9,6 @@ from fakes_neonize import (
     ACCOUNT_JID,
     DEVICE_ID,
     FakeNetwork,
-    Recorder,
     connected,
     eventually,
     make_port,
@@ -21,6 +20,7 @@ from fakes_neonize import (
     wait_connect_started,
 )
 from neonize.exc import LogoutError
+from recording_sink import RecordingSink
 
 from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
 
@@ -80,7 +80,7 @@ def test_failed_logout_raises_network_error_and_keeps_the_credentials(tmp_path: 
 def test_logout_while_not_connected_deletes_the_credentials_locally(tmp_path: Path) -> None:
     fake = FakeNetwork()
     seed_paired(tmp_path)
-    sink = Recorder()
+    sink = RecordingSink()
 
     async def scenario() -> None:
         with patched_client(fake):
@@ -122,7 +122,7 @@ def test_logout_after_close_forgets_a_device_the_network_cannot_unlink(tmp_path:
 
 def test_logout_of_a_device_that_never_paired_is_refused(tmp_path: Path) -> None:
     fake = FakeNetwork()
-    sink = Recorder()
+    sink = RecordingSink()
 
     async def scenario() -> None:
         with patched_client(fake):
@@ -179,7 +179,7 @@ def test_disconnect_stops_the_client_keeps_the_login_and_reports_it(tmp_path: Pa
 
 def test_disconnect_while_pairing_reports_a_device_not_ready(tmp_path: Path) -> None:
     fake = FakeNetwork()
-    sink = Recorder()
+    sink = RecordingSink()
 
     async def scenario() -> None:
         with patched_client(fake):

@@ -10,7 +10,6 @@ from unittest.mock import call
 import pytest
 from fakes_neonize import (
     FakeNetwork,
-    Recorder,
     deliver,
     make_port,
     open_session,
@@ -36,6 +35,7 @@ from neonize.exc import (
     UpdateGroupParticipantsError,
 )
 from neonize.proto.Neonize_pb2 import GroupParticipantRequest
+from recording_sink import RecordingSink
 
 from session_host.network.group_types import (
     GroupInvite,
@@ -195,7 +195,7 @@ def test_group_calls_before_connect_raise_not_connected(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         with patched_client(fake):
-            session = open_session(make_port(), tmp_path, Recorder())
+            session = open_session(make_port(), tmp_path, RecordingSink())
             for operation in EVERY_CALL:
                 with pytest.raises(NetworkError) as raised:
                     await operation(session)

@@ -11,7 +11,6 @@ import pytest
 from fakes_neonize import (
     ACCOUNT,
     FakeNetwork,
-    Recorder,
     connected,
     make_port,
     open_session,
@@ -24,6 +23,7 @@ from neonize.exc import SendMessageError
 from neonize.proto.Neonize_pb2 import SendResponse
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message, ProtocolMessage
 from neonize.utils.jid import build_jid
+from recording_sink import RecordingSink
 
 from session_host.network.port import MessageRef, NetworkError, NetworkErrorKind
 
@@ -65,7 +65,7 @@ def test_delete_for_me_is_unsupported_and_touches_nothing(tmp_path: Path, connec
                 session, _ = await connected(tmp_path, fake)
             else:
                 seed_paired(tmp_path)
-                session = open_session(make_port(), tmp_path, Recorder())
+                session = open_session(make_port(), tmp_path, RecordingSink())
             calls = len(fake.client.mock_calls) if connect else 0
             # When it deletes for itself a message Bob sent in a group
             with pytest.raises(NetworkError) as raised:
@@ -128,7 +128,7 @@ def test_operations_on_a_session_not_connected_touch_nothing(tmp_path: Path, ope
 
     async def scenario() -> None:
         with patched_client(fake):
-            session = open_session(make_port(), tmp_path, Recorder())
+            session = open_session(make_port(), tmp_path, RecordingSink())
             with pytest.raises(NetworkError) as before:
                 await operation(session)
             await session.connect()

@@ -9,7 +9,6 @@ from unittest.mock import call
 import pytest
 from fakes_neonize import (
     FakeNetwork,
-    Recorder,
     connected,
     make_port,
     open_session,
@@ -24,6 +23,7 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ContextInfo, ExtendedTextM
 from neonize.utils.enum import ChatPresence as NeonizeChatPresence
 from neonize.utils.enum import ChatPresenceMedia, ReceiptType
 from neonize.utils.jid import build_jid
+from recording_sink import RecordingSink
 
 from session_host.network.port import ChatPresence, NetworkError, NetworkErrorKind, SentMessage
 
@@ -96,7 +96,7 @@ def test_operations_on_a_session_not_connected_raise_without_touching_the_client
 
     async def scenario() -> None:
         with patched_client(fake):
-            session = open_session(make_port(), tmp_path, Recorder())
+            session = open_session(make_port(), tmp_path, RecordingSink())
             # When an operation runs before connect() and while connecting
             with pytest.raises(NetworkError) as before:
                 await operation(session)

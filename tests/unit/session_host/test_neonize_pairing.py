@@ -19,7 +19,6 @@ from fakes_neonize import (
     FAST,
     HANDLERS,
     FakeNetwork,
-    Recorder,
     deliver,
     eventually,
     login_status,
@@ -52,6 +51,7 @@ from neonize.events import (
 )
 from neonize.exc import NeonizeError
 from neonize.utils.enum import ClientName
+from recording_sink import RecordingSink
 
 from session_host.network.neonize.store import DeviceStore
 from session_host.network.payloads import iso_utc
@@ -71,7 +71,7 @@ def test_unpaired_connect_registers_every_handler_before_the_blocking_connect(tm
 
     async def scenario() -> None:
         with patched_client(fake) as new_client:
-            session = open_session(make_port(), tmp_path, Recorder())
+            session = open_session(make_port(), tmp_path, RecordingSink())
             # When the session connects
             await session.connect()
             client = await wait_connect_started(fake)
@@ -103,7 +103,7 @@ def test_unpaired_connect_registers_every_handler_before_the_blocking_connect(tm
 def test_qr_rotation_emits_qr_generated_with_each_code_and_expiry(tmp_path: Path) -> None:
     # Given a pairing session and a fixed clock
     fake = FakeNetwork()
-    sink = Recorder()
+    sink = RecordingSink()
     now = float(int(time.time()))
 
     async def scenario() -> None:
@@ -134,7 +134,7 @@ def test_qr_rotation_emits_qr_generated_with_each_code_and_expiry(tmp_path: Path
 def test_pair_success_stores_the_jid_then_connected_reports_the_device(tmp_path: Path) -> None:
     # Given a pairing session showing a QR code
     fake = FakeNetwork()
-    sink = Recorder()
+    sink = RecordingSink()
 
     async def scenario() -> None:
         with patched_client(fake):
@@ -188,7 +188,7 @@ def test_paired_device_resumes_with_the_stored_jid(tmp_path: Path) -> None:
     # Given a device paired before this process started
     seed_paired(tmp_path)
     fake = FakeNetwork()
-    sink = Recorder()
+    sink = RecordingSink()
 
     async def scenario() -> None:
         with patched_client(fake) as new_client:
@@ -212,7 +212,7 @@ def test_stored_jid_unknown_to_the_database_is_dropped_and_pairing_starts(tmp_pa
     seed_paired(tmp_path)
     (tmp_path / f"{DEVICE_ID}.sqlite3").unlink()
     fake = FakeNetwork()
-    sink = Recorder()
+    sink = RecordingSink()
 
     async def scenario() -> None:
         with patched_client(fake) as new_client:
@@ -247,7 +247,7 @@ def test_pair_phone_waits_for_the_first_qr_before_asking_for_a_code(tmp_path: Pa
 
     async def scenario() -> None:
         with patched_client(fake):
-            session = open_session(make_port(), tmp_path, Recorder())
+            session = open_session(make_port(), tmp_path, RecordingSink())
             await session.connect()
             client = await wait_connect_started(fake)
             client.PairPhone.return_value = "ABCD-EFGH"
@@ -273,7 +273,7 @@ def test_pair_phone_on_a_paired_device_raises_already_logged_in(tmp_path: Path) 
 
     async def scenario() -> None:
         with patched_client(fake):
-            session = open_session(make_port(), tmp_path, Recorder())
+            session = open_session(make_port(), tmp_path, RecordingSink())
             # When a pair code is asked
             with pytest.raises(NetworkError) as raised:
                 await session.pair_phone("12025550123")
@@ -290,7 +290,7 @@ def test_pair_phone_never_starts_a_session(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         with patched_client(fake):
-            session = open_session(make_port(), tmp_path, Recorder())
+            session = open_session(make_port(), tmp_path, RecordingSink())
             # When a pair code is asked
             with pytest.raises(NetworkError) as raised:
                 await session.pair_phone("12025550123")
@@ -319,7 +319,7 @@ def test_pair_phone_without_any_qr_times_out(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         with patched_client(fake):
-            session = open_session(make_port(timings), tmp_path, Recorder())
+            session = open_session(make_port(timings), tmp_path, RecordingSink())
             await session.connect()
             # When a pair code is asked
             with pytest.raises(NetworkError) as raised:
@@ -335,7 +335,7 @@ def test_pair_phone_without_any_qr_times_out(tmp_path: Path) -> None:
 def test_qr_timeout_stops_the_client_and_reports_a_pair_error(tmp_path: Path) -> None:
     # Given a pairing session showing a QR code
     fake = FakeNetwork()
-    sink = Recorder()
+    sink = RecordingSink()
 
     async def scenario() -> None:
         with patched_client(fake):
@@ -365,7 +365,7 @@ def test_qr_timeout_stops_the_client_and_reports_a_pair_error(tmp_path: Path) ->
 def test_qr_watchdog_stops_pairing_when_no_code_follows_the_last_one(tmp_path: Path) -> None:
     # Given short QR lifetimes and no timeout report from the QR channel
     fake = FakeNetwork()
-    sink = Recorder()
+    sink = RecordingSink()
     timings = replace(FAST, first_qr_ttl=0.05, qr_timeout_grace=0.05)
 
     async def scenario() -> None:
@@ -395,7 +395,7 @@ def test_pair_phone_stops_waiting_when_the_attempt_ends_before_any_qr(tmp_path: 
 
     async def scenario() -> None:
         with patched_client(fake):
-            session = open_session(make_port(), tmp_path, Recorder())
+            session = open_session(make_port(), tmp_path, RecordingSink())
             await session.connect()
             # When a pair code is asked while it dials
             started = time.monotonic()

@@ -18,7 +18,6 @@ from fakes_neonize import (
     DEVICE_ID,
     FAST,
     FakeNetwork,
-    Recorder,
     connected,
     deliver,
     eventually,
@@ -34,6 +33,7 @@ from fakes_neonize import (
 from neonize.events import ConnectedEv, DisconnectedEv, KeepAliveRestoredEv, PairStatusEv
 from neonize.exc import NeonizeError
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
+from recording_sink import RecordingSink
 
 from session_host.network.neonize.clients import ClientRegistry
 from session_host.network.neonize.locks import GoCallGate, Ticket
@@ -46,7 +46,7 @@ PEER = "5511999998888@s.whatsapp.net"
 def test_a_failing_handler_is_logged_and_does_not_reach_the_library(tmp_path: Path, caplog: Any) -> None:
     # Given a pairing session whose credential store cannot be written
     fake = FakeNetwork()
-    sink = Recorder()
+    sink = RecordingSink()
 
     async def scenario() -> None:
         with patched_client(fake), patch.object(DeviceStore, "save_jid", side_effect=OSError("disk full")):
@@ -114,8 +114,8 @@ def test_connect_start_and_stop_never_overlap_across_devices(tmp_path: Path) -> 
     async def scenario() -> None:
         with patched_client(fake):
             port = make_port(timings, gate=gate)
-            first = port.open_session("device-a", data_dir=tmp_path, sink=Recorder())
-            second = port.open_session("device-b", data_dir=tmp_path, sink=Recorder())
+            first = port.open_session("device-a", data_dir=tmp_path, sink=RecordingSink())
+            second = port.open_session("device-b", data_dir=tmp_path, sink=RecordingSink())
             await first.connect()
             await eventually(lambda: len(fake.clients) == 1 and fake.clients[0].connect_started.is_set())
             await show_qr(fake.clients[0], "2@first")  # the network answered: the dial is over
@@ -184,8 +184,8 @@ def test_close_returns_at_once_while_the_dial_hangs_and_other_devices_go_on(tmp_
     async def scenario() -> None:
         with patched_client(fake):
             port = make_port()
-            stuck = port.open_session("device-stuck", data_dir=tmp_path, sink=Recorder())
-            other = port.open_session("device-other", data_dir=tmp_path, sink=Recorder())
+            stuck = port.open_session("device-stuck", data_dir=tmp_path, sink=RecordingSink())
+            other = port.open_session("device-other", data_dir=tmp_path, sink=RecordingSink())
             await stuck.connect()
             client = await wait_connect_started(fake)
             # When the host closes it
@@ -221,7 +221,7 @@ def test_a_new_attempt_of_a_device_waits_for_its_previous_run_only(tmp_path: Pat
     fake = FakeNetwork()
     dial_over = threading.Event()
     fake.on_connect = hanging_dial(dial_over)
-    sink = Recorder()
+    sink = RecordingSink()
 
     async def scenario() -> None:
         with patched_client(fake):
@@ -256,7 +256,7 @@ def test_a_library_call_past_its_deadline_answers_timeout(tmp_path: Path) -> Non
         with patched_client(fake):
             seed_paired(tmp_path)
             session = make_port(replace(FAST, call_deadline=0.1)).open_session(
-                DEVICE_ID, data_dir=tmp_path, sink=Recorder()
+                DEVICE_ID, data_dir=tmp_path, sink=RecordingSink()
             )
             await session.connect()
             client = await wait_connect_started(fake)
@@ -389,11 +389,11 @@ def test_open_session_returns_one_session_per_device(tmp_path: Path) -> None:
     # Given a port
     port = make_port()
     # When the same device is opened twice
-    first = port.open_session(DEVICE_ID, data_dir=tmp_path, sink=Recorder())
-    second = port.open_session(DEVICE_ID, data_dir=tmp_path, sink=Recorder())
+    first = port.open_session(DEVICE_ID, data_dir=tmp_path, sink=RecordingSink())
+    second = port.open_session(DEVICE_ID, data_dir=tmp_path, sink=RecordingSink())
     # Then it is the same session, and an unsafe device id is refused
     assert first is second
     assert port.name == "neonize"
     with pytest.raises(NetworkError) as raised:
-        port.open_session("../escape", data_dir=tmp_path, sink=Recorder())
+        port.open_session("../escape", data_dir=tmp_path, sink=RecordingSink())
     assert raised.value.kind is NetworkErrorKind.INVALID
