@@ -22,6 +22,23 @@ def post_webhook(api: Any, token: str, device_id: str, **body: Any) -> Any:
     return api.request("POST", "/webhook", token, json=body, headers={"X-Device-Id": device_id})
 
 
+def admin_configured(api: Any, receiver: Receiver, tenant: Any, device_id: str, events: list[str]) -> str:
+    """Configure the device's webhook as the tenant's admin, at a new path of ``receiver``,
+    with a secret and the receiver's headers; the path."""
+    path = receiver.path()
+    url = receiver.url(path)
+    subscribe(
+        api,
+        tenant.admin_token,
+        device_id,
+        url,
+        enabled_events=events,
+        secret=ADMIN_SECRET,
+        headers=ADMIN_HEADERS,
+    )
+    return path
+
+
 def device_connected(receiver: Receiver, path: str) -> Any:
     """The first device.connected delivered to ``path``, once it arrived."""
     found = receiver.wait_for(
@@ -40,17 +57,8 @@ def test_a_device_owner_who_moves_an_admin_configured_webhook_gets_no_credential
     tenant = api.register()
     _, user_token = api.create_user(tenant, "user")
     device_id = create_device(api, user_token)
-    admins, own = receiver.path(), receiver.path()
     events = ["device.connected", "message"]
-    subscribe(
-        api,
-        tenant.admin_token,
-        device_id,
-        receiver.url(admins),
-        enabled_events=events,
-        secret=ADMIN_SECRET,
-        headers=ADMIN_HEADERS,
-    )
+    admins, own = admin_configured(api, receiver, tenant, device_id, events), receiver.path()
 
     # When the user points it at a server of its own, posting back the masked headers as read
     read = api.request("GET", "/webhook", user_token, headers={"X-Device-Id": device_id}).json()["webhook"]
@@ -93,28 +101,17 @@ def test_credentials_given_again_with_the_new_url_are_kept(api: Any, receiver: R
     # Given a device configured with a secret and custom headers
     tenant = api.register()
     device_id = create_device(api, tenant.admin_token)
-    first, second = receiver.path(), receiver.path()
     events = ["device.connected"]
-    subscribe(
-        api,
-        tenant.admin_token,
-        device_id,
-        receiver.url(first),
-        enabled_events=events,
-        secret=ADMIN_SECRET,
-        headers=ADMIN_HEADERS,
-    )
+    first, second = admin_configured(api, receiver, tenant, device_id, events), receiver.path()
+
+    def update(**body: Any) -> Any:
+        new_url = receiver.url(second)
+        return post_webhook(
+            api, tenant.admin_token, device_id, webhook_url=new_url, enabled_events=events, **body
+        )
 
     # When its admin moves it to another URL and gives the secret and one header again
-    moved = post_webhook(
-        api,
-        tenant.admin_token,
-        device_id,
-        webhook_url=receiver.url(second),
-        enabled_events=events,
-        secret=ADMIN_SECRET,
-        headers={"Authorization": ADMIN_HEADERS["Authorization"]},
-    )
+    moved = update(secret=ADMIN_SECRET, headers={"Authorization": ADMIN_HEADERS["Authorization"]})
     assert moved.status_code == 200, moved.text
     assert (moved.json()["webhook"]["has_secret"], moved.json()["webhook"]["headers"]) == (
         True,
@@ -122,15 +119,7 @@ def test_credentials_given_again_with_the_new_url_are_kept(api: Any, receiver: R
     )
 
     # And then updates it without changing the URL, leaving both out and posting the mask
-    kept = post_webhook(
-        api,
-        tenant.admin_token,
-        device_id,
-        webhook_url=receiver.url(second),
-        enabled_events=events,
-        headers={"Authorization": "***"},
-        timeout=5,
-    )
+    kept = update(headers={"Authorization": "***"}, timeout=5)
     assert kept.status_code == 200, kept.text
 
     # Then deliveries to the new URL carry what was given again, signed with the secret,

@@ -27,6 +27,17 @@ def legacy_signature(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
 
 
+def signed_device(api: Any, receiver: Receiver, secret: str, behaviour: Any = None) -> tuple[Any, str, str]:
+    """A new tenant's device whose webhook, signed with ``secret``, sends device.connected to a
+    new path of ``receiver`` answered by ``behaviour``: (tenant, device id, path)."""
+    tenant = api.register()
+    device_id = create_device(api, tenant.admin_token)
+    path = receiver.path(behaviour)
+    url = receiver.url(path)
+    subscribe(api, tenant.admin_token, device_id, url, enabled_events=["device.connected"], secret=secret)
+    return tenant, device_id, path
+
+
 def connected_attempts(receiver: Receiver, path: str, count: int) -> list[Request]:
     """The attempts of device.connected at ``path`` once ``count`` of them arrived."""
 
@@ -50,17 +61,7 @@ def test_every_attempt_verifies_with_the_standard_webhooks_library(
     # Given a device whose webhook has a secret (a whsec_ key, given to the library as is, or
     # any other secret, whose UTF-8 bytes are the key), at a receiver that refuses the first
     # two attempts of every event
-    tenant = api.register()
-    device_id = create_device(api, tenant.admin_token)
-    path = receiver.path(failing_first(2))
-    subscribe(
-        api,
-        tenant.admin_token,
-        device_id,
-        receiver.url(path),
-        enabled_events=["device.connected"],
-        secret=secret,
-    )
+    tenant, device_id, path = signed_device(api, receiver, secret, failing_first(2))
 
     # When the device connects
     began = int(time.time())
@@ -92,17 +93,7 @@ def test_every_attempt_verifies_with_the_standard_webhooks_library(
 
 def test_a_replayed_delivery_cannot_be_made_fresh(api: Any, receiver: Receiver) -> None:
     # Given a delivery someone captured on its way
-    tenant = api.register()
-    device_id = create_device(api, tenant.admin_token)
-    path = receiver.path()
-    subscribe(
-        api,
-        tenant.admin_token,
-        device_id,
-        receiver.url(path),
-        enabled_events=["device.connected"],
-        secret=WHSEC,
-    )
+    tenant, device_id, path = signed_device(api, receiver, WHSEC)
     pair_by_qr(api, tenant.admin_token, device_id, new_phone())
     (captured,) = connected_attempts(receiver, path, 1)
     Webhook(WHSEC).verify(captured.body, captured.headers)
@@ -121,11 +112,8 @@ def test_a_secret_stored_before_the_minimum_keeps_signing(api: Any, receiver: Re
     from gateway.models import WebhookModel
 
     # Given a configuration whose secret was stored before secrets had a minimum length
-    tenant = api.register()
-    device_id = create_device(api, tenant.admin_token)
-    path = receiver.path()
+    tenant, device_id, path = signed_device(api, receiver, "x" * 16)
     url = receiver.url(path)
-    subscribe(api, tenant.admin_token, device_id, url, enabled_events=["device.connected"], secret="x" * 16)
     WebhookModel.get(tenant.id, device_id).update(actions=[WebhookModel.secret.set("s3cret")])
 
     # When an update leaves the secret out, the URL unchanged
