@@ -44,7 +44,7 @@ run: $(STAMP)
 # A loopback webhook receiver on port 9000 that prints every delivery and checks its signatures
 # with the README's secret; more options through ARGS, e.g. `make receiver ARGS="--port 9001"`.
 receiver: $(STAMP)
-	$(PY) -m local_stack.receiver --secret s3cret $(ARGS)
+	$(PY) -m local_stack.receiver --secret local-webhook-s3cret $(ARGS)
 
 # Two workers, each with its own local stack (ports and names are per process): the suite
 # takes half the time on CI's two cores. TEST_WORKERS=0 runs it in one process.

@@ -62,7 +62,7 @@ Pair a device on the simulated network (TOKEN is the admin token from /register)
 Send the device's events to a receiver (`make receiver` prints each delivery on port 9000):
   curl -s -X POST {base}/webhook -H "Authorization: Bearer $TOKEN" -H "X-Device-Id: $DEVICE_ID" \\
     -H 'Content-Type: application/json' \\
-    -d '{{"webhook_url":"http://127.0.0.1:9000/hooks","enabled_events":["message","device.connected"],"secret":"s3cret"}}'
+    -d '{{"webhook_url":"http://127.0.0.1:9000/hooks","enabled_events":["message","device.connected"],"secret":"local-webhook-s3cret"}}'
 More in docs/devices.md, docs/simulator.md and docs/webhooks.md."""
         if stack.network is not None
         else "\nThe session host runs the real network (neonize): pair with GET /devices/{id}/qr on a phone."

@@ -83,7 +83,7 @@ class Gateway:
         webhook = {
             "webhook_url": hooks_url,
             "enabled_events": ["message.received", "message.sent", "group.joined"],
-            "secret": "s3cret",
+            "secret": "local-webhook-s3cret",
             "headers": {"Authorization": "Bearer receiver-token"},
         }
         self.call("POST", "/webhook", token, webhook, device=device)

@@ -41,7 +41,7 @@ def walkthrough() -> str:
 def receiver() -> Iterator[tuple[str, io.StringIO]]:
     """``make receiver``'s server on a free port, with what it printed."""
     out = io.StringIO()
-    server = make_server(0, "s3cret", out)
+    server = make_server(0, "local-webhook-s3cret", out)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}/hooks", out

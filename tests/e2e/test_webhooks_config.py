@@ -29,7 +29,7 @@ def test_first_post_creates_and_the_next_updates(api, owner, is_uuid4, is_rfc333
     token, _ = owner
     # Given a device without a webhook configuration
     # When its owner configures one, with a secret
-    body = webhook_body(enabled_events=["message.received", "device.connected"], secret="s3cret-key")
+    body = webhook_body(enabled_events=["message.received", "device.connected"], secret="s3cret-key-0123456")
     created = api.request("POST", "/webhook", token, json=body)
     # Then 201 with the stored configuration and its defaults, the secret not shown
     assert created.status_code == 201, created.text
@@ -47,7 +47,7 @@ def test_first_post_creates_and_the_next_updates(api, owner, is_uuid4, is_rfc333
     assert webhook["has_secret"] is True
     assert is_rfc3339_utc(webhook["created_at"])
     assert webhook["updated_at"] == webhook["created_at"]
-    assert "s3cret-key" not in created.text
+    assert "s3cret-key-0123456" not in created.text
     # When it posts again with other values
     again = api.request(
         "POST", "/webhook", token, json=webhook_body(webhook_url="https://other.example.com/in", timeout=30)
@@ -74,7 +74,7 @@ def test_an_update_keeps_what_it_leaves_out(api, owner):
         enabled=False,
         retry_attempts=7,
         timeout=5,
-        secret="keep-me",
+        secret="keep-me-0123456789",
         headers={"Authorization": "Bearer abc", "X-Tenant": "acme"},
     )
     # When an update gives only the required fields
@@ -142,6 +142,10 @@ def test_unknown_event_names_are_refused_with_the_valid_ones(api, owner):
         ({"timeout": 2.5}, "timeout"),
         ({"secret": ""}, "secret"),
         ({"secret": "x" * 257}, "secret"),
+        ({"secret": "x" * 15}, "secret"),
+        ({"secret": "whsec_" + "A" * 28 + "AA=="}, "secret"),
+        ({"secret": "whsec_" + "A" * 31 + "!"}, "secret"),
+        ({"headers": {"webhook-signature": "v1,forged"}}, "headers"),
         ({"headers": {f"X-H{i}": "v" for i in range(21)}}, "headers"),
         ({"headers": {"Bad Header": "v"}}, "headers"),
         ({"headers": {"X-Webhook-Signature-256": "forged"}}, "headers"),
@@ -165,14 +169,20 @@ def test_invalid_configuration_is_refused(api, owner, envelope, change, field):
     assert api.request("GET", "/webhook", token).status_code == 404
 
 
-def test_secret_is_never_echoed_in_a_validation_error(api, owner, envelope):
+@pytest.mark.parametrize(
+    "secret",
+    ["s" * 300, "short-s3cret", "whsec_c2hvcnQtczNjcmV0LWtleQ=="],
+    ids=["long", "short", "whsec-short"],
+)
+def test_secret_is_never_echoed_in_a_validation_error(api, owner, envelope, secret):
     token, _ = owner
-    # When a too long secret is refused
-    secret = "s" * 300
+    # When a too long, too short or too weak secret is refused
     response = api.request("POST", "/webhook", token, json=webhook_body(secret=secret))
-    # Then the error does not carry it
-    envelope(response, 400, "VALIDATION_ERROR")
+    # Then the error names the field but does not carry the secret
+    body = envelope(response, 400, "VALIDATION_ERROR")
+    assert [(item["field"], item["value"]) for item in body["validation"]] == [("secret", None)]
     assert secret not in response.text
+    assert secret[len("whsec_") :] not in response.text
 
 
 def test_plain_http_is_accepted_where_the_deployment_allows_it(api, owner):

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 import pytest
+from standardwebhooks import Webhook
 
 from gateway.models.webhooks import WebhookModel
 from gateway.webhooks.delivery import batch, service
@@ -170,16 +171,23 @@ def test_a_failed_configuration_read_is_tried_again_by_the_next_event(
 
 
 def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
-    # Given a configuration with a secret and custom headers, one of them a reserved name
+    # Given a configuration with a secret (one stored before the minimum length) and custom
+    # headers, two of them reserved names
     secret = "s3cret"
-    webhook = config(secret=secret, headers={"Authorization": "Bearer x", "content-type": "text/plain"})
+    custom = {"Authorization": "Bearer x", "content-type": "text/plain", "Webhook-Signature": "v1,forged"}
+    webhook = config(secret=secret, headers=custom)
     event = incoming()
     body = body_bytes(signed_envelope(event.envelope, secret))
 
     # When the request headers are built
+    before = int(time.time())
     headers = service.request_headers(event, target_of(webhook), body)
+    after = int(time.time())
 
-    # Then the gateway's headers are set and cannot be replaced, and the custom one is kept
+    # Then the gateway's headers are set and cannot be replaced, and the custom one is kept;
+    # the Standard Webhooks timestamp is the attempt's time, not the event's
+    attempted_at = int(headers["webhook-timestamp"])
+    assert before <= attempted_at <= after
     assert headers == {
         "Authorization": "Bearer x",
         "User-Agent": "messaging-gateway-webhooks",
@@ -188,7 +196,12 @@ def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
         "X-Webhook-Event": "message.received",
         "X-Webhook-Timestamp": "1767225600",
         "X-Webhook-Signature-256": "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest(),
+        "webhook-id": event.event_id,
+        "webhook-timestamp": str(attempted_at),
+        "webhook-signature": headers["webhook-signature"],
     }
+    # And the official library verifies the Standard Webhooks signature with the secret's bytes
+    Webhook(secret.encode()).verify(body, headers)
 
 
 def test_without_a_secret_there_is_no_signature_header() -> None:
@@ -196,6 +209,7 @@ def test_without_a_secret_there_is_no_signature_header() -> None:
     body = body_bytes(signed_envelope(event.envelope, None))
     headers = service.request_headers(event, target_of(config()), body)
     assert "X-Webhook-Signature-256" not in headers
+    assert not {"webhook-id", "webhook-timestamp", "webhook-signature"} & set(headers)
 
 
 def test_the_nth_failure_is_retried_n_seconds_later() -> None:

@@ -3,6 +3,8 @@ names, the URL check of a deployment, and the public shapes."""
 
 from __future__ import annotations
 
+import base64
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +17,7 @@ from gateway.models import DeliveryModel, WebhookModel
 from gateway.webhooks import service
 from gateway.webhooks.addresses import UnsafeUrl
 from gateway.webhooks.catalog import CATALOG, SUBSCRIBABLE
-from gateway.webhooks.schemas import MAX_HEADERS, WebhookRequest
+from gateway.webhooks.schemas import MAX_HEADERS, SECRET_SCHEMA, WebhookRequest
 from gateway.webhooks.views import attempt_view, ordered_events, webhook_view
 
 
@@ -69,6 +71,9 @@ def test_custom_headers_up_to_the_limit_are_kept_as_given():
         {"X:Colon": "v"},
         {"Ümlaut": "v"},
         {"X-Webhook-Id": "forged"},
+        {"Webhook-Signature": "v1,forged"},
+        {"webhook-timestamp": "0"},
+        {"WEBHOOK-ID": "forged"},
         {"x-webhook-anything": "v"},
         {"CONTENT-TYPE": "text/plain"},
         {"Content-Length": "1"},
@@ -106,9 +111,49 @@ def test_out_of_range_or_loosely_typed_values_are_refused(fields):
 
 
 def test_bounds_are_accepted():
-    low = request(retry_attempts=0, timeout=1, secret="s")
+    low = request(retry_attempts=0, timeout=1, secret="s" * 16)
     high = request(retry_attempts=10, timeout=30, secret="s" * 256)
     assert (low.retry_attempts, low.timeout, high.retry_attempts, high.timeout) == (0, 1, 10, 30)
+
+
+def whsec(size: int) -> str:
+    return "whsec_" + base64.b64encode(bytes(range(size))).decode()
+
+
+def schema_accepts(secret: str) -> bool:
+    """Whether the OpenAPI document's schema of ``secret`` allows it (ECMA-262's ``$`` is
+    Python's ``\\Z``: it does not match before a final line break)."""
+    pattern = SECRET_SCHEMA["pattern"].replace("$", r"\Z")
+    return SECRET_SCHEMA["minLength"] <= len(secret) <= SECRET_SCHEMA["maxLength"] and bool(
+        re.search(pattern, secret)
+    )
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "s",
+        "fifteen-chars-x",
+        whsec(23),
+        whsec(31).rstrip("="),  # 31 bytes, but its base64 unpadded
+        "whsec_" + "A" * 31 + "!",
+        "whsec_" + base64.b64encode(bytes(30)).decode() + "\n",
+    ],
+    ids=["one-char", "15-chars", "whsec-23-bytes", "whsec-unpadded", "whsec-not-base64", "whsec-newline"],
+)
+def test_a_weak_or_malformed_secret_is_refused(secret):
+    # Then a secret shorter than 16 characters, or a whsec_ key that is not the padded base64
+    # of at least 24 bytes, is refused on the secret field (and the request's schema says so)
+    with pytest.raises(ValidationError) as raised:
+        request(secret=secret)
+    assert raised.value.errors()[0]["loc"] == ("secret",)
+    assert not schema_accepts(secret)
+
+
+@pytest.mark.parametrize("secret", ["s" * 16, whsec(24), whsec(25), whsec(64), "whsec-is-not-the-prefix"])
+def test_the_weakest_secrets_allowed_are_accepted(secret):
+    assert request(secret=secret).secret == secret
+    assert schema_accepts(secret)
 
 
 # --- event names --------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from gateway.web.deferred import DeferredModel
 from gateway.web.fields import DOMAIN_LABEL, TOP_LABEL, JsonInteger, any_case
 from gateway.webhooks.catalog import SUBSCRIBABLE
 from gateway.webhooks.delivery.constants import RESERVED_HEADERS
+from gateway.webhooks.signing import WHSEC_PREFIX, whsec_key
 
 MAX_HEADERS = 20
 DEFAULT_RETRY_ATTEMPTS = 3
@@ -64,6 +65,27 @@ _HEADER_NAME_SCHEMA = {
 """An HTTP field name that is not one the gateway sets."""
 
 
+MIN_SECRET_CHARS = 16
+MIN_WHSEC_KEY_BYTES = 24
+"""The weakest secret accepted (docs/webhooks.md): 16 characters, or for a Standard Webhooks
+key (``whsec_<base64>``) 24 bytes, the least its specification allows. Secrets stored before
+these limits keep signing."""
+_BASE64_QUAD = "[A-Za-z0-9+/]{4}"
+SECRET_SCHEMA = {
+    "type": "string",
+    "minLength": MIN_SECRET_CHARS,
+    "maxLength": 256,
+    "pattern": f"^(?!{WHSEC_PREFIX})|^{WHSEC_PREFIX}(?:{_BASE64_QUAD}){{{MIN_WHSEC_KEY_BYTES // 3},}}"
+    "(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+}
+"""Any secret of 16 characters or more; one starting ``whsec_`` is padded base64 of 24 bytes or
+more (eight whole groups of four characters: seven and a padded tail are 23 bytes at most)."""
+
+Secret = Annotated[
+    str, StringConstraints(min_length=MIN_SECRET_CHARS, max_length=256), WithJsonSchema(SECRET_SCHEMA)
+]
+
+
 class WebhookRequest(DeferredModel):
     """POST /webhook. Fields left out of an update keep their stored values."""
 
@@ -86,9 +108,11 @@ class WebhookRequest(DeferredModel):
     timeout: JsonInteger = Field(
         default=DEFAULT_TIMEOUT_SECONDS, ge=1, le=30, description="seconds each attempt may take"
     )
-    secret: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = Field(
+    secret: Secret | None = Field(
         default=None,
-        description="Signing key; never shown again. Left out of an update: kept; `null`: removed",
+        description=f"Signing key, at least {MIN_SECRET_CHARS} characters; `whsec_` followed by the "
+        f"base64 of at least {MIN_WHSEC_KEY_BYTES} bytes is a Standard Webhooks key. Never shown "
+        "again. Left out of an update: kept, unless `webhook_url` changes; `null`: removed",
     )
     headers: dict[str, str] = Field(
         default_factory=dict,
@@ -101,6 +125,18 @@ class WebhookRequest(DeferredModel):
             "additionalProperties": {"type": "string", "pattern": _VALUE.pattern},
         },
     )
+
+    @field_validator("secret")
+    @classmethod
+    def _strong_whsec_key(cls, secret: str | None) -> str | None:
+        if secret is not None and secret.startswith(WHSEC_PREFIX):
+            key = whsec_key(secret)
+            if key is None or len(key) < MIN_WHSEC_KEY_BYTES:
+                raise ValueError(
+                    f"a secret starting {WHSEC_PREFIX} is a Standard Webhooks key: {WHSEC_PREFIX} and "
+                    f"the padded base64 of at least {MIN_WHSEC_KEY_BYTES} bytes"
+                )
+        return secret
 
     @field_validator("headers")
     @classmethod

@@ -3,6 +3,10 @@
 A configuration belongs to one device (the request's authenticated device). POST /webhook
 creates it (201) or updates it (200); fields an update leaves out keep their stored values,
 so a client that cannot read the secret back does not lose it by changing something else.
+The receiver's credentials (the secret, custom header values) follow its URL, though: an
+update that changes ``webhook_url`` keeps them only when it gives them again, so whoever may
+configure a device (its owner, say) cannot point another's receiver's secret and bearer
+token at a server of their own (decisions, "Hostile conditions").
 Of concurrent updates the last one written wins; concurrent creations make one configuration.
 """
 
@@ -30,6 +34,8 @@ from gateway.webhooks.views import HEADER_VALUE_MASK, plain_headers, webhook_vie
 _URL = TypeAdapter(HttpUrl)
 _WRITE_ATTEMPTS = 3
 _OPTIONAL_FIELDS = ("enabled", "retry_attempts", "timeout", "secret", "headers")
+_CREDENTIAL_FIELDS = frozenset({"secret", "headers"})
+"""Optional fields an update that changes ``webhook_url`` does not keep when left out."""
 
 
 def webhook_not_configured() -> ApiError:
@@ -132,11 +138,14 @@ def _merged(
     device: DeviceModel, request: WebhookRequest, url: str, events: set[str], current: WebhookModel | None
 ) -> WebhookModel:
     """The configuration to store: the request, with what an update left out taken from
-    ``current`` (or the defaults when creating)."""
+    ``current`` (or the defaults when creating, and for credentials when the URL changes)."""
     now = iso_utc()
     given = request.model_fields_set
+    moved = current is not None and url != current.webhook_url
     optional = {
-        name: getattr(request, name) if current is None or name in given else getattr(current, name)
+        name: getattr(current, name)
+        if current is not None and name not in given and not (moved and name in _CREDENTIAL_FIELDS)
+        else getattr(request, name)  # given, or its default
         for name in _OPTIONAL_FIELDS
     }
     return WebhookModel(
@@ -149,24 +158,28 @@ def _merged(
         retry_attempts=optional["retry_attempts"],
         timeout=optional["timeout"],
         secret=optional["secret"],
-        headers=_unmasked(plain_headers(optional["headers"]), current),
+        headers=_unmasked(plain_headers(optional["headers"]), current, moved),
         created_at=current.created_at if current is not None else now,
         updated_at=now,
     )
 
 
-def _unmasked(headers: dict[str, str], current: WebhookModel | None) -> dict[str, str]:
+def _unmasked(headers: dict[str, str], current: WebhookModel | None, moved: bool) -> dict[str, str]:
     """The headers to store: a value given as the mask (what GET shows) keeps the value stored
     under that name (names compare case-insensitively), so a configuration read, changed and
-    posted back keeps its header values. A mask for a header not stored is 400."""
-    stored_headers = plain_headers(current.headers) if current is not None else {}
+    posted back keeps its header values. A mask is 400 for a header not stored, and for every
+    header when the update changes the URL (``moved``): a value is kept for its URL only."""
+    stored_headers = plain_headers(current.headers) if current is not None and not moved else {}
     stored = {name.lower(): value for name, value in stored_headers.items()}
     resolved = {}
     for name, value in headers.items():
         if value == HEADER_VALUE_MASK:
             if name.lower() not in stored:
+                reason = (
+                    "only while webhook_url stays the same; give the value" if moved else "and none is stored"
+                )
                 raise validation_error(
-                    f"headers.{name}", f"{HEADER_VALUE_MASK} keeps a stored value, and none is stored"
+                    f"headers.{name}", f"{HEADER_VALUE_MASK} keeps a stored value, {reason}"
                 )
             value = stored[name.lower()]
         resolved[name] = value

@@ -5,10 +5,18 @@
   keys, UTF-8, non-ASCII kept (:func:`canonical_json`).
 * The header ``X-Webhook-Signature-256`` is ``sha256=`` + the hex HMAC-SHA256 of the raw body
   bytes actually sent (:func:`body_signature`).
+
+Both are keyed by the secret's UTF-8 bytes, whatever its form. Every signed delivery also
+follows the Standard Webhooks specification ("Hostile conditions"), so that its libraries
+verify it in any language and refuse a replay: ``webhook-signature`` is ``v1,`` + the base64
+HMAC-SHA256 of ``{id}.{timestamp}.{body}`` (:meth:`Signer.standard_signature`), keyed by
+:func:`standard_key`.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import hmac
 import json
@@ -16,24 +24,56 @@ from collections.abc import Mapping
 from typing import Any
 
 SIGNATURE_FIELD = "signature"
+WHSEC_PREFIX = "whsec_"
+"""A secret ``whsec_<base64>`` is a Standard Webhooks key: the base64 encodes its bytes."""
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 """Compact, sorted, non-ASCII kept; one encoder for every call (``json.dumps`` with these
 options builds a new one each time)."""
 
 
+def whsec_key(secret: str) -> bytes | None:
+    """The key bytes of a ``whsec_<base64>`` secret; ``None`` for a secret of any other form
+    (no prefix, no key after it, or not canonical padded base64, which every Standard
+    Webhooks library decodes alike)."""
+    if not secret.startswith(WHSEC_PREFIX):
+        return None
+    try:
+        return base64.b64decode(secret[len(WHSEC_PREFIX) :], validate=True) or None
+    except binascii.Error:
+        return None
+
+
+def standard_key(secret: str) -> bytes:
+    """The Standard Webhooks key of ``secret``: the decoded bytes of ``whsec_<base64>`` (as
+    the Standard Webhooks libraries read such a secret), else the secret's UTF-8 bytes."""
+    return whsec_key(secret) or secret.encode("utf-8")
+
+
 class Signer:
-    """HMAC-SHA256 keyed by one secret, the key set up once: each signature continues a copy
+    """HMAC-SHA256 keyed by one secret, the keys set up once: each signature continues a copy
     of the keyed state (a batch signs all of a configuration's events with one Signer)."""
 
     def __init__(self, secret: str) -> None:
-        self._keyed = hmac.new(secret.encode("utf-8"), digestmod=hashlib.sha256)
+        utf8 = secret.encode("utf-8")
+        self._keyed = hmac.new(utf8, digestmod=hashlib.sha256)
+        standard = standard_key(secret)
+        self._standard = self._keyed if standard == utf8 else hmac.new(standard, digestmod=hashlib.sha256)
 
     def sign(self, payload: bytes) -> str:
         """``sha256=`` + the hex HMAC of ``payload``."""
         mac = self._keyed.copy()
         mac.update(payload)
         return "sha256=" + mac.hexdigest()
+
+    def standard_signature(self, message_id: str, timestamp: int, body: bytes) -> str:
+        """The ``webhook-signature`` header: ``v1,`` + the base64 HMAC of
+        ``{message_id}.{timestamp}.{body}``. The timestamp is signed, so a receiver that
+        refuses an old one refuses a replayed delivery."""
+        mac = self._standard.copy()
+        mac.update(f"{message_id}.{timestamp}.".encode())
+        mac.update(body)
+        return "v1," + base64.b64encode(mac.digest()).decode("ascii")
 
 
 def canonical_json(envelope: Mapping[str, Any]) -> bytes:

@@ -4,7 +4,8 @@
 // What the API never shows, the panel never shows either (docs/webhooks.md): the secret is
 // write-only (an empty field keeps the stored one) and custom header values come back as
 // "***", which, posted back, keeps the stored value. So a read, changed and saved
-// configuration keeps what the user cannot see, and the page never holds those values.
+// configuration keeps what the user cannot see (but for a changed URL: the API then keeps
+// neither, and they must be typed again), and the page never holds those values.
 
 import { actionButton, collapsible, deviceApi, feedback, say } from "./panel_kit.js";
 import { el, field } from "./ui.js";
@@ -110,7 +111,7 @@ function configuration(call, ctx) {
       field("Retries after a failure (0 to 10)", retries),
       field("Timeout in seconds (1 to 30)", timeout),
     ),
-    field("Secret (write-only: leave empty to keep the current one)", secret),
+    field("Secret (write-only: leave empty to keep the current one, unless the URL changes)", secret),
     removeSecretField,
     headers.node,
     events.node,

@@ -55,6 +55,11 @@ HEADER_ID = "X-Webhook-Id"
 HEADER_EVENT = "X-Webhook-Event"
 HEADER_TIMESTAMP = "X-Webhook-Timestamp"
 HEADER_SIGNATURE = "X-Webhook-Signature-256"
+STANDARD_ID = "webhook-id"
+STANDARD_TIMESTAMP = "webhook-timestamp"
+STANDARD_SIGNATURE = "webhook-signature"
+"""The Standard Webhooks headers of a signed delivery: the envelope id, the attempt's Unix
+seconds and ``v1,<base64 HMAC>`` (``gateway.webhooks.signing``)."""
 
 RESERVED_HEADERS = frozenset(
     name.lower()
@@ -68,6 +73,9 @@ RESERVED_HEADERS = frozenset(
         HEADER_EVENT,
         HEADER_TIMESTAMP,
         HEADER_SIGNATURE,
+        STANDARD_ID,
+        STANDARD_TIMESTAMP,
+        STANDARD_SIGNATURE,
     )
 )
 """Headers the gateway sets itself; a configuration's custom header of one of these names is

@@ -19,6 +19,9 @@ from gateway.webhooks.delivery.constants import (
     HEADER_ID,
     HEADER_SIGNATURE,
     HEADER_TIMESTAMP,
+    STANDARD_ID,
+    STANDARD_SIGNATURE,
+    STANDARD_TIMESTAMP,
     EventStatus,
 )
 from gateway.webhooks.delivery.incoming import IncomingEvent
@@ -89,7 +92,9 @@ def retry_delay(failed_attempt: int) -> int:
 
 
 def request_headers(incoming: IncomingEvent, target: Target, body: bytes) -> dict[str, str]:
-    """The configuration's custom headers, then the gateway's own (which they cannot replace)."""
+    """The configuration's custom headers, then the gateway's own (which they cannot replace).
+    A signed attempt carries the Standard Webhooks headers too, stamped with its own time (not
+    the event's), so a receiver's freshness check passes a retry and refuses a replay."""
     headers = {
         **target.headers,
         HEADER_ID: incoming.event_id,
@@ -98,4 +103,8 @@ def request_headers(incoming: IncomingEvent, target: Target, body: bytes) -> dic
     }
     if target.signer is not None:
         headers[HEADER_SIGNATURE] = target.signer.sign(body)
+        now = int(time.time())
+        headers[STANDARD_ID] = incoming.event_id
+        headers[STANDARD_TIMESTAMP] = str(now)
+        headers[STANDARD_SIGNATURE] = target.signer.standard_signature(incoming.event_id, now, body)
     return headers
