@@ -39,3 +39,13 @@ def test_the_host_runs_worker_processes_under_an_init_process(template: dict[str
     assert settings.workers >= 2
     # And an init process reaps what killed workers leave behind and forwards SIGTERM
     assert container["LinuxParameters"]["InitProcessEnabled"] is True
+
+
+def test_the_host_follows_the_same_plain_http_setting_as_the_api(template: dict[str, Any]) -> None:
+    # Given the functions' environment and the session host container's
+    functions_env = template["Globals"]["Function"]["Environment"]["Variables"]
+    container_env = {item["Name"]: item["Value"] for item in _container(template)["Environment"]}
+    # When the plain-HTTP setting of each is read
+    # Then both come from the one parameter: a media url the API takes is one the host fetches
+    assert functions_env["ALLOW_HTTP_WEBHOOKS"] == {"Ref": "AllowHttpWebhooks"}
+    assert container_env["ALLOW_HTTP_WEBHOOKS"] == {"Ref": "AllowHttpWebhooks"}
