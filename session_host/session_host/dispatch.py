@@ -95,9 +95,15 @@ class CommandDispatcher:
             raw = json.loads(body)
             command_id, reply_to, deadline = str(raw["id"]), str(raw["reply_to"]), float(raw["deadline"])
         except (ValueError, KeyError, TypeError):
-            logger.warning("malformed command dropped", extra={"body": body[:200]})
+            logger.warning("malformed command dropped", extra={"chars": len(body)})
             return
-        logger.warning("unreadable command refused", extra={"body": body[:200]})
+        # Which command, never its arguments (a send's are the tenant's message).
+        about = {
+            "command_id": command_id,
+            "command": str(raw.get("name")),
+            "device_id": str(raw.get("device_id")),
+        }
+        logger.warning("unreadable command refused", extra=about)
         if deadline > time.time():
             message = "this session host cannot read the command"
             kind = NetworkErrorKind.UNSUPPORTED.value

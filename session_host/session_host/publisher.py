@@ -5,8 +5,9 @@ bounded buffer is full: a slow queue slows the sessions down instead of losing e
 Sender tasks take up to 10 envelopes at a time (waiting ``linger`` seconds for more after
 the first), send them with SendMessageBatch, retry failed calls with exponential backoff,
 and re-send the entries SQS reports as failed. The only envelopes given up are those SQS
-refuses for good (``SenderFault``: too large or malformed), logged with their full body,
-and, on a clean stop, those still unsent when the flush times out, logged the same way.
+refuses for good (``SenderFault``: too large or malformed) and, on a clean stop, those still
+unsent when the flush times out: both logged by id, event, tenant, device and size, never
+with their data (a message's text is the tenant's, not the operator's logs').
 """
 
 from __future__ import annotations
@@ -44,6 +45,18 @@ class Outgoing:
     body: str
     tenant_id: str
     event: str
+    event_id: str = ""
+    device_id: str = ""
+
+    def about(self) -> dict[str, Any]:
+        """What a log line may tell of this envelope: which event it is, never its data."""
+        return {
+            "event_id": self.event_id,
+            "event": self.event,
+            "tenant_id": self.tenant_id,
+            "device_id": self.device_id,
+            "bytes": len(self.body.encode()),
+        }
 
     def entry(self, entry_id: str) -> dict[str, Any]:
         return {
@@ -76,7 +89,8 @@ class EventPublisher:
     async def publish(self, envelope: dict[str, Any], tenant_id: str) -> None:
         """Queue one envelope for sending; waits while the buffer is full."""
         body = json.dumps(envelope, separators=(",", ":"), default=str)
-        await self._buffer.put(Outgoing(body, tenant_id, str(envelope["event"])))
+        event, event_id, device_id = (str(envelope[name]) for name in ("event", "id", "device_id"))
+        await self._buffer.put(Outgoing(body, tenant_id, event, event_id, device_id))
 
     async def stop(self, timeout: float) -> None:
         """Send what is buffered (up to ``timeout`` seconds), then stop the senders."""
@@ -86,8 +100,8 @@ class EventPublisher:
         except TimeoutError:
             lost = []
             while not self._buffer.empty():
-                lost.append(self._buffer.get_nowait().body)
-            logger.error("events not published before the stop", extra={"count": len(lost), "bodies": lost})
+                lost.append(self._buffer.get_nowait().about())
+            logger.error("events not published before the stop", extra={"count": len(lost), "events": lost})
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -149,9 +163,7 @@ class EventPublisher:
             for failure in response.get("Failed", []):
                 item = entries[failure["Id"]]
                 if failure.get("SenderFault"):
-                    logger.error(
-                        "SQS refused an event for good", extra={"failure": failure, "body": item.body}
-                    )
+                    logger.error("SQS refused an event for good", extra={"failure": failure, **item.about()})
                 else:
                     pending.append(item)
             if pending:

@@ -20,6 +20,10 @@ from group_flows import Phone, connected_device, contact
 from PIL import Image
 from waiting import wait_until
 
+from gateway.media import fetch as fetch_module
+from gateway.media import urls as urls_module
+from gateway.webhooks.addresses import is_public_address
+
 pytestmark = pytest.mark.e2e
 
 
@@ -340,3 +344,52 @@ def test_a_url_larger_than_the_limit_is_refused_without_being_read_to_the_end(
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def deployed_with_loopback_public(settings_override: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A deployment that is not the local one, where 127.0.0.1 (the test's server) counts as a
+    public address for both the API's check and the host's fetch; ``(allow_http)`` sets the
+    one setting both read."""
+    for module in (urls_module, fetch_module):
+        monkeypatch.setattr(
+            module, "is_public_address", lambda a: str(a) == "127.0.0.1" or is_public_address(a)
+        )
+
+    def deploy(*, allow_http: bool) -> None:
+        settings_override(GATEWAY_LOCAL_MODE="false", ALLOW_HTTP_WEBHOOKS=str(allow_http).lower())
+
+    return deploy
+
+
+def test_plain_http_refused_by_the_api_is_never_sent(
+    api: Any, device: Phone, envelope: Any, deployed_with_loopback_public: Any, file_server: Any
+) -> None:
+    # Given a deployment that keeps to HTTPS, and an image served over plain HTTP
+    deployed_with_loopback_public(allow_http=False)
+    base, files = file_server
+    files["/photo.jpg"] = JPEG
+    ana = contact(api, "Ana")
+    # When it is sent by its url
+    response = send(api, device, "image", {"number": ana.phone, "url": f"{base}/photo.jpg"})
+    # Then the API refuses it for its scheme, and nothing reaches the contact
+    body = envelope(response, 400, "VALIDATION_ERROR")
+    assert "https" in body["error"], body
+    assert received(api, ana, device) == []
+
+
+def test_plain_http_taken_by_the_api_is_fetched_and_sent_by_the_host(
+    api: Any, device: Phone, deployed_with_loopback_public: Any, file_server: Any
+) -> None:
+    # Given a deployment that allows plain HTTP (ALLOW_HTTP_WEBHOOKS), and an image served over it
+    deployed_with_loopback_public(allow_http=True)
+    base, files = file_server
+    files["/photo.jpg"] = JPEG
+    ana = contact(api, "Ana")
+    # When it is sent by its url
+    sent(
+        send(api, device, "image", {"number": ana.phone, "url": f"{base}/photo.jpg", "caption": "over http"})
+    )
+    # Then the session host fetched it (outside local mode) and the contact has it
+    message = only_message(api, ana, device)
+    assert (message["type"], message["caption"]) == ("image", "over http")

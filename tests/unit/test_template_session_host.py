@@ -68,3 +68,13 @@ def test_the_workers_session_and_memory_budgets_fit_the_tasks_memory(template: d
         settings.max_sessions * DESCRIPTORS_PER_DIALING_SESSION
         < settings.descriptor_budget * nofile["SoftLimit"]
     )
+
+
+def test_the_host_follows_the_same_plain_http_setting_as_the_api(template: dict[str, Any]) -> None:
+    # Given the functions' environment and the session host container's
+    functions_env = template["Globals"]["Function"]["Environment"]["Variables"]
+    container_env = {item["Name"]: item["Value"] for item in _container(template)["Environment"]}
+    # When the plain-HTTP setting of each is read
+    # Then both come from the one parameter: a media url the API takes is one the host fetches
+    assert functions_env["ALLOW_HTTP_WEBHOOKS"] == {"Ref": "AllowHttpWebhooks"}
+    assert container_env["ALLOW_HTTP_WEBHOOKS"] == {"Ref": "AllowHttpWebhooks"}

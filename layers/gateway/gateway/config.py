@@ -59,6 +59,13 @@ class Settings(BaseModel):
     max_body_bytes: int = Field(default=24 * 1024 * 1024, alias="MAX_BODY_BYTES", gt=0)
     network_adapter: Literal["simulated", "neonize"] = Field(default="simulated", alias="NETWORK_ADAPTER")
 
+    @property
+    def http_urls_allowed(self) -> bool:
+        """Whether plain-HTTP URLs are taken (webhooks, and the media sends fetch): where the
+        deployment allows them (``ALLOW_HTTP_WEBHOOKS``, given to the functions and the session
+        host alike), and in local mode."""
+        return self.allow_http_webhooks or self.local_mode
+
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:

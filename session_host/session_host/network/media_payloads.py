@@ -44,6 +44,19 @@ def contact_object(card: ContactCard, vcard: str | None = None) -> dict[str, Any
         "phone": card.phone,
         "display_name": card.name,
         "vcard": vcard or to_vcard(card),
+        "error": None,
+    }
+
+
+def unread_contact_object(display_name: str) -> dict[str, Any]:
+    """``contact`` of a shared contact whose vCard is over :data:`.vcards.MAX_VCARD_BYTES`:
+    neither read nor passed on (``phone`` and ``vcard`` null), only the name the message gave."""
+    return {
+        "name": display_name,
+        "phone": None,
+        "display_name": display_name,
+        "vcard": None,
+        "error": "too_large",
     }
 
 

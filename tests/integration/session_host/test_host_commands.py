@@ -7,6 +7,7 @@ import time
 import uuid
 
 from host_harness import PHONE, Harness, wait_until
+from log_capture import logged, said
 
 from gateway import leases
 from gateway.bus import Command, CommandName, Reply, queues
@@ -312,16 +313,21 @@ def test_a_command_the_host_cannot_read_is_answered_unsupported(harness: Harness
         "device_id": "d1",
         "deadline": time.time() + 10,
         "reply_to": reply_queue,
-        "args": {},
+        "args": {"text": "words of the tenant"},
         "id": "command-1",
     }
 
     # When it arrives on the shared queue
-    sqs.send_message(QueueUrl=harness.command_queue, MessageBody=json.dumps(body))
+    with logged() as records:
+        sqs.send_message(QueueUrl=harness.command_queue, MessageBody=json.dumps(body))
 
-    # Then the sender gets a failure reply instead of waiting for its deadline
-    messages = sqs.receive_message(QueueUrl=reply_queue, WaitTimeSeconds=10).get("Messages", [])
-    reply = Reply.from_json(messages[0]["Body"])
-    assert (reply.command_id, reply.ok, reply.error_kind) == ("command-1", False, "unsupported")
-    wait_until(lambda: harness.queue_is_empty(harness.command_queue), what="empty command queue")
+        # Then the sender gets a failure reply instead of waiting for its deadline
+        messages = sqs.receive_message(QueueUrl=reply_queue, WaitTimeSeconds=10).get("Messages", [])
+        reply = Reply.from_json(messages[0]["Body"])
+        assert (reply.command_id, reply.ok, reply.error_kind) == ("command-1", False, "unsupported")
+        wait_until(lambda: harness.queue_is_empty(harness.command_queue), what="empty command queue")
+    # And the log names the command, never its arguments
+    (refused,) = [r for r in records if r.getMessage() == "unreadable command refused"]
+    assert (refused.command_id, refused.command) == ("command-1", "teleport")  # type: ignore[attr-defined]
+    assert not [r for r in records if "words of the tenant" in said(r)]
     sqs.delete_queue(QueueUrl=reply_queue)

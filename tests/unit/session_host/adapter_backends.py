@@ -308,8 +308,12 @@ def _decoded(message: Message) -> dict[str, Any]:
         }
         seen |= {"type": "location", "location": location}
     elif message.HasField("contactMessage"):
-        card = from_vcard(message.contactMessage.vcard, message.contactMessage.displayName)
-        seen |= {"type": "contact", "contact": {"name": card.name, "phone": card.phone}}
+        shared = message.contactMessage
+        card = from_vcard(shared.vcard, shared.displayName)
+        contact = (
+            {"name": card.name, "phone": card.phone} if card else {"name": shared.displayName, "phone": None}
+        )
+        seen |= {"type": "contact", "contact": contact}
     else:
         seen["type"] = "text"
     return seen

@@ -170,7 +170,15 @@ ANA_VCARD = "BEGIN:VCARD\nVERSION:3.0\nFN:Ana\nTEL;type=CELL;waid=5511988887777:
             Message(contactMessage=ContactMessage(displayName="Ana", vcard=ANA_VCARD)),
             "contact",
             "Ana",
-            {"contact": {"name": "Ana", "phone": "5511988887777", "display_name": "Ana", "vcard": ANA_VCARD}},
+            {
+                "contact": {
+                    "name": "Ana",
+                    "phone": "5511988887777",
+                    "display_name": "Ana",
+                    "vcard": ANA_VCARD,
+                    "error": None,
+                }
+            },
         ),
         (
             Message(

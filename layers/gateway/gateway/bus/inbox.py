@@ -80,7 +80,11 @@ class ReplyInbox:
                 try:
                     reply = Reply.from_json(message["Body"])
                 except (ValueError, KeyError, TypeError):
-                    logger.warning("dropped a malformed reply", extra={"body": message.get("Body", "")[:200]})
+                    about = {
+                        "sqs_message_id": message.get("MessageId"),
+                        "chars": len(message.get("Body", "")),
+                    }
+                    logger.warning("dropped a malformed reply", extra=about)
                     continue
                 if reply.command_id in self._expected:
                     self._expected[reply.command_id] = reply

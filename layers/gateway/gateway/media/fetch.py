@@ -120,7 +120,7 @@ def fetch(url: str, max_bytes: int, *, timeout: float = FETCH_TIMEOUT_SECONDS) -
     """
     settings = get_settings()
     local_mode = settings.local_mode
-    allow_http = settings.allow_http_webhooks or local_mode
+    allow_http = settings.http_urls_allowed
     state = _FetchState(check_peer=not local_mode)
     deadline = time.monotonic() + timeout
     watchdog = threading.Timer(timeout, state.cut_all)

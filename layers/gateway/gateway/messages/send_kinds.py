@@ -116,7 +116,7 @@ def _check_url(url: str) -> None:
     try:
         urls.check_url(
             url,
-            allow_http=settings.allow_http_webhooks or settings.local_mode,
+            allow_http=settings.http_urls_allowed,
             local_mode=settings.local_mode,
         )
     except MediaError as error:

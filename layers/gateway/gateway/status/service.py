@@ -100,9 +100,8 @@ def publish_media(device: DeviceModel, kind: MediaKind, body: MediaStatusRequest
     require_session(device)
     if body.url is not None:
         settings = get_settings()
-        allow_http = settings.allow_http_webhooks or settings.local_mode
         try:
-            urls.check_url(body.url, allow_http=allow_http, local_mode=settings.local_mode)
+            urls.check_url(body.url, allow_http=settings.http_urls_allowed, local_mode=settings.local_mode)
         except MediaError as refused:
             raise validation_error("url", str(refused), body.url) from None
         args: dict[str, Any] = {"url": body.url}

@@ -264,9 +264,7 @@ class NeonizeSession(
             return
         loop = self._loop
         if loop is None or loop.is_closed():
-            logger.error(
-                "device %s: no event loop, %s not delivered: %s", self._device_id, event.name, event.data
-            )
+            logger.error("device %s: no event loop, %s not delivered", self._device_id, event.name)
             return
         if threading.get_ident() == self._loop_thread:
             self._track(loop.create_task(self._deliver(event)))
@@ -274,9 +272,7 @@ class NeonizeSession(
         try:
             future = asyncio.run_coroutine_threadsafe(self._deliver(event), loop)
         except RuntimeError:
-            logger.error(
-                "device %s: event loop closed, %s not delivered: %s", self._device_id, event.name, event.data
-            )
+            logger.error("device %s: event loop closed, %s not delivered", self._device_id, event.name)
             return
         try:
             future.result(timeout=self._timings.sink_timeout)

@@ -90,7 +90,11 @@ def describe_message(message: Message) -> Described | None:
         return Described("location", name, {"location": media_payloads.location_object(place, is_live=live)})
     if _has(message, "contactMessage"):
         card = message.contactMessage
-        contact = media_payloads.contact_object(from_vcard(card.vcard, card.displayName), card.vcard)
+        read = from_vcard(card.vcard, card.displayName)
+        if read is None:
+            contact = media_payloads.unread_contact_object(card.displayName)
+        else:
+            contact = media_payloads.contact_object(read, card.vcard)
         return Described("contact", card.displayName, {"contact": contact})
     if _has(message, "contactsArrayMessage"):
         cards = message.contactsArrayMessage
