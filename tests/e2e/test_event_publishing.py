@@ -74,3 +74,16 @@ def test_a_burst_of_thousands_of_messages_with_one_over_256_kib_all_reach_the_re
     assert response.status_code == 202, response.text
     again = receiver.wait_for(path, lambda found: sum(r.envelope["id"] == large["id"] for r in found) >= 2)
     assert [r.envelope for r in again if r.envelope["id"] == large["id"]][-1] == large
+
+    # And once its envelope is no longer kept (expired), redelivery says the event is not found
+    # rather than queue what cannot be delivered
+    from gateway.config import get_settings
+    from gateway.media.store import s3_client
+
+    key = f"events/{tenant.id}/{device_id}/{large['id']}"
+    s3_client().delete_object(Bucket=get_settings().media_bucket, Key=key)
+    response = api.request(
+        "POST", f"/webhook/deliveries/{large['id']}/redeliver", token, headers={"X-Device-Id": device_id}
+    )
+    assert response.status_code == 404, response.text
+    assert response.json()["error_code"] == "EVENT_NOT_FOUND"

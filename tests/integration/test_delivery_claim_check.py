@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
@@ -32,13 +32,19 @@ from webhook_delivery.handler import handler
 EMOJI = "\U0001f600"
 
 
+class Queue(NamedTuple):
+    url: str
+    arn: str
+
+
 @dataclass
 class Setup:
+    """A tenant's device, a queue limited like the events queue, and a receiver (``script``)."""
+
     tenant_id: str
     device_id: str
-    queue_url: str
-    queue_arn: str
-    port: int
+    queue: Queue
+    receiver_url: str
     script: Script
 
 
@@ -52,7 +58,8 @@ def setup(stack: LocalStack) -> Iterator[Setup]:
     )["QueueUrl"]
     arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     with loopback_receiver() as (port, script):
-        yield Setup(str(uuid.uuid4()), f"d-{uuid.uuid4().hex[:8]}", queue_url, arn, port, script)
+        url = f"http://127.0.0.1:{port}/in"
+        yield Setup(str(uuid.uuid4()), f"d-{uuid.uuid4().hex[:8]}", Queue(queue_url, arn), url, script)
     sqs.delete_queue(QueueUrl=queue_url)
 
 
@@ -71,7 +78,7 @@ def publish_through_host(setup: Setup, envelopes: list[dict[str, Any]]) -> None:
 
     async def main() -> None:
         aws = AwsCalls(4, "claim-it")
-        publisher = EventPublisher(sqs_client(), setup.queue_url, aws, linger=0.01, buffer_size=10, senders=1)
+        publisher = EventPublisher(sqs_client(), setup.queue.url, aws, linger=0.01, buffer_size=10, senders=1)
         publisher.start()
         try:
             for envelope in envelopes:
@@ -89,7 +96,7 @@ def receive_all(setup: Setup, count: int) -> list[dict[str, Any]]:
         messages += (
             sqs_client()
             .receive_message(
-                QueueUrl=setup.queue_url,
+                QueueUrl=setup.queue.url,
                 MaxNumberOfMessages=10,
                 MessageSystemAttributeNames=["All"],
                 MessageAttributeNames=["All"],
@@ -102,7 +109,7 @@ def receive_all(setup: Setup, count: int) -> list[dict[str, Any]]:
 
 
 def record_of(setup: Setup, message: dict[str, Any]) -> SQSRecord:
-    return SQSRecord(lambda_record(message, setup.queue_arn, setup.queue_arn.split(":")[3]))
+    return SQSRecord(lambda_record(message, setup.queue.arn, setup.queue.arn.split(":")[3]))
 
 
 def configure(setup: Setup) -> None:
@@ -110,7 +117,7 @@ def configure(setup: Setup) -> None:
         setup.tenant_id,
         setup.device_id,
         webhook_id=str(uuid.uuid4()),
-        webhook_url=f"http://127.0.0.1:{setup.port}/in",
+        webhook_url=setup.receiver_url,
         enabled_events={"message"},
         enabled=True,
         retry_attempts=0,
@@ -129,8 +136,8 @@ def test_a_large_envelope_is_queued_as_a_claim_check_delivered_whole_and_logged_
 
     # When the delivery function handles what the queue holds
     messages = receive_all(setup, 2)
-    region = setup.queue_arn.split(":")[3]
-    event = {"Records": [lambda_record(m, setup.queue_arn, region) for m in messages]}
+    region = setup.queue.arn.split(":")[3]
+    event = {"Records": [lambda_record(m, setup.queue.arn, region) for m in messages]}
     with ThreadPoolExecutor(1, thread_name_prefix="claim-invoker") as invoker:
         answer = invoker.submit(handler, event, LambdaContext()).result()
 

@@ -28,7 +28,7 @@ from botocore.exceptions import ClientError
 
 from gateway import aws
 from gateway.config import get_settings
-from gateway.media.store import media_key
+from gateway.media.store import is_missing, media_key
 from gateway.webhooks.delivery.constants import ATTRIBUTE_EVENT, ATTRIBUTE_REDELIVERY, ATTRIBUTE_TENANT
 
 MAX_MESSAGE_BYTES = 256 * 1024
@@ -145,7 +145,7 @@ def fetch(key: str) -> str:
     try:
         response = _s3().get_object(Bucket=get_settings().media_bucket, Key=key)
     except ClientError as error:
-        if _missing(error):
+        if is_missing(error):
             raise ClaimError("the claimed envelope is gone from the bucket") from None
         raise
     return str(response["Body"].read().decode())
@@ -164,14 +164,10 @@ def still_kept(body: str, tenant_id: str) -> bool:
     try:
         _s3().head_object(Bucket=get_settings().media_bucket, Key=str(key))
     except ClientError as error:
-        if _missing(error):
+        if is_missing(error):
             return False
         raise
     return True
-
-
-def _missing(error: ClientError) -> bool:
-    return str(error.response.get("Error", {}).get("Code", "")) in {"404", "NoSuchKey", "NotFound"}
 
 
 @lru_cache(maxsize=1)
