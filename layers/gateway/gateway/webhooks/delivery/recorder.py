@@ -2,9 +2,9 @@
 
 The event item keeps the unsigned envelope (or the claim check of one kept in the media
 bucket), so POST /webhook/deliveries/{id}/redeliver can send the event again after its
-attempts are exhausted; GET /webhook/deliveries lists the attempt
-items, whose keys sort by time (both read by ``gateway.webhooks.delivery_log``). Both expire
-after :data:`RETENTION_SECONDS`.
+attempts are exhausted; GET /webhook/deliveries lists the attempt items, whose keys sort by
+time (both read by ``gateway.webhooks.delivery_log``). Both expire after
+:data:`RETENTION_SECONDS`.
 
 The items of many attempts are written together, 25 to a BatchWriteItem. DynamoDB may leave
 some of them unprocessed (throttling): those are written again, with a back-off, a few rounds.
