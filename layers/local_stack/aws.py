@@ -69,6 +69,10 @@ def planned_names(endpoint: str, resources: LocalResources, prefix: str) -> dict
     return names
 
 
+_QUEUE_ATTRIBUTES = ("VisibilityTimeout", "MaximumMessageSize")
+"""Queue properties of the template that moto applies as they are (it enforces the size)."""
+
+
 def create_resources(endpoint: str, resources: LocalResources, prefix: str) -> dict[str, str]:
     """Create every declared table, queue (DLQs first, so redrive policies resolve) and bucket."""
     names: dict[str, str] = {}
@@ -90,9 +94,7 @@ def create_resources(endpoint: str, resources: LocalResources, prefix: str) -> d
         names[logical_id] = name
     sqs = _client("sqs", endpoint)
     for logical_id, props in sorted(resources.queues.items(), key=lambda item: "RedrivePolicy" in item[1]):
-        attributes: dict[str, str] = {}
-        if "VisibilityTimeout" in props:
-            attributes["VisibilityTimeout"] = str(props["VisibilityTimeout"])
+        attributes = {name: str(props[name]) for name in _QUEUE_ATTRIBUTES if name in props}
         redrive = props.get("RedrivePolicy")
         if redrive:
             dlq = redrive["deadLetterTargetArn"]["Fn::GetAtt"][0]
@@ -132,7 +134,7 @@ def _lifecycle_rule(rule: dict[str, Any]) -> dict[str, Any]:
     converted: dict[str, Any] = {
         "ID": rule.get("Id", "rule"),
         "Status": rule["Status"],
-        "Filter": {"Prefix": ""},
+        "Filter": {"Prefix": rule.get("Prefix", "")},
     }
     if "ExpirationInDays" in rule:
         converted["Expiration"] = {"Days": int(rule["ExpirationInDays"])}

@@ -1,13 +1,22 @@
-"""Publishing event envelopes to the events queue, in batches, without dropping any.
+"""Publishing event envelopes to the events queue, in batches, without dropping any and
+without ever stopping on one.
 
 Sessions' sinks hand envelopes to :meth:`EventPublisher.publish`, which waits while the
 bounded buffer is full: a slow queue slows the sessions down instead of losing events.
 Sender tasks take up to 10 envelopes at a time (waiting ``linger`` seconds for more after
-the first), send them with SendMessageBatch, retry failed calls with exponential backoff,
-and re-send the entries SQS reports as failed. The only envelopes given up are those SQS
-refuses for good (``SenderFault``: too large or malformed) and, on a clean stop, those still
-unsent when the flush times out: both logged by id, event, tenant, device and size, never
-with their data (a message's text is the tenant's, not the operator's logs').
+the first) and send them with SendMessageBatch.
+
+Sizes are counted as SQS counts them (:mod:`gateway.webhooks.claim_check`): UTF-8 bytes of
+the body and of each attribute, at most 256 KiB a message and a request. An envelope too large
+for a message is stored in the media bucket first and travels as a claim check.
+
+What fails is retried with exponential backoff: a failed call (throttling, an outage, missing
+credentials: nothing an event did, and it would stop every event alike), the entries SQS
+reports as failed on its side, a claimed envelope S3 did not take. What SQS (or S3) refuses
+for good is never sent again: an entry reported as the sender's fault, or a whole request
+refused for its content (:data:`REFUSED_CODES`), whose events then go one per request, so
+only the one at fault is dropped. A dropped event is logged with its id, name, device and
+size, never its body; so are, on a clean stop, those still unsent when the flush times out.
 """
 
 from __future__ import annotations
@@ -15,18 +24,56 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from gateway.observability import logger
+from gateway.webhooks import claim_check
+from gateway.webhooks.claim_check import QueueMessage
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.network.port import NetworkEvent
 
 MAX_BATCH_ENTRIES = 10
-MAX_BATCH_BYTES = 256 * 1024
-"""SQS's limit for a whole batch (and for one message)."""
+MAX_BATCH_BYTES = claim_check.MAX_MESSAGE_BYTES
+"""SQS's limit for a whole batch: the sum of its messages' sizes."""
 _FIRST_BACKOFF = 0.1
 _MAX_BACKOFF = 5.0
+
+REFUSED_CODES = frozenset(
+    {
+        # SendMessageBatch: the request or an entry of it is not one SQS takes.
+        "BatchEntryIdsNotDistinct",
+        "BatchRequestTooLong",
+        "EmptyBatchRequest",
+        "InvalidBatchEntryId",
+        "InvalidMessageContents",
+        "InvalidParameterCombination",
+        "InvalidParameterValue",
+        "MissingParameter",
+        "TooManyEntriesInBatchRequest",
+        "UnsupportedOperation",
+        "ValidationError",
+        # PutObject of a claimed envelope.
+        "EntityTooLarge",
+        "InvalidArgument",
+        "InvalidRequest",
+        "KeyTooLongError",
+        "MetadataTooLarge",
+    }
+)
+"""Error codes that refuse a request for what it holds: sending the same again cannot succeed.
+Any other error (throttling, an outage, credentials, a missing queue) is retried."""
+
+
+def refused_for_good(error: Exception) -> bool:
+    """Whether a failed call was refused for its content (see :data:`REFUSED_CODES`)."""
+    if not isinstance(error, ClientError):
+        return False
+    code = str(error.response.get("Error", {}).get("Code", ""))
+    return code.removeprefix("AWS.SimpleQueueService.") in REFUSED_CODES
 
 
 def envelope(event: NetworkEvent, device_id: str) -> dict[str, Any]:
@@ -40,42 +87,62 @@ def envelope(event: NetworkEvent, device_id: str) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
+@dataclass
 class Outgoing:
-    body: str
-    tenant_id: str
-    event: str
-    event_id: str = ""
-    device_id: str = ""
+    """One envelope on its way to the queue."""
 
-    def about(self) -> dict[str, Any]:
-        """What a log line may tell of this envelope: which event it is, never its data."""
-        return {
-            "event_id": self.event_id,
-            "event": self.event,
-            "tenant_id": self.tenant_id,
-            "device_id": self.device_id,
-            "bytes": len(self.body.encode()),
-        }
+    event_id: str
+    event: str
+    device_id: str
+    tenant_id: str
+    message: QueueMessage
+    stored: bool = False  # its claimed envelope is in the bucket
+
+    @property
+    def size(self) -> int:
+        return self.message.size
+
+    @property
+    def ready(self) -> bool:
+        """Whether its message can be sent: inline, or its claimed envelope stored."""
+        return self.message.claimed is None or self.stored
 
     def entry(self, entry_id: str) -> dict[str, Any]:
         return {
             "Id": entry_id,
-            "MessageBody": self.body,
-            "MessageAttributes": {
-                "tenant_id": {"DataType": "String", "StringValue": self.tenant_id},
-                "event": {"DataType": "String", "StringValue": self.event},
-            },
+            "MessageBody": self.message.body,
+            "MessageAttributes": self.message.attributes,
+        }
+
+    def described(self) -> dict[str, Any]:
+        """What the logs say of it: never its body."""
+        return {
+            "event_id": self.event_id,
+            "event": self.event,
+            "device_id": self.device_id,
+            "tenant_id": self.tenant_id,
+            "message_bytes": self.size,
+            "claimed_bytes": None if self.message.claimed is None else len(self.message.claimed),
         }
 
 
 class EventPublisher:
-    """Batches envelopes to ``queue_url``; start it on the host's loop, stop it last."""
+    """Batches envelopes to ``queue_url``; start it on the host's loop, stop it last.
+    ``store`` puts a claimed envelope in the bucket (tests pass their own)."""
 
     def __init__(
-        self, sqs: Any, queue_url: str, aws: AwsCalls, *, linger: float, buffer_size: int, senders: int
+        self,
+        sqs: Any,
+        queue_url: str,
+        aws: AwsCalls,
+        *,
+        linger: float,
+        buffer_size: int,
+        senders: int,
+        store: Callable[[QueueMessage], None] = claim_check.store,
     ) -> None:
         self._sqs = sqs
+        self._store = store
         self._queue_url = queue_url
         self._aws = aws
         self._linger = linger
@@ -88,9 +155,18 @@ class EventPublisher:
 
     async def publish(self, envelope: dict[str, Any], tenant_id: str) -> None:
         """Queue one envelope for sending; waits while the buffer is full."""
-        body = json.dumps(envelope, separators=(",", ":"), default=str)
-        event, event_id, device_id = (str(envelope[name]) for name in ("event", "id", "device_id"))
-        await self._buffer.put(Outgoing(body, tenant_id, event, event_id, device_id))
+        body = json.dumps(envelope, separators=(",", ":"), default=str)  # ASCII: SQS takes every character
+        ids = {"event_id": str(envelope["id"]), "event": str(envelope["event"])}
+        device_id = str(envelope["device_id"])
+        try:
+            message = claim_check.queue_message(body, tenant_id=tenant_id, device_id=device_id, **ids)
+        except ValueError as error:  # ids the gateway never issues: no key to store it under
+            logger.error(
+                "event not published: no claim-check key for it",
+                extra={**ids, "device_id": device_id, "tenant_id": tenant_id, "reason": str(error)},
+            )
+            return
+        await self._buffer.put(Outgoing(device_id=device_id, tenant_id=tenant_id, message=message, **ids))
 
     async def stop(self, timeout: float) -> None:
         """Send what is buffered (up to ``timeout`` seconds), then stop the senders."""
@@ -100,7 +176,7 @@ class EventPublisher:
         except TimeoutError:
             lost = []
             while not self._buffer.empty():
-                lost.append(self._buffer.get_nowait().about())
+                lost.append(self._buffer.get_nowait().described())
             logger.error("events not published before the stop", extra={"count": len(lost), "events": lost})
         for task in self._tasks:
             task.cancel()
@@ -120,7 +196,7 @@ class EventPublisher:
         """A batch: the first envelope, then whatever arrives within ``linger``; an envelope
         that would make the batch too large is carried over to the next one."""
         first = carry if carry is not None else await self._buffer.get()
-        batch, size = [first], len(first.body)
+        batch, size = [first], first.size
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._linger
         while len(batch) < MAX_BATCH_ENTRIES:
@@ -135,37 +211,84 @@ class EventPublisher:
                         item = await self._buffer.get()
                 except TimeoutError:
                     break
-            if size + len(item.body) > MAX_BATCH_BYTES:
+            if size + item.size > MAX_BATCH_BYTES:
                 return batch, item
             batch.append(item)
-            size += len(item.body)
+            size += item.size
         return batch, None
 
     async def _send(self, batch: list[Outgoing]) -> None:
+        """Send ``batch`` until every envelope is on the queue or refused for good."""
         pending = batch
         backoff = _FIRST_BACKOFF
         while pending:
-            entries = {str(index): item for index, item in enumerate(pending)}
-            try:
-                response = await self._aws(
-                    self._sqs.send_message_batch,
-                    QueueUrl=self._queue_url,
-                    Entries=[item.entry(entry_id) for entry_id, item in entries.items()],
-                )
-            except AWS_ERRORS as error:
-                logger.warning(
-                    "publishing events failed, retrying", extra={"error": str(error), "count": len(pending)}
-                )
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, _MAX_BACKOFF)
-                continue
-            pending = []
-            for failure in response.get("Failed", []):
-                item = entries[failure["Id"]]
-                if failure.get("SenderFault"):
-                    logger.error("SQS refused an event for good", extra={"failure": failure, **item.about()})
-                else:
-                    pending.append(item)
+            pending = await self._attempt(pending)
             if pending:
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, _MAX_BACKOFF)
+
+    async def _attempt(self, items: list[Outgoing]) -> list[Outgoing]:
+        """One try at sending ``items``; those to try again."""
+        retry = await self._store_claimed(items)
+        ready = [item for item in items if item.ready]
+        if not ready:
+            return retry
+        entries = {str(index): item for index, item in enumerate(ready)}
+        try:
+            response = await self._aws(
+                self._sqs.send_message_batch,
+                QueueUrl=self._queue_url,
+                Entries=[item.entry(entry_id) for entry_id, item in entries.items()],
+            )
+        except AWS_ERRORS as error:
+            if not refused_for_good(error):
+                logger.warning(
+                    "publishing events failed, retrying", extra={"error": str(error), "count": len(ready)}
+                )
+                return retry + ready
+            if len(ready) == 1:
+                self._drop(ready[0], str(error))
+                return retry
+            logger.warning(
+                "the events queue refused a whole batch: its events go one by one",
+                extra={"error": str(error), "count": len(ready)},
+            )
+            for item in ready:
+                await self._send([item])
+            return retry
+        for failure in response.get("Failed", []):
+            item = entries[failure["Id"]]
+            if failure.get("SenderFault"):
+                self._drop(item, f"{failure.get('Code')}: {failure.get('Message')}")
+            else:
+                retry.append(item)
+        return retry
+
+    async def _store_claimed(self, items: list[Outgoing]) -> list[Outgoing]:
+        """Store the claimed envelopes of ``items`` not stored yet, at once; those to try again
+        (the ones S3 refused for good are dropped)."""
+        unstored = [item for item in items if not item.ready]
+        results = await asyncio.gather(
+            *(self._aws(self._store, item.message) for item in unstored), return_exceptions=True
+        )
+        retry = []
+        for item, result in zip(unstored, results, strict=True):
+            if result is None:
+                item.stored = True
+            elif isinstance(result, AWS_ERRORS) and not refused_for_good(result):
+                logger.warning(
+                    "storing a large event failed, retrying", extra={**item.described(), "error": str(result)}
+                )
+                retry.append(item)
+            elif isinstance(result, Exception):
+                self._drop(item, f"storing it failed: {result}")
+            else:
+                raise result
+        return retry
+
+    @staticmethod
+    def _drop(item: Outgoing, reason: str) -> None:
+        logger.error(
+            "an event the events queue or the bucket refused for good is dropped",
+            extra={**item.described(), "reason": reason},
+        )

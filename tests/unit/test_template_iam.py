@@ -64,6 +64,7 @@ EXPECTED: dict[str, Grants] = {
         "DeliveriesTable": _ddb("GetItem", "Query"),
         "UsersTable": _ddb("UpdateItem"),
         "EventsQueue": {"sqs:SendMessage"},
+        "MediaBucket/events/*": {"s3:GetObject"},  # redelivery checks a large envelope is kept
     },
     "MessagesFunction": {
         **AUTHENTICATE,
@@ -79,6 +80,7 @@ EXPECTED: dict[str, Grants] = {
         "DevicesTable": _ddb("GetItem", "UpdateItem"),
         "UsersTable": _ddb("GetItem"),
         "DeliveriesTable": _ddb("BatchWriteItem"),
+        "MediaBucket/events/*": {"s3:GetObject"},  # a large envelope, read whole
         "EventsQueue": {
             "sqs:ChangeMessageVisibility",
             "sqs:ChangeMessageVisibilityBatch",

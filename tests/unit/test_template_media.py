@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway.webhooks import claim_check
+from gateway.webhooks.delivery.constants import RETENTION_SECONDS
+
 OBJECTS = {"Fn::Sub": "${MediaBucket.Arn}/*"}
 
 
@@ -76,13 +79,54 @@ def test_media_objects_expire_after_30_days(template: dict[str, Any]) -> None:
     # Given the lifecycle of the media bucket
     rules = _bucket(template)["LifecycleConfiguration"]["Rules"]
 
-    # When its enabled expiry rules are picked out
-    expiring = [r for r in rules if r["Status"] == "Enabled" and "ExpirationInDays" in r]
+    # When its enabled expiry rules for every object (no prefix or tag filter) are picked out
+    expiring = [
+        r
+        for r in rules
+        if r["Status"] == "Enabled"
+        and "ExpirationInDays" in r
+        and "Prefix" not in r
+        and "TagFilters" not in r
+    ]
 
-    # Then every object (no prefix or tag filter) expires after 30 days
+    # Then every object expires after 30 days
     assert [r["ExpirationInDays"] for r in expiring] == [30]
-    assert "Prefix" not in expiring[0]
-    assert "TagFilters" not in expiring[0]
+
+
+def test_claimed_envelopes_expire_with_the_delivery_log_that_redelivers_them(
+    template: dict[str, Any],
+) -> None:
+    # Given the lifecycle of the media bucket
+    rules = _bucket(template)["LifecycleConfiguration"]["Rules"]
+
+    # When the rule of the claim checks' prefix is picked out
+    (rule,) = [r for r in rules if r.get("Prefix") == claim_check.KEY_PREFIX]
+
+    # Then they expire as the delivery log does (and outlive the dead-letter queue's retention)
+    assert rule["Status"] == "Enabled"
+    assert rule["ExpirationInDays"] * 86400 == RETENTION_SECONDS
+    dlq_retention = template["Resources"]["EventsDLQ"]["Properties"]["MessageRetentionPeriod"]
+    assert rule["ExpirationInDays"] * 86400 >= dlq_retention
+
+
+def test_claimed_envelopes_are_put_by_the_host_and_read_by_delivery_and_redelivery_only(
+    template: dict[str, Any],
+) -> None:
+    # Given the statements that name the claim checks' prefix
+    prefix = {"Fn::Sub": "${MediaBucket.Arn}/" + claim_check.KEY_PREFIX + "*"}
+    resources = template["Resources"]
+    (host_policy,) = resources["SessionHostTaskRole"]["Properties"]["Policies"]
+    host = [s for s in host_policy["PolicyDocument"]["Statement"] if s["Resource"] == prefix]
+
+    def function_grants(name: str) -> set[str]:
+        policies = resources[name]["Properties"]["Policies"]
+        statements = [s for p in policies if isinstance(p, dict) for s in p.get("Statement", [])]
+        return {a for s in statements if s.get("Resource") == prefix for a in _actions(s)}
+
+    # When their actions are read / Then the host puts, the delivery function and redelivery read
+    assert {a for s in host for a in _actions(s)} == {"s3:PutObject"}
+    assert function_grants("WebhookDeliveryFunction") == {"s3:GetObject"}
+    assert function_grants("WebhooksFunction") == {"s3:GetObject"}
 
 
 def test_messages_function_may_put_and_get_media_objects_only(template: dict[str, Any]) -> None:

@@ -10,6 +10,8 @@ from typing import Any
 
 from template_steps import resources_of_type
 
+from gateway.webhooks.claim_check import MAX_MESSAGE_BYTES
+
 # Table -> (hash key, range key or None). The code's PynamoDB models rely on these.
 TABLE_KEYS = {
     "TenantsTable": ("tenant_id", None),
@@ -134,6 +136,15 @@ def test_events_queue_visibility_timeout_covers_six_delivery_timeouts(transforme
     # When their timeouts are compared
     # Then the queue hides a message for at least 6 function timeouts (AWS guidance)
     assert queue["VisibilityTimeout"] >= 6 * function["Timeout"]
+
+
+def test_events_queue_takes_the_messages_the_publisher_sizes_for(transformed: dict[str, Any]) -> None:
+    # Given the events queue
+    queue = transformed["Resources"]["EventsQueue"]["Properties"]
+
+    # When its message size limit is read
+    # Then it is the one the session host's publisher keeps every message and batch within
+    assert queue["MaximumMessageSize"] == MAX_MESSAGE_BYTES
 
 
 def test_tables_have_their_key_schemas(transformed: dict[str, Any]) -> None:

@@ -1,4 +1,6 @@
-"""Publishing event envelopes: batches, retries, partial failures, back-pressure, flush."""
+"""Publishing event envelopes: batches, retries, partial failures, back-pressure, flush; sizes
+as SQS counts them, envelopes too large for a message through the bucket, and refusals that
+drop one event without stopping the others."""
 
 from __future__ import annotations
 
@@ -8,20 +10,42 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from botocore.exceptions import ClientError
 
+from gateway.config import get_settings
+from gateway.webhooks.claim_check import QueueMessage
 from session_host.aws_calls import AwsCalls
 from session_host.network.port import NetworkEvent
 from session_host.publisher import EventPublisher, envelope
 
 QUEUE = "https://sqs.example/123/events"
+SQS_LIMIT = 262_144  # bytes, for one message and for a whole SendMessageBatch request
+EMOJI = "\U0001f600"  # 4 bytes in UTF-8, 12 as the JSON escape \ud83d\ude00
+REDELIVERY_FLAG = len("redelivery") + len("String") + len("true")  # what a redelivery adds
+
+
+def sqs_size(entry: dict[str, Any]) -> int:
+    """A message's size as SQS documents it: the body's UTF-8 bytes, and each attribute's
+    name, data type and value."""
+    size = len(entry["MessageBody"].encode("utf-8"))
+    for name, attribute in entry.get("MessageAttributes", {}).items():
+        size += len(name.encode()) + len(attribute["DataType"].encode())
+        size += len(attribute.get("StringValue", "").encode())
+    return size
+
+
+def refusal(code: str) -> ClientError:
+    return ClientError({"Error": {"Code": code, "Message": "refused"}}, "SendMessageBatch")
 
 
 class FakeSqs:
-    """Records SendMessageBatch calls; ``script`` decides each call's outcome in turn."""
+    """Records SendMessageBatch calls; ``script`` decides each call's outcome in turn. Like
+    SQS, it refuses a request whose messages add up to more than 256 KiB."""
 
     def __init__(self) -> None:
         self.calls: list[list[dict[str, Any]]] = []
+        self.accepted: list[dict[str, Any]] = []
         self.script: list[Callable[[list[dict[str, Any]]], dict[str, Any]]] = []
         self.gate = threading.Event()
         self.gate.set()
@@ -32,18 +56,40 @@ class FakeSqs:
         self.called.set()
         self.gate.wait(5)
         self.calls.append(Entries)
-        if self.script:
-            return self.script.pop(0)(Entries)
-        return {"Successful": [{"Id": entry["Id"]} for entry in Entries]}
+        if sum(sqs_size(entry) for entry in Entries) > SQS_LIMIT:
+            raise refusal("AWS.SimpleQueueService.BatchRequestTooLong")
+        answer = self.script.pop(0)(Entries) if self.script else {}
+        failed = {failure["Id"] for failure in answer.get("Failed", [])}
+        self.accepted += [entry for entry in Entries if entry["Id"] not in failed]
+        return answer or {"Successful": [{"Id": entry["Id"]} for entry in Entries]}
+
+    def sent(self) -> list[dict[str, Any]]:
+        """The entries SQS took, in order."""
+        return self.accepted
 
 
-def item(number: int) -> dict[str, Any]:
+class FakeBucket:
+    """Takes claimed envelopes; ``failures`` makes the next puts fail with that error."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, bytes] = {}
+        self.failures: list[ClientError] = []
+
+    def store(self, message: QueueMessage) -> None:
+        if self.failures:
+            raise self.failures.pop(0)
+        assert message.key is not None
+        assert message.claimed is not None
+        self.objects[message.key] = message.claimed
+
+
+def item(number: int, **data: Any) -> dict[str, Any]:
     return {
         "id": f"e{number}",
         "event": "message.received",
         "timestamp": 1,
         "device_id": "d1",
-        "data": {"n": number},
+        "data": {"n": number, **data},
     }
 
 
@@ -53,13 +99,20 @@ async def publish_all(publisher: EventPublisher, count: int, tenant: str = "t1")
 
 
 def run(
-    scenario: Callable[[FakeSqs, EventPublisher], Any], *, buffer_size: int = 100, linger: float = 0.01
+    scenario: Callable[[FakeSqs, EventPublisher], Any],
+    *,
+    buffer_size: int = 100,
+    linger: float = 0.01,
+    bucket: FakeBucket | None = None,
 ) -> FakeSqs:
     sqs = FakeSqs()
+    store = (bucket or FakeBucket()).store
 
     async def main() -> None:
         aws = AwsCalls(4, "test-aws")
-        publisher = EventPublisher(sqs, QUEUE, aws, linger=linger, buffer_size=buffer_size, senders=1)
+        publisher = EventPublisher(
+            sqs, QUEUE, aws, linger=linger, buffer_size=buffer_size, senders=1, store=store
+        )
         publisher.start()
         try:
             await scenario(sqs, publisher)
@@ -73,6 +126,11 @@ def run(
 
 def bodies(entries: list[dict[str, Any]]) -> list[int]:
     return [json.loads(entry["MessageBody"])["data"]["n"] for entry in entries]
+
+
+def logged(caplog: pytest.LogCaptureFixture, message: str) -> list[dict[str, Any]]:
+    """The host's log records with this message: their fields, as the JSON log line has them."""
+    return [vars(record) for record in caplog.records if record.getMessage() == message]
 
 
 def test_envelopes_go_out_in_batches_of_at_most_ten_with_routing_attributes() -> None:
@@ -130,20 +188,38 @@ def test_entries_that_failed_in_a_batch_are_sent_again_and_only_they() -> None:
     assert [bodies(call) for call in sqs.calls] == [[0, 1, 2], [1]]
 
 
-def test_an_entry_sqs_refuses_for_good_is_not_retried_forever() -> None:
-    # Given SQS refuses one entry as the sender's fault (e.g. too large)
+def test_an_entry_sqs_refuses_for_good_is_dropped_and_logged_without_its_body(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Given SQS refuses the middle entry of three as the sender's fault, then more events follow
     def refused(entries: list[dict[str, Any]]) -> dict[str, Any]:
         return {
-            "Successful": [{"Id": entries[0]["Id"]}],
-            "Failed": [{"Id": entries[1]["Id"], "SenderFault": True, "Code": "InvalidParameterValue"}],
+            "Successful": [{"Id": entries[0]["Id"]}, {"Id": entries[2]["Id"]}],
+            "Failed": [{"Id": entries[1]["Id"], "SenderFault": True, "Code": "InvalidMessageContents"}],
         }
 
     async def scenario(sqs: FakeSqs, publisher: EventPublisher) -> None:
         sqs.script.append(refused)
-        await publish_all(publisher, 2)
+        await publish_all(publisher, 3)
+        await asyncio.to_thread(sqs.called.wait, 5)
+        await publisher.publish(item(3, text="after"), "t1")
 
-    # When the envelopes are published / Then that entry is not sent again
-    assert [bodies(call) for call in run(scenario).calls] == [[0, 1]]
+    # When the envelopes are published
+    sqs = run(scenario)
+
+    # Then that entry is not sent again, the others and the later event are
+    assert [bodies(call) for call in sqs.calls] == [[0, 1, 2], [3]]
+    # And the drop is logged with the event's id, name and device, not its body
+    (drop,) = logged(caplog, "an event the events queue or the bucket refused for good is dropped")
+    assert (drop["event_id"], drop["event"], drop["device_id"], drop["tenant_id"]) == (
+        "e1",
+        "message.received",
+        "d1",
+        "t1",
+    )
+    assert "InvalidMessageContents" in drop["reason"]
+    assert "n" not in drop
+    assert "data" not in drop
 
 
 def test_a_full_buffer_makes_the_sink_wait_instead_of_dropping() -> None:
@@ -196,3 +272,177 @@ def test_the_envelope_of_an_event() -> None:
     }
     assert len(wrapped["id"]) == 32
     assert envelope(event, "d1")["id"] != wrapped["id"]
+
+
+def sized(number: int, message_bytes: int) -> dict[str, Any]:
+    """An envelope of emoji (padded with ASCII) whose message, body and attributes, is exactly
+    ``message_bytes`` long."""
+    bare = len(json.dumps(item(number, text=""), separators=(",", ":")))
+    attributes = len("tenant_id") + len("String") + len("t1") + len("event") + len("String")
+    attributes += len("message.received")
+    text = message_bytes - bare - attributes
+    return item(number, text=EMOJI * (text // 12) + "a" * (text % 12))
+
+
+def test_emoji_heavy_envelopes_go_out_in_batches_sqs_takes_attributes_counted() -> None:
+    # Given three emoji envelopes whose bodies make 262,143 bytes together (just within
+    # SQS's limit) but not with their message attributes, then 20 of 7,000 emoji (7,000
+    # characters but 84 KB as escaped JSON)
+    near = [sized(number, SQS_LIMIT // 3 + 44) for number in range(3)]
+    assert sum(len(json.dumps(wrapped, separators=(",", ":"))) for wrapped in near) == SQS_LIMIT - 1
+
+    async def scenario(_sqs: FakeSqs, publisher: EventPublisher) -> None:
+        for wrapped in near:
+            await publisher.publish(wrapped, "t1")
+        for number in range(3, 23):
+            await publisher.publish(item(number, text=EMOJI * 7_000), "t1")
+
+    # When they are published
+    sqs = run(scenario)
+
+    # Then SQS refused no request (each held at most 256 KiB as it counts them), and every
+    # envelope went out inline, once, in order, with its emoji intact
+    assert all(sum(map(sqs_size, call)) <= SQS_LIMIT for call in sqs.calls)
+    assert len(sqs.calls[0]) == 2
+    assert [json.loads(entry["MessageBody"])["id"] for entry in sqs.sent()] == [f"e{n}" for n in range(23)]
+    assert json.loads(sqs.sent()[3]["MessageBody"])["data"]["text"] == EMOJI * 7_000
+
+
+def test_an_envelope_as_large_as_a_message_allows_stays_inline_one_byte_more_goes_to_the_bucket() -> None:
+    # Given an envelope whose message, with a redelivery's flag added, is exactly SQS's limit,
+    # and one a byte larger
+    bucket = FakeBucket()
+    largest = SQS_LIMIT - REDELIVERY_FLAG
+
+    async def scenario(_sqs: FakeSqs, publisher: EventPublisher) -> None:
+        await publisher.publish(sized(0, largest), "t1")
+        await publisher.publish(sized(1, largest + 1), "t1")
+
+    # When they are published
+    sqs = run(scenario, bucket=bucket)
+
+    # Then the first travels as it is, at that size, the second as a claim check
+    inline, claimed = sqs.sent()
+    assert sqs_size(inline) == largest
+    assert json.loads(inline["MessageBody"])["id"] == "e0"
+    pointer = json.loads(claimed["MessageBody"])
+    assert pointer == [
+        "software.amazon.payloadoffloading.PayloadS3Pointer",
+        {"s3BucketName": get_settings().media_bucket, "s3Key": "events/t1/d1/e1"},
+    ]
+    stored = bucket.objects["events/t1/d1/e1"]
+    assert json.loads(stored) == sized(1, largest + 1)
+    assert claimed["MessageAttributes"]["ExtendedPayloadSize"] == {
+        "DataType": "Number",
+        "StringValue": str(len(stored)),
+    }
+    assert claimed["MessageAttributes"]["tenant_id"]["StringValue"] == "t1"
+
+
+def test_an_oversized_envelope_travels_whole_through_the_bucket_and_the_others_inline() -> None:
+    # Given three small envelopes around one with a text of 30,000 emoji (360 KB escaped)
+    bucket = FakeBucket()
+    big = item(1, text=EMOJI * 30_000)
+
+    async def scenario(_sqs: FakeSqs, publisher: EventPublisher) -> None:
+        await publisher.publish(item(0), "t1")
+        await publisher.publish(big, "t1")
+        await publish_all(publisher, 2)
+
+    # When they are published
+    sqs = run(scenario, bucket=bucket)
+
+    # Then one request took them all, the big one as a small claim check whose object is the
+    # whole envelope
+    (call,) = sqs.calls
+    assert sum(map(sqs_size, call)) < 4_000
+    assert json.loads(bucket.objects["events/t1/d1/e1"]) == big
+    assert [json.loads(entry["MessageBody"]) for entry in call][1][1]["s3Key"] == "events/t1/d1/e1"
+
+
+def test_a_claimed_envelope_the_bucket_did_not_take_is_retried_without_holding_the_others() -> None:
+    # Given a bucket that is unavailable for the first put
+    bucket = FakeBucket()
+    bucket.failures.append(ClientError({"Error": {"Code": "SlowDown", "Message": "later"}}, "PutObject"))
+
+    async def scenario(_sqs: FakeSqs, publisher: EventPublisher) -> None:
+        await publisher.publish(item(0), "t1")
+        await publisher.publish(item(1, text=EMOJI * 30_000), "t1")
+        await publisher.publish(item(2), "t1")
+
+    # When they are published
+    sqs = run(scenario, bucket=bucket)
+
+    # Then the small ones go at once, the big one once the bucket took it
+    assert [len(call) for call in sqs.calls] == [2, 1]
+    assert bodies(sqs.calls[0]) == [0, 2]
+    assert "events/t1/d1/e1" in bucket.objects
+
+
+def test_a_request_refused_for_an_entry_goes_one_by_one_and_only_that_entry_is_dropped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Given SQS refuses any request holding one poisoned entry (whole requests, as for a bad
+    # parameter), and takes the rest
+    def poisoned(entries: list[dict[str, Any]]) -> dict[str, Any]:
+        if any("poison" in entry["MessageBody"] for entry in entries):
+            raise refusal("InvalidParameterValue")
+        return {"Successful": [{"Id": entry["Id"]} for entry in entries]}
+
+    async def scenario(sqs: FakeSqs, publisher: EventPublisher) -> None:
+        sqs.script.extend([poisoned] * 20)
+        for number in range(5):
+            await publisher.publish(item(number, text="poison" if number == 2 else ""), "t1")
+
+    # When five envelopes are published
+    sqs = run(scenario)
+
+    # Then the batch was refused once, each of its envelopes then went alone, the poisoned one
+    # was refused once more and dropped: nothing retried forever, the others all published
+    assert [bodies(call) for call in sqs.calls] == [[0, 1, 2, 3, 4], [0], [1], [2], [3], [4]]
+    assert [json.loads(entry["MessageBody"])["id"] for entry in sqs.sent()] == ["e0", "e1", "e3", "e4"]
+    (drop,) = logged(caplog, "an event the events queue or the bucket refused for good is dropped")
+    assert drop["event_id"] == "e2"
+    assert "InvalidParameterValue" in drop["reason"]
+
+
+def test_a_request_larger_than_sqs_takes_is_split_rather_than_retried_forever() -> None:
+    # Given SQS measures a message larger than the publisher does (a limit lowered under it):
+    # every request of more than one envelope is refused as too long
+    def lower_limit(entries: list[dict[str, Any]]) -> dict[str, Any]:
+        if len(entries) > 1:
+            raise refusal("AWS.SimpleQueueService.BatchRequestTooLong")
+        return {"Successful": [{"Id": entries[0]["Id"]}]}
+
+    async def scenario(sqs: FakeSqs, publisher: EventPublisher) -> None:
+        sqs.script.extend([lower_limit] * 10)
+        await publish_all(publisher, 3)
+
+    # When they are published / Then each goes on its own after the refusal, none is lost
+    assert [bodies(call) for call in run(scenario).calls] == [[0, 1, 2], [0], [1], [2]]
+
+
+def test_the_events_lost_at_a_stop_are_logged_without_their_bodies(caplog: pytest.LogCaptureFixture) -> None:
+    # Given SQS does not answer
+    sqs = FakeSqs()
+    sqs.gate.clear()
+
+    async def main() -> None:
+        aws = AwsCalls(4, "test-aws")
+        publisher = EventPublisher(sqs, QUEUE, aws, linger=0.01, buffer_size=10, senders=1)
+        publisher.start()
+        await publisher.publish(item(0, text="secret"), "t1")
+        assert await asyncio.to_thread(sqs.called.wait, 5)
+        await publisher.publish(item(1, text="secret"), "t1")
+
+        # When the host stops and the flush times out
+        await publisher.stop(timeout=0.1)
+        sqs.gate.set()
+        aws.shutdown()
+
+    asyncio.run(main())
+
+    # Then the envelope still buffered is named in the log, its content is not
+    (lost,) = logged(caplog, "events not published before the stop")
+    assert [event["event_id"] for event in lost["events"]] == ["e1"]
+    assert "secret" not in json.dumps(lost["events"])

@@ -94,7 +94,7 @@ def get(tenant_id: str, device_id: str, media_id: str) -> bytes:
     try:
         response = s3_client().get_object(Bucket=get_settings().media_bucket, Key=key)
     except ClientError as error:
-        if _error_code(error) in _MISSING:
+        if is_missing(error):
             raise MediaNotFound("no such media") from None
         raise
     if _expired(response["LastModified"]):
@@ -114,7 +114,7 @@ def presigned_url(
     try:
         head = s3_client().head_object(Bucket=bucket, Key=key)
     except ClientError as error:
-        if _error_code(error) in _MISSING:
+        if is_missing(error):
             return None
         raise
     if _expired(head["LastModified"]):
@@ -142,5 +142,6 @@ def _expired(last_modified: datetime) -> bool:
     return datetime.now(UTC) - last_modified > timedelta(days=MEDIA_RETENTION_DAYS)
 
 
-def _error_code(error: ClientError) -> str:
-    return str(error.response.get("Error", {}).get("Code", ""))
+def is_missing(error: ClientError) -> bool:
+    """Whether S3 answered that the object is not there (GetObject, HeadObject)."""
+    return str(error.response.get("Error", {}).get("Code", "")) in _MISSING

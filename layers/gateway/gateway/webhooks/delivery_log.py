@@ -18,14 +18,9 @@ from gateway.errors import conflict, not_found
 from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.pagination import Page, PageRequest
-from gateway.webhooks import store
+from gateway.webhooks import claim_check, store
 from gateway.webhooks.catalog import expand
-from gateway.webhooks.delivery.constants import (
-    ATTRIBUTE_EVENT,
-    ATTRIBUTE_REDELIVERY,
-    ATTRIBUTE_TENANT,
-    AttemptStatus,
-)
+from gateway.webhooks.delivery.constants import AttemptStatus
 from gateway.webhooks.service import webhook_not_configured
 from gateway.webhooks.views import attempt_view
 
@@ -48,6 +43,10 @@ def redeliver(device: DeviceModel, event_id: str) -> dict[str, Any]:
     )
     if logged is None or not logged.envelope:
         raise not_found("EVENT_NOT_FOUND", "no event with this id in the device's delivery log")
+    if not claim_check.still_kept(logged.envelope, device.tenant_id):
+        raise not_found(
+            "EVENT_NOT_FOUND", "the event's envelope is no longer kept (30 days after it happened)"
+        )
     config = store.get_config(device.tenant_id, device.device_id)
     if config is None:
         raise webhook_not_configured()
@@ -61,11 +60,8 @@ def redeliver(device: DeviceModel, event_id: str) -> dict[str, Any]:
     sqs_client().send_message(
         QueueUrl=get_settings().events_queue_url,
         MessageBody=logged.envelope,
-        MessageAttributes={
-            ATTRIBUTE_TENANT: {"DataType": "String", "StringValue": device.tenant_id},
-            ATTRIBUTE_EVENT: {"DataType": "String", "StringValue": logged.event},
-            ATTRIBUTE_REDELIVERY: {"DataType": "String", "StringValue": "true"},
-        },
+        MessageAttributes=claim_check.event_attributes(device.tenant_id, logged.event)
+        | claim_check.REDELIVERY_ATTRIBUTES,
     )
     logger.info(
         "event queued for redelivery",

@@ -1,4 +1,8 @@
-"""An event as it arrives from the events queue: the envelope, its tenant, its attempt number."""
+"""An event as it arrives from the events queue: the envelope, its tenant, its attempt number.
+
+A record carries the envelope, or the claim check of one too large for a queue message
+(:mod:`gateway.webhooks.claim_check`): that envelope is read whole from the media bucket.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from gateway.webhooks import claim_check
 from gateway.webhooks.delivery.constants import ATTRIBUTE_REDELIVERY, ATTRIBUTE_TENANT
 
 ENVELOPE_FIELDS = ("id", "event", "timestamp", "device_id", "data")
@@ -20,7 +25,8 @@ class MalformedEvent(ValueError):
 @dataclass(frozen=True)
 class IncomingEvent:
     """One record of a batch. ``attempt`` is SQS's receive count of this message: 1 on the
-    first delivery, n after n - 1 failed attempts (a redelivery is a new message: 1 again)."""
+    first delivery, n after n - 1 failed attempts (a redelivery is a new message: 1 again).
+    ``claim_check`` is the record's body when it held one: what the log keeps for redelivery."""
 
     envelope: dict[str, Any]
     tenant_id: str
@@ -28,6 +34,7 @@ class IncomingEvent:
     redelivery: bool
     receipt_handle: str
     queue_url: str
+    claim_check: str | None = None
 
     @property
     def event_id(self) -> str:
@@ -42,19 +49,31 @@ class IncomingEvent:
         return str(self.envelope["device_id"])
 
 
+def holds_claim_check(record: SQSRecord) -> bool:
+    """Whether the record's body is a claim check, so that parsing it reads S3."""
+    return claim_check.is_claim_check(record.body)
+
+
 def parse_record(record: SQSRecord) -> IncomingEvent:
-    """The event of an SQS record; raises :class:`MalformedEvent` when it is not one."""
+    """The event of an SQS record; raises :class:`MalformedEvent` when it is not one. A claim
+    check's envelope is read from the bucket (an S3 failure raises as it is: the record comes
+    back later)."""
+    tenant = record.message_attributes[ATTRIBUTE_TENANT]
+    if tenant is None or not tenant.string_value:
+        raise MalformedEvent(f"message attribute {ATTRIBUTE_TENANT} is missing")
+    envelope = _json(record.body)
     try:
-        envelope = json.loads(record.body)
-    except (TypeError, ValueError) as error:
-        raise MalformedEvent(f"body is not JSON: {error}") from error
+        key = claim_check.claimed_key(envelope, tenant.string_value)
+        if key is not None:
+            envelope = _json(claim_check.fetch(key))
+    except claim_check.ClaimError as error:
+        raise MalformedEvent(str(error)) from error
     if not isinstance(envelope, dict) or any(name not in envelope for name in ENVELOPE_FIELDS):
         raise MalformedEvent(f"body is not an envelope with {', '.join(ENVELOPE_FIELDS)}")
     if not all(isinstance(envelope[name], str) and envelope[name] for name in ("id", "event", "device_id")):
         raise MalformedEvent("id, event and device_id must be non-empty strings")
-    tenant = record.message_attributes[ATTRIBUTE_TENANT]
-    if tenant is None or not tenant.string_value:
-        raise MalformedEvent(f"message attribute {ATTRIBUTE_TENANT} is missing")
+    if key is not None and key != _key_of(tenant.string_value, envelope):
+        raise MalformedEvent("the claimed envelope is not the one its key names")
     redelivery = record.message_attributes[ATTRIBUTE_REDELIVERY]
     return IncomingEvent(
         envelope=envelope,
@@ -63,4 +82,20 @@ def parse_record(record: SQSRecord) -> IncomingEvent:
         redelivery=redelivery is not None and redelivery.string_value == "true",
         receipt_handle=record.receipt_handle,
         queue_url=record.queue_url,
+        claim_check=None if key is None else record.body,
     )
+
+
+def _json(body: str) -> Any:
+    try:
+        return json.loads(body)
+    except (TypeError, ValueError) as error:
+        raise MalformedEvent(f"body is not JSON: {error}") from error
+
+
+def _key_of(tenant_id: str, envelope: dict[str, Any]) -> str | None:
+    """Where the envelope would be kept were it claimed (None for ids no key is made of)."""
+    try:
+        return claim_check.object_key(tenant_id, envelope["device_id"], envelope["id"])
+    except ValueError:
+        return None

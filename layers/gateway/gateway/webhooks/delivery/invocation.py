@@ -33,7 +33,7 @@ from gateway.webhooks.delivery.batch import Batch
 from gateway.webhooks.delivery.constants import VISIBILITY_BATCH, EventStatus
 from gateway.webhooks.delivery.group_commit import GroupCommit
 from gateway.webhooks.delivery.handoff import Handoff
-from gateway.webhooks.delivery.incoming import IncomingEvent, MalformedEvent, parse_record
+from gateway.webhooks.delivery.incoming import IncomingEvent, MalformedEvent, holds_claim_check, parse_record
 from gateway.webhooks.delivery.recorder import Attempted
 
 
@@ -91,7 +91,9 @@ class _Invocation:
 
     async def _attempt(self, record: SQSRecord) -> Attempted | None:
         try:
-            incoming = parse_record(record)
+            # A claim check's envelope is read from S3: off the event loop, as the attempts are.
+            claimed = holds_claim_check(record)
+            incoming = await self._in_pool(parse_record, record) if claimed else parse_record(record)
         except MalformedEvent as error:  # stays on the queue, and ends in EventsDLQ
             logger.error("not an envelope", extra={"message_id": record.message_id, "error": str(error)})
             raise

@@ -1,9 +1,10 @@
 """Writes the delivery log: one ``attempt#`` item per attempt, one ``event#`` item per event.
 
-The event item keeps the unsigned envelope, so POST /webhook/deliveries/{id}/redeliver can send
-the event again after its attempts are exhausted; GET /webhook/deliveries lists the attempt
-items, whose keys sort by time (both read by ``gateway.webhooks.delivery_log``). Both expire
-after :data:`RETENTION_SECONDS`.
+The event item keeps the unsigned envelope (or the claim check of one kept in the media
+bucket), so POST /webhook/deliveries/{id}/redeliver can send the event again after its
+attempts are exhausted; GET /webhook/deliveries lists the attempt items, whose keys sort by
+time (both read by ``gateway.webhooks.delivery_log``). Both expire after
+:data:`RETENTION_SECONDS`.
 
 The items of many attempts are written together, 25 to a BatchWriteItem. DynamoDB may leave
 some of them unprocessed (throttling): those are written again, with a back-off, a few rounds.
@@ -88,7 +89,8 @@ def log_items(attempted: Attempted) -> Items:
     event = common | _item(
         delivery_key=event_key(incoming.event_id),
         status=attempted.status,
-        envelope=_COMPACT.encode(incoming.envelope),
+        # A claimed envelope is logged as its claim check: it may exceed DynamoDB's item size.
+        envelope=incoming.claim_check or _COMPACT.encode(incoming.envelope),
     )
     return [attempt, event]
 
