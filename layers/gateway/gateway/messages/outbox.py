@@ -74,6 +74,9 @@ class Send:
     network_message_id: str | None = None
     sent_at: float | None = None
     error: str | None = None
+    error_kind: str | None = None
+    """Why it failed: the session host's error kind (``network``, ``timeout``, ...); None
+    for a send failed before the kind was recorded (read as ``network``)."""
     revoked_at: float | None = None
     deleted_for_me_at: float | None = None
     kind: str = TEXT
@@ -252,9 +255,9 @@ def mark_sent(send: Send, epoch: int, network_message_id: str, sent_at: float) -
     )
 
 
-def mark_failed(send: Send, error: str, *, epoch: int | None = None) -> bool:
+def mark_failed(send: Send, error: str, *, kind: str, epoch: int | None = None) -> bool:
     """``sending`` (by ``epoch``, or by any tenure when None: an interrupted dispatch) →
-    ``failed``."""
+    ``failed``, for the reason ``kind`` (the error kind the host answers with)."""
     condition = _sending_at(epoch) if epoch is not None else SendModel.state == SendState.SENDING.value
     return _update(
         send,
@@ -262,6 +265,7 @@ def mark_failed(send: Send, error: str, *, epoch: int | None = None) -> bool:
             SendModel.state.set(SendState.FAILED.value),
             SendModel.pending_key.remove(),
             SendModel.error.set(error[:1000]),
+            SendModel.error_kind.set(kind),
             SendModel.expires_at.set(int(time.time() + KEEP_FINISHED_SECONDS)),
         ],
         condition,
@@ -360,6 +364,7 @@ def _send(item: SendModel) -> Send:
         network_message_id=item.network_message_id,
         sent_at=float(item.sent_at) if item.sent_at is not None else None,
         error=item.error,
+        error_kind=item.error_kind,
         revoked_at=float(item.revoked_at) if item.revoked_at is not None else None,
         deleted_for_me_at=float(item.deleted_for_me_at) if item.deleted_for_me_at is not None else None,
         kind=item.kind or TEXT,
