@@ -1,4 +1,4 @@
-"""Platform operations on tenants: registration, listing, deletion."""
+"""Platform operations on tenants: registration, listing, limits, deletion."""
 
 from __future__ import annotations
 
@@ -23,10 +23,13 @@ from gateway.webhooks.service import checked_webhook_url
 _PARALLEL_DEVICE_DELETIONS = 8  # each device's records are a few calls; run several at once
 
 
-def register(tenant_name: str, email: str, password: str, webhook_url: str | None) -> dict[str, Any]:
+def register(
+    tenant_name: str, email: str, password: str, webhook_url: str | None, max_devices: int | None = None
+) -> dict[str, Any]:
     """Create a tenant and its first user, always an admin; answer with the only copy of the token.
 
-    ``tenant_name`` comes stripped of whitespace by the request model.
+    ``tenant_name`` comes stripped of whitespace by the request model; ``max_devices`` None
+    is no limit.
     """
     if webhook_url is not None:
         checked_webhook_url(webhook_url)
@@ -36,6 +39,7 @@ def register(tenant_name: str, email: str, password: str, webhook_url: str | Non
         name=tenant_name,
         users_count=1,
         devices_count=0,
+        max_devices=max_devices,
         created_at=now,
         updated_at=now,
     )
@@ -72,6 +76,15 @@ def list_tenants(request: PageRequest) -> Page[dict[str, Any]]:
 
 def get_tenant(tenant_id: str) -> dict[str, Any]:
     return tenant_with_counts(_existing(tenant_id))
+
+
+def set_limits(tenant_id: str, max_devices: int | None) -> dict[str, Any]:
+    """Set the tenant's device limit (None: none); the tenant with its counts."""
+    tenant = store.set_max_devices(tenant_id, max_devices, iso_utc())
+    if tenant is None:
+        raise not_found("TENANT_NOT_FOUND", "tenant not found")
+    logger.info("tenant limits changed", extra={"tenant_id": tenant_id, "max_devices": max_devices})
+    return tenant_with_counts(tenant)
 
 
 def _existing(tenant_id: str) -> TenantModel:
