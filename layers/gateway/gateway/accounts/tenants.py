@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from gateway.accounts import store
@@ -11,6 +12,7 @@ from gateway.accounts.records import new_user
 from gateway.accounts.roles import Role
 from gateway.accounts.views import tenant_view, tenant_with_counts, user_view
 from gateway.devices import commands as device_commands
+from gateway.devices import erasure
 from gateway.devices import store as device_store
 from gateway.errors import conflict, not_found
 from gateway.models import TenantModel
@@ -101,8 +103,10 @@ def delete_tenant(tenant_id: str) -> dict[str, int]:
     hosts and under one deadline (the command timeout, 10 s): if a host does not answer for
     one of them, the deletion stops there with 503 and no record is deleted yet. Then the
     users' access ends (tokens first, in batches), then the webhook configurations (delivery
-    stops at once), the devices with their delivery logs (several devices at a time), and
-    the tenant record last, so a deletion interrupted half-way can simply be repeated.
+    stops at once), the devices with all their data (delivery logs, sends, media, leases:
+    several devices at a time), a sweep of the tenant's media and ``Idempotency-Key``
+    records, and the tenant record last, so a deletion interrupted half-way can simply be
+    repeated.
     """
     tenant = _existing(tenant_id)
     device_commands.stop_all_for_deletion(device_store.list_devices(tenant_id))
@@ -111,7 +115,8 @@ def delete_tenant(tenant_id: str) -> dict[str, int]:
     webhooks = webhook_store.delete_tenant_configs(tenant_id)
     devices = device_store.list_devices(tenant_id)
     with ThreadPoolExecutor(max_workers=_PARALLEL_DEVICE_DELETIONS) as pool:
-        list(pool.map(device_store.delete_device_records, devices))
+        list(pool.map(partial(device_store.delete_device_records, idempotency_records=False), devices))
+    erasure.erase_tenant_data(tenant_id)
     store.delete_tenant_record(tenant)
     logger.info(
         "tenant deleted",

@@ -16,10 +16,10 @@ import uuid
 from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
+from gateway.devices import erasure
 from gateway.models import DeviceModel, TenantModel
 from gateway.models.base import TenantGone, conflicted, failed_conditions, transaction_connection
 from gateway.pagination import Listing, Page, PageRequest, read_page
-from gateway.webhooks import store as webhook_store
 
 DEVICES = "devices"
 _OWNER_FILTER_READ = 200  # a user's own devices among the tenant's: read more per request
@@ -138,17 +138,19 @@ def list_devices(tenant_id: str, owner_user_id: str | None = None) -> list[Devic
     return sorted(devices, key=lambda device: (device.created_at, device.device_id))
 
 
-def delete_device_records(device: DeviceModel) -> None:
-    """Delete everything stored for the device: its webhook configuration (delivery stops at
-    once), its delivery log, and the device record itself.
+def delete_device_records(device: DeviceModel, *, idempotency_records: bool = True) -> None:
+    """Delete everything stored for the device (``erasure``: its webhook configuration first,
+    so delivery stops at once, its delivery log, sends, media, lease and, unless told not to,
+    its ``Idempotency-Key`` records), then the device record itself.
 
     The device's session must be stopped first (see ``commands.stop_for_deletion``). Records
     that belong to the device are deleted here before the device record, so a deletion that
-    fails half-way can simply be repeated.
+    fails half-way can simply be repeated; what a request in flight wrote meanwhile is swept
+    once the record is gone.
     """
-    webhook_store.delete_config(device.tenant_id, device.device_id)
-    webhook_store.delete_delivery_log(device.device_id)
+    erasure.erase_device_data(device.tenant_id, device.device_id, idempotency_records=idempotency_records)
     _delete_counted(device)
+    erasure.sweep_late_writes(device.tenant_id, device.device_id)
 
 
 def _delete_counted(device: DeviceModel) -> None:

@@ -291,6 +291,18 @@ def find(tenant_id: str, device_id: str, message_id: str) -> Send | None:
     return None
 
 
+def delete_device_sends(tenant_id: str, device_id: str) -> int:
+    """Delete every send of the device, finished or not (its device is being deleted); how
+    many there were. One Query of keys and BatchWriteItem calls of 25."""
+    items = list(
+        SendModel.query(device_key(tenant_id, device_id), attributes_to_get=["device_key", "send_key"])
+    )
+    with SendModel.batch_write() as batch:
+        for item in items:
+            batch.delete(item)
+    return len(items)
+
+
 def mark_revoked(send: Send, at: float) -> bool:
     """Deleted for everyone: once only, and not after a delete for me (False then)."""
     return _update(
