@@ -164,23 +164,22 @@ def test_a_failed_send_is_answered_by_its_kind_and_only_a_refusal_is_clear(
         assert raised.value.validation[0]["field"] == "number"
 
 
-def test_an_answer_without_status_is_an_unclear_device_error(
-    bus: StandInBus, enqueued: list[outbox.Send]
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        (Reply(command_id="c", ok=True, result={}), "DEVICE_ERROR"),  # an answer without its status
+        (RuntimeError("SQS answered 500"), "INTERNAL_ERROR"),  # the command may be on its way
+    ],
+)
+def test_an_incomplete_or_missing_answer_is_an_unclear_500(
+    bus: StandInBus, enqueued: list[outbox.Send], answer: Reply | Exception, code: str
 ) -> None:
-    bus.answer = reply(ok=True, result={})
-    with pytest.raises(Unclear) as raised:
-        sending.send_text(device(), request(), hold_seconds=HOLD)
-    assert (raised.value.status, raised.value.code) == (500, "DEVICE_ERROR")
-    assert raised.value.bound == {"send_key": enqueued[0].send_key}
-
-
-def test_a_command_that_may_have_left_is_unclear(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
-    # Given a bus that fails after the send was written (the command may be on its way)
-    bus.answer = RuntimeError("SQS answered 500")
+    # Given a send written to the outbox whose command gets this answer
+    bus.answer = answer
     # When a text is sent, Then the failure is an unclear 500 bound to the send
     with pytest.raises(Unclear) as raised:
         sending.send_text(device(), request(), hold_seconds=HOLD)
-    assert (raised.value.status, raised.value.code) == (500, "INTERNAL_ERROR")
+    assert (raised.value.status, raised.value.code) == (500, code)
     assert raised.value.bound == {"send_key": enqueued[0].send_key}
 
 
