@@ -121,7 +121,7 @@ def run_prepare(setup: dict[str, Any]) -> dict[str, Any]:
 
 class TrackingPort:
     """The real port, keeping the sessions it opens so their states can be counted (only the
-    port's public API: ``open_session`` and ``name``)."""
+    port's public API: ``open_session``, ``discard`` and ``name``)."""
 
     def __init__(self, port: Any) -> None:
         self._port = port
@@ -134,6 +134,9 @@ class TrackingPort:
         with self._lock:
             self._sessions[device_id] = session
         return session
+
+    def discard(self, device_id: str, *, data_dir: Path) -> None:
+        self._port.discard(device_id, data_dir=data_dir)
 
     def sessions(self) -> dict[str, Any]:
         """The sessions opened so far (a copy: the host's thread opens more meanwhile)."""

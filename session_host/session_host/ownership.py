@@ -199,8 +199,12 @@ class Ownership:
 
     # --- ending a tenure ----------------------------------------------------------------
 
-    async def retire(self, owned: OwnedDevice, record: RecordOnEnd) -> DeviceSnapshot:
-        """End the tenure cleanly; returns the session's last state."""
+    async def retire(
+        self, owned: OwnedDevice, record: RecordOnEnd, *, discard: bool = False
+    ) -> DeviceSnapshot:
+        """End the tenure cleanly; returns the session's last state. ``discard``: the device is
+        being deleted, so what the adapter stored for it goes too (while the lease is still
+        held, so no other host opens the files meanwhile)."""
         owned.ending = True
         await self.senders.settle(owned)  # no new dispatch, and the one under way is recorded
         try:
@@ -219,6 +223,13 @@ class Ownership:
                 "device record not updated at the end of a session",
                 extra={"device_id": owned.device_id, "error": str(error)},
             )
+        if discard:
+            try:
+                self._port.discard(owned.device_id, data_dir=self._settings.data_dir)
+            except OSError:
+                logger.exception(
+                    "session files of a deleted device not deleted", extra={"device_id": owned.device_id}
+                )
         await self.release(owned.lease)
         return snapshot
 

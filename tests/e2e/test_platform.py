@@ -136,7 +136,15 @@ def test_list_tenants_shows_every_tenant_with_counts(api, is_rfc3339_utc, assert
     assert data["success"] is True
     by_id = {tenant["id"]: tenant for tenant in listed}
     for tenant in listed:
-        assert set(tenant) == {"id", "name", "created_at", "updated_at", "users_count", "devices_count"}
+        assert set(tenant) == {
+            "id",
+            "name",
+            "max_devices",
+            "created_at",
+            "updated_at",
+            "users_count",
+            "devices_count",
+        }
         assert is_rfc3339_utc(tenant["created_at"])
     assert by_id[first.id]["name"] == first.name
     assert by_id[first.id]["users_count"] == 3

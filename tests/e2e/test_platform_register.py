@@ -20,9 +20,10 @@ def test_register_creates_tenant_and_admin(api, is_uuid4, is_rfc3339_utc):
     assert data["success"] is True
     # And the tenant has the Tenant shape and the given name
     tenant = data["tenant"]
-    assert set(tenant) == {"id", "name", "created_at", "updated_at"}
+    assert set(tenant) == {"id", "name", "max_devices", "created_at", "updated_at"}
     assert is_uuid4(tenant["id"])
     assert tenant["name"] == body["tenant_name"]
+    assert tenant["max_devices"] is None  # no limit unless given
     assert is_rfc3339_utc(tenant["created_at"])
     assert is_rfc3339_utc(tenant["updated_at"])
     # And the first user is an active admin of that tenant

@@ -133,6 +133,71 @@ def test_an_idempotency_key_sends_once_and_answers_repeats_with_the_first_answer
     assert [m["text"] for m in received(api, ana, other)] == ["exactly once"]
 
 
+@pytest.mark.parametrize(("fault", "taken_by_the_network"), [("timeout", 0), ("ack_lost", 1)])
+def test_a_send_without_a_clear_outcome_keeps_its_key_and_is_never_sent_twice(
+    api: Any, tenant: Any, envelope: Envelope, fault: str, taken_by_the_network: int
+) -> None:
+    # Given a connected device whose next send the network leaves unanswered: it either never
+    # got it (timeout) or took it and its acknowledgement was lost (ack_lost)
+    device = connected_device(api, tenant.admin_token)
+    ana = contact(api)
+    simulator(api, "POST", "/faults", device_id=device.device_id, operation="send_text", error=fault)
+    body = {"number": ana.jid, "text": "at most once", "typingDuration": 0}
+    key = str(uuid.uuid4())
+
+    # When it is sent with a key, and the same request is repeated twice
+    first = send(api, device, body, key)
+    repeats = [send(api, device, body, key) for _ in range(2)]
+
+    # Then each answer is the timeout, the key stays bound to the send (the answers say so),
+    # and the message is on the network as often as the network took it: never twice
+    assert "stays bound" in envelope(first, 503, "SERVICE_UNAVAILABLE")["error"]
+    for repeat in repeats:
+        assert "bound to this failed send" in envelope(repeat, 503, "SERVICE_UNAVAILABLE")["error"]
+    assert [m["text"] for m in received(api, ana, device)] == ["at most once"] * taken_by_the_network
+
+    # And a new key sends it again, once
+    again = send(api, device, body, str(uuid.uuid4()))
+    assert again.status_code == 200, again.text
+    assert [m["text"] for m in received(api, ana, device)] == ["at most once"] * (taken_by_the_network + 1)
+
+
+def test_a_repeat_of_a_scheduled_send_answers_its_state_now_and_sends_nothing(
+    api: Any, tenant: Any, settings_override: Callable[..., None]
+) -> None:
+    # Given a send answered 202 scheduled under a key (due after the 1 s hold)
+    device = connected_device(api, tenant.admin_token)
+    ana = contact(api)
+    settings_override(SEND_HOLD_SECONDS="1")
+    body = {"number": ana.phone, "text": "later, once", "delay": 3, "disablePresence": True}
+    key = str(uuid.uuid4())
+    first = send(api, device, body, key)
+    assert first.status_code == 202, first.text
+    scheduled = first.json()
+
+    # When it is repeated before it goes out, and after
+    early = send(api, device, body, key)
+    wait_until(lambda: received(api, ana, device), 10, what="the scheduled message")
+
+    def repeated_as_sent() -> requests.Response | None:
+        late = send(api, device, body, key)
+        return late if late.status_code == 200 else None
+
+    late = wait_until(repeated_as_sent, 5, what="a repeat answered sent")
+
+    # Then the early repeat is still scheduled, the late one is the send as it is now (sent),
+    # both naming the first request's message, and the message went out once
+    assert early.status_code == 202, early.text
+    assert early.json()["message_id"] == scheduled["message_id"]
+    assert late.json() == {
+        "success": True,
+        "message_id": scheduled["message_id"],
+        "status": "sent",
+        "chat_jid": ana.jid,
+    }
+    assert [m["text"] for m in received(api, ana, device)] == ["later, once"]
+
+
 def test_a_repeat_while_the_first_request_is_held_is_refused_in_progress(
     api: Any, tenant: Any, envelope: Envelope
 ) -> None:

@@ -146,6 +146,47 @@ def test_an_idempotency_key_repeat_publishes_once(api: Any, envelope: Any) -> No
     assert texts_seen(api, ana) == ["once"]
 
 
+def test_a_story_whose_publishing_ended_unclear_is_never_published_twice_with_its_key(
+    api: Any, envelope: Any
+) -> None:
+    # Given an author whose next story the network takes without ever answering
+    author, ana, _ben = author_with_two_contacts(api)
+    simulator(
+        api, "POST", "/faults", device_id=author.device_id, operation="publish_status", error="ack_lost"
+    )
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+
+    # When it is published with a key, and repeated
+    first = author.call(api, "POST", "/status/text", {"text": "unclear"}, headers=key)
+    again = author.call(api, "POST", "/status/text", {"text": "unclear"}, headers=key)
+
+    # Then both answer the timeout (the key stays bound), and the story is out once
+    error = envelope(first, 503, "SERVICE_UNAVAILABLE")
+    assert "stays bound" in error["error"]
+    assert envelope(again, 503, "SERVICE_UNAVAILABLE")["error"] == error["error"]
+    settle()
+    assert texts_seen(api, ana) == ["unclear"]
+
+
+def test_a_story_the_network_refused_is_published_by_a_retry_with_the_same_key(
+    api: Any, envelope: Any
+) -> None:
+    # Given an author whose next story the network refuses
+    author, ana, _ben = author_with_two_contacts(api)
+    simulator(api, "POST", "/faults", device_id=author.device_id, operation="publish_status", error="network")
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+
+    # When it is published with a key, and retried with the same key
+    refused = author.call(api, "POST", "/status/text", {"text": "second try"}, headers=key)
+    retried = author.call(api, "POST", "/status/text", {"text": "second try"}, headers=key)
+
+    # Then the refusal left no record: the retry published it, once
+    envelope(refused, 502, "NETWORK_ERROR")
+    assert retried.status_code == 200, retried.text
+    settle()
+    assert texts_seen(api, ana) == ["second try"]
+
+
 @pytest.mark.parametrize(
     ("method", "path", "body"),
     [

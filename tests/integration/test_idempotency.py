@@ -162,3 +162,91 @@ def test_a_record_left_in_progress_stops_blocking_after_its_bound(key: str) -> N
     assert repeat() is None
     assert wait_until(repeat, 10, interval=0.2, what="the stale record to stop blocking")
     assert work.runs == 2
+
+
+def test_an_unclear_failure_keeps_the_key_bound_and_a_repeat_gets_the_error_without_running(key: str) -> None:
+    # Given a request whose work ended without a clear outcome
+    work = Work()
+    work.error = idempotency.Unclear(ApiError(503, "SERVICE_UNAVAILABLE", "no answer in time"))
+    with pytest.raises(ApiError) as first:
+        once(key, work)
+    # When it is repeated with the same key, the work now able to succeed
+    work.error = None
+    repeated = once(key, work)
+    # Then the first got the error, saying the key stays bound; the repeat got it again, stored,
+    # and the work never ran a second time
+    assert (first.value.status, first.value.code) == (503, "SERVICE_UNAVAILABLE")
+    assert first.value.message.startswith("no answer in time. The outcome is unclear")
+    assert not isinstance(first.value, idempotency.Unclear)
+    assert repeated.status_code == 503
+    assert repeated.body["error_code"] == "SERVICE_UNAVAILABLE"
+    assert repeated.body["error"] == first.value.message
+    assert work.runs == 1
+
+
+def test_a_repeat_of_a_bound_answer_gets_the_state_now(key: str) -> None:
+    # Given a request answered 202 and bound to what it started, and one that failed unclearly
+    scheduled = Answer(202, {"status": "scheduled"}, bound={"send_key": "k1"})
+    looked_up: list[dict[str, Any]] = []
+
+    def now(bound: dict[str, Any]) -> Answer | None:
+        looked_up.append(bound)
+        return Answer(200, {"status": "sent"}) if bound["send_key"] == "k1" else None
+
+    once(key, Work(scheduled), now=now)
+    unclear_key = str(uuid.uuid4())
+    failing = Work()
+    failing.error = idempotency.Unclear(
+        ApiError(500, "DEVICE_ERROR", "host failed"), bound={"send_key": "k2"}
+    )
+    with pytest.raises(ApiError):
+        once(unclear_key, failing, now=now)
+
+    # When both are repeated
+    sent = once(key, Work(), now=now)
+    unknown = once(unclear_key, Work(), now=now)
+
+    # Then the first is answered as it is now, and the second (nothing known) as it was
+    assert sent == Answer(200, {"status": "sent"})
+    assert (unknown.status_code, unknown.body["error_code"]) == (500, "DEVICE_ERROR")
+    assert looked_up == [{"send_key": "k1"}, {"send_key": "k2"}]
+
+
+def test_a_failure_of_the_state_now_is_the_repeats_answer(key: str) -> None:
+    # Given a bound answer whose work has failed since
+    once(key, Work(Answer(202, {"status": "scheduled"}, bound={"send_key": "k"})))
+
+    def now(_bound: dict[str, Any]) -> Answer | None:
+        raise ApiError(500, "SEND_FAILED", "the network failed it")
+
+    # When it is repeated, twice
+    for _ in range(2):
+        with pytest.raises(ApiError) as failed:
+            once(key, Work(), now=now)
+        # Then each repeat answers the failure, and the key stays bound (nothing runs)
+        assert failed.value.code == "SEND_FAILED"
+
+
+def test_forget_deletes_the_records_of_one_device_or_one_tenant(stack: LocalStack) -> None:
+    # Given records of two devices of a tenant, and of another tenant
+    tenant, other = str(uuid.uuid4()), str(uuid.uuid4())
+    keys = {scope: str(uuid.uuid4()) for scope in ((tenant, "d1"), (tenant, "d2"), (other, "d1"))}
+    work = Work()
+    for scope, key in keys.items():
+        once(key, work, scope=scope)
+
+    # When the first device's records are forgotten, then the whole tenant's
+    forgot_device = idempotency.forget(tenant, "d1")
+    again = [
+        once(keys[(tenant, "d1")], work, scope=(tenant, "d1")),
+        once(keys[(tenant, "d2")], work, scope=(tenant, "d2")),
+    ]
+    forgot_tenant = idempotency.forget(tenant)
+
+    # Then only those were deleted: the device's key ran again, its sibling's did not
+    assert forgot_device == 1
+    assert forgot_tenant == 2
+    assert work.runs == 4
+    assert again[0] == again[1]
+    once(keys[(other, "d1")], work, scope=(other, "d1"))
+    assert work.runs == 4

@@ -375,3 +375,16 @@ def test_a_heartbeat_renewed_after_the_acquirer_saw_it_lapsed_stops_the_takeover
     assert renewals[0] is not None
     assert taken is None
     assert leases.current(device_id, now=t0 + TTL + 1) == held
+
+
+def test_forgetting_a_deleted_devices_lease_removes_even_a_dead_hosts(device_id: str, t0: float) -> None:
+    # Given a lease whose host died without releasing it (the TTL never clears a lease)
+    dead = begin(host("dead"), t0)
+    assert acquire(device_id, dead, t0) is not None
+
+    # When the device is deleted, its lease is forgotten (twice: a repeated deletion)
+    leases.forget(device_id)
+    leases.forget(device_id)
+
+    # Then no item of the device is left in the table
+    assert list(LeaseModel.query(device_id)) == []

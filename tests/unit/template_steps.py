@@ -104,3 +104,39 @@ def transform(template: dict[str, Any], managed_policy_loader: StubManagedPolicy
         )
     finally:
         ArnGenerator.BOTO_SESSION_REGION_NAME = previous_region
+
+
+def _resolve(node: Any, parameters: dict[str, str], conditions: dict[str, Any]) -> Any:
+    """``node`` with Ref to parameters, Fn::If and Fn::Equals evaluated; AWS::NoValue dropped."""
+    if isinstance(node, list):
+        items = [_resolve(item, parameters, conditions) for item in node]
+        return [item for item in items if item is not _NO_VALUE]
+    if not isinstance(node, dict):
+        return node
+    if set(node) == {"Ref"}:
+        name = node["Ref"]
+        return _NO_VALUE if name == "AWS::NoValue" else parameters.get(name, node)
+    if set(node) == {"Fn::If"}:
+        condition, when_true, when_false = node["Fn::If"]
+        chosen = when_true if _resolve(conditions[condition], parameters, conditions) else when_false
+        return _resolve(chosen, parameters, conditions)
+    if set(node) == {"Fn::Not"}:
+        (condition,) = node["Fn::Not"]
+        return not _resolve(condition, parameters, conditions)
+    if set(node) == {"Fn::Equals"}:
+        left, right = (_resolve(side, parameters, conditions) for side in node["Fn::Equals"])
+        return left == right
+    resolved = {key: _resolve(value, parameters, conditions) for key, value in node.items()}
+    return {key: value for key, value in resolved.items() if value is not _NO_VALUE}
+
+
+_NO_VALUE = object()
+
+
+def deployed(template: dict[str, Any], resource: str, **overrides: str) -> dict[str, Any]:
+    """``resource``'s properties as deployed with the parameters' defaults and ``overrides``
+    (as CloudFormation gives them: strings)."""
+    parameters = {name: str(spec.get("Default")) for name, spec in template["Parameters"].items()}
+    parameters.update(overrides)
+    properties = template["Resources"][resource]["Properties"]
+    return _resolve(properties, parameters, template.get("Conditions", {}))

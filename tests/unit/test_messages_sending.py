@@ -14,6 +14,7 @@ from gateway.errors import ApiError
 from gateway.messages import outbox, sending
 from gateway.messages.schemas import SendTextRequest
 from gateway.models import DeviceModel
+from gateway.web.idempotency import Answer, Unclear
 
 HOLD = 25.0
 PHONE = "4915112345678"
@@ -126,38 +127,113 @@ def test_no_answer_within_the_hold_is_202_for_when_the_send_is_due(
 
 
 @pytest.mark.parametrize(
-    ("kind", "snapshot", "status", "code"),
+    ("kind", "snapshot", "status", "code", "unclear"),
     [
-        ("network", None, 500, "SEND_FAILED"),
-        ("not_connected", DeviceSnapshot("disconnected", False, True, JID), 503, "DEVICE_DISCONNECTED"),
-        ("not_running", None, 503, "DEVICE_NOT_READY"),
-        ("timeout", None, 503, "SERVICE_UNAVAILABLE"),
-        ("rate_limited", None, 429, "RATE_LIMITED"),
-        ("invalid", None, 400, "VALIDATION_ERROR"),
-        ("host_error", None, 500, "DEVICE_ERROR"),
+        ("network", None, 500, "SEND_FAILED", False),
+        ("rate_limited", None, 429, "RATE_LIMITED", False),
+        ("invalid", None, 400, "VALIDATION_ERROR", False),
+        ("not_found", None, 404, "NOT_FOUND", False),
+        ("timeout", None, 503, "SERVICE_UNAVAILABLE", True),
+        ("host_error", None, 500, "DEVICE_ERROR", True),
+        ("not_connected", DeviceSnapshot("disconnected", False, True, JID), 503, "DEVICE_DISCONNECTED", True),
+        ("not_running", None, 503, "DEVICE_NOT_READY", True),
+        ("something_new", None, 500, "DEVICE_ERROR", True),
     ],
 )
-def test_a_failed_send_is_answered_by_its_kind(
+def test_a_failed_send_is_answered_by_its_kind_and_only_a_refusal_is_clear(
     bus: StandInBus,
     enqueued: list[outbox.Send],
     kind: str,
     snapshot: DeviceSnapshot | None,
     status: int,
     code: str,
+    unclear: bool,
 ) -> None:
+    # Given a host that answers the send failed with this kind
     bus.answer = reply(ok=False, error_kind=kind, error_message="refused", device=snapshot)
+    # When a text is sent
     with pytest.raises(ApiError) as raised:
         sending.send_text(device(), request(), hold_seconds=HOLD)
+    # Then the kind's answer; unclear unless the network refused it (the outbox may still
+    # send it otherwise), and an unclear one is bound to the send
     assert (raised.value.status, raised.value.code) == (status, code)
+    assert isinstance(raised.value, Unclear) is unclear
+    if isinstance(raised.value, Unclear):
+        assert raised.value.bound == {"send_key": enqueued[0].send_key}
     if kind == "invalid":
         assert raised.value.validation[0]["field"] == "number"
 
 
-def test_an_answer_without_status_is_a_device_error(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
-    bus.answer = reply(ok=True, result={})
-    with pytest.raises(ApiError) as raised:
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        (Reply(command_id="c", ok=True, result={}), "DEVICE_ERROR"),  # an answer without its status
+        (RuntimeError("SQS answered 500"), "INTERNAL_ERROR"),  # the command may be on its way
+    ],
+)
+def test_an_incomplete_or_missing_answer_is_an_unclear_500(
+    bus: StandInBus, enqueued: list[outbox.Send], answer: Reply | Exception, code: str
+) -> None:
+    # Given a send written to the outbox whose command gets this answer
+    bus.answer = answer
+    # When a text is sent, Then the failure is an unclear 500 bound to the send
+    with pytest.raises(Unclear) as raised:
         sending.send_text(device(), request(), hold_seconds=HOLD)
-    assert (raised.value.status, raised.value.code) == (500, "DEVICE_ERROR")
+    assert (raised.value.status, raised.value.code) == (500, code)
+    assert raised.value.bound == {"send_key": enqueued[0].send_key}
+
+
+def test_a_202_is_bound_to_its_send(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+    bus.answer = BusTimeout("no answer")
+    answer = sending.send_text(device(), request(delay=60), hold_seconds=HOLD)
+    assert answer.bound == {"send_key": enqueued[0].send_key}
+
+
+@pytest.fixture
+def stored(monkeypatch: pytest.MonkeyPatch) -> dict[str, outbox.Send]:
+    """The outbox's items by send key, for :func:`sending.state_now` to read."""
+    items: dict[str, outbox.Send] = {}
+    monkeypatch.setattr(outbox, "get", lambda _tenant, _device, key: items.get(key))
+    return items
+
+
+def a_send(state: outbox.SendState, **fields: Any) -> outbox.Send:
+    send = outbox.new_send("tenant-1", "device-1", chat_jid=JID, text="hello", delay_seconds=30)
+    return dataclasses.replace(send, state=state, **fields)
+
+
+def test_the_state_now_of_a_bound_send(stored: dict[str, outbox.Send]) -> None:
+    # Given a send queued, one sent, one failed unclearly and one refused
+    queued = a_send(outbox.SendState.QUEUED)
+    sent = a_send(outbox.SendState.SENT)
+    timed_out = a_send(outbox.SendState.FAILED, error="timeout: no answer", error_kind="timeout")
+    refused = a_send(outbox.SendState.FAILED, error="network: refused", error_kind=None)
+    for send in (queued, sent, timed_out, refused):
+        stored[send.send_key] = send
+
+    def now(send: outbox.Send) -> Answer | None:
+        return sending.state_now(device(), {"send_key": send.send_key})
+
+    # Then a repeat is answered: 202 while it waits (still bound), 200 once sent
+    waiting = now(queued)
+    assert waiting is not None
+    assert (waiting.status_code, waiting.body["message_id"], waiting.bound) == (
+        202,
+        queued.message_id,
+        {"send_key": queued.send_key},
+    )
+    assert now(sent) == Answer(
+        200, {"success": True, "message_id": sent.message_id, "status": "sent", "chat_jid": JID}
+    )
+    # And a failure as its kind answers it (a failure without a kind as the network's),
+    # saying the key is bound to it
+    for send, status, code in ((timed_out, 503, "SERVICE_UNAVAILABLE"), (refused, 500, "SEND_FAILED")):
+        with pytest.raises(ApiError) as failed:
+            now(send)
+        assert (failed.value.status, failed.value.code) == (status, code)
+        assert "bound to this failed send" in failed.value.message
+    # And a send the outbox does not have leaves the first answer standing
+    assert sending.state_now(device(), {"send_key": "unknown"}) is None
 
 
 @pytest.mark.parametrize(
@@ -203,10 +279,12 @@ def test_a_202_is_only_given_once_the_send_is_in_the_outbox(
 
     monkeypatch.setattr(outbox, "store", broken)
 
-    # When the host does not answer within the hold, Then no 202 promises a send nobody keeps
+    # When the host does not answer within the hold, Then no 202 promises a send nobody keeps:
+    # an unclear 500 (the host may still send what it holds), bound to the send
     bus.answer = BusTimeout("no answer")
-    with pytest.raises(RuntimeError):
+    with pytest.raises(Unclear) as raised:
         sending.send_text(device(), request(delay=60), hold_seconds=HOLD)
+    assert (raised.value.status, raised.value.code) == (500, "INTERNAL_ERROR")
 
     # But when the host answers it sent the message (its claim wrote the item), that is the answer
     bus.answer = reply(ok=True, result={"status": "sent", "chat_jid": JID})

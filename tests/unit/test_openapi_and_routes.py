@@ -24,6 +24,7 @@ MASTER_ROUTES = {
     ("POST", "/register"),
     ("GET", "/tenants"),
     ("GET", "/global/tenants/{tenant_id}"),
+    ("PATCH", "/global/tenants/{tenant_id}"),
     ("DELETE", "/global/tenants/{tenant_id}"),
 }
 ERROR_BODIES = {

@@ -19,6 +19,7 @@ from gateway.media.limits import INLINE_MAX_BYTES, STATUS_VIDEO_MAX_BYTES
 from gateway.models import DeviceModel
 from gateway.status import service
 from gateway.status.schemas import STORY_FONTS, MediaStatusRequest, StatusPrivacyRequest, TextStatusRequest
+from gateway.web.idempotency import Unclear
 from session_host.network.status_types import STORY_FONTS as PORT_FONTS
 
 FRIEND = "15551234567@s.whatsapp.net"
@@ -257,3 +258,29 @@ def test_publishing_needs_a_connected_device(bus: StandInBus) -> None:
         service.publish_text(device("connecting"), TextStatusRequest(text="hi"))
     assert raised.value.status == 503
     assert bus.sent == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "code", "unclear"),
+    [
+        (Reply(command_id="c", ok=False, error_kind="network"), 502, "NETWORK_ERROR", False),
+        (Reply(command_id="c", ok=False, error_kind="not_running"), 503, "DEVICE_NOT_READY", False),
+        (Reply(command_id="c", ok=False, error_kind="rate_limited"), 429, "RATE_LIMITED", False),
+        (Reply(command_id="c", ok=False, error_kind="timeout"), 503, "SERVICE_UNAVAILABLE", True),
+        (Reply(command_id="c", ok=False, error_kind="host_error"), 500, "DEVICE_ERROR", True),
+        (Reply(command_id="c", ok=True, result={}), 500, "DEVICE_ERROR", True),
+        (BusTimeout("no answer"), 503, "SERVICE_UNAVAILABLE", True),
+        (RuntimeError("SQS answered 500"), 500, "INTERNAL_ERROR", True),
+    ],
+)
+def test_a_failed_publish_is_unclear_unless_nothing_can_have_gone_out(
+    bus: StandInBus, answer: Reply | Exception, status: int, code: str, unclear: bool
+) -> None:
+    # Given a publish that fails this way
+    bus.answer = answer
+    # When a text story is published
+    with pytest.raises(ApiError) as raised:
+        service.publish_text(device(), TextStatusRequest(text="hi"))
+    # Then its answer; unclear (the story may be out) unless refused or never started
+    assert (raised.value.status, raised.value.code) == (status, code)
+    assert isinstance(raised.value, Unclear) is unclear

@@ -18,6 +18,7 @@ PINNED_ROUTES = {
     "POST /register": "PlatformFunction",
     "GET /tenants": "PlatformFunction",
     "GET /global/tenants/{tenant_id}": "PlatformFunction",
+    "PATCH /global/tenants/{tenant_id}": "PlatformFunction",
     "DELETE /global/tenants/{tenant_id}": "PlatformFunction",
     "$default": "PlatformFunction",
     "POST /users": "UsersFunction",

@@ -28,6 +28,14 @@ COMMAND_BUS: Grants = {
     "stack-dq-h-*": {"sqs:SendMessage"},
     "stack-dq-r-*": {"sqs:CreateQueue", "sqs:TagQueue", "sqs:ReceiveMessage"},
 }
+DATA_ERASURE: Grants = {
+    "SendsTable": _ddb("Query", "BatchWriteItem"),
+    "LeasesTable": _ddb("DeleteItem"),
+    "IdempotencyTable": _ddb("Scan", "BatchWriteItem"),
+    "MediaBucket": {"s3:ListBucket"},
+    "MediaBucket/*": {"s3:DeleteObject"},
+}
+"""What deleting a device or a tenant erases besides its records (DataErasurePolicy)."""
 
 EXPECTED: dict[str, Grants] = {
     "PlatformFunction": {
@@ -39,6 +47,7 @@ EXPECTED: dict[str, Grants] = {
         "DevicesTable": _ddb("Query", "DeleteItem"),
         "WebhooksTable": _ddb("Query", "BatchWriteItem", "DeleteItem"),
         "DeliveriesTable": _ddb("Query", "BatchWriteItem"),
+        **DATA_ERASURE,
         **COMMAND_BUS,
     },
     "UsersFunction": {
@@ -51,9 +60,10 @@ EXPECTED: dict[str, Grants] = {
     "DevicesFunction": {
         **AUTHENTICATE,
         "DevicesTable": _ddb("GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem"),
-        "TenantsTable": _ddb("UpdateItem"),
+        "TenantsTable": _ddb("GetItem", "UpdateItem"),
         "WebhooksTable": _ddb("DeleteItem"),
         "DeliveriesTable": _ddb("Query", "BatchWriteItem"),
+        **DATA_ERASURE,
         **COMMAND_BUS,
     },
     "GroupsFunction": {**AUTHENTICATE, "DevicesTable": _ddb("GetItem", "Query"), **COMMAND_BUS},
@@ -144,10 +154,16 @@ def resource_name(resource: Any) -> str:
     return name + text[last.end() :]
 
 
-def role_grants(role: dict[str, Any]) -> Grants:
+def role_grants(role: dict[str, Any], resources: dict[str, Any] | None = None) -> Grants:
+    """The role's grants per resource: its inline policies, and the managed policies of the
+    template (``resources``) it attaches."""
+    documents = [policy["PolicyDocument"] for policy in role["Properties"].get("Policies", [])]
+    for arn in role["Properties"].get("ManagedPolicyArns", []):
+        if isinstance(arn, dict) and "Ref" in arn and resources is not None and arn["Ref"] in resources:
+            documents.append(resources[arn["Ref"]]["Properties"]["PolicyDocument"])
     grants: Grants = defaultdict(set)
-    for policy in role["Properties"].get("Policies", []):
-        for statement in policy["PolicyDocument"]["Statement"]:
+    for document in documents:
+        for statement in document["Statement"]:
             assert statement["Effect"] == "Allow"
             actions = statement["Action"]
             resources = statement["Resource"]
@@ -160,9 +176,9 @@ def role_grants(role: dict[str, Any]) -> Grants:
 def test_each_role_grants_exactly_what_its_code_calls(transformed: dict[str, Any], principal: str) -> None:
     # Given the role the transform made for a function (or the session host's task role)
     role = transformed["Resources"][f"{principal}Role"]
-    # When its inline grants are read per resource
+    # When its grants (inline, and the template's managed policies it attaches) are read per resource
     # Then they are exactly the calls its code makes
-    assert role_grants(role) == EXPECTED[principal]
+    assert role_grants(role, transformed["Resources"]) == EXPECTED[principal]
 
 
 def test_the_session_host_reads_no_webhook_user_or_token(transformed: dict[str, Any]) -> None:
@@ -176,11 +192,15 @@ def test_no_role_may_describe_tables_or_scan_beyond_its_listing(transformed: dic
     scanning = {
         (principal, resource)
         for principal in EXPECTED
-        for resource, actions in role_grants(transformed["Resources"][f"{principal}Role"]).items()
+        for resource, actions in role_grants(
+            transformed["Resources"][f"{principal}Role"], transformed["Resources"]
+        ).items()
         if "dynamodb:Scan" in actions or "dynamodb:DescribeTable" in actions
     }
     assert scanning == {
         ("PlatformFunction", "TenantsTable"),
+        ("PlatformFunction", "IdempotencyTable"),  # erasing a tenant's Idempotency-Key records
+        ("DevicesFunction", "IdempotencyTable"),  # erasing a device's
         ("SessionHostTask", "DevicesTable"),
         ("SessionHostTask", "DevicesTable/index/*"),
     }

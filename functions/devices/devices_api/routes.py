@@ -33,7 +33,7 @@ DEVICE_ROUTE = (AUTHENTICATED, PATH_DEVICE_ERRORS)
 COMMAND_ROUTE = (*DEVICE_ROUTE, COMMAND_ERRORS)
 
 
-@router.post("/devices", status_code=201, responses=answers(AUTHENTICATED, WITH_BODY))
+@router.post("/devices", status_code=201, responses=answers(AUTHENTICATED, WITH_BODY, service.CREATE_ERRORS))
 def create_device(
     body: CreateDeviceRequest | None = None, caller: Principal = Depends(current_principal)
 ) -> DeviceResponse:

@@ -70,6 +70,7 @@ def _send(
         request=body.model_dump(mode="json", by_alias=True),
         run=run,
         in_progress_seconds=hold + IN_PROGRESS_MARGIN_SECONDS,
+        now=lambda bound: sending.state_now(device, bound),
     )
     return answer.response()
 

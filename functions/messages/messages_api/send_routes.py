@@ -54,5 +54,6 @@ def send_text(
         request=body.model_dump(mode="json", by_alias=True),
         run=lambda: sending.send_text(device, body, hold_seconds=hold),
         in_progress_seconds=hold + IN_PROGRESS_MARGIN_SECONDS,
+        now=lambda bound: sending.state_now(device, bound),
     )
     return answer.response()

@@ -17,7 +17,7 @@ from gateway.web.error_docs import MASTER, WITH_BODY, WITH_PARAMETERS, answers, 
 from gateway.web.openapi_document import openapi_bytes
 from gateway.web.route_table import allowed_methods
 from gateway.web.routing import GatewayRoute
-from platform_api.schemas import RegisterRequest
+from platform_api.schemas import RegisterRequest, UpdateTenantRequest
 
 router = APIRouter(dependencies=[Depends(require_master)], tags=["platform"], route_class=GatewayRoute)
 
@@ -29,7 +29,10 @@ TENANT_NOT_FOUND = standard(404, "TENANT_NOT_FOUND")
 )
 def register(body: RegisterRequest) -> RegisterResponse:
     webhook_url = str(body.webhook_url) if body.webhook_url else None
-    return RegisterResponse(**tenants.register(body.tenant_name, str(body.email), body.password, webhook_url))
+    created = tenants.register(
+        body.tenant_name, str(body.email), body.password, webhook_url, body.max_devices
+    )
+    return RegisterResponse(**created)
 
 
 @router.get("/tenants", responses=answers(MASTER, WITH_PARAMETERS))
@@ -41,6 +44,12 @@ def list_tenants(paging: PageRequest = Depends(page_request)) -> TenantListRespo
 @router.get("/global/tenants/{tenant_id}", responses=answers(MASTER, TENANT_NOT_FOUND))
 def get_tenant(tenant_id: str) -> TenantResponse:
     return TenantResponse(tenant=tenants.get_tenant(tenant_id))
+
+
+@router.patch("/global/tenants/{tenant_id}", responses=answers(MASTER, WITH_BODY, TENANT_NOT_FOUND))
+def update_tenant(tenant_id: str, body: UpdateTenantRequest) -> TenantResponse:
+    """Set the tenant's limits: ``max_devices`` (null: none). Devices it has are kept."""
+    return TenantResponse(tenant=tenants.set_limits(tenant_id, body.max_devices))
 
 
 @router.delete("/global/tenants/{tenant_id}", responses=answers(MASTER, TENANT_NOT_FOUND, COMMAND_ERRORS))

@@ -75,6 +75,11 @@ class ShortBodyError(ApiError):
         return dict(self._body)
 
 
+def internal_error() -> ApiError:
+    """The last-resort 500: what failed is in the logs, under the request's id."""
+    return ApiError(500, "INTERNAL_ERROR", "internal error; quote the X-Request-Id when reporting")
+
+
 def invalid_token() -> ShortBodyError:
     return ShortBodyError(401, {"error": "Invalid token"})
 

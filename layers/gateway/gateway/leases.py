@@ -219,6 +219,12 @@ def release(lease: Lease) -> bool:
     return True
 
 
+def forget(device_id: str) -> None:
+    """Delete the device's lease, whoever holds it: only for a device being deleted, once its
+    session was stopped (a lease left then is a dead host's, which the TTL never clears)."""
+    LeaseModel(device_id).delete()
+
+
 def current(device_id: str, consistent: bool = True, now: float | None = None) -> Lease | None:
     """The live lease of ``device_id``: who runs it and where its commands go; ``None`` if none.
 

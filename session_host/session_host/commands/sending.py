@@ -65,7 +65,8 @@ def _finished(command: Command, send: Send, device: Any) -> Reply | None:
     if send.state is SendState.SENT:
         return ok(command, device, sent_result(send, send.network_message_id, send.sent_at))
     if send.state is SendState.FAILED:
-        return failed(command, NetworkErrorKind.NETWORK, send.error or "the send failed", device)
+        kind = send.error_kind or NetworkErrorKind.NETWORK.value
+        return failed(command, kind, send.error or "the send failed", device)
     return None
 
 

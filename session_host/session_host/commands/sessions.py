@@ -181,11 +181,11 @@ async def logout(host: Host, command: Command, owned: OwnedDevice) -> Reply:
 
 
 async def _delete_taken(host: Host, command: Command, owned: OwnedDevice, claimed: bool) -> Reply:
+    """Unlink, stop, and delete the session's files (the API deletes the records after)."""
     owned.ending = True
     await forget(owned)
-    return ok(
-        command, await host.own.retire(owned, RecordOnEnd.STOP_WANTING if claimed else RecordOnEnd.NOTHING)
-    )
+    record = RecordOnEnd.STOP_WANTING if claimed else RecordOnEnd.NOTHING
+    return ok(command, await host.own.retire(owned, record, discard=True))
 
 
 async def _delete_idle(host: Host, command: Command) -> Outcome:

@@ -278,3 +278,8 @@ class NetworkPort(Protocol):
         Nothing connects until :meth:`DeviceSession.connect`. Whether the device is paired
         is read from what the adapter stored under ``data_dir`` for this device.
         """
+
+    def discard(self, device_id: str, *, data_dir: Path) -> None:
+        """Delete whatever the adapter stored for the device under ``data_dir`` (credentials,
+        the network library's store), paired or not: the device is being deleted and its
+        session is closed. A device with nothing stored is no error."""

@@ -53,6 +53,9 @@ INTERRUPTED = (
     "interrupted: the session host stopped during the network call; "
     "not sent again, so that it is never sent twice"
 )
+INTERRUPTED_KIND = NetworkErrorKind.TIMEOUT
+"""The error kind of an interrupted send: like a network that did not answer, its outcome is
+unknown (the API keeps its ``Idempotency-Key`` bound to it, so it is never sent twice)."""
 Publish = Callable[[NetworkEvent], Awaitable[None]]
 _FIRST_BACKOFF = 0.5
 _MAX_BACKOFF = 30.0
@@ -259,7 +262,7 @@ class DeviceSender:
                     return
                 self._last_dispatch = time.time()
                 message = f"{error.reason}: {error}"
-                recorded = await self._store.mark_failed(send, message, epoch=epoch)
+                recorded = await self._store.mark_failed(send, message, kind=error.reason, epoch=epoch)
                 logger.warning("send refused by the network", extra=self._about(message))
                 self._resolve(Dispatched(send, error=message, error_kind=error.reason))
                 return
@@ -336,12 +339,14 @@ class DeviceSender:
         return False
 
     async def _interrupted(self, send: Send) -> None:
-        if await self._store.mark_failed(send, INTERRUPTED):
+        # A timeout as far as the caller can tell: the network may or may not have it.
+        kind = INTERRUPTED_KIND.value
+        if await self._store.mark_failed(send, INTERRUPTED, kind=kind):
             logger.warning(
                 "send interrupted by a host stop marked failed",
                 extra={**self._about(), "message_id": send.message_id},
             )
-        self._resolve(Dispatched(send, error=INTERRUPTED, error_kind=NetworkErrorKind.NETWORK.value))
+        self._resolve(Dispatched(send, error=INTERRUPTED, error_kind=kind))
 
     def _resolve(self, outcome: Dispatched) -> bool:
         """Tell the send's waiting callers; True when there was one (its reply is on its way)."""

@@ -259,6 +259,24 @@ def test_delete_offline_still_forgets_the_credentials(harness: Harness) -> None:
     assert leases.current(device.device_id) is None
 
 
+def test_delete_of_a_device_that_never_paired_deletes_its_session_files(harness: Harness) -> None:
+    # Given a pairing device (never paired) with files of its session on the host's disk, as
+    # the real network's adapter keeps a store from the first QR code on
+    host = harness.hosts.start()
+    device = harness.new_device()
+    assert harness.send(CommandName.CONNECT, device).ok
+    stray = harness.hosts.data_dir / f"{device.device_id}.json"
+    stray.write_text("{}")
+
+    # When it is deleted
+    reply = harness.send(CommandName.DELETE, device)
+
+    # Then nothing of it is left on disk, and nothing runs it
+    assert reply.ok
+    assert not list(harness.hosts.data_dir.glob(f"{device.device_id}*"))
+    assert host.host.owned_devices() == frozenset()
+
+
 def test_a_network_failure_is_answered_with_its_kind(harness: Harness) -> None:
     # Given a pairing device whose next pair-code request fails on the network
     harness.hosts.start()

@@ -106,8 +106,10 @@ class FakeOutbox:
             sent_at=sent_at,
         )
 
-    async def mark_failed(self, send: Send, error: str, *, epoch: int | None = None) -> bool:
-        return self._move(send, SendState.SENDING, epoch, state=SendState.FAILED, error=error)
+    async def mark_failed(self, send: Send, error: str, *, kind: str, epoch: int | None = None) -> bool:
+        return self._move(
+            send, SendState.SENDING, epoch, state=SendState.FAILED, error=error, error_kind=kind
+        )
 
     async def stored_media(self, _tenant: str, _device: str, media_id: str) -> bytes:
         if media_id not in self.media:

@@ -225,3 +225,34 @@ def test_close_stops_without_logout_and_without_events(tmp_path: Path) -> None:
             assert session.jid == ACCOUNT_JID
 
     run(scenario())
+
+
+def test_discard_deletes_the_store_of_a_device_that_only_began_pairing(tmp_path: Path) -> None:
+    fake = FakeNetwork()
+    sink = RecordingSink()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            # Given an unpaired device that showed a QR code, closed, with its store on disk
+            port = make_port()
+            session = open_session(port, tmp_path, sink)
+            await session.connect()
+            await show_qr(await wait_connect_started(fake), "2@code")
+            await session.close()
+            (tmp_path / f"{DEVICE_ID}.sqlite3").write_bytes(b"whatsmeow store")
+            (tmp_path / f"{DEVICE_ID}.sqlite3-wal").write_bytes(b"")
+            # When the port discards it (the device is being deleted)
+            port.discard(DEVICE_ID, data_dir=tmp_path)
+            # Then nothing of it is left, and a new session of that id starts afresh
+            assert list(tmp_path.glob(f"{DEVICE_ID}*")) == []
+            assert open_session(port, tmp_path, sink) is not session
+
+    run(scenario())
+
+
+def test_discard_deletes_a_paired_devices_credentials_and_is_harmless_twice(tmp_path: Path) -> None:
+    seed_paired(tmp_path)
+    port = make_port()
+    port.discard(DEVICE_ID, data_dir=tmp_path)
+    port.discard(DEVICE_ID, data_dir=tmp_path)
+    assert list(tmp_path.glob(f"{DEVICE_ID}*")) == []

@@ -160,3 +160,29 @@ def test_a_hanging_dial_answers_nothing_until_closed(tmp_path: Path) -> None:
 def test_dial_faults_apply_to_connect_only() -> None:
     with pytest.raises(ValueError, match="connect"):
         fast_network().inject_fault("send_text", "hang")
+
+
+def test_a_lost_answer_delivers_the_message_and_fails_the_send_as_a_timeout(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Given a connected device whose next send's answer the network loses
+        network = fast_network(timeout_fault_delay=0.05)
+        network.create_account(CONTACT)
+        session, _ = await paired(network, tmp_path)
+        network.inject_fault("send_text", "ack_lost")
+
+        # When it sends twice
+        with pytest.raises(NetworkError) as lost:
+            await session.send_text(CONTACT_JID, "arrived anyway")
+        await session.send_text(CONTACT_JID, "next")
+
+        # Then the first failed as a timeout though the contact has it, and the fault is spent
+        assert lost.value.kind is NetworkErrorKind.TIMEOUT
+        assert [m["text"] for m in network.inbox(CONTACT)["messages"]] == ["arrived anyway", "next"]
+        await session.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_lost_answer_applies_to_sends_only() -> None:
+    with pytest.raises(ValueError, match="send operations"):
+        fast_network().inject_fault("mark_read", "ack_lost")

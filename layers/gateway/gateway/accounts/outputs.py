@@ -14,6 +14,10 @@ from gateway.web.outputs import NextCursor, OutputModel, Succeeded
 class Tenant(OutputModel):
     id: Uuid
     name: str
+    max_devices: int | None = Field(
+        description="How many devices the tenant may have (POST /devices beyond it: 403 "
+        "`DEVICE_QUOTA_EXCEEDED`); null: no limit. Set by the platform's administrator"
+    )
     created_at: Timestamp
     updated_at: Timestamp
 

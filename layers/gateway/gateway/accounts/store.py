@@ -6,7 +6,7 @@ is exact without counting (users are deleted only with their tenant).
 
 from __future__ import annotations
 
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
 from gateway.models import TenantModel, TokenModel, UniqueKeyModel, UserModel
@@ -75,6 +75,24 @@ def get_tenant(tenant_id: str) -> TenantModel | None:
         return TenantModel.get(tenant_id)
     except DoesNotExist:
         return None
+
+
+def set_max_devices(tenant_id: str, max_devices: int | None, updated_at: str) -> TenantModel | None:
+    """Set (None: remove) the tenant's device limit; the tenant as it is now, or None when
+    there is no such tenant. Devices it has already are kept: the limit refuses new ones."""
+    limit = (
+        TenantModel.max_devices.remove() if max_devices is None else TenantModel.max_devices.set(max_devices)
+    )
+    tenant = TenantModel(tenant_id)
+    try:
+        tenant.update(
+            actions=[limit, TenantModel.updated_at.set(updated_at)], condition=TenantModel.tenant_id.exists()
+        )
+    except UpdateError as error:
+        if error.cause_response_code == "ConditionalCheckFailedException":
+            return None
+        raise
+    return tenant
 
 
 def tenants_page(request: PageRequest) -> Page[TenantModel]:

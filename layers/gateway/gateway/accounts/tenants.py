@@ -1,9 +1,10 @@
-"""Platform operations on tenants: registration, listing, deletion."""
+"""Platform operations on tenants: registration, listing, limits, deletion."""
 
 from __future__ import annotations
 
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from gateway.accounts import store
@@ -11,6 +12,7 @@ from gateway.accounts.records import new_user
 from gateway.accounts.roles import Role
 from gateway.accounts.views import tenant_view, tenant_with_counts, user_view
 from gateway.devices import commands as device_commands
+from gateway.devices import erasure
 from gateway.devices import store as device_store
 from gateway.errors import conflict, not_found
 from gateway.models import TenantModel
@@ -23,10 +25,13 @@ from gateway.webhooks.service import checked_webhook_url
 _PARALLEL_DEVICE_DELETIONS = 8  # each device's records are a few calls; run several at once
 
 
-def register(tenant_name: str, email: str, password: str, webhook_url: str | None) -> dict[str, Any]:
+def register(
+    tenant_name: str, email: str, password: str, webhook_url: str | None, max_devices: int | None = None
+) -> dict[str, Any]:
     """Create a tenant and its first user, always an admin; answer with the only copy of the token.
 
-    ``tenant_name`` comes stripped of whitespace by the request model.
+    ``tenant_name`` comes stripped of whitespace by the request model; ``max_devices`` None
+    is no limit.
     """
     if webhook_url is not None:
         checked_webhook_url(webhook_url)
@@ -36,6 +41,7 @@ def register(tenant_name: str, email: str, password: str, webhook_url: str | Non
         name=tenant_name,
         users_count=1,
         devices_count=0,
+        max_devices=max_devices,
         created_at=now,
         updated_at=now,
     )
@@ -74,6 +80,15 @@ def get_tenant(tenant_id: str) -> dict[str, Any]:
     return tenant_with_counts(_existing(tenant_id))
 
 
+def set_limits(tenant_id: str, max_devices: int | None) -> dict[str, Any]:
+    """Set the tenant's device limit (None: none); the tenant with its counts."""
+    tenant = store.set_max_devices(tenant_id, max_devices, iso_utc())
+    if tenant is None:
+        raise not_found("TENANT_NOT_FOUND", "tenant not found")
+    logger.info("tenant limits changed", extra={"tenant_id": tenant_id, "max_devices": max_devices})
+    return tenant_with_counts(tenant)
+
+
 def _existing(tenant_id: str) -> TenantModel:
     tenant = store.get_tenant(tenant_id)
     if tenant is None:
@@ -88,8 +103,10 @@ def delete_tenant(tenant_id: str) -> dict[str, int]:
     hosts and under one deadline (the command timeout, 10 s): if a host does not answer for
     one of them, the deletion stops there with 503 and no record is deleted yet. Then the
     users' access ends (tokens first, in batches), then the webhook configurations (delivery
-    stops at once), the devices with their delivery logs (several devices at a time), and
-    the tenant record last, so a deletion interrupted half-way can simply be repeated.
+    stops at once), the devices with all their data (delivery logs, sends, media, leases:
+    several devices at a time), a sweep of the tenant's media and ``Idempotency-Key``
+    records, and the tenant record last, so a deletion interrupted half-way can simply be
+    repeated.
     """
     tenant = _existing(tenant_id)
     device_commands.stop_all_for_deletion(device_store.list_devices(tenant_id))
@@ -98,7 +115,8 @@ def delete_tenant(tenant_id: str) -> dict[str, int]:
     webhooks = webhook_store.delete_tenant_configs(tenant_id)
     devices = device_store.list_devices(tenant_id)
     with ThreadPoolExecutor(max_workers=_PARALLEL_DEVICE_DELETIONS) as pool:
-        list(pool.map(device_store.delete_device_records, devices))
+        list(pool.map(partial(device_store.delete_device_records, idempotency_records=False), devices))
+    erasure.erase_tenant_data(tenant_id)
     store.delete_tenant_record(tenant)
     logger.info(
         "tenant deleted",

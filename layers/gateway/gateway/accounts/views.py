@@ -11,6 +11,7 @@ def tenant_view(tenant: TenantModel) -> dict[str, Any]:
     return {
         "id": tenant.tenant_id,
         "name": tenant.name,
+        "max_devices": int(tenant.max_devices) if tenant.max_devices is not None else None,
         "created_at": tenant.created_at,
         "updated_at": tenant.updated_at,
     }

@@ -60,6 +60,12 @@ _BY_COMMAND: dict[tuple[CommandName, str], tuple[int, str, str]] = {
 }
 _NOT_RUNNING = "not_running"  # no session runs the device
 _NOT_CONNECTED = "not_connected"  # a session runs, but is not connected or not logged in
+NETWORK_REFUSALS = frozenset({"network", "invalid", "not_found", "rate_limited", "unsupported"})
+"""Error kinds of an operation the network (or the adapter) refused before any of it went out:
+an outcome as clear as an input error. A ``timeout``, a ``host_error`` and any kind not
+named here leave the outcome unclear (decisions, "Hostile conditions")."""
+NOT_STARTED = frozenset({_NOT_RUNNING, _NOT_CONNECTED, "host_full"})
+"""Error kinds of a command no session started: nothing of it reached the network."""
 _DEVICE_ERROR = "the device could not be acquired; retry later, and quote the X-Request-Id if it persists"
 _PAIRING_KINDS = frozenset({"already_logged_in"})
 

@@ -9,21 +9,33 @@ from gateway.accounts.roles import Principal
 from gateway.devices import commands, store
 from gateway.devices.access import check_can_configure, check_can_delete, device_not_found, visible_owner
 from gateway.devices.views import device_view
-from gateway.errors import invalid_token
+from gateway.errors import ApiError, invalid_token
 from gateway.models import DeviceModel
 from gateway.models.base import TenantGone
 from gateway.observability import logger
 from gateway.pagination import Page, PageRequest
 from gateway.timestamps import iso_utc
+from gateway.web.error_docs import standard
+
+QUOTA_EXCEEDED = "DEVICE_QUOTA_EXCEEDED"
+CREATE_ERRORS = (standard(403, QUOTA_EXCEEDED),)
+"""What POST /devices answers besides authentication and its body."""
 
 
 def create_device(caller: Principal, name: str | None) -> dict[str, Any]:
-    """A new device of the caller's tenant, owned by the caller, not connected yet."""
+    """A new device of the caller's tenant, owned by the caller, not connected yet; 403
+    :data:`QUOTA_EXCEEDED` when the tenant has its ``max_devices`` already."""
     device = store.new_device(caller.tenant_id, caller.user_id, name, iso_utc())
     try:
         store.create_device(device)
     except TenantGone:  # deleted after the caller's token was read
         raise invalid_token() from None
+    except store.QuotaReached as reached:
+        message = (
+            f"the tenant has its {reached.max_devices} devices already (max_devices): delete one, "
+            "or ask the platform's administrator to raise the limit"
+        )
+        raise ApiError(403, QUOTA_EXCEEDED, message) from None
     logger.info("device created", extra={"tenant_id": device.tenant_id, "device_id": device.device_id})
     return device_view(device)
 

@@ -2,23 +2,38 @@
 or just changed by its session host, is seen as it is now.
 
 Creating or deleting a device changes its tenant's ``devices_count`` in the same
-transaction, so the count is exact without counting.
+transaction, so the count is exact without counting, and the tenant's ``max_devices`` holds
+under any concurrency: the count's update is conditional on being under the limit, and two
+creations at once either serialise or one is cancelled and tried again.
 """
 
 from __future__ import annotations
 
+import random
+import time
 import uuid
 
 from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
+from gateway.devices import erasure
 from gateway.models import DeviceModel, TenantModel
-from gateway.models.base import TenantGone, failed_conditions, transaction_connection
+from gateway.models.base import TenantGone, conflicted, failed_conditions, transaction_connection
 from gateway.pagination import Listing, Page, PageRequest, read_page
-from gateway.webhooks import store as webhook_store
 
 DEVICES = "devices"
 _OWNER_FILTER_READ = 200  # a user's own devices among the tenant's: read more per request
+_CREATE_ATTEMPTS = 6
+"""Tries of a creation whose transaction met another one on the tenant's record."""
+_CONFLICT_BACKOFF_SECONDS = 0.02
+
+
+class QuotaReached(Exception):
+    """The tenant has as many devices as its ``max_devices`` allows."""
+
+    def __init__(self, max_devices: int) -> None:
+        super().__init__(f"the tenant may have {max_devices} devices")
+        self.max_devices = max_devices
 
 
 def new_device(tenant_id: str, owner_user_id: str, name: str | None, now: str) -> DeviceModel:
@@ -38,22 +53,44 @@ def create_device(device: DeviceModel) -> None:
     """Save a new record and count it on its tenant, in one transaction.
 
     The device's condition makes an id collision fail instead of overwriting; the tenant's
-    makes a device of a deleted tenant fail (:class:`TenantGone`).
+    makes a device of a deleted tenant fail (:class:`TenantGone`), and one over the tenant's
+    ``max_devices`` (:class:`QuotaReached`). A transaction cancelled by a concurrent one on
+    the tenant (another device created or deleted at the same time) is tried again.
     """
+    under_limit = TenantModel.max_devices.does_not_exist() | (
+        TenantModel.devices_count < TenantModel.max_devices
+    )
+    for attempt in range(1, _CREATE_ATTEMPTS + 1):
+        try:
+            with TransactWrite(connection=transaction_connection()) as transaction:
+                transaction.save(device, condition=DeviceModel.device_id.does_not_exist())
+                transaction.update(
+                    TenantModel(device.tenant_id),
+                    actions=[TenantModel.devices_count.add(1)],
+                    condition=TenantModel.tenant_id.exists() & under_limit,
+                )
+            return
+        except TransactWriteError as error:
+            # PynamoDB sends the put before the update: the reasons are [device, tenant].
+            device_taken, tenant_refused = [*failed_conditions(error), False, False][:2]
+            if tenant_refused and not device_taken:
+                _raise_refusal(device.tenant_id, error)  # returns when there is room again
+            elif not conflicted(error):
+                raise
+            if attempt == _CREATE_ATTEMPTS:
+                raise
+        time.sleep(random.uniform(0, _CONFLICT_BACKOFF_SECONDS * attempt))  # noqa: S311 - jitter
+
+
+def _raise_refusal(tenant_id: str, error: TransactWriteError) -> None:
+    """Why the tenant refused a new device: gone, or at its limit (else, a device was deleted
+    since: the caller tries again)."""
     try:
-        with TransactWrite(connection=transaction_connection()) as transaction:
-            transaction.save(device, condition=DeviceModel.device_id.does_not_exist())
-            transaction.update(
-                TenantModel(device.tenant_id),
-                actions=[TenantModel.devices_count.add(1)],
-                condition=TenantModel.tenant_id.exists(),
-            )
-    except TransactWriteError as error:
-        # PynamoDB sends the put before the update: the reasons are [device, tenant].
-        device_taken, tenant_gone = [*failed_conditions(error), False, False][:2]
-        if tenant_gone and not device_taken:
-            raise TenantGone from error
-        raise
+        tenant = TenantModel.get(tenant_id, consistent_read=True)
+    except DoesNotExist:
+        raise TenantGone from error
+    if tenant.max_devices is not None and int(tenant.devices_count or 0) >= int(tenant.max_devices):
+        raise QuotaReached(int(tenant.max_devices)) from error
 
 
 def get_device(tenant_id: str, device_id: str) -> DeviceModel | None:
@@ -101,17 +138,19 @@ def list_devices(tenant_id: str, owner_user_id: str | None = None) -> list[Devic
     return sorted(devices, key=lambda device: (device.created_at, device.device_id))
 
 
-def delete_device_records(device: DeviceModel) -> None:
-    """Delete everything stored for the device: its webhook configuration (delivery stops at
-    once), its delivery log, and the device record itself.
+def delete_device_records(device: DeviceModel, *, idempotency_records: bool = True) -> None:
+    """Delete everything stored for the device (``erasure``: its webhook configuration first,
+    so delivery stops at once, its delivery log, sends, media, lease and, unless told not to,
+    its ``Idempotency-Key`` records), then the device record itself.
 
     The device's session must be stopped first (see ``commands.stop_for_deletion``). Records
     that belong to the device are deleted here before the device record, so a deletion that
-    fails half-way can simply be repeated.
+    fails half-way can simply be repeated; what a request in flight wrote meanwhile is swept
+    once the record is gone.
     """
-    webhook_store.delete_config(device.tenant_id, device.device_id)
-    webhook_store.delete_delivery_log(device.device_id)
+    erasure.erase_device_data(device.tenant_id, device.device_id, idempotency_records=idempotency_records)
     _delete_counted(device)
+    erasure.sweep_late_writes(device.tenant_id, device.device_id)
 
 
 def _delete_counted(device: DeviceModel) -> None:

@@ -124,6 +124,29 @@ def presigned_url(
     )
 
 
+def delete_all(tenant_id: str, device_id: str | None = None, *, under: str = "") -> int:
+    """Delete every media of the device (of the whole tenant when ``device_id`` is None),
+    sent or received, or the objects keyed the same way below the prefix ``under`` (the
+    claim-checked envelopes); how many objects there were. A page of keys (up to 1,000) and
+    one DeleteObjects call at a time."""
+    parts = (tenant_id,) if device_id is None else (tenant_id, device_id)
+    for part in parts:
+        if not _KEY_PART.match(part) or part in (".", ".."):
+            raise ValueError(f"not an id for a media key: {part!r}")
+    bucket = get_settings().media_bucket
+    deleted = 0
+    prefix = under + "/".join(parts) + "/"
+    pages = s3_client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+    for page in pages:
+        objects = [{"Key": item["Key"]} for item in page.get("Contents", [])]
+        if objects:
+            answer = s3_client().delete_objects(Bucket=bucket, Delete={"Objects": objects, "Quiet": True})
+            if answer.get("Errors"):
+                raise RuntimeError(f"media not deleted: {answer['Errors'][:3]}")
+            deleted += len(objects)
+    return deleted
+
+
 def device_of(media_id: str) -> str | None:
     """The device a ``media_id`` belongs to; None for an id the gateway cannot have made."""
     match = _MEDIA_ID.match(media_id)

@@ -74,6 +74,9 @@ class Send:
     network_message_id: str | None = None
     sent_at: float | None = None
     error: str | None = None
+    error_kind: str | None = None
+    """Why it failed: the session host's error kind (``network``, ``timeout``, ...); None
+    for a send failed before the kind was recorded (read as ``network``)."""
     revoked_at: float | None = None
     deleted_for_me_at: float | None = None
     kind: str = TEXT
@@ -252,9 +255,9 @@ def mark_sent(send: Send, epoch: int, network_message_id: str, sent_at: float) -
     )
 
 
-def mark_failed(send: Send, error: str, *, epoch: int | None = None) -> bool:
+def mark_failed(send: Send, error: str, *, kind: str, epoch: int | None = None) -> bool:
     """``sending`` (by ``epoch``, or by any tenure when None: an interrupted dispatch) →
-    ``failed``."""
+    ``failed``, for the reason ``kind`` (the error kind the host answers with)."""
     condition = _sending_at(epoch) if epoch is not None else SendModel.state == SendState.SENDING.value
     return _update(
         send,
@@ -262,6 +265,7 @@ def mark_failed(send: Send, error: str, *, epoch: int | None = None) -> bool:
             SendModel.state.set(SendState.FAILED.value),
             SendModel.pending_key.remove(),
             SendModel.error.set(error[:1000]),
+            SendModel.error_kind.set(kind),
             SendModel.expires_at.set(int(time.time() + KEEP_FINISHED_SECONDS)),
         ],
         condition,
@@ -285,6 +289,18 @@ def find(tenant_id: str, device_id: str, message_id: str) -> Send | None:
             if found is not None:
                 return found
     return None
+
+
+def delete_device_sends(tenant_id: str, device_id: str) -> int:
+    """Delete every send of the device, finished or not (its device is being deleted); how
+    many there were. One Query of keys and BatchWriteItem calls of 25."""
+    items = list(
+        SendModel.query(device_key(tenant_id, device_id), attributes_to_get=["device_key", "send_key"])
+    )
+    with SendModel.batch_write() as batch:
+        for item in items:
+            batch.delete(item)
+    return len(items)
 
 
 def mark_revoked(send: Send, at: float) -> bool:
@@ -360,6 +376,7 @@ def _send(item: SendModel) -> Send:
         network_message_id=item.network_message_id,
         sent_at=float(item.sent_at) if item.sent_at is not None else None,
         error=item.error,
+        error_kind=item.error_kind,
         revoked_at=float(item.revoked_at) if item.revoked_at is not None else None,
         deleted_for_me_at=float(item.deleted_for_me_at) if item.deleted_for_me_at is not None else None,
         kind=item.kind or TEXT,

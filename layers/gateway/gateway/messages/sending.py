@@ -11,6 +11,14 @@ up to the hold limit (``SEND_HOLD_SECONDS``). Sent by then: 200 ``sent``. Later:
 ``scheduled``, and the host still sends it (``message.sent`` follows). No answer from the
 host within the hold is a 202 too: the send is in the outbox, whichever host runs the device
 next dispatches it. A 202 is only given once the outbox write has succeeded.
+
+Once the send is on its way (written, its command sent), a failure is one of two kinds
+(decisions, "Hostile conditions"). A clear refusal (:data:`CLEAR_REFUSALS`: the network
+refused the send, which the host marked ``failed`` before any of it went out) is a plain
+error: an ``Idempotency-Key`` keeps nothing, and a retry sends. Anything else (the network
+did not answer in time, the host failed, an answer that did not come back whole, an error
+of our own after the command left) is :class:`~gateway.web.idempotency.Unclear`, bound to
+the send: the key stays bound to it, and a repeat answers its state now (:func:`state_now`).
 """
 
 from __future__ import annotations
@@ -22,11 +30,12 @@ from typing import Any, Protocol
 
 from gateway.bus import BusTimeout, CommandName, Reply, get_bus
 from gateway.devices.access import require_session
-from gateway.devices.command_errors import COMMAND_ERRORS, command_error
-from gateway.errors import ApiError
+from gateway.devices.command_errors import COMMAND_ERRORS, NETWORK_REFUSALS, command_error
+from gateway.errors import ApiError, internal_error
 from gateway.jids import PHONE_RULE, parse_chat
 from gateway.media import store as media_store
 from gateway.messages import outbox, send_kinds
+from gateway.messages.outbox import SendState
 from gateway.messages.outputs import TextScheduledResponse, TextSentResponse
 from gateway.messages.receipts import require_fields
 from gateway.messages.schemas import SendTextRequest
@@ -36,10 +45,15 @@ from gateway.observability import logger
 from gateway.timestamps import iso_utc
 from gateway.web.error_docs import standard
 from gateway.web.fields import is_blank
-from gateway.web.idempotency import Answer
+from gateway.web.idempotency import HEADER, Answer, Unclear
 
 SEND_FAILED = "SEND_FAILED"
 _NETWORK = "network"  # the host's error kind of a send the network failed
+CLEAR_REFUSALS = NETWORK_REFUSALS
+"""The host's error kinds of a send the network refused: the host marked it ``failed``
+before any of it went out (``SEND_FAILED`` and the 4xx/501 answers). Every other failure of
+a send on its way leaves its outcome unclear, ``not_connected`` included: the outbox keeps
+such a send, and it goes out when the device is back."""
 
 SEND_ERRORS = (
     *(answer for answer in COMMAND_ERRORS if "NETWORK_ERROR" not in answer.codes),
@@ -112,20 +126,44 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
             timeout=hold_seconds,
         )
     except BusTimeout:
-        stored.result()  # a 202 promises a durable send
+        _durable(stored, device, send)  # a 202 promises a durable send
         logger.info("send held to the limit without an answer", extra=_about(device, send))
-        return _scheduled(send.message_id, send.chat_jid, iso_utc(max(send.not_before, time.time())))
+        return _scheduled(send, iso_utc(max(send.not_before, time.time())))
+    except Exception as error:  # the command may have left, and the outbox write may land
+        logger.exception("send command not confirmed", extra=_about(device, send))
+        raise Unclear(internal_error(), _bound(send)) from error
     if reply.ok and reply.result.get("status") == "sent":
         _settle(stored, device, send)  # sent: the host's claim wrote the item in any case
+    elif not reply.ok and reply.error_kind in CLEAR_REFUSALS:
+        _settle(stored, device, send)  # refused: the host's claim wrote it, and marked it failed
     else:
-        # A failed write (after botocore's retries) is an error answer even when the host
-        # answered "scheduled": it may still send what it holds in memory, so a retry with
-        # the same key could send twice. Rare (DynamoDB refused a put), and never silent.
-        stored.result()
+        # Scheduled, or unclear: the host holds the send in memory and may still send it,
+        # so the outbox must have it (a failed write, after botocore's retries, is unclear too).
+        _durable(stored, device, send)
     if not reply.ok:
         named = request.number if message.field == "number" else message.value
-        raise _failed(device, send, reply, {message.field: named})
+        error = _failed(device, send, reply, {message.field: named})
+        raise error if reply.error_kind in CLEAR_REFUSALS else Unclear(error, _bound(send))
     return _answer(device, send, reply.result)
+
+
+def state_now(device: DeviceModel, bound: dict[str, Any]) -> Answer | None:
+    """What the send a first request started (``bound``: its outbox key) is now, for a repeat
+    with its ``Idempotency-Key``: 200 sent, 202 scheduled, or its failure (raised); None when
+    the outbox does not have it (a write that never landed: the first answer stands)."""
+    key = bound.get("send_key")
+    send = outbox.get(device.tenant_id, device.device_id, key) if isinstance(key, str) else None
+    if send is None:
+        return None
+    if send.state is SendState.SENT:
+        return _sent(send)
+    if send.state is SendState.FAILED:
+        kind = send.error_kind or _NETWORK
+        reply = Reply(command_id="", ok=False, error_kind=kind, error_message=send.error)
+        error = _failed(device, send, reply, {"number": send.chat_jid})
+        message = f"{error.message}. This {HEADER} is bound to this failed send: use a new key to send again."
+        raise ApiError(error.status, error.code, message, validation=error.validation)
+    return _scheduled(send, iso_utc(max(send.not_before, time.time())))
 
 
 @cache
@@ -133,6 +171,21 @@ def _writer() -> ThreadPoolExecutor:
     """The thread that writes a send to the outbox while its command travels (one per
     process: a Lambda environment serves one request at a time)."""
     return ThreadPoolExecutor(max_workers=2, thread_name_prefix="outbox")
+
+
+def _bound(send: outbox.Send) -> dict[str, Any]:
+    """What an ``Idempotency-Key`` stays bound to: the send, by its outbox key."""
+    return {"send_key": send.send_key}
+
+
+def _durable(stored: Future[None], device: DeviceModel, send: outbox.Send) -> None:
+    """Wait for the write of a send that may still go out; a failed one leaves it unclear
+    (the host may send what it holds in memory)."""
+    try:
+        stored.result()
+    except Exception as error:
+        logger.exception("outbox write of a send on its way failed", extra=_about(device, send))
+        raise Unclear(internal_error(), _bound(send)) from error
 
 
 def _settle(stored: Future[None], device: DeviceModel, send: outbox.Send) -> None:
@@ -148,18 +201,26 @@ def _answer(device: DeviceModel, send: outbox.Send, result: dict[str, Any]) -> A
     status = result.get("status")
     if status == "sent":
         logger.info("message sent", extra=_about(device, send))
-        body = TextSentResponse(message_id=send.message_id, chat_jid=send.chat_jid)
-        return Answer(200, body.model_dump(mode="json"))
+        return _sent(send)
     if status == "scheduled" and isinstance(result.get("scheduled_for"), str):
         logger.info("message scheduled", extra=_about(device, send))
-        return _scheduled(send.message_id, send.chat_jid, result["scheduled_for"])
+        return _scheduled(send, result["scheduled_for"])
     logger.error("session host answered a send without its status", extra=_about(device, send))
-    raise ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
+    error = ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
+    raise Unclear(error, _bound(send))
 
 
-def _scheduled(message_id: str, chat_jid: str, scheduled_for: str) -> Answer:
-    body = TextScheduledResponse(message_id=message_id, chat_jid=chat_jid, scheduled_for=scheduled_for)
-    return Answer(202, body.model_dump(mode="json"))
+def _sent(send: outbox.Send) -> Answer:
+    body = TextSentResponse(message_id=send.message_id, chat_jid=send.chat_jid)
+    return Answer(200, body.model_dump(mode="json"))
+
+
+def _scheduled(send: outbox.Send, scheduled_for: str) -> Answer:
+    """202: the send goes out later; a repeat with its key looks it up again."""
+    body = TextScheduledResponse(
+        message_id=send.message_id, chat_jid=send.chat_jid, scheduled_for=scheduled_for
+    )
+    return Answer(202, body.model_dump(mode="json"), _bound(send))
 
 
 def _failed(device: DeviceModel, send: outbox.Send, reply: Reply, field: dict[str, Any]) -> ApiError:

@@ -8,10 +8,12 @@ from gateway.models.base import GatewayModel, table_meta
 
 
 class TenantModel(GatewayModel):
-    """A tenant, with the number of its users and devices.
+    """A tenant, with the number of its users and devices, and its device limit.
 
     The counts change in the same transaction as the user or device they count (see
-    ``accounts.store`` and ``devices.store``), so listing tenants reads this table alone.
+    ``accounts.store`` and ``devices.store``), so listing tenants reads this table alone, and
+    a new device is counted only while ``devices_count`` is under ``max_devices`` (absent:
+    no limit), in that same conditional write.
     """
 
     Meta = table_meta("tenants_table")
@@ -20,6 +22,7 @@ class TenantModel(GatewayModel):
     name = UnicodeAttribute()
     users_count = NumberAttribute(default=0)
     devices_count = NumberAttribute(default=0)
+    max_devices = NumberAttribute(null=True)
     created_at = UnicodeAttribute()
     updated_at = UnicodeAttribute()
 

@@ -73,3 +73,10 @@ def failed_conditions(error: TransactWriteError) -> list[bool]:
     """For each item of a cancelled transaction, in order, whether its condition failed."""
     reasons = error.cancellation_reasons or []
     return [reason is not None and reason.code == "ConditionalCheckFailed" for reason in reasons]
+
+
+def conflicted(error: TransactWriteError) -> bool:
+    """Whether a transaction was cancelled because another one wrote one of its items at the
+    same time (it may simply be tried again)."""
+    reasons = error.cancellation_reasons or []
+    return any(reason is not None and reason.code == "TransactionConflict" for reason in reasons)

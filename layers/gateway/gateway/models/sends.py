@@ -71,6 +71,7 @@ class SendModel(GatewayModel):
     network_message_id = UnicodeAttribute(null=True)
     sent_at = NumberAttribute(null=True)
     error = UnicodeAttribute(null=True)
+    error_kind = UnicodeAttribute(null=True)  # the host's error kind of a failed send (network, timeout...)
     expires_at = NumberAttribute(null=True)
     pending_key = UnicodeAttribute(null=True)  # the send_key while queued or sending, then removed
     kind = UnicodeAttribute(null=True)  # text (also when absent), image, location, ...

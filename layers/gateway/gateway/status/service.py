@@ -10,7 +10,10 @@ and size-checked here and stored in the media bucket (``gateway.media.store``); 
 media id goes on the bus. A ``url`` is checked here (scheme, credentials, public address)
 and fetched by the session host, which applies the size limit of a status of its kind
 (16 MB for videos) and sniffs the bytes again. Failures are the standard envelope's, as the
-send routes answer them (``gateway.devices.command_errors``).
+send routes answer them (``gateway.devices.command_errors``). A failure after which the story
+may still be out (no answer in time, the host failed, an incomplete answer) is
+:class:`~gateway.web.idempotency.Unclear`: an ``Idempotency-Key`` stays bound to it, and a
+repeat answers the same error (the gateway keeps no record of stories to look up).
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ import binascii
 from typing import Any, Literal
 
 from gateway import jids
-from gateway.bus import CommandName
+from gateway.bus import CommandName, Reply
 from gateway.config import get_settings
 from gateway.devices import commands
 from gateway.devices.access import require_session
-from gateway.errors import ApiError, validation_error
+from gateway.devices.command_errors import NETWORK_REFUSALS, NOT_STARTED, bus_timeout, command_error
+from gateway.errors import ApiError, internal_error, validation_error
 from gateway.media import kinds, store, urls
 from gateway.media.errors import MediaError
 from gateway.media.limits import INLINE_MAX_BYTES, MB, STATUS_VIDEO_MAX_BYTES
@@ -33,6 +37,7 @@ from gateway.observability import logger
 from gateway.status.errors import PRIVACY_ANSWERS, error, incomplete
 from gateway.status.outputs import StatusPrivacyResponse, StatusPublishedResponse
 from gateway.status.schemas import MediaStatusRequest, StatusPrivacyRequest, TextStatusRequest
+from gateway.web.idempotency import Unclear
 
 MediaKind = Literal["image", "video"]
 
@@ -131,12 +136,31 @@ def inline_media(kind: MediaKind, data_base64: str) -> kinds.CheckedMedia:
         raise validation_error("data_base64", str(refused)) from None
 
 
+class _PublishAnswers:
+    """The standard answers, unclear unless nothing of the story can have gone out."""
+
+    def timed_out(self, _name: CommandName) -> ApiError:
+        return Unclear(bus_timeout())
+
+    def failed(
+        self, name: CommandName, reply: Reply, recorded_status: str, args: dict[str, Any] | None
+    ) -> ApiError:
+        error = command_error(reply, recorded_status, args, name)
+        return error if reply.error_kind in NETWORK_REFUSALS | NOT_STARTED else Unclear(error)
+
+
 def _publish(device: DeviceModel, args: dict[str, Any]) -> StatusPublishedResponse:
     require_session(device)
-    reply = commands.execute(device, CommandName.PUBLISH_STATUS, args)
+    try:
+        reply = commands.execute(device, CommandName.PUBLISH_STATUS, args, answers=_PublishAnswers())
+    except ApiError:
+        raise
+    except Exception as error:  # the command may have left
+        logger.exception("status command not confirmed", extra={"device_id": device.device_id})
+        raise Unclear(internal_error()) from error
     message_id = reply.result.get("message_id")
     if not isinstance(message_id, str) or not message_id:
         logger.error("session host answered without the expected result", extra={"command": "publish_status"})
-        raise ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
+        raise Unclear(ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer"))
     logger.info("status published", extra={"device_id": device.device_id, "kind": args["kind"]})
     return StatusPublishedResponse(message_id=message_id)

@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway import __version__
-from gateway.errors import ApiError
+from gateway.errors import ApiError, internal_error
 from gateway.observability import logger
 
 REQUEST_ID_HEADER = b"x-request-id"
@@ -85,10 +85,7 @@ class GatewayMiddleware:
         except Exception:
             logger.exception("unhandled error", extra={"path": scope.get("path")})
             if not response_started:
-                error = ApiError(
-                    500, "INTERNAL_ERROR", "internal error; quote the X-Request-Id when reporting"
-                )
-                await error.response()(scope, receive, send_with_headers)
+                await internal_error().response()(scope, receive, send_with_headers)
         finally:
             logger.thread_safe_remove_keys(["request_id"])
 

@@ -16,6 +16,7 @@ ROUTES: frozenset[tuple[str, str]] = frozenset(
         ("POST", "/register"),
         ("GET", "/tenants"),
         ("GET", "/global/tenants/{tenant_id}"),
+        ("PATCH", "/global/tenants/{tenant_id}"),
         ("DELETE", "/global/tenants/{tenant_id}"),
         ("POST", "/users"),
         ("GET", "/users"),

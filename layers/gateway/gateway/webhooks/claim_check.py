@@ -28,6 +28,7 @@ from botocore.exceptions import ClientError
 
 from gateway import aws
 from gateway.config import get_settings
+from gateway.media import store as media_store
 from gateway.media.store import is_missing, media_key
 from gateway.webhooks.delivery.constants import ATTRIBUTE_EVENT, ATTRIBUTE_REDELIVERY, ATTRIBUTE_TENANT
 
@@ -183,3 +184,9 @@ def _s3() -> Any:
             retries={"mode": "standard", "max_attempts": 3},
         ),
     )
+
+
+def delete_all(tenant_id: str, device_id: str | None = None) -> int:
+    """Delete the stored envelopes of the device (of the whole tenant when ``device_id`` is
+    None): deletion that deletes does not wait for their expiry."""
+    return media_store.delete_all(tenant_id, device_id, under=KEY_PREFIX)

@@ -340,6 +340,15 @@ class NeonizePort:
         self._sessions[device_id] = session
         return session
 
+    def discard(self, device_id: str, *, data_dir: Path) -> None:
+        """Forget the device's session and delete its store and sidecar (a device that only
+        began pairing has a store too)."""
+        session = self._sessions.get(device_id)
+        store = DeviceStore(Path(data_dir), device_id)
+        if session is not None and session._store == store:
+            del self._sessions[device_id]
+        store.delete_all()
+
     async def close_all(self, timeout: float = 5.0) -> int:
         """Close every session (host shutdown) and wait up to ``timeout`` s for their clients
         to be stopped; returns how many runs are still dialing.

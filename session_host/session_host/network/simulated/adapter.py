@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..port import EventSink
 from .network import SimulatedNetwork
+from .persistence import delete_credentials
 from .session import SimulatedSession
 
 
@@ -28,6 +29,10 @@ class SimulatedPort:
         session = SimulatedSession(self.network, device_id, data_dir=data_dir, sink=sink)
         self._sessions.add(session)
         return session
+
+    def discard(self, device_id: str, *, data_dir: Path) -> None:
+        """Delete the device's stored credentials (only a paired device has any)."""
+        delete_credentials(Path(data_dir), device_id)
 
     def crash(self) -> None:
         """Every session opened here dies at once, as if the host process was killed.

@@ -21,7 +21,7 @@ from gateway.web.error_docs import MASTER, WITH_BODY, answers, operation, standa
 
 from ..media_types import MediaKind, OutgoingMedia, QuickReply
 from .control_groups import group_call, group_routes
-from .model import OPERATIONS, ControlError
+from .model import OPERATIONS, SEND_OPERATIONS, ControlError
 from .network import SimulatedNetwork
 
 PhoneInPath = Annotated[str, PathParam(pattern=PHONE_PATTERN, description="a plain phone number")]
@@ -150,16 +150,22 @@ class EndCallIn(BaseModel):
 class FaultIn(BaseModel):
     device_id: str | None = Field(default=None, description="only this device; every device when absent")
     operation: str = Field(description="a session operation: " + ", ".join(sorted(OPERATIONS)))
-    error: Literal["network", "timeout", "rate_limited", "refused", "hang"] = Field(
+    error: Literal["network", "timeout", "rate_limited", "refused", "hang", "ack_lost"] = Field(
         description="how the operations fail; `refused` (the dial fails at once) and `hang` (the dial "
-        "is never answered) apply to `connect` only, which also covers a dropped session's own reconnect"
+        "is never answered) apply to `connect` only, which also covers a dropped session's own reconnect; "
+        "`ack_lost` (the network takes the message, its answer never comes: a timeout) to the send "
+        "operations only"
     )
     count: int = Field(default=1, ge=1, le=10_000)
 
     @model_validator(mode="after")
-    def _dial_faults_on_connect(self) -> FaultIn:
+    def _faults_on_their_operations(self) -> FaultIn:
         if self.error in ("refused", "hang") and self.operation != "connect":
             raise ValueError(f"{self.error} applies to the connect operation only")
+        if self.error == "ack_lost" and self.operation not in SEND_OPERATIONS:
+            raise ValueError(
+                f"ack_lost applies to the send operations only: {', '.join(sorted(SEND_OPERATIONS))}"
+            )
         return self
 
     @field_validator("operation")

@@ -22,7 +22,9 @@ from .model import (
     DIAL_OPERATION,
     FAULT_KINDS,
     OPERATIONS,
+    SEND_OPERATIONS,
     Account,
+    AnswerFault,
     Connection,
     Deliver,
     DialFault,
@@ -117,6 +119,8 @@ class NetworkCore:
             raise ValueError("count must be at least 1")
         if isinstance(FAULT_KINDS[error], DialFault) and operation != DIAL_OPERATION:
             raise ValueError(f"{error!r} applies to the {DIAL_OPERATION!r} operation only")
+        if isinstance(FAULT_KINDS[error], AnswerFault) and operation not in SEND_OPERATIONS:
+            raise ValueError(f"{error!r} applies to the send operations only: {sorted(SEND_OPERATIONS)}")
         with self._lock:
             self._faults.append(Fault(operation, FAULT_KINDS[error], count, device_id))
 

@@ -34,7 +34,15 @@ class DialFault(StrEnum):
     HANG = "hang"
 
 
-FaultKind = NetworkErrorKind | DialFault
+class AnswerFault(StrEnum):
+    """An operation the network carries out whose answer never comes back: the session waits
+    the fault's delay and fails it as a ``timeout``, while the recipients have it. What a
+    send whose acknowledgement was lost looks like (the sender cannot tell it went out)."""
+
+    LOST = "ack_lost"
+
+
+FaultKind = NetworkErrorKind | DialFault | AnswerFault
 
 FAULT_KINDS: dict[str, FaultKind] = {
     "network": NetworkErrorKind.NETWORK,
@@ -42,9 +50,14 @@ FAULT_KINDS: dict[str, FaultKind] = {
     "rate_limited": NetworkErrorKind.RATE_LIMITED,
     "refused": DialFault.REFUSED,
     "hang": DialFault.HANG,
+    "ack_lost": AnswerFault.LOST,
 }
 DIAL_OPERATION = "connect"
 """The only operation the :class:`DialFault` kinds apply to (also a drop's reconnect)."""
+SEND_OPERATIONS = frozenset(
+    {"send_text", "send_media", "send_location", "send_contact", "send_template", "publish_status"}
+)
+"""The operations an :class:`AnswerFault` applies to: those that put a message on the network."""
 
 GROUP_OPERATIONS: frozenset[str] = frozenset(name.value for name in GROUP_COMMANDS)
 """Fault names of the group operations: the bus command that runs each (``join_group``,

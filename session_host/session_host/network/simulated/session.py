@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from gateway import jids
 
@@ -26,7 +26,7 @@ from ..port import (
     SessionState,
 )
 from . import events
-from .model import DIAL_OPERATION, Deliver, DialFault
+from .model import DIAL_OPERATION, AnswerFault, Deliver, DialFault
 from .network import SimulatedNetwork
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
@@ -170,15 +170,26 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         )
         return True
 
-    async def _fault(self, operation: str) -> None:
+    async def _fault(self, operation: str) -> bool:
+        """Apply a fault pending for this call: raise its error (nothing reaches the network),
+        or, for a lost answer (only ever queued for sends), return True: the caller carries
+        the operation out, then fails it with :meth:`_answer_lost`."""
         kind = self._network.take_fault(operation, self._device_id)
         if kind is None:
-            return
+            return False
+        if kind is AnswerFault.LOST:
+            return True
         if isinstance(kind, DialFault):  # only ever queued for connect (checked on injection)
             raise NetworkError(NetworkErrorKind.NETWORK, f"simulated {kind} fault on {operation}")
         if kind is NetworkErrorKind.TIMEOUT:
             await asyncio.sleep(self._network.timeout_fault_delay)
         raise NetworkError(kind, f"simulated {kind.value} fault on {operation}")
+
+    async def _answer_lost(self, operation: str) -> NoReturn:
+        """The network has what ``operation`` sent, but its answer never comes: a timeout."""
+        await asyncio.sleep(self._network.timeout_fault_delay)
+        message = f"simulated ack_lost fault on {operation}: the network took it, no answer came"
+        raise NetworkError(NetworkErrorKind.TIMEOUT, message)
 
     def _start_pairing(self) -> None:
         """Open a pairing connection showing its first QR code before ``connect()`` returns."""

@@ -42,7 +42,7 @@ class SessionGroups:
     def _connection(self) -> str:
         raise NotImplementedError
 
-    async def _fault(self, operation: str) -> None:
+    async def _fault(self, operation: str) -> bool:
         raise NotImplementedError
 
     async def _on_network(

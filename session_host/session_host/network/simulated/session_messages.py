@@ -10,6 +10,7 @@ then the account acts on the network (:class:`~.network_messages.DeviceMessages`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .. import message_checks
 from ..media_types import ContactCard, Location, OutgoingMedia, Template
@@ -28,17 +29,22 @@ class SessionMessages:
     def _connection(self) -> str:
         raise NotImplementedError
 
-    async def _fault(self, operation: str) -> None:
+    async def _fault(self, operation: str) -> bool:
+        raise NotImplementedError
+
+    async def _answer_lost(self, operation: str) -> NoReturn:
         raise NotImplementedError
 
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         self._connection()
         if not text:
             raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
-        await self._fault("send_text")
+        lost = await self._fault("send_text")
         message_id, chat_jid, at = self._network.send_text(
             self._connection(), to, text, mentions=list(mentions)
         )
+        if lost:
+            await self._answer_lost("send_text")
         return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
@@ -77,8 +83,10 @@ class SessionMessages:
         return await self._send("send_template", to, bodies.template(template))
 
     async def _send(self, operation: str, to: str, body: Body) -> SentMessage:
-        await self._fault(operation)
+        lost = await self._fault(operation)
         message_id, chat_jid, at = self._network.send(self._connection(), to, body)
+        if lost:
+            await self._answer_lost(operation)
         return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
 
     @property

@@ -9,6 +9,8 @@ then any injected fault named after the port method (``POST /_simulator/faults {
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from gateway import jids
 
 from .. import status_checks
@@ -26,7 +28,10 @@ class SessionStatus:
     def _connection(self) -> str:
         raise NotImplementedError
 
-    async def _fault(self, operation: str) -> None:
+    async def _fault(self, operation: str) -> bool:
+        raise NotImplementedError
+
+    async def _answer_lost(self, operation: str) -> NoReturn:
         raise NotImplementedError
 
     async def get_status_privacy(self) -> StatusPrivacy:
@@ -45,6 +50,8 @@ class SessionStatus:
         """The contacts the setting allows see it at once (``docs/status.md``)."""
         self._connection()
         status_checks.check_content(content)
-        await self._fault("publish_status")
+        lost = await self._fault("publish_status")
         message_id, at = self._network.device_publish_status(self._connection(), content)
+        if lost:
+            await self._answer_lost("publish_status")
         return SentMessage(message_id=message_id, chat_jid=jids.STATUS_BROADCAST_JID, timestamp=at)
