@@ -5,10 +5,14 @@ batch (``invocation``) sets the message's visibility timeout to :func:`retry_del
 and reports the record as failed, so SQS hands it back n seconds later with a receive count of
 n + 1, the next attempt's number. After ``retry_attempts`` retries the event is ``failed``:
 logged, then reported as processed; it leaves the queue but stays in the log for redelivery.
+
+The configuration is read on a thread (DynamoDB is blocking); the attempt itself is a task of
+the transport's event loop, under its own deadline, so it holds no thread while it waits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from gateway.config import get_settings
@@ -35,14 +39,19 @@ STATUS_METRICS = {
 }
 
 
-def deliver(incoming: IncomingEvent, batch: Batch) -> Attempted | None:
-    """Attempt one event; what is to be logged, or ``None`` when no configuration wants it
-    (dropped, not logged). Logging and scheduling the retry are the batch's (``invocation``)."""
+def subscribed(incoming: IncomingEvent, batch: Batch) -> Target | None:
+    """The configuration that wants the event, or ``None`` (dropped, not logged, counted).
+    Blocking: it may read the configuration."""
     target = batch.configurations.subscribed(incoming)
     if target is None:
         batch.outcomes.count(UNSUBSCRIBED_METRIC)
-        return None
-    result = attempt(incoming, target)
+    return target
+
+
+async def deliver(incoming: IncomingEvent, target: Target) -> Attempted:
+    """Attempt one event; what is to be logged. Logging and scheduling the retry are the
+    batch's (``invocation``)."""
+    result = await attempt(incoming, target)
     if result.ok:
         status = EventStatus.DELIVERED
     elif incoming.attempt <= target.retry_attempts:
@@ -73,14 +82,15 @@ def report(attempted: Attempted, batch: Batch) -> None:
     )
 
 
-def attempt(incoming: IncomingEvent, target: Target) -> AttemptResult:
+async def attempt(incoming: IncomingEvent, target: Target) -> AttemptResult:
     """Sign the envelope with the current secret and POST it, once."""
     if target.refusal is not None:
         return AttemptResult(status_code=None, duration_ms=0, error=target.refusal)
     body = body_bytes(signed_envelope(incoming.envelope, target.signer))
-    return transport_for(get_settings().local_mode).post(
+    posted = transport_for(get_settings().local_mode).post(
         target.webhook_url, body, request_headers(incoming, target, body), target.timeout
     )
+    return await asyncio.wrap_future(posted)
 
 
 def retry_delay(failed_attempt: int) -> int:
