@@ -4,7 +4,7 @@
   and sends it one byte every 0.2 s: no read ever waits long, the handshake never ends.
 - :func:`hanging`: accepts and reads the request, never answers.
 - :func:`filtered`: a port whose connections never complete (its listen queue is full and the
-  kernel drops further SYNs), as behind a firewall that drops packets.
+  kernel drops further SYNs), as behind a firewall that drops packets; on several addresses.
 - :func:`closed_port`: a port nothing listens on (connections refused at once).
 
 Each listener counts the connections it accepted, so a test can tell that nothing reached it.
@@ -104,28 +104,32 @@ def hanging() -> Iterator[Listener]:
 
 
 @contextlib.contextmanager
-def filtered() -> Iterator[int]:
-    """A port whose new connections hang in SYN-SENT: a listener that never accepts, its queue
-    filled by connections of its own."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(0)
-    port = server.getsockname()[1]
+def filtered(hosts: tuple[str, ...] = ("127.0.0.1",)) -> Iterator[int]:
+    """A port, the same on each of ``hosts`` (loopback addresses), whose new connections hang
+    in SYN-SENT: on each, a listener that never accepts, its queue filled by connections of its
+    own."""
+    listeners: list[socket.socket] = []
     fillers: list[socket.socket] = []
     try:
-        while True:  # Linux completes handshakes until the accept queue is full, then drops SYNs
-            filler = socket.socket()
-            filler.settimeout(0.3)
-            fillers.append(filler)
-            try:
-                filler.connect(("127.0.0.1", port))
-            except TimeoutError:
-                break  # a connect that does not complete: the port is "filtered"
+        port = 0
+        for host in hosts:
+            server = socket.socket()
+            listeners.append(server)
+            server.bind((host, port))
+            server.listen(0)
+            port = server.getsockname()[1]
+            while True:  # Linux completes handshakes until the accept queue is full, then drops SYNs
+                filler = socket.socket()
+                filler.settimeout(0.3)
+                fillers.append(filler)
+                try:
+                    filler.connect((host, port))
+                except TimeoutError:
+                    break  # a connect that does not complete: the port is "filtered"
         yield port
     finally:
-        for filler in fillers:
-            filler.close()
-        server.close()
+        for sock in fillers + listeners:
+            sock.close()
 
 
 def closed_port() -> int:

@@ -146,6 +146,27 @@ def test_the_timeout_bounds_a_connection_that_never_completes() -> None:
     assert result.duration_ms < 1500
 
 
+def test_the_timeout_bounds_a_name_with_several_addresses_that_never_connect(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given a name with three addresses, none of which completes a connection
+    loopbacks = ("127.0.0.1", "127.0.0.2", "127.0.0.3")
+    real = socket.getaddrinfo
+
+    def dead(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "dead.example":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port)) for address in loopbacks]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", dead)
+
+    # When an attempt with a 1 s timeout is made, it is cut at 1 s in all
+    with filtered(loopbacks) as port:
+        result = post(Transport(None), f"http://dead.example:{port}/in", timeout=1)
+    assert result.error == "timed out after 1 s"
+    assert result.duration_ms < 1500
+
+
 def test_the_timeout_bounds_name_resolution_and_one_lookup_serves_every_attempt(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
