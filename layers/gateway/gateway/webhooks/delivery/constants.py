@@ -14,6 +14,9 @@ MAX_BATCH_SIZE = 50
 """The events queue's event source mapping hands the function at most this many records
 (template.yaml's ``BatchSize``, which the local worker reads too)."""
 
+ATTEMPTS_PER_CONFIGURATION = MAX_BATCH_SIZE
+"""Attempts of one configuration at once in a process (``lanes.py``): one full batch's worth."""
+
 DELIVERY_THREADS = 50
 """Threads for the blocking calls of one invocation's records (the configuration reads, the
 log writes), shared by the invocations of a process: one per record of a batch. Receiver

@@ -51,6 +51,7 @@ from gateway.webhooks.delivery.constants import (
 )
 from gateway.webhooks.delivery.group_commit import GroupCommit
 from gateway.webhooks.delivery.incoming import IncomingEvent, MalformedEvent, parse_record
+from gateway.webhooks.delivery.lanes import NotStarted
 from gateway.webhooks.delivery.recorder import Attempted
 
 T = TypeVar("T")
@@ -91,9 +92,10 @@ class Budget:
     def left(self) -> float:
         return self.returns_at - time.monotonic()
 
-    def fits(self, timeout: float) -> bool:
-        """Whether an attempt of ``timeout`` seconds started now, and its log, end in time."""
-        return timeout + SETTLE_RESERVE_SECONDS <= self.left()
+    def start_by(self, timeout: float) -> float:
+        """The latest an attempt of ``timeout`` seconds may start for it, and its log, to end
+        in time."""
+        return self.returns_at - SETTLE_RESERVE_SECONDS - timeout
 
 
 def deliver_batch(
@@ -163,13 +165,16 @@ class _Invocation:
             raise
         try:
             target = await self._in_pool(service.subscribed, incoming, self.batch)
-            if target is not None and self._budget.fits(target.timeout):
-                return await service.deliver(incoming, target)
+            if target is None:
+                return None
+            start_by = self._budget.start_by(target.timeout)
+            if time.monotonic() <= start_by:
+                return await service.deliver(incoming, target, start_by)
+        except NotStarted:
+            pass  # the configuration's other attempts held every slot until too late
         except Exception:  # not the receiver's doing (DynamoDB, a bug): back after 360 s
             logger.exception("delivering an event failed", extra={"message_id": record.message_id})
             raise
-        if target is None:
-            return None
         raise self._deferred(incoming)
 
     def _deferred(self, incoming: IncomingEvent) -> NotAttempted:

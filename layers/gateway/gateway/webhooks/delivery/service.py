@@ -48,10 +48,11 @@ def subscribed(incoming: IncomingEvent, batch: Batch) -> Target | None:
     return target
 
 
-async def deliver(incoming: IncomingEvent, target: Target) -> Attempted:
-    """Attempt one event; what is to be logged. Logging and scheduling the retry are the
-    batch's (``invocation``)."""
-    result = await attempt(incoming, target)
+async def deliver(incoming: IncomingEvent, target: Target, start_by: float) -> Attempted:
+    """Attempt one event, started by ``start_by`` (``time.monotonic()``) or not at all
+    (:class:`~gateway.webhooks.delivery.lanes.NotStarted`); what is to be logged. Logging and
+    scheduling the retry are the batch's (``invocation``)."""
+    result = await attempt(incoming, target, start_by)
     if result.ok:
         status = EventStatus.DELIVERED
     elif incoming.attempt <= target.retry_attempts:
@@ -82,13 +83,19 @@ def report(attempted: Attempted, batch: Batch) -> None:
     )
 
 
-async def attempt(incoming: IncomingEvent, target: Target) -> AttemptResult:
-    """Sign the envelope with the current secret and POST it, once."""
+async def attempt(incoming: IncomingEvent, target: Target, start_by: float) -> AttemptResult:
+    """Sign the envelope with the current secret and POST it, once, in the lane of the event's
+    configuration."""
     if target.refusal is not None:
         return AttemptResult(status_code=None, duration_ms=0, error=target.refusal)
     body = body_bytes(signed_envelope(incoming.envelope, target.signer))
     posted = transport_for(get_settings().local_mode).post(
-        target.webhook_url, body, request_headers(incoming, target, body), target.timeout
+        target.webhook_url,
+        body,
+        request_headers(incoming, target, body),
+        target.timeout,
+        lane=(incoming.tenant_id, incoming.device_id),
+        start_by=start_by,
     )
     return await asyncio.wrap_future(posted)
 

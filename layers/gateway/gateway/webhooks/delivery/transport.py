@@ -29,12 +29,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import ipaddress
+import math
 import os
 import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -49,6 +50,7 @@ from gateway.webhooks.delivery.constants import (
     MAX_RESPONSE_BYTES,
     RESOLVER_THREADS,
 )
+from gateway.webhooks.delivery.lanes import Lanes
 
 AddressCheck = Callable[[str], bool]
 
@@ -147,8 +149,13 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as failed:
                 failure = httpcore.ConnectError(_reason(failed))  # the pool drops the cause
                 continue
+            peer = stream.get_extra_info("server_addr")
+            if peer is None:  # closed by the receiver already
+                await stream.aclose()
+                failure = httpcore.ConnectError("the receiver closed the connection at once")
+                continue
             try:
-                self._check(str(stream.get_extra_info("server_addr")[0]).split("%", 1)[0])
+                self._check(str(peer[0]).split("%", 1)[0])
             except UnsafeAddress:
                 await stream.aclose()
                 raise
@@ -181,13 +188,42 @@ class Transport:
             keepalive_expiry=KEEPALIVE_SECONDS,
             network_backend=GuardedBackend(address_allowed),
         )
+        self._lanes = Lanes()
 
     def post(
-        self, url: str, body: bytes, headers: Mapping[str, str], timeout: float
+        self,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        timeout: float,
+        lane: Hashable | None = None,
+        start_by: float = math.inf,
     ) -> concurrent.futures.Future[AttemptResult]:
         """Start one attempt; any 2xx within ``timeout`` seconds (in all) is success. Cancelling
-        the future cuts the attempt."""
-        return asyncio.run_coroutine_threadsafe(self._attempt(url, body, headers, timeout), delivery_loop())
+        the future cuts the attempt.
+
+        With a ``lane`` (the configuration), the attempt first waits for a slot of it
+        (``lanes.py``) until ``start_by`` (``time.monotonic()``) at most: the future then raises
+        :class:`~gateway.webhooks.delivery.lanes.NotStarted`, nothing sent.
+        """
+        if lane is None:
+            return asyncio.run_coroutine_threadsafe(
+                self._attempt(url, body, headers, timeout), delivery_loop()
+            )
+        in_lane = self._in_lane(lane, start_by, url, body, headers, timeout)
+        return asyncio.run_coroutine_threadsafe(in_lane, delivery_loop())
+
+    async def _in_lane(
+        self,
+        lane: Hashable,
+        start_by: float,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        timeout: float,
+    ) -> AttemptResult:
+        async with self._lanes.slot(lane, start_by):
+            return await self._attempt(url, body, headers, timeout)
 
     async def _attempt(
         self, url: str, body: bytes, headers: Mapping[str, str], timeout: float
@@ -258,6 +294,7 @@ def _reason(error: BaseException) -> str:
 
 
 _WITHOUT_WORDS: dict[type[BaseException], str] = {
+    httpcore.ConnectError: "the connection broke during the TLS handshake",
     httpcore.ReadError: "the connection broke while reading the answer",
     httpcore.WriteError: "the connection broke while sending the request",
 }
