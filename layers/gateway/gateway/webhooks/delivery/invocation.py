@@ -164,7 +164,7 @@ class _Invocation:
             logger.error("not an envelope", extra={"message_id": record.message_id, "error": str(error)})
             raise
         try:
-            target = await self._in_pool(service.subscribed, incoming, self.batch)
+            target = await service.subscribed(incoming, self.batch, self._in_pool)
             if target is None:
                 return None
             start_by = self._budget.start_by(target.timeout)

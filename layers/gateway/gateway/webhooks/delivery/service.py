@@ -6,8 +6,9 @@ and reports the record as failed, so SQS hands it back n seconds later with a re
 n + 1, the next attempt's number. After ``retry_attempts`` retries the event is ``failed``:
 logged, then reported as processed; it leaves the queue but stays in the log for redelivery.
 
-The configuration is read on a thread (DynamoDB is blocking); the attempt itself is a task of
-the transport's event loop, under its own deadline, so it holds no thread while it waits.
+The configuration is read on a thread (DynamoDB is blocking), once per device and batch; the
+attempt itself is a task of the transport's event loop, under its own deadline, so it holds no
+thread while it waits.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 
 from gateway.config import get_settings
 from gateway.observability import logger
-from gateway.webhooks.delivery.batch import Batch
+from gateway.webhooks.delivery.batch import Batch, InPool
 from gateway.webhooks.delivery.constants import (
     HEADER_EVENT,
     HEADER_ID,
@@ -39,10 +40,10 @@ STATUS_METRICS = {
 }
 
 
-def subscribed(incoming: IncomingEvent, batch: Batch) -> Target | None:
-    """The configuration that wants the event, or ``None`` (dropped, not logged, counted).
-    Blocking: it may read the configuration."""
-    target = batch.configurations.subscribed(incoming)
+async def subscribed(incoming: IncomingEvent, batch: Batch, in_pool: InPool) -> Target | None:
+    """The configuration that wants the event, or ``None`` (dropped, not logged, counted);
+    a read of it runs on ``in_pool``."""
+    target = await batch.configurations.subscribed(incoming, in_pool)
     if target is None:
         batch.outcomes.count(UNSUBSCRIBED_METRIC)
     return target
