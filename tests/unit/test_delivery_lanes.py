@@ -18,15 +18,21 @@ async def hold(lanes: Lanes, lane: str, release: asyncio.Event, running: list[st
         await release.wait()
 
 
+async def fill(lanes: Lanes, release: asyncio.Event, running: list[str]) -> list[asyncio.Task[None]]:
+    """A full batch's worth of attempts of configuration "a", holding their slots until released."""
+    hanging = [
+        asyncio.create_task(hold(lanes, "a", release, running, time.monotonic() + 60))
+        for _ in range(ATTEMPTS_PER_CONFIGURATION)
+    ]
+    await asyncio.sleep(0)
+    return hanging
+
+
 def test_one_configuration_waits_for_its_own_attempts_only() -> None:
     async def scenario() -> None:
         # Given a configuration with a full batch's worth of attempts that hang
         lanes, release, running = Lanes(), asyncio.Event(), []
-        hanging = [
-            asyncio.create_task(hold(lanes, "a", release, running, time.monotonic() + 60))
-            for _ in range(ATTEMPTS_PER_CONFIGURATION)
-        ]
-        await asyncio.sleep(0)
+        hanging = await fill(lanes, release, running)
         assert running == ["a"] * ATTEMPTS_PER_CONFIGURATION
 
         # When another attempt of it, and one of another configuration, come
@@ -49,11 +55,7 @@ def test_one_configuration_waits_for_its_own_attempts_only() -> None:
 def test_an_attempt_that_cannot_start_in_time_gives_up_unstarted() -> None:
     async def scenario() -> None:
         lanes, release, running = Lanes(), asyncio.Event(), []
-        hanging = [
-            asyncio.create_task(hold(lanes, "a", release, running, time.monotonic() + 60))
-            for _ in range(ATTEMPTS_PER_CONFIGURATION)
-        ]
-        await asyncio.sleep(0)
+        hanging = await fill(lanes, release, running)
         began = time.monotonic()
         with pytest.raises(NotStarted):
             async with lanes.slot("a", began + 0.2):
