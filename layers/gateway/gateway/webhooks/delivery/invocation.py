@@ -2,8 +2,9 @@
 Powertools' batch processor, logged in group commits, retries scheduled in batches.
 
 Each record is an asyncio task (``AsyncBatchProcessor``): its configuration is read on a thread
-of the process's pool (DynamoDB blocks), its attempt runs on the transport's event loop under
-the configuration's ``timeout`` (so a slow receiver holds up only its own events), and it then
+of the process's pool (DynamoDB blocks; once per device and batch), its attempt runs on the
+transport's event loop under the configuration's ``timeout`` (so a slow receiver holds up only
+its own events; ``lanes.py`` bounds a configuration's attempts at once), and it then
 waits for its log, written together with the batch's other attempts
 (:mod:`~gateway.webhooks.delivery.group_commit`), on a thread of the same pool. A record that
 raises is reported in ``batchItemFailures`` and SQS keeps it: a ``pending`` event, once its
