@@ -1,6 +1,6 @@
 """Webhook delivery throughput and latency, from the events queue to a receiver on loopback.
 
-    .venv/bin/python -m bench.delivery [--burst 2000] [--rounds 2] [--paced 150] [--rate 50]
+    .venv/bin/python -m bench.delivery [--burst 2000] [--rounds 2] [--paced 150] [--rate 50] [--slow-every 50]
 
 One moto server (the template's tables and queues, as the local stack makes them), one
 webhook configuration written straight to its table, the local delivery worker running the
@@ -16,6 +16,9 @@ delivery function's real handler, and an HTTP receiver on loopback answering 204
 * **paced**: ``--paced`` envelopes published one at a time at ``--rate`` per second, so the
   queue is never backed up; latency = receipt at the receiver - publication (after the
   SendMessage call returned), p50 and p90. It includes the batching window.
+* **slow** (only with ``--slow-every N``): the burst again, but one event in N is for a second
+  device whose receiver takes ``SLOW_SECONDS`` to answer, as receivers on the internet do;
+  events per second of the other events = their count / (their last receipt - publication).
 
 The last line is the headline: ``delivery: N events/s (target >= 500), floor M events/s``, with
 the effective target (0.8 x the floor) appended when the floor is below 625 events/s.
@@ -40,7 +43,8 @@ from typing import Any
 from bench._stack import moto_stack
 
 PREFIX = "benchdelivery"
-TENANT, DEVICE = "bench-tenant", "bench-device"
+TENANT, DEVICE, SLOW_DEVICE = "bench-tenant", "bench-device", "bench-slow-device"
+SLOW_SECONDS = 2.0  # how long the slow device's receiver takes to answer
 TARGET, FLOOR_RULE, FLOOR_SHARE = 500, 625, 0.8  # events/s; below FLOOR_RULE the target is 0.8 x floor
 
 
@@ -99,6 +103,8 @@ def start_receiver(receipts: Receipts) -> ThreadingHTTPServer:
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"]))
             receipts.add(json.loads(body)["id"], time.perf_counter())
+            if self.path == "/slow":
+                time.sleep(SLOW_SECONDS)
             self.send_response(204)
             self.end_headers()
 
@@ -114,13 +120,13 @@ def start_receiver(receipts: Receipts) -> ThreadingHTTPServer:
     return server
 
 
-def envelope_entry(index: int) -> tuple[str, dict[str, Any]]:
+def envelope_entry(index: int, device: str = DEVICE) -> tuple[str, dict[str, Any]]:
     event_id = uuid.uuid4().hex
     envelope = {
         "id": event_id,
         "event": "message.received",
         "timestamp": int(time.time()),
-        "device_id": DEVICE,
+        "device_id": device,
         "data": {"message_id": f"BENCH{index}", "content": "hello from the bench"},
     }
     return event_id, {
@@ -167,6 +173,18 @@ def burst(
     latencies = [(receipts.at[event_id] - published[event_id]) * 1000 for event_id in ids]
     cpu = time.process_time() - cpu
     return count / (last - began), count / cpu, statistics.median(latencies)
+
+
+def slow_burst(sqs: Any, queue_url: str, receipts: Receipts, count: int, every: int) -> tuple[float, float]:
+    """(events per second, p50 latency ms) of the events of ``count`` published at once that are
+    not among the one in ``every`` for the slow receiver."""
+    entries = [envelope_entry(i, SLOW_DEVICE if i % every == 0 else DEVICE) for i in range(count)]
+    began, published = publish_burst(sqs, queue_url, entries)
+    receipts.wait({event_id for event_id, _ in entries}, timeout=600)
+    fast = [event_id for index, (event_id, _) in enumerate(entries) if index % every]
+    last = max(receipts.at[event_id] for event_id in fast)
+    latencies = [(receipts.at[event_id] - published[event_id]) * 1000 for event_id in fast]
+    return len(fast) / (last - began), statistics.median(latencies)
 
 
 def floor(sqs: Any, queue_url: str, receiver_port: int, count: int) -> tuple[float, float]:
@@ -249,13 +267,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--paced", type=int, default=150, help="events published one by one (150)")
     parser.add_argument("--rate", type=float, default=50.0, help="their rate per second (50)")
     parser.add_argument("--wait", type=float, default=600.0, help="seconds a burst may take (600)")
+    parser.add_argument(
+        "--slow-every",
+        type=int,
+        default=0,
+        help=f"then a burst with one event in N for a {SLOW_SECONDS:g} s receiver",
+    )
     args = parser.parse_args(argv)
 
     with moto_stack(PREFIX):
-        run(args.burst, args.rounds, args.paced, args.rate, args.wait)
+        run(args.burst, args.rounds, args.paced, args.rate, args.wait, args.slow_every)
 
 
-def run(burst_count: int, rounds: int, paced_count: int, rate: float, wait: float = 600) -> None:
+def run(
+    burst_count: int, rounds: int, paced_count: int, rate: float, wait: float = 600, slow_every: int = 0
+) -> None:
     from gateway.bus.queues import sqs_client
     from gateway.config import get_settings
     from gateway.models.webhooks import WebhookModel
@@ -267,17 +293,18 @@ def run(burst_count: int, rounds: int, paced_count: int, rate: float, wait: floa
 
     receipts = Receipts()
     receiver = start_receiver(receipts)
-    WebhookModel(
-        TENANT,
-        DEVICE,
-        webhook_id="bench",
-        webhook_url=f"http://127.0.0.1:{receiver.server_address[1]}/hook",
-        enabled_events=set(CATALOG),
-        secret=uuid.uuid4().hex,  # signing is part of every delivery
-        headers={"Authorization": "Bearer bench"},
-        created_at="2026-01-01T00:00:00.000Z",
-        updated_at="2026-01-01T00:00:00.000Z",
-    ).save()
+    for device, path in ((DEVICE, "/hook"), (SLOW_DEVICE, "/slow")):
+        WebhookModel(
+            TENANT,
+            device,
+            webhook_id=f"bench-{path[1:]}",
+            webhook_url=f"http://127.0.0.1:{receiver.server_address[1]}{path}",
+            enabled_events=set(CATALOG),
+            secret=uuid.uuid4().hex,  # signing is part of every delivery
+            headers={"Authorization": "Bearer bench"},
+            created_at="2026-01-01T00:00:00.000Z",
+            updated_at="2026-01-01T00:00:00.000Z",
+        ).save()
     sqs, queue_url = sqs_client(), get_settings().events_queue_url
     floor_queue = sqs.create_queue(QueueName=f"{PREFIX}-floor")["QueueUrl"]
     port = receiver.server_address[1]
@@ -303,6 +330,13 @@ def run(burst_count: int, rounds: int, paced_count: int, rate: float, wait: floa
                 flush=True,
             )
         latencies = paced(sqs, queue_url, receipts, paced_count, rate)
+        if slow_every:
+            slow_rate, slow_p50 = slow_burst(sqs, queue_url, receipts, burst_count, slow_every)
+            print(
+                f"slow: {burst_count} events, one in {slow_every} for a receiver taking {SLOW_SECONDS:g} s: "
+                f"the others at {slow_rate:.0f} events/s (p50 latency {slow_p50:.0f} ms)",
+                flush=True,
+            )
     finally:
         worker.stop()
         receiver.shutdown()

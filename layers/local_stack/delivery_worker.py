@@ -3,8 +3,10 @@
 A poller thread gathers batches from the events queue as the mapping declared in template.yaml
 does (up to ``BatchSize`` messages, 10 per receive, for at most
 ``MaximumBatchingWindowInSeconds`` after the first one) and hands each, as the SQS event Lambda
-would build, to the delivery function's real ``handler`` on one of a few invoker threads
-(Lambda runs concurrent invocations the same way). After the handler
+would build, to the delivery function's real ``handler`` on an invoker thread of its own, with a
+context whose remaining time runs down from the function's ``Timeout``. Up to
+:data:`INVOCATIONS` run at once: Lambda scales its concurrent invocations with the queue, so a
+batch held by a slow receiver never keeps the next batch waiting. After the handler
 returns, the records it did not list in ``batchItemFailures`` are deleted; the failed ones stay
 and come back when their visibility timeout, set by the handler, runs out. An invocation that
 raises deletes nothing. Local delivery therefore follows the same code and the same retry
@@ -39,6 +41,10 @@ Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 LONG_POLL_SECONDS = 1  # also how long stop() may wait for the poller
 RECEIVE_LIMIT = 10  # messages per ReceiveMessage (SQS's limit)
 FUNCTION_NAME = "WebhookDeliveryFunction"
+INVOCATIONS = 64
+"""Invocations running at once, at most. A batch with an event for a receiver that hangs lasts
+that receiver's ``timeout`` (30 s at most), and one such batch a second (the batching window)
+with their retries holds about 40: the rest of the queue is still invoked at once."""
 
 
 def template_event_source() -> SqsEventSource:
@@ -46,17 +52,25 @@ def template_event_source() -> SqsEventSource:
     return sqs_event_source(load_template(), FUNCTION_NAME)
 
 
+def template_timeout() -> float:
+    """The delivery function's ``Timeout`` in template.yaml (seconds)."""
+    return float(load_template()["Resources"][FUNCTION_NAME]["Properties"]["Timeout"])
+
+
 @dataclass
 class LambdaContext:
-    """The attributes of the Lambda context object that Powertools reads."""
+    """The attributes of the Lambda context object that Powertools and the handler read; the
+    remaining time runs down from ``timeout`` seconds after it is made, as Lambda's does."""
 
     function_name: str = FUNCTION_NAME
     memory_limit_in_mb: int = 512
     aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     invoked_function_arn: str = f"arn:aws:lambda:us-east-1:123456789012:function:{FUNCTION_NAME}"
+    timeout: float = 60.0  # the template's Timeout of the delivery function
+    started: float = field(default_factory=time.monotonic)
 
     def get_remaining_time_in_millis(self) -> int:
-        return 60_000  # the template's Timeout of the delivery function
+        return max(0, int((self.started + self.timeout - time.monotonic()) * 1000))
 
 
 def lambda_record(message: dict[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
@@ -100,13 +114,14 @@ class DeliveryWorker:
         queue_url: str,
         handler: Handler | None = None,
         *,
-        invokers: int = 4,
+        invokers: int = INVOCATIONS,
         poll_interval: float = 0.05,
         source: SqsEventSource | None = None,
     ) -> None:
         self._queue_url = queue_url
         self._handler = handler or _delivery_handler()
         self._source = source or template_event_source()
+        self._timeout = template_timeout()
         self._poll_interval = poll_interval
         self._slots = threading.Semaphore(invokers)
         self._invokers = ThreadPoolExecutor(max_workers=invokers, thread_name_prefix="delivery-invoke")
@@ -183,7 +198,7 @@ class DeliveryWorker:
     def _invoke(self, messages: list[dict[str, Any]]) -> None:
         try:
             event = {"Records": [lambda_record(m, self._queue_arn, self._region) for m in messages]}
-            response = self._handler(event, LambdaContext())
+            response = self._handler(event, LambdaContext(timeout=self._timeout))
             failed = {failure["itemIdentifier"] for failure in response.get("batchItemFailures", [])}
             if failed:  # they come back within the longest retry delay
                 self._short_polls_until = time.monotonic() + MAX_RETRY_DELAY_SECONDS + 1

@@ -57,6 +57,12 @@ def failing_first(failures: int, status: int = 500, delay: float = 0.0) -> Behav
     return lambda _envelope, earlier: Answer(status, delay) if earlier < failures else Answer(200)
 
 
+class _Server(ThreadingHTTPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+    request_queue_size = 1024  # a real server's backlog: with 5 (the default) bursts of connects are reset
+
+
 class Receiver:
     """The loopback receiver; ``path()`` gives each test a path of its own."""
 
@@ -85,9 +91,7 @@ class Receiver:
             def log_message(self, *args: object) -> None:
                 pass
 
-        ThreadingHTTPServer.allow_reuse_address = True
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", self.port), Handler)
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, name="receiver", daemon=True)
         self._thread.start()

@@ -44,6 +44,7 @@ class Script:
 class _DualStackServer(ThreadingHTTPServer):
     address_family = socket.AF_INET6
     daemon_threads = True
+    request_queue_size = 128  # a real server's backlog: with 5 (the default) a batch's connects are reset
 
     def server_bind(self) -> None:
         self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)  # IPv4 and IPv6 loopback

@@ -15,7 +15,6 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from gateway.webhooks.delivery import transport
 from gateway.webhooks.delivery.transport import Transport
 
 BODY = b'{"id":"e1"}'
@@ -81,7 +80,7 @@ def tls_receiver(tmp_path: Path) -> Iterator[tuple[int, Path, list[tuple[str, in
 
 def test_an_untrusted_certificate_is_a_failure(tls_receiver: tuple[int, Path, list[tuple[str, int]]]) -> None:
     port, _, clients = tls_receiver
-    result = Transport(None).post(f"https://localhost:{port}/in", BODY, {}, timeout=5)
+    result = Transport(None).post(f"https://localhost:{port}/in", BODY, {}, timeout=5).result()
     assert result.status_code is None
     assert result.error is not None
     assert result.error.startswith("connection failed:")
@@ -90,21 +89,20 @@ def test_an_untrusted_certificate_is_a_failure(tls_receiver: tuple[int, Path, li
 
 
 def test_a_trusted_receiver_gets_the_events_on_one_connection_and_a_wrong_name_fails(
-    tls_receiver: tuple[int, Path, list[tuple[str, int]]], monkeypatch: pytest.MonkeyPatch
+    tls_receiver: tuple[int, Path, list[tuple[str, int]]],
 ) -> None:
     # Given a receiver whose certificate is trusted (for the name localhost)
     port, cert_file, clients = tls_receiver
-    monkeypatch.setattr(transport, "_tls_context", lambda: ssl.create_default_context(cafile=str(cert_file)))
-    sender = Transport(None)
+    sender = Transport(None, ssl_context=ssl.create_default_context(cafile=str(cert_file)))
 
     # When two events are posted to it, they arrive, over one kept connection
-    assert sender.post(f"https://localhost:{port}/in", BODY, {}, timeout=5).ok
-    assert sender.post(f"https://localhost:{port}/in", BODY, {}, timeout=5).ok
+    assert sender.post(f"https://localhost:{port}/in", BODY, {}, timeout=5).result().ok
+    assert sender.post(f"https://localhost:{port}/in", BODY, {}, timeout=5).result().ok
     assert len(clients) == 2
     assert clients[0] == clients[1]
 
     # And by an address the certificate does not name, the attempt fails before sending
-    result = sender.post(f"https://127.0.0.1:{port}/in", BODY, {}, timeout=5)
+    result = sender.post(f"https://127.0.0.1:{port}/in", BODY, {}, timeout=5).result()
     assert result.error is not None
     assert "certificate verify failed" in result.error
     assert len(clients) == 2

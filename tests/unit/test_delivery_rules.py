@@ -3,11 +3,13 @@ the retry delay."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,7 +18,7 @@ from standardwebhooks import Webhook
 from gateway.models.webhooks import WebhookModel
 from gateway.webhooks.delivery import batch, service
 from gateway.webhooks.delivery.incoming import IncomingEvent
-from gateway.webhooks.delivery.target import target_of
+from gateway.webhooks.delivery.target import Target, target_of
 from gateway.webhooks.signing import body_bytes, signed_envelope
 
 TENANT, DEVICE = "t-1", "dev-1"
@@ -84,6 +86,15 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> StandInStore:
     return store
 
 
+async def on_a_thread(function: Callable[..., Any], *args: Any) -> Any:
+    """The invocation's ``in_pool``: the blocking call on a thread."""
+    return await asyncio.to_thread(function, *args)
+
+
+def look_up(configurations: batch.Configurations, event: IncomingEvent) -> Target | None:
+    return asyncio.run(configurations.subscribed(event, on_a_thread))
+
+
 @pytest.mark.parametrize(
     ("event", "enabled_events", "delivered"),
     [
@@ -99,15 +110,15 @@ def test_only_subscribed_events_are_delivered_with_aliases_expanded(
     stand_in: StandInStore, event: str, enabled_events: set[str], delivered: bool
 ) -> None:
     stand_in.stored = config(enabled_events=enabled_events)
-    found = batch.Configurations().subscribed(incoming(event))
+    found = look_up(batch.Configurations(), incoming(event))
     assert (found is not None) is delivered
 
 
 def test_a_disabled_or_missing_configuration_delivers_nothing(stand_in: StandInStore) -> None:
     stand_in.stored = config(enabled=False)
-    assert batch.Configurations().subscribed(incoming()) is None
+    assert look_up(batch.Configurations(), incoming()) is None
     stand_in.stored = None
-    assert batch.Configurations().subscribed(incoming()) is None
+    assert look_up(batch.Configurations(), incoming()) is None
     assert stand_in.pending_calls == 0  # only device.connected applies a pending URL
 
 
@@ -120,8 +131,8 @@ def test_device_connected_without_configuration_applies_the_pending_url_first(
     configurations = batch.Configurations()
 
     # When its device.connected is delivered, and then a message of the same batch
-    first = configurations.subscribed(incoming("device.connected"))
-    second = configurations.subscribed(incoming("message.received"))
+    first = look_up(configurations, incoming("device.connected"))
+    second = look_up(configurations, incoming("message.received"))
 
     # Then the pending configuration delivers both, and was applied once
     assert first is not None
@@ -135,12 +146,11 @@ def test_a_batch_reads_each_devices_configuration_once(stand_in: StandInStore) -
     configurations = batch.Configurations()
     events = [incoming() for _ in range(10)] + [incoming(device_id="dev-2")]
 
-    # When they are looked up at the same time, as the batch's records are delivered
-    threads = [threading.Thread(target=configurations.subscribed, args=(event,)) for event in events]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # When they are looked up at the same time, as the batch's records are, each read on a thread
+    async def all_at_once() -> None:
+        await asyncio.gather(*(configurations.subscribed(event, on_a_thread) for event in events))
+
+    asyncio.run(all_at_once())
 
     # Then the table was read once per device
     assert stand_in.reads == 2
@@ -162,8 +172,8 @@ def test_a_failed_configuration_read_is_tried_again_by_the_next_event(
 
     # When two of its events are looked up, one after the other
     with pytest.raises(RuntimeError):
-        configurations.subscribed(incoming())
-    found = configurations.subscribed(incoming())
+        look_up(configurations, incoming())
+    found = look_up(configurations, incoming())
 
     # Then the first one raised (it stays on the queue) and the second read the configuration
     assert found is not None

@@ -3,9 +3,12 @@ count of their outcomes, published once as metrics."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
@@ -20,19 +23,23 @@ PENDING_WEBHOOK_EVENT = "device.connected"
 """The event that applies a user's pending webhook URL to a device without a configuration."""
 
 
+InPool = Callable[..., Awaitable[Any]]
+"""Runs a blocking function on the invocation's threads: ``await in_pool(function, *args)``."""
+
+
 class Configurations:
     """The webhook configurations of one batch, each read once (consistently) for the batch.
 
     A batch usually holds several events of one device; its records are delivered at the same
-    time, so one read per device serves them all and sees the configuration as it is when
-    the batch starts: a configuration deleted or disabled before then delivers nothing.
+    time, so one read per device serves them all (the others wait for it on the event loop,
+    holding no thread) and sees the configuration as it is when the batch starts: a
+    configuration deleted or disabled before then delivers nothing.
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
         self._slots: dict[tuple[str, str], _Slot] = {}
 
-    def subscribed(self, incoming: IncomingEvent) -> Target | None:
+    async def subscribed(self, incoming: IncomingEvent, in_pool: InPool) -> Target | None:
         """The device's configuration, as the batch delivers to it, if it is enabled and
         subscribed to this event.
 
@@ -41,16 +48,15 @@ class Configurations:
         same rules: the current configuration, its ``enabled`` flag and ``enabled_events``.
         """
         key = (incoming.tenant_id, incoming.device_id)
-        with self._lock:
-            slot = self._slots.get(key)
-            if slot is None:  # not setdefault: a slot (and its lock) made for every event cost more
-                slot = self._slots[key] = _Slot()
-        with slot.lock:
+        slot = self._slots.get(key)
+        if slot is None:
+            slot = self._slots[key] = _Slot()
+        async with slot.lock:
             if not slot.read:  # marked read only once read: a failed read is tried again
-                slot.use(store.get_config(incoming.tenant_id, incoming.device_id))
+                slot.use(await in_pool(store.get_config, incoming.tenant_id, incoming.device_id))
                 slot.read = True
             if slot.target is None and incoming.event == PENDING_WEBHOOK_EVENT:
-                slot.use(pending.apply_pending_webhook(incoming.tenant_id, incoming.device_id))
+                slot.use(await in_pool(pending.apply_pending_webhook, incoming.tenant_id, incoming.device_id))
             target, events = slot.target, slot.events
         if target is None or incoming.event not in events:
             logger.debug(
@@ -75,7 +81,7 @@ def _subscribed_events(config: WebhookModel | None) -> frozenset[str]:
 
 @dataclass
 class _Slot:
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     read: bool = False
     target: Target | None = None  # the configuration, worked out once for the batch
     events: frozenset[str] = frozenset()  # what it delivers, expanded once for the batch

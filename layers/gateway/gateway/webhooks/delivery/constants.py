@@ -14,20 +14,34 @@ MAX_BATCH_SIZE = 50
 """The events queue's event source mapping hands the function at most this many records
 (template.yaml's ``BatchSize``, which the local worker reads too)."""
 
-DELIVERY_THREADS = 50
-"""Threads running the receiver calls of one invocation: a whole batch at once, so a slow
-receiver holds up only its own events and a batch takes about its slowest receiver (which
-fits in the function's timeout). The local worker's concurrent invocations get a pool each."""
+ATTEMPTS_PER_CONFIGURATION = MAX_BATCH_SIZE
+"""Attempts of one configuration at once in a process (``lanes.py``): one full batch's worth."""
 
-CONNECTIONS_PER_ORIGIN = DELIVERY_THREADS
-"""Keep-alive connections kept per receiver origin (scheme, host, port), shared by the
-threads: one per thread, so a batch whose events all go to one receiver reuses its
-connections (with 10 kept, 40 of its 50 calls opened and closed a connection of their own).
-More concurrent calls to one origin (the local worker's concurrent invocations) open more
-connections; the extra ones are closed after use instead of kept."""
+DELIVERY_THREADS = 50
+"""Threads for the blocking calls of one invocation's records (the configuration reads, the
+log writes), shared by the invocations of a process: one per record of a batch. Receiver
+calls are not made on them (see ``DELIVERY_LOOP_THREAD``)."""
+DELIVERY_LOOP_THREAD = "delivery-http"
+"""Names the thread whose event loop makes every receiver call of the process, each attempt a
+task under its own deadline (``transport.py``)."""
+RESOLVER_THREADS = 32
+"""Threads resolving receivers' names (one lookup per name at a time, shared by its attempts):
+a name whose resolver hangs holds one until the system resolver gives up."""
+
 IDLE_CONNECTIONS_KEPT = 500
-"""Idle connections kept in all (those of the least recently used origins are dropped first):
-half of Lambda's 1,024 file descriptors."""
+"""Idle keep-alive connections kept in all (half of Lambda's 1,024 file descriptors)."""
+KEEPALIVE_SECONDS = 4.0
+"""An idle connection is reused for this long: less than the shortest idle timeout common
+servers apply (Node.js: 5 s), so the gateway does not send on a connection the receiver is
+closing."""
+
+RETURN_MARGIN_SECONDS = 1.0
+"""An invocation returns at least this long before the function's timeout: records still
+unfinished then (a configuration read or a log write that hangs) are reported as failed."""
+SETTLE_RESERVE_SECONDS = 4.0
+"""An attempt starts only if it can end (its whole ``timeout``) this long before that return:
+time to write its log (5 rounds, 0.75 s of back-off) and schedule its retry. A record whose
+attempt would not fit goes back to the queue unattempted."""
 
 LOG_BATCH_ITEMS = 25
 """Items per BatchWriteItem of the delivery log (DynamoDB's limit): two per attempt."""

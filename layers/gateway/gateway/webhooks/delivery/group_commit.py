@@ -84,7 +84,9 @@ class GroupCommit:
         except Exception as error:  # the records raise it, and stay on the queue
             logger.exception("writing the delivery log failed", extra={"events": len(group)})
             for _, logged in group:
-                logged.set_exception(error)
+                if not logged.done():  # not given up on (a record overdue when the invocation returns)
+                    logged.set_exception(error)
             return
         for entry, logged in group:
-            logged.set_result(id(entry) not in unlogged)
+            if not logged.done():
+                logged.set_result(id(entry) not in unlogged)

@@ -1,22 +1,36 @@
 """One invocation of webhook delivery: a batch of SQS records, delivered at once by
 Powertools' batch processor, logged in group commits, retries scheduled in batches.
 
-Each record is an asyncio task (``AsyncBatchProcessor``): its attempt runs on a thread of the
-invocation's pool (the receiver call blocks), so a slow receiver holds up only its own events.
-It then waits for its log, written together with the batch's other attempts
+Each record is an asyncio task (``AsyncBatchProcessor``): its configuration is read on a thread
+of the process's pool (DynamoDB blocks; once per device and batch), its attempt runs on the
+transport's event loop under the configuration's ``timeout`` (so a slow receiver holds up only
+its own events; ``lanes.py`` bounds a configuration's attempts at once), and it then
+waits for its log, written together with the batch's other attempts
 (:mod:`~gateway.webhooks.delivery.group_commit`), on a thread of the same pool. A record that
 raises is reported in ``batchItemFailures`` and SQS keeps it: a ``pending`` event, once its
 retry delay is set as its visibility timeout (ChangeMessageVisibilityBatch, with the write
 that logged it); an event whose log could not be written, with its visibility untouched (back
 after the queue's visibility timeout, see docs/delivery.md); a record that is not an envelope
 (it ends in EventsDLQ). A delivered or exhausted event returns: processed, SQS deletes it.
+
+The invocation keeps to Lambda's remaining time (:class:`Budget`): an attempt starts only if
+its whole ``timeout`` and the writing of its log fit before the invocation must return; a record
+whose attempt would not fit is given back to the queue unattempted (visible again at once), and
+a record still unfinished when the invocation must return is reported as failed. So the
+function never times out: no delivered event is reported failed by a timeout and sent again.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import functools
+import time
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from aws_lambda_powertools.utilities.batch import (
     AsyncBatchProcessor,
@@ -30,11 +44,20 @@ from gateway.bus.queues import sqs_client
 from gateway.observability import logger
 from gateway.webhooks.delivery import recorder, service
 from gateway.webhooks.delivery.batch import Batch
-from gateway.webhooks.delivery.constants import VISIBILITY_BATCH, EventStatus
+from gateway.webhooks.delivery.constants import (
+    RETURN_MARGIN_SECONDS,
+    SETTLE_RESERVE_SECONDS,
+    VISIBILITY_BATCH,
+    EventStatus,
+)
 from gateway.webhooks.delivery.group_commit import GroupCommit
-from gateway.webhooks.delivery.handoff import Handoff
 from gateway.webhooks.delivery.incoming import IncomingEvent, MalformedEvent, holds_claim_check, parse_record
+from gateway.webhooks.delivery.lanes import NotStarted
 from gateway.webhooks.delivery.recorder import Attempted
+
+T = TypeVar("T")
+
+DEFERRED_METRIC = "WebhookEventsDeferred"
 
 
 class NotLogged(Exception):
@@ -45,6 +68,37 @@ class RetryScheduled(Exception):
     """The attempt failed with retries left: the record stays until its retry delay is over."""
 
 
+class NotAttempted(Exception):
+    """The attempt would not end before the invocation must return: the record goes back to
+    the queue unattempted."""
+
+
+class Overdue(Exception):
+    """The record was still unfinished when the invocation had to return: it stays on the
+    queue, its visibility untouched."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The invocation's time: when it must return (``time.monotonic()``, the event loop's clock)."""
+
+    returns_at: float
+
+    @classmethod
+    def of(cls, context: Any) -> Budget:
+        """From the Lambda context: :data:`RETURN_MARGIN_SECONDS` before the function times out."""
+        remaining = context.get_remaining_time_in_millis() / 1000
+        return cls(time.monotonic() + remaining - RETURN_MARGIN_SECONDS)
+
+    def left(self) -> float:
+        return self.returns_at - time.monotonic()
+
+    def start_by(self, timeout: float) -> float:
+        """The latest an attempt of ``timeout`` seconds may start for it, and its log, to end
+        in time."""
+        return self.returns_at - SETTLE_RESERVE_SECONDS - timeout
+
+
 def deliver_batch(
     event: dict[str, Any], context: Any, pool: ThreadPoolExecutor
 ) -> PartialItemFailureResponse:
@@ -52,25 +106,40 @@ def deliver_batch(
     # A processor per invocation (it holds the batch's results), and a receiver that is down
     # failing every record is a normal outcome, not an error of the function.
     processor = AsyncBatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
-    invocation = _Invocation(len(event.get("Records") or ()), pool)
+    invocation = _Invocation(len(event.get("Records") or ()), pool, Budget.of(context))
     try:
         return async_process_partial_response(
             event=event, record_handler=invocation.deliver, processor=processor, context=context
         )
     finally:
+        give_back(invocation.unattempted)
         invocation.batch.outcomes.publish()  # what was counted, even when the invocation fails
 
 
 class _Invocation:
-    """What the records of one invocation share: the batch, the pool, the group commit."""
+    """What the records of one invocation share: the batch, the pool, the budget, the group
+    commit."""
 
-    def __init__(self, records: int, pool: ThreadPoolExecutor) -> None:
+    def __init__(self, records: int, pool: ThreadPoolExecutor, budget: Budget) -> None:
         self.batch = Batch()  # configurations read once per device, outcomes counted for the metrics
-        self._in_pool = Handoff(pool).run
+        self.unattempted: list[IncomingEvent] = []  # given back to the queue at the end
+        self._pool = pool
+        self._budget = budget
         self._log = GroupCommit(records, lambda attempts: self._in_pool(settle, attempts))
 
     async def deliver(self, record: SQSRecord) -> None:
-        """Attempt the record's event, wait for its log; raise to keep the record on the queue."""
+        """Handle the record within the invocation's time; raise to keep it on the queue."""
+        try:
+            async with asyncio.timeout(self._budget.left()):
+                await self._deliver(record)
+        except TimeoutError as overdue:
+            logger.warning(
+                "record unfinished when the invocation had to return", extra={"message_id": record.message_id}
+            )
+            raise Overdue(record.message_id) from overdue
+
+    async def _deliver(self, record: SQSRecord) -> None:
+        """Attempt the record's event, wait for its log."""
         attempted: Attempted | None = None
         try:
             attempted = await self._attempt(record)
@@ -98,10 +167,37 @@ class _Invocation:
             logger.error("not an envelope", extra={"message_id": record.message_id, "error": str(error)})
             raise
         try:
-            return await self._in_pool(service.deliver, incoming, self.batch)
+            target = await service.subscribed(incoming, self.batch, self._in_pool)
+            if target is None:
+                return None
+            start_by = self._budget.start_by(target.timeout)
+            if time.monotonic() <= start_by:
+                return await service.deliver(incoming, target, start_by)
+        except NotStarted:
+            pass  # the configuration's other attempts held every slot until too late
         except Exception:  # not the receiver's doing (DynamoDB, a bug): back after 360 s
             logger.exception("delivering an event failed", extra={"message_id": record.message_id})
             raise
+        raise self._deferred(incoming)
+
+    def _deferred(self, incoming: IncomingEvent) -> NotAttempted:
+        """The event's attempt would end too late: it is given back to the queue at the end."""
+        self.unattempted.append(incoming)
+        self.batch.outcomes.count(DEFERRED_METRIC)
+        logger.info(
+            "event not attempted: the invocation's time would run out; back to the queue",
+            extra={
+                "event_id": incoming.event_id,
+                "device_id": incoming.device_id,
+                "seconds_left": self._budget.left(),
+            },
+        )
+        return NotAttempted(incoming.event_id)
+
+    async def _in_pool(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` on the pool, in a copy of the caller's context (its logging keys)."""
+        call = functools.partial(contextvars.copy_context().run, function, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
 
 def settle(attempted: list[Attempted]) -> list[Attempted]:
@@ -115,27 +211,36 @@ def settle(attempted: list[Attempted]) -> list[Attempted]:
 def schedule_retries(retries: list[IncomingEvent]) -> None:
     """Set each event's visibility timeout to its retry delay. Where that fails the event still
     comes back, after the queue's own visibility timeout."""
-    by_queue: defaultdict[str, list[IncomingEvent]] = defaultdict(list)
-    for incoming in retries:
-        by_queue[incoming.queue_url].append(incoming)
+    _set_visibility(
+        [(incoming, service.retry_delay(incoming.attempt)) for incoming in retries], "scheduling a retry"
+    )
+
+
+def give_back(unattempted: list[IncomingEvent]) -> None:
+    """Make the events no attempt was made for visible again at once."""
+    _set_visibility([(incoming, 0) for incoming in unattempted], "giving back an event")
+
+
+def _set_visibility(changes: list[tuple[IncomingEvent, int]], what: str) -> None:
+    """ChangeMessageVisibilityBatch, per queue, 10 at a time; failures are logged (the events
+    come back after the queue's visibility timeout)."""
+    by_queue: defaultdict[str, list[tuple[IncomingEvent, int]]] = defaultdict(list)
+    for incoming, seconds in changes:
+        by_queue[incoming.queue_url].append((incoming, seconds))
     for queue_url, events in by_queue.items():
         for start in range(0, len(events), VISIBILITY_BATCH):
             chunk = events[start : start + VISIBILITY_BATCH]
             entries = [
-                {
-                    "Id": str(index),
-                    "ReceiptHandle": incoming.receipt_handle,
-                    "VisibilityTimeout": service.retry_delay(incoming.attempt),
-                }
-                for index, incoming in enumerate(chunk)
+                {"Id": str(index), "ReceiptHandle": incoming.receipt_handle, "VisibilityTimeout": seconds}
+                for index, (incoming, seconds) in enumerate(chunk)
             ]
             try:
                 answer = sqs_client().change_message_visibility_batch(QueueUrl=queue_url, Entries=entries)
-            except Exception:  # the retries come later, nothing is lost
-                logger.exception("scheduling retries failed", extra={"events": len(chunk)})
+            except Exception:  # the events come later, nothing is lost
+                logger.exception(f"{what} failed", extra={"events": len(chunk)})
                 continue
             for failure in answer.get("Failed", []):
                 logger.warning(
-                    "scheduling a retry failed",
-                    extra={"event_id": chunk[int(failure["Id"])].event_id, "code": failure.get("Code")},
+                    f"{what} failed",
+                    extra={"event_id": chunk[int(failure["Id"])][0].event_id, "code": failure.get("Code")},
                 )

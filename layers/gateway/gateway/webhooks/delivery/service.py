@@ -5,15 +5,20 @@ batch (``invocation``) sets the message's visibility timeout to :func:`retry_del
 and reports the record as failed, so SQS hands it back n seconds later with a receive count of
 n + 1, the next attempt's number. After ``retry_attempts`` retries the event is ``failed``:
 logged, then reported as processed; it leaves the queue but stays in the log for redelivery.
+
+The configuration is read on a thread (DynamoDB is blocking), once per device and batch; the
+attempt itself is a task of the transport's event loop, under its own deadline, so it holds no
+thread while it waits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from gateway.config import get_settings
 from gateway.observability import logger
-from gateway.webhooks.delivery.batch import Batch
+from gateway.webhooks.delivery.batch import Batch, InPool
 from gateway.webhooks.delivery.constants import (
     HEADER_EVENT,
     HEADER_ID,
@@ -38,14 +43,20 @@ STATUS_METRICS = {
 }
 
 
-def deliver(incoming: IncomingEvent, batch: Batch) -> Attempted | None:
-    """Attempt one event; what is to be logged, or ``None`` when no configuration wants it
-    (dropped, not logged). Logging and scheduling the retry are the batch's (``invocation``)."""
-    target = batch.configurations.subscribed(incoming)
+async def subscribed(incoming: IncomingEvent, batch: Batch, in_pool: InPool) -> Target | None:
+    """The configuration that wants the event, or ``None`` (dropped, not logged, counted);
+    a read of it runs on ``in_pool``."""
+    target = await batch.configurations.subscribed(incoming, in_pool)
     if target is None:
         batch.outcomes.count(UNSUBSCRIBED_METRIC)
-        return None
-    result = attempt(incoming, target)
+    return target
+
+
+async def deliver(incoming: IncomingEvent, target: Target, start_by: float) -> Attempted:
+    """Attempt one event, started by ``start_by`` (``time.monotonic()``) or not at all
+    (:class:`~gateway.webhooks.delivery.lanes.NotStarted`); what is to be logged. Logging and
+    scheduling the retry are the batch's (``invocation``)."""
+    result = await attempt(incoming, target, start_by)
     if result.ok:
         status = EventStatus.DELIVERED
     elif incoming.attempt <= target.retry_attempts:
@@ -76,14 +87,21 @@ def report(attempted: Attempted, batch: Batch) -> None:
     )
 
 
-def attempt(incoming: IncomingEvent, target: Target) -> AttemptResult:
-    """Sign the envelope with the current secret and POST it, once."""
+async def attempt(incoming: IncomingEvent, target: Target, start_by: float) -> AttemptResult:
+    """Sign the envelope with the current secret and POST it, once, in the lane of the event's
+    configuration."""
     if target.refusal is not None:
         return AttemptResult(status_code=None, duration_ms=0, error=target.refusal)
     body = body_bytes(signed_envelope(incoming.envelope, target.signer))
-    return transport_for(get_settings().local_mode).post(
-        target.webhook_url, body, request_headers(incoming, target, body), target.timeout
+    posted = transport_for(get_settings().local_mode).post(
+        target.webhook_url,
+        body,
+        request_headers(incoming, target, body),
+        target.timeout,
+        lane=(incoming.tenant_id, incoming.device_id),
+        start_by=start_by,
     )
+    return await asyncio.wrap_future(posted)
 
 
 def retry_delay(failed_attempt: int) -> int:
