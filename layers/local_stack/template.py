@@ -58,7 +58,12 @@ def local_resources(template: dict[str, Any]) -> LocalResources:
     buckets = {
         name: r.get("Properties", {}) for name, r in resources.items() if r["Type"] == "AWS::S3::Bucket"
     }
-    variables = template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
+    # The functions' shared variables, and those one function sets for itself (one process
+    # runs them all locally).
+    variables = dict(template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {}))
+    for resource in resources.values():
+        if resource["Type"] == "AWS::Serverless::Function":
+            variables.update(resource["Properties"].get("Environment", {}).get("Variables", {}))
     environment = {
         key: value["Ref"]
         for key, value in variables.items()

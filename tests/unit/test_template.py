@@ -56,7 +56,7 @@ def test_shared_layer_is_attached_to_every_function(transformed: dict[str, Any])
     functions = resources_of_type(transformed, "AWS::Lambda::Function")
 
     # Then each one uses that layer and the shared runtime settings
-    assert set(functions) == {*API_FUNCTIONS, "WebhookDeliveryFunction"}
+    assert set(functions) == {*API_FUNCTIONS, "WebhookDeliveryFunction", "SlowWebhookDeliveryFunction"}
     for name, function in functions.items():
         properties = function["Properties"]
         assert properties["Layers"] == [{"Ref": layer_id}], name

@@ -37,6 +37,23 @@ DATA_ERASURE: Grants = {
 }
 """What deleting a device or a tenant erases besides its records (DataErasurePolicy)."""
 
+SQS_POLLER = {
+    "sqs:ChangeMessageVisibility",
+    "sqs:ChangeMessageVisibilityBatch",
+    "sqs:DeleteMessage",
+    "sqs:DeleteMessageBatch",
+    "sqs:GetQueueAttributes",
+    "sqs:ReceiveMessage",
+}
+DELIVERY: Grants = {
+    "WebhooksTable": _ddb("GetItem", "PutItem", "DeleteItem", "UpdateItem"),  # UpdateItem: slow marks
+    "DevicesTable": _ddb("GetItem", "UpdateItem"),
+    "UsersTable": _ddb("GetItem"),
+    "DeliveriesTable": _ddb("BatchWriteItem"),
+    "MediaBucket/events/*": {"s3:GetObject"},  # a large envelope, read whole
+}
+"""What both delivery functions (the main lane and the slow lane) call besides their queue."""
+
 EXPECTED: dict[str, Grants] = {
     "PlatformFunction": {
         "MasterTokenSecret": {"secretsmanager:GetSecretValue"},
@@ -86,20 +103,11 @@ EXPECTED: dict[str, Grants] = {
         **COMMAND_BUS,
     },
     "WebhookDeliveryFunction": {
-        "WebhooksTable": _ddb("GetItem", "PutItem", "DeleteItem"),
-        "DevicesTable": _ddb("GetItem", "UpdateItem"),
-        "UsersTable": _ddb("GetItem"),
-        "DeliveriesTable": _ddb("BatchWriteItem"),
-        "MediaBucket/events/*": {"s3:GetObject"},  # a large envelope, read whole
-        "EventsQueue": {
-            "sqs:ChangeMessageVisibility",
-            "sqs:ChangeMessageVisibilityBatch",
-            "sqs:DeleteMessage",
-            "sqs:DeleteMessageBatch",
-            "sqs:GetQueueAttributes",
-            "sqs:ReceiveMessage",
-        },
+        **DELIVERY,
+        "EventsQueue": SQS_POLLER,
+        "SlowEventsQueue": {"sqs:SendMessage"},  # the events of a configuration marked slow
     },
+    "SlowWebhookDeliveryFunction": {**DELIVERY, "SlowEventsQueue": SQS_POLLER},
     "SessionHostTask": {
         "DevicesTable": _ddb("GetItem", "UpdateItem", "Query", "Scan"),
         "DevicesTable/index/*": _ddb("GetItem", "UpdateItem", "Query", "Scan"),

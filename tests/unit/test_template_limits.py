@@ -51,6 +51,7 @@ def test_the_cap_reaches_the_deployed_event_source_mapping(transformed: dict[str
         resource["Properties"]
         for resource in transformed["Resources"].values()
         if resource["Type"] == "AWS::Lambda::EventSourceMapping"
+        and resource["Properties"]["FunctionName"] == {"Ref": "WebhookDeliveryFunction"}
     ]
     assert mapping["ScalingConfig"] == {
         "Fn::If": [
@@ -59,3 +60,17 @@ def test_the_cap_reaches_the_deployed_event_source_mapping(transformed: dict[str
             {"Ref": "AWS::NoValue"},
         ]
     }
+
+
+@pytest.mark.parametrize("cap", ["5", "2"])
+def test_the_slow_lane_has_instances_of_its_own(template: dict[str, Any], cap: str) -> None:
+    # Given the slow lane's function, deployed with its default cap or another
+    overrides = {} if cap == "5" else {"SlowDeliveryConcurrency": cap}
+    function = deployed(template, "SlowWebhookDeliveryFunction", **overrides)
+    # Then its reserved concurrency and its event source (the slow events queue) both take it,
+    # so slow receivers hold these instances and never the main delivery function's
+    assert function["ReservedConcurrentExecutions"] == cap
+    (source,) = function["Events"].values()
+    assert source["Properties"]["Queue"] == {"Fn::GetAtt": ["SlowEventsQueue", "Arn"]}
+    assert source["Properties"]["ScalingConfig"] == {"MaximumConcurrency": cap}
+    assert function["Handler"] == deployed(template, "WebhookDeliveryFunction")["Handler"]

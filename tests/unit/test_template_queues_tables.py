@@ -33,7 +33,11 @@ TABLE_TTL = {
     "IdempotencyTable": "expiration",  # the Powertools idempotency default
 }
 
-QUEUE_DLQ = {"CommandQueue": ("CommandDLQ", 5), "EventsQueue": ("EventsDLQ", 15)}
+QUEUE_DLQ = {
+    "CommandQueue": ("CommandDLQ", 5),
+    "EventsQueue": ("EventsDLQ", 15),
+    "SlowEventsQueue": ("SlowEventsDLQ", 15),
+}
 
 # The contract with the local stack, which builds its tables and queues from these.
 RESOURCE_VARIABLES = {

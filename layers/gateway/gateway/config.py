@@ -37,6 +37,8 @@ class Settings(BaseModel):
 
     command_queue_url: str = Field(default="", alias="COMMAND_QUEUE_URL")
     events_queue_url: str = Field(default="", alias="EVENTS_QUEUE_URL")
+    # The slow lane's queue: events of configurations marked slow (docs/delivery.md).
+    slow_events_queue_url: str = Field(default="", alias="SLOW_EVENTS_QUEUE_URL")
     # Outbound and received media bytes (docs/media.md); the local stack points it at moto's S3.
     media_bucket: str = Field(default="gateway-media", alias="MEDIA_BUCKET")
     # Per-host command queues and per-process reply queues are created at run time under this

@@ -28,6 +28,8 @@ class WebhookModel(GatewayModel):
     timeout = NumberAttribute(default=10)
     secret = UnicodeAttribute(null=True)
     headers = MapAttribute[str, str](default=dict)
+    # Epoch seconds until which its events go to the slow lane (docs/delivery.md), or unset.
+    slow_until = NumberAttribute(null=True)
     created_at = UnicodeAttribute()
     updated_at = UnicodeAttribute()
 

@@ -11,6 +11,8 @@ the writer, which then deletes it again (see ``service`` and ``pending``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from pynamodb.exceptions import DeleteError, DoesNotExist, PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
@@ -85,6 +87,30 @@ def delete_config(tenant_id: str, device_id: str, webhook_id: str | None = None)
     try:
         WebhookModel(tenant_id, device_id).delete(condition=condition)
     except DeleteError as error:
+        if error.cause_response_code == _CONDITION_FAILED:
+            return False
+        raise
+    return True
+
+
+def mark_slow(tenant_id: str, device_id: str, webhook_url: str, until: float) -> bool:
+    """Mark the configuration slow until ``until`` (epoch seconds), if it still sends to
+    ``webhook_url``; False when it does not (changed or deleted meanwhile)."""
+    condition = WebhookModel.device_id.exists() & (WebhookModel.webhook_url == webhook_url)
+    return _update_config(tenant_id, device_id, [WebhookModel.slow_until.set(until)], condition)
+
+
+def unmark_slow(tenant_id: str, device_id: str, marked_until: float) -> bool:
+    """Lift the configuration's slow mark, if it is still the one read (``marked_until``): a
+    mark set anew meanwhile, by a slow attempt elsewhere, stays. False when it was not lifted."""
+    condition = WebhookModel.slow_until == marked_until
+    return _update_config(tenant_id, device_id, [WebhookModel.slow_until.remove()], condition)
+
+
+def _update_config(tenant_id: str, device_id: str, actions: list[Any], condition: Condition) -> bool:
+    try:
+        WebhookModel(tenant_id, device_id).update(actions=actions, condition=condition)
+    except UpdateError as error:
         if error.cause_response_code == _CONDITION_FAILED:
             return False
         raise

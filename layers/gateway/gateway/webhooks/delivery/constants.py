@@ -55,6 +55,14 @@ events they belong to are given back to the queue (see docs/delivery.md)."""
 LOG_RETRY_BASE_SECONDS = 0.05
 """The first back-off between rounds; it doubles each round (50 ms ... 800 ms)."""
 
+SLOW_ATTEMPT_SECONDS = 5.0
+"""An attempt still running after this long, or one that timed out, marks its configuration
+slow (``slow_lane.py``): its events then go to the slow lane's queue instead of holding the
+main delivery function's instances."""
+SLOW_MARK_SECONDS = 600
+"""How long a slow mark lasts (each slow attempt sets it anew); a fast answer in the slow lane
+lifts it sooner."""
+
 VISIBILITY_BATCH = 10
 """Entries per ChangeMessageVisibilityBatch (SQS's limit)."""
 DELIVERY_THREAD_PREFIX = "delivery"
@@ -98,8 +106,10 @@ ignored (the signature and the framing of the request are not the user's to chan
 ATTRIBUTE_TENANT = "tenant_id"
 ATTRIBUTE_EVENT = "event"
 ATTRIBUTE_REDELIVERY = "redelivery"
+ATTRIBUTE_PRIOR_ATTEMPTS = "prior_attempts"
 """SQS message attributes of an envelope on the events queue (the redelivery flag is set by
-POST /webhook/deliveries/{id}/redeliver)."""
+POST /webhook/deliveries/{id}/redeliver; the attempts made before an event moved to the slow
+lane's queue, where its receive count starts again at 1)."""
 
 
 class AttemptStatus(StrEnum):

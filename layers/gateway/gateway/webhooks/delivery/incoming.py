@@ -13,7 +13,11 @@ from typing import Any
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from gateway.webhooks import claim_check
-from gateway.webhooks.delivery.constants import ATTRIBUTE_REDELIVERY, ATTRIBUTE_TENANT
+from gateway.webhooks.delivery.constants import (
+    ATTRIBUTE_PRIOR_ATTEMPTS,
+    ATTRIBUTE_REDELIVERY,
+    ATTRIBUTE_TENANT,
+)
 
 ENVELOPE_FIELDS = ("id", "event", "timestamp", "device_id", "data")
 
@@ -25,7 +29,8 @@ class MalformedEvent(ValueError):
 @dataclass(frozen=True)
 class IncomingEvent:
     """One record of a batch. ``attempt`` is SQS's receive count of this message: 1 on the
-    first delivery, n after n - 1 failed attempts (a redelivery is a new message: 1 again).
+    first delivery, n after n - 1 failed attempts (a redelivery is a new message: 1 again),
+    plus the attempts made before the event moved to the slow lane's queue.
     ``claim_check`` is the record's body when it held one: what the log keeps for redelivery."""
 
     envelope: dict[str, Any]
@@ -78,12 +83,26 @@ def parse_record(record: SQSRecord) -> IncomingEvent:
     return IncomingEvent(
         envelope=envelope,
         tenant_id=tenant.string_value,
-        attempt=int(record.attributes.approximate_receive_count),
+        attempt=int(record.attributes.approximate_receive_count) + _prior_attempts(record),
         redelivery=redelivery is not None and redelivery.string_value == "true",
         receipt_handle=record.receipt_handle,
         queue_url=record.queue_url,
         claim_check=None if key is None else record.body,
     )
+
+
+def _prior_attempts(record: SQSRecord) -> int:
+    """The attempts made before the event moved to the slow lane (0 for any other record)."""
+    prior = record.message_attributes[ATTRIBUTE_PRIOR_ATTEMPTS]
+    if prior is None or prior.string_value is None:
+        return 0
+    try:
+        count = int(prior.string_value)
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise MalformedEvent(f"message attribute {ATTRIBUTE_PRIOR_ATTEMPTS} is not a count")
+    return count
 
 
 def _json(body: str) -> Any:

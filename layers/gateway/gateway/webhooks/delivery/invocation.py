@@ -42,11 +42,12 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from gateway.bus.queues import sqs_client
 from gateway.observability import logger
-from gateway.webhooks.delivery import recorder, service
+from gateway.webhooks.delivery import recorder, service, slow_lane
 from gateway.webhooks.delivery.batch import Batch
 from gateway.webhooks.delivery.constants import (
     RETURN_MARGIN_SECONDS,
     SETTLE_RESERVE_SECONDS,
+    SLOW_ATTEMPT_SECONDS,
     VISIBILITY_BATCH,
     EventStatus,
 )
@@ -54,6 +55,7 @@ from gateway.webhooks.delivery.group_commit import GroupCommit
 from gateway.webhooks.delivery.incoming import IncomingEvent, MalformedEvent, holds_claim_check, parse_record
 from gateway.webhooks.delivery.lanes import NotStarted
 from gateway.webhooks.delivery.recorder import Attempted
+from gateway.webhooks.delivery.target import Target
 
 T = TypeVar("T")
 
@@ -123,6 +125,7 @@ class _Invocation:
     def __init__(self, records: int, pool: ThreadPoolExecutor, budget: Budget) -> None:
         self.batch = Batch()  # configurations read once per device, outcomes counted for the metrics
         self.unattempted: list[IncomingEvent] = []  # given back to the queue at the end
+        self.marks = slow_lane.Marks()  # the slow marks this batch sets and lifts
         self._pool = pool
         self._budget = budget
         self._log = GroupCommit(records, lambda attempts: self._in_pool(settle, attempts))
@@ -170,15 +173,49 @@ class _Invocation:
             target = await service.subscribed(incoming, self.batch, self._in_pool)
             if target is None:
                 return None
+            if slow_lane.moves(incoming, target) and await self._moved(record, incoming):
+                return None
             start_by = self._budget.start_by(target.timeout)
             if time.monotonic() <= start_by:
-                return await service.deliver(incoming, target, start_by)
+                return await self._watched(incoming, target, start_by)
         except NotStarted:
             pass  # the configuration's other attempts held every slot until too late
         except Exception:  # not the receiver's doing (DynamoDB, a bug): back after 360 s
             logger.exception("delivering an event failed", extra={"message_id": record.message_id})
             raise
         raise self._deferred(incoming)
+
+    async def _moved(self, record: SQSRecord, incoming: IncomingEvent) -> bool:
+        """Move the event of a configuration marked slow to the slow lane's queue; False when
+        SQS refused it (it is then attempted here, as it would have been without the mark)."""
+        try:
+            await self._in_pool(slow_lane.move, record, incoming)
+        except Exception:
+            logger.exception("moving an event to the slow lane failed", extra={"event_id": incoming.event_id})
+            return False
+        self.batch.outcomes.count(slow_lane.MOVED_METRIC)
+        logger.debug("event moved to the slow lane", extra={"event_id": incoming.event_id})
+        return True
+
+    async def _watched(self, incoming: IncomingEvent, target: Target, start_by: float) -> Attempted:
+        """The attempt, watched for slowness: an attempt still running after
+        :data:`SLOW_ATTEMPT_SECONDS` marks its configuration slow at once (the batches after
+        this one move its events), one that ended slow (timed out) when it ends; a fast answer
+        in the slow lane lifts the mark."""
+        attempt = asyncio.ensure_future(service.deliver(incoming, target, start_by))
+        try:
+            done, _ = await asyncio.wait({attempt}, timeout=SLOW_ATTEMPT_SECONDS)
+            if not done:
+                await self.marks.slow(incoming, target, self._in_pool)
+            attempted = await attempt
+        except BaseException:
+            attempt.cancel()  # the invocation had to return: the attempt is cut
+            raise
+        if slow_lane.is_slow(attempted.result):
+            await self.marks.slow(incoming, target, self._in_pool)
+        else:
+            await self.marks.answered(incoming, target, attempted.result, self._in_pool)
+        return attempted
 
     def _deferred(self, incoming: IncomingEvent) -> NotAttempted:
         """The event's attempt would end too late: it is given back to the queue at the end."""

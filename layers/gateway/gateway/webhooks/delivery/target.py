@@ -28,6 +28,7 @@ class Target:
     headers: Mapping[str, str]  # the custom headers allowed, then User-Agent and Content-Type
     signer: Signer | None  # None: no secret, nothing signed
     refusal: str | None  # why no attempt is made at all, or None
+    slow_until: float = 0.0  # epoch seconds until which it is marked slow (slow_lane.py)
 
 
 def target_of(config: WebhookModel) -> Target:
@@ -43,6 +44,7 @@ def target_of(config: WebhookModel) -> Target:
         headers=_fixed_headers(config.headers),
         signer=Signer(config.secret) if config.secret else None,
         refusal=PLAIN_HTTP_REFUSED if plain_refused else None,  # configured while it was allowed
+        slow_until=float(config.slow_until or 0),
     )
 
 

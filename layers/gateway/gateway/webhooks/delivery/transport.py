@@ -46,6 +46,7 @@ class AttemptResult:
     status_code: int | None
     duration_ms: int
     error: str | None
+    timed_out: bool = False
 
     @property
     def ok(self) -> bool:
@@ -115,6 +116,7 @@ class Transport:
         began = time.perf_counter()
         status: int | None = None
         error: str | None = None
+        timed_out = False
         try:
             async with asyncio.timeout(timeout):
                 status = await self._exchange(url, body, headers)
@@ -122,6 +124,7 @@ class Transport:
             error = f"refused: {refused}"
         except (TimeoutError, httpcore.TimeoutException):
             error = f"timed out after {timeout:g} s"
+            timed_out = True
         except (
             httpcore.NetworkError,
             httpcore.ProtocolError,
@@ -135,7 +138,10 @@ class Transport:
         if error is None and not 200 <= (status or 0) < 300:
             error = f"receiver answered HTTP {status}"
         return AttemptResult(
-            status_code=status, duration_ms=round((time.perf_counter() - began) * 1000), error=error
+            status_code=status,
+            duration_ms=round((time.perf_counter() - began) * 1000),
+            error=error,
+            timed_out=timed_out,
         )
 
     async def _exchange(self, url: str, body: bytes, headers: Mapping[str, str]) -> int:
