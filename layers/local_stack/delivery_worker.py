@@ -1,4 +1,6 @@
-"""The local stand-in for the events queue's Lambda event source mapping.
+"""The local stand-in for the delivery functions' Lambda event source mappings: one worker for
+the events queue (``WebhookDeliveryFunction``), one for the slow lane's queue
+(``SlowWebhookDeliveryFunction``, at most its reserved concurrency at once, as on Lambda).
 
 A poller thread gathers batches from the events queue as the mapping declared in template.yaml
 does (up to ``BatchSize`` messages, 10 per receive, for at most
@@ -34,27 +36,34 @@ from typing import Any
 from gateway.bus.queues import sqs_client
 from gateway.observability import logger
 from gateway.webhooks.delivery.constants import MAX_RETRY_DELAY_SECONDS
-from local_stack.template import SqsEventSource, load_template, sqs_event_source
+from local_stack.template import SqsEventSource, load_template, reserved_concurrency, sqs_event_source
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 LONG_POLL_SECONDS = 1  # also how long stop() may wait for the poller
 RECEIVE_LIMIT = 10  # messages per ReceiveMessage (SQS's limit)
 FUNCTION_NAME = "WebhookDeliveryFunction"
+SLOW_FUNCTION_NAME = "SlowWebhookDeliveryFunction"
 INVOCATIONS = 64
 """Invocations running at once, at most. A batch with an event for a receiver that hangs lasts
 that receiver's ``timeout`` (30 s at most), and one such batch a second (the batching window)
 with their retries holds about 40: the rest of the queue is still invoked at once."""
 
 
-def template_event_source() -> SqsEventSource:
+def template_event_source(function: str = FUNCTION_NAME) -> SqsEventSource:
     """The delivery function's event source mapping, as template.yaml declares it."""
-    return sqs_event_source(load_template(), FUNCTION_NAME)
+    return sqs_event_source(load_template(), function)
 
 
-def template_timeout() -> float:
+def template_timeout(function: str = FUNCTION_NAME) -> float:
     """The delivery function's ``Timeout`` in template.yaml (seconds)."""
-    return float(load_template()["Resources"][FUNCTION_NAME]["Properties"]["Timeout"])
+    return float(load_template()["Resources"][function]["Properties"]["Timeout"])
+
+
+def template_invocations(function: str) -> int:
+    """Invocations at once: the function's reserved concurrency where the template sets one by
+    default, else :data:`INVOCATIONS`."""
+    return reserved_concurrency(load_template(), function) or INVOCATIONS
 
 
 @dataclass
@@ -117,17 +126,19 @@ class DeliveryWorker:
         invokers: int = INVOCATIONS,
         poll_interval: float = 0.05,
         source: SqsEventSource | None = None,
+        function: str = FUNCTION_NAME,
     ) -> None:
         self._queue_url = queue_url
         self._handler = handler or _delivery_handler()
-        self._source = source or template_event_source()
-        self._timeout = template_timeout()
+        self._function = function
+        self._source = source or template_event_source(function)
+        self._timeout = template_timeout(function)
         self._poll_interval = poll_interval
         self._slots = threading.Semaphore(invokers)
         self._invokers = ThreadPoolExecutor(max_workers=invokers, thread_name_prefix="delivery-invoke")
         self._stopped = threading.Event()
         self._short_polls_until = 0.0  # time.monotonic() until which retries may come back
-        self._poller = threading.Thread(target=self._poll, name="delivery-poller", daemon=True)
+        self._poller = threading.Thread(target=self._poll, name=f"poller-{function}", daemon=True)
 
     def start(self) -> DeliveryWorker:
         sqs = self._sqs = sqs_client()
@@ -198,7 +209,12 @@ class DeliveryWorker:
     def _invoke(self, messages: list[dict[str, Any]]) -> None:
         try:
             event = {"Records": [lambda_record(m, self._queue_arn, self._region) for m in messages]}
-            response = self._handler(event, LambdaContext(timeout=self._timeout))
+            context = LambdaContext(
+                function_name=self._function,
+                invoked_function_arn=f"arn:aws:lambda:us-east-1:123456789012:function:{self._function}",
+                timeout=self._timeout,
+            )
+            response = self._handler(event, context)
             failed = {failure["itemIdentifier"] for failure in response.get("batchItemFailures", [])}
             if failed:  # they come back within the longest retry delay
                 self._short_polls_until = time.monotonic() + MAX_RETRY_DELAY_SECONDS + 1

@@ -53,6 +53,7 @@ class LocalStack:
     hosts: list[RunningHost] = field(default_factory=list, init=False)
     network: SimulatedNetwork | None = field(default=None, init=False)
     delivery: DeliveryWorker | None = field(default=None, init=False)
+    slow_delivery: DeliveryWorker | None = field(default=None, init=False)
 
     @property
     def endpoint(self) -> str:
@@ -99,11 +100,18 @@ class LocalStack:
         return self
 
     def _start_delivery(self) -> None:
-        """The webhook delivery function, fed from the events queue as Lambda would feed it."""
+        """The webhook delivery functions, fed from the events queue and the slow lane's queue
+        as Lambda would feed them."""
         from gateway.config import get_settings
-        from local_stack.delivery_worker import DeliveryWorker
+        from local_stack.delivery_worker import SLOW_FUNCTION_NAME, DeliveryWorker, template_invocations
 
-        self.delivery = DeliveryWorker(get_settings().events_queue_url).start()
+        settings = get_settings()
+        self.delivery = DeliveryWorker(settings.events_queue_url).start()
+        self.slow_delivery = DeliveryWorker(
+            settings.slow_events_queue_url,
+            invokers=template_invocations(SLOW_FUNCTION_NAME),
+            function=SLOW_FUNCTION_NAME,
+        ).start()
 
     # --- session hosts ------------------------------------------------------------------
 
@@ -167,8 +175,9 @@ class LocalStack:
         self._api_thread.join(timeout=10)
         for running in list(self.hosts):
             self.stop_host(running)
-        if self.delivery is not None:
-            self.delivery.stop()
+        for worker in (self.delivery, self.slow_delivery):
+            if worker is not None:
+                worker.stop()
         self._moto.stop()
         shutil.rmtree(self._data_dir, ignore_errors=True)
         shutil.rmtree(self._liveness_dir, ignore_errors=True)

@@ -60,7 +60,8 @@ def local_resources(template: dict[str, Any]) -> LocalResources:
     }
     # The functions' shared variables, and those one function sets for itself (one process
     # runs them all locally).
-    variables = dict(template.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {}))
+    shared = template.get("Globals", {}).get("Function", {}).get("Environment", {})
+    variables = dict(shared.get("Variables", {}))
     for resource in resources.values():
         if resource["Type"] == "AWS::Serverless::Function":
             variables.update(resource["Properties"].get("Environment", {}).get("Variables", {}))
@@ -90,3 +91,12 @@ def sqs_event_source(template: dict[str, Any], function: str) -> SqsEventSource:
         batching_window_seconds=float(props.get("MaximumBatchingWindowInSeconds", 0)),
         report_batch_item_failures="ReportBatchItemFailures" in props.get("FunctionResponseTypes", []),
     )
+
+
+def reserved_concurrency(template: dict[str, Any], function: str) -> int | None:
+    """The function's reserved concurrency where it is a number or a parameter's default;
+    None where it is conditional or unset (no cap)."""
+    value = template["Resources"][function]["Properties"].get("ReservedConcurrentExecutions")
+    if isinstance(value, dict) and "Ref" in value:
+        value = template.get("Parameters", {}).get(value["Ref"], {}).get("Default")
+    return int(value) if isinstance(value, int | str) else None
