@@ -72,5 +72,7 @@ def test_a_tenants_hostile_receivers_delay_no_other_tenants_events(api: Any, rec
     # the receiver answering at once) and 1 s more of its publication
     assert set(latencies) == set(published)
     assert max(latencies.values()) < window + ALLOWANCE, sorted(latencies.values())
-    # And the hostile receivers were being called meanwhile (the attack was on)
-    assert min(calls) >= ROUNDS
+    # And the hostile receivers were being called meanwhile (the attack was on): every round's
+    # attempts until their configurations were marked slow (an attempt running 5 s), then the
+    # slow lane's, whose capped instances they share (tests/e2e/test_webhook_slow_lane.py)
+    assert min(calls) >= ROUNDS // 2
