@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import socket
-from dataclasses import dataclass
 from typing import Any
 
 import boto3
@@ -21,18 +20,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-@dataclass
-class LocalAws:
-    """The moto server and the names it gave to the template's resources."""
-
-    server: ThreadedMotoServer
-    endpoint: str
-    names: dict[str, str]  # logical id -> table name, queue URL or bucket name
-
-    def stop(self) -> None:
-        self.server.stop()
 
 
 def start_moto(port: int | None = None) -> tuple[ThreadedMotoServer, str]:

@@ -13,7 +13,6 @@ import socket
 from typing import Any
 
 import uvicorn
-from fastapi import APIRouter, FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -167,13 +166,6 @@ def _next_free_port(host: str, taken: int) -> int:
     with socket.socket() as probe:
         probe.bind((host, 0))
         return int(probe.getsockname()[1])
-
-
-def build_app(routers: list[APIRouter], extra: list[APIRouter] | None = None) -> FastAPI:
-    """Every function's routers in one app; the catch-all fallback router must come last."""
-    from gateway.web import create_app
-
-    return create_app(*routers, *(extra or []))
 
 
 def make_server(app: Any, port: int) -> uvicorn.Server:
