@@ -12,14 +12,10 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
-import botocore.session
 import pytest
-from botocore.loaders import JSONFileLoader
 
-from gateway import aws
 
 API_HANDLERS = (
     "platform_api.handler",
@@ -148,67 +144,3 @@ def test_every_client_of_a_process_comes_from_one_session() -> None:
     assert made["same_as_transactions"] is True
     assert made["sessions"] == 1
     assert sorted(made["clients"]) == ["dynamodb", "dynamodb", "s3", "secretsmanager", "sqs"]
-
-
-def test_making_the_clients_lists_no_service_folders() -> None:
-    # Given a fresh interpreter that counts botocore's directory listings
-    # When a client of every service the gateway uses is made
-    made = run_fresh(
-        "import os, botocore\n"
-        "from gateway import aws\n"
-        "data = os.path.join(os.path.dirname(botocore.__file__), 'data')\n"
-        "listed, listdir = [], os.listdir\n"
-        "def counting_listdir(path='.'):\n"
-        "    listed.append(os.fspath(path))\n"
-        "    return listdir(path)\n"
-        "os.listdir = counting_listdir\n"
-        "for service in aws.SERVICES:\n"
-        "    aws.client(service)\n"
-        "made['listed'] = sum(1 for path in listed if path.startswith(data))\n"
-        "print(json.dumps(made))"
-    )
-
-    # Then each is made from the shared session without reading the folders of the ~440
-    # services botocore ships (only the few it loads are looked into)
-    assert sorted(made["clients"]) == ["dynamodb", "s3", "secretsmanager", "sqs"]
-    assert made["sessions"] == 1
-    assert made["listed"] <= 2 * len(made["clients"])
-
-
-def _mappings(data: Any) -> Iterator[Any]:
-    """Every dict (or OrderedDict) inside ``data``."""
-    if isinstance(data, dict):
-        yield data
-        for value in data.values():
-            yield from _mappings(value)
-    elif isinstance(data, list):
-        for item in data:
-            yield from _mappings(item)
-
-
-def test_the_loader_parses_what_botocore_parses_into_plain_dicts(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Given a session with the gateway's data loader, noting every file it parses
-    parsed: list[tuple[str, Any, str, set[type]]] = []  # botocore changes some data after
-    load_file = aws._DictJSONFileLoader._load_file
-
-    def noting(self: Any, full_path: str, open_method: Any) -> Any:
-        data = load_file(self, full_path, open_method)
-        if data is not None:
-            parsed.append((full_path, open_method, json.dumps(data), {type(m) for m in _mappings(data)}))
-        return data
-
-    monkeypatch.setattr(aws._DictJSONFileLoader, "_load_file", noting)
-    session = botocore.session.get_session()
-    session.register_component("data_loader", aws._GatewayLoader())
-
-    # When a client of every service the gateway uses is made
-    for service in aws.SERVICES:
-        session.create_client(service, region_name="us-east-1")
-
-    # Then each file holds what botocore's own loader reads from it, in the same order, and
-    # in dicts only
-    names = {os.path.basename(path) for path, *_ in parsed}
-    assert {"service-2.json.gz", "endpoint-rule-set-1.json.gz"} <= names
-    for path, open_method, text, types in parsed:
-        assert text == json.dumps(JSONFileLoader()._load_file(path, open_method)), path
-        assert types == {dict}, path
