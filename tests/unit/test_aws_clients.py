@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-
 API_HANDLERS = (
     "platform_api.handler",
     "users_api.handler",
