@@ -97,23 +97,34 @@ def test_in_lambda_the_tracer_traces_and_makes_no_aws_client() -> None:
     assert made == {"sessions": 0, "clients": [], "tracer": True}
 
 
-def test_tracing_disabled_by_powertools_variable_leaves_handlers_undecorated() -> None:
-    # Given the Lambda environment with POWERTOOLS_TRACE_DISABLED=true
-    env = {"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"}
-
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"POWERTOOLS_TRACE_DISABLED": "false"},  # outside Lambda
+        {"LAMBDA_TASK_ROOT": "/var/task", "AWS_SAM_LOCAL": "true", "POWERTOOLS_TRACE_DISABLED": "false"},
+        {"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"},
+    ],
+    ids=["outside Lambda", "sam local", "turned off"],
+)
+def test_where_powertools_traces_nothing_handlers_stay_undecorated(env: dict[str, str]) -> None:
+    # Given an environment where Powertools' Tracer traces nothing
     # When the observability module is imported
     made = run_fresh(
         "import sys\n"
         "from gateway.observability import tracer\n"
         "made['traced'] = type(tracer).__name__ != 'Untraced'\n"
         "made['xray'] = 'aws_xray_sdk.core' in sys.modules\n"
+        "from aws_lambda_powertools import Tracer\n"
+        "made['powertools_traces'] = not Tracer(service='probe').disabled\n"
         "print(json.dumps(made))",
         **env,
     )
 
-    # Then nothing is traced and the X-Ray SDK is not even imported
+    # Then nothing is traced and the X-Ray SDK was not even imported for it; Powertools' own
+    # Tracer, made afterwards in the same environment, agrees that nothing is traced there
     assert made["traced"] is False
     assert made["xray"] is False
+    assert made["powertools_traces"] is False
 
 
 def test_every_client_of_a_process_comes_from_one_session() -> None:

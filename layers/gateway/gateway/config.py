@@ -59,12 +59,23 @@ class Settings(BaseModel):
     max_body_bytes: int = Field(default=24 * 1024 * 1024, alias="MAX_BODY_BYTES", gt=0)
     network_adapter: Literal["simulated", "neonize"] = Field(default="simulated", alias="NETWORK_ADAPTER")
 
+    # Where Powertools' Tracer traces (its documented rule): set by the Lambda runtime, by
+    # `sam local`, and by the deployment to turn tracing off.
+    lambda_task_root: str | None = Field(default=None, alias="LAMBDA_TASK_ROOT")
+    sam_local: bool = Field(default=False, alias="AWS_SAM_LOCAL")
+    trace_disabled: bool = Field(default=False, alias="POWERTOOLS_TRACE_DISABLED")
+
     @property
     def http_urls_allowed(self) -> bool:
         """Whether plain-HTTP URLs are taken (webhooks, and the media sends fetch): where the
         deployment allows them (``ALLOW_HTTP_WEBHOOKS``, given to the functions and the session
         host alike), and in local mode."""
         return self.allow_http_webhooks or self.local_mode
+
+    @property
+    def traced(self) -> bool:
+        """Whether X-Ray tracing is on: in Lambda, not under ``sam local``, not turned off."""
+        return self.lambda_task_root is not None and not self.sam_local and not self.trace_disabled
 
 
 @lru_cache(maxsize=1)
