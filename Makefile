@@ -74,7 +74,7 @@ format: $(STAMP)
 	$(PY) -m ruff check --fix .
 
 openapi: $(STAMP)
-	$(PY) -m local_stack.openapi docs/openapi.json
+	$(PY) -m local_stack.openapi
 
 # The console's pictures in docs/console/ (docs/console.md), taken in the tests' browser.
 screenshots: $(STAMP) $(BROWSER_PREREQUISITE)
