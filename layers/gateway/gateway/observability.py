@@ -8,7 +8,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 
-from gateway.config import get_settings
+from gateway.config import tracing_settings
 
 Handler = Callable[..., Any]
 
@@ -29,10 +29,10 @@ class Untraced:
 
 
 def _tracer() -> Tracer | Untraced:
-    """Powertools' Tracer where it traces (:attr:`gateway.config.Settings.traced`), made here at
+    """Powertools' Tracer where it traces (:class:`gateway.config.TracingSettings`), made here at
     import: in Lambda the X-Ray recorder makes no client (it samples locally) and patching
     belongs before the first AWS call."""
-    if not get_settings().traced:
+    if not tracing_settings().traced:
         return Untraced()
     return Tracer(service="gateway")
 
