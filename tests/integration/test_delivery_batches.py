@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -27,7 +26,7 @@ from test_delivery_handler import (  # noqa: F401 - setup is a fixture
 )
 
 from gateway.bus.queues import sqs_client
-from gateway.models.base import transaction_connection
+from gateway.models.webhooks import DeliveryModel
 from gateway.webhooks.delivery import recorder
 from gateway.webhooks.delivery.constants import CONNECTIONS_PER_ORIGIN, LOG_WRITE_ROUNDS
 from gateway.webhooks.delivery.transport import Transport
@@ -44,6 +43,7 @@ class Flaky:
 
     def batch_write_item(self, RequestItems: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:  # noqa: N803
         ((table, requests),) = RequestItems.items()
+        assert table == DeliveryModel.Meta.table_name
         self.calls.append(len(requests))
         if self.fail:
             raise RuntimeError("DynamoDB is unavailable")
@@ -55,9 +55,16 @@ class Flaky:
         return self.real.batch_write_item(RequestItems=RequestItems)
 
 
+class FlakyConnection:
+    """The process's one DynamoDB connection, as the recorder asks for it, with a flaky client."""
+
+    def __init__(self, client: Flaky) -> None:
+        self.client = client
+
+
 def flaky_log(monkeypatch: pytest.MonkeyPatch, **behaviour: Any) -> Flaky:
-    flaky = Flaky(transaction_connection().client, **behaviour)
-    monkeypatch.setattr(recorder, "transaction_connection", lambda: SimpleNamespace(client=flaky))
+    flaky = Flaky(recorder.transaction_connection().client, **behaviour)
+    monkeypatch.setattr(recorder, "transaction_connection", lambda: FlakyConnection(flaky))
     monkeypatch.setattr(recorder.time, "sleep", lambda _seconds: None)  # the back-off, not waited for
     return flaky
 
