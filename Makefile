@@ -5,8 +5,7 @@
 # lock layers/requirements-dev.txt says which are used, with hashes; the layer's and the
 # session host image's requirements are its subsets, with the same pins.
 #   make lock      re-lock after a change to pyproject.toml (keeps every pin it can)
-#   make upgrade   move every pin to the newest version pyproject.toml allows; after a botocore
-#                  upgrade, `make endpoints` too (a unit test says so)
+#   make upgrade   move every pin to the newest version pyproject.toml allows
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -24,7 +23,7 @@ LOCK_FLAGS := --quiet --generate-hashes --python-version 3.11 --python-platform 
 	--custom-compile-command "make lock"
 LAYER_LOCK_FLAGS := $(subst x86_64-manylinux_2_28,x86_64-manylinux_2_17,$(LOCK_FLAGS)) --no-build
 
-.PHONY: run receiver test lint format openapi endpoints screenshots bench clean lock upgrade
+.PHONY: run receiver test lint format openapi screenshots bench clean lock upgrade
 
 $(STAMP): pyproject.toml layers/local_stack/pyproject.toml $(LOCK)
 	@echo "Setting up $(VENV): installing the locked dependencies (~110 packages; 1-2 minutes the first time)"
@@ -75,12 +74,7 @@ format: $(STAMP)
 	$(PY) -m ruff check --fix .
 
 openapi: $(STAMP)
-	$(PY) -m local_stack.openapi docs/openapi.json
-
-# botocore's endpoint data cut down to the gateway's services, after a botocore upgrade
-# (layers/gateway/gateway/botocore_endpoints.py).
-endpoints: $(STAMP)
-	$(PY) -m gateway.botocore_endpoints
+	$(PY) -m local_stack.openapi
 
 # The console's pictures in docs/console/ (docs/console.md), taken in the tests' browser.
 screenshots: $(STAMP) $(BROWSER_PREREQUISITE)

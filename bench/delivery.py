@@ -190,6 +190,7 @@ def slow_burst(sqs: Any, queue_url: str, receipts: Receipts, count: int, every: 
 def floor(sqs: Any, queue_url: str, receiver_port: int, count: int) -> tuple[float, float]:
     """Events per second (and per CPU second of the process) of the simplest loop making the
     worker's calls for ``count`` events."""
+    from gateway.models.base import transaction_connection
     from gateway.models.webhooks import DeliveryModel
 
     entries = [envelope_entry(index) for index in range(count)]
@@ -214,7 +215,8 @@ def floor(sqs: Any, queue_url: str, receiver_port: int, count: int) -> tuple[flo
             DeliveryModel(DEVICE, f"attempt#{int(now * 1000):013d}#{event_id}#01", **fields).serialize(),
             DeliveryModel(DEVICE, f"event#{event_id}", envelope=entry["MessageBody"], **fields).serialize(),
         ]
-    dynamodb = DeliveryModel._get_connection()  # as the delivery log's writer does
+    dynamodb = transaction_connection().client  # as the delivery log's writer does
+    table = DeliveryModel.Meta.table_name
     receiver = http.client.HTTPConnection("127.0.0.1", receiver_port)
     cpu = time.process_time()
     began, _ = publish_burst(sqs, queue_url, entries)
@@ -233,7 +235,8 @@ def floor(sqs: Any, queue_url: str, receiver_port: int, count: int) -> tuple[flo
             receiver.getresponse().read()
             pending += items[event_id]
         while len(pending) >= 25 or (pending and done + len(messages) == count):
-            dynamodb.batch_write_item(put_items=pending[:25])
+            puts = [{"PutRequest": {"Item": item}} for item in pending[:25]]
+            dynamodb.batch_write_item(RequestItems={table: puts})
             pending = pending[25:]
         if messages:
             sqs.delete_message_batch(

@@ -1,7 +1,7 @@
 """Writes the OpenAPI document of every route: ``python -m local_stack.openapi`` (``make openapi``).
 
-Two copies are written and a test keeps them equal to the routers: ``docs/openapi.json``
-for readers, and the shared library's copy that the platform function serves at /openapi.json.
+One copy is committed, the shared library's (``layers/gateway/gateway/web/openapi.json``), which
+the platform function serves at /openapi.json; a test keeps it equal to the routers.
 """
 
 from __future__ import annotations
@@ -10,9 +10,6 @@ import json
 from typing import Any
 
 from gateway.web.openapi_document import PACKAGED_DOCUMENT
-from local_stack.template import REPO_ROOT
-
-DOCS_DOCUMENT = REPO_ROOT / "docs" / "openapi.json"
 
 
 def current_document() -> dict[str, Any]:
@@ -26,10 +23,8 @@ def render(document: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    text = render(current_document())
-    for path in (DOCS_DOCUMENT, PACKAGED_DOCUMENT):
-        path.write_text(text)
-        print(f"wrote {path}")
+    PACKAGED_DOCUMENT.write_text(render(current_document()))
+    print(f"wrote {PACKAGED_DOCUMENT}")
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ def test_the_layer_holds_the_locked_packages_and_the_whole_gateway_package(
         assert list((REPO_ROOT / "layers/gateway/gateway/web").glob("__pycache__/app.*.pyc"))
     # When it is built as `sam build` builds it (the fixture)
     files = {path.relative_to(layer).as_posix() for path in layer.rglob("*") if path.is_file()}
-    # Then everything is under python/, and every module of gateway there, with its data file
+    # Then everything is under python/, and every module of gateway there, with its document
     assert {name.split("/")[0] for name in files} == {"python"}
     gateway_files = {name for name in files if name.startswith("python/gateway/")}
     modules = {
@@ -50,7 +50,7 @@ def test_the_layer_holds_the_locked_packages_and_the_whole_gateway_package(
         if name.endswith(".py")
     }
     assert modules == source_modules(("gateway",))
-    assert {"python/gateway/web/openapi.json", "python/gateway/botocore_endpoints.json"} <= files
+    assert "python/gateway/web/openapi.json" in files
     # And beside it exactly the lock's distributions (bytecode of top-level modules aside):
     # no manifest, no Makefile, no local runner
     assert {name.split("/")[1] for name in files} == {entry.name for entry in layer_site.iterdir()} | {
@@ -70,28 +70,32 @@ def test_every_module_has_bytecode_for_cpython_311_that_lambda_never_checks(laye
     assert not problems, json.dumps(dict(list(problems.items())[:20]), indent=1)
 
 
-def test_the_layer_reads_the_trimmed_endpoints_with_its_own_botocore(layer: Path) -> None:
+def test_the_layer_makes_its_clients_with_its_own_botocore(layer: Path) -> None:
     # Given the built layer alone on the path
-    # When its gateway asks for botocore's endpoints
+    # When its gateway makes a client from the shared session
     result = subprocess.run(  # noqa: S603 - this interpreter, no shell
-        [sys.executable, "-I", "-S", "-c", _TRIMMED_IN_USE, str(layer / "python")],
+        [sys.executable, "-I", "-S", "-c", _CLIENT_FROM_LAYER, str(layer / "python")],
         capture_output=True,
         text=True,
         env=IMPORT_ENVIRONMENT,
         timeout=120,
         check=True,
     )
-    # Then it gets the trimmed ones: written for the very botocore the layer holds
-    assert json.loads(result.stdout) == {"botocore_from_layer": True, "trimmed": True}
+    # Then botocore is the layer's (the version the lock pins), and it resolves the endpoint
+    assert json.loads(result.stdout) == {
+        "botocore_from_layer": True,
+        "endpoint": "https://dynamodb.eu-west-1.amazonaws.com",
+    }
 
 
-_TRIMMED_IN_USE = """
+_CLIENT_FROM_LAYER = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import botocore
-from gateway import botocore_endpoints
+from gateway import aws
+client = aws.botocore_session().create_client("dynamodb", region_name="eu-west-1")
 print(json.dumps({
     "botocore_from_layer": botocore.__file__.startswith(sys.argv[1]),
-    "trimmed": botocore_endpoints.trimmed() is not None,
+    "endpoint": client.meta.endpoint_url,
 }))
 """

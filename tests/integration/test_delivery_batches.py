@@ -35,31 +35,36 @@ MALFORMED = "{not json"  # a record body that is not an envelope
 
 
 class Flaky:
-    """DeliveryModel's connection, but leaving items unprocessed (or failing) as told."""
+    """The process's DynamoDB client, but leaving log items unprocessed (or failing) as told."""
 
     def __init__(self, real: Any, unprocessed_rounds: int = 0, fail: bool = False) -> None:
         self.real, self.unprocessed_rounds, self.fail = real, unprocessed_rounds, fail
         self.calls: list[int] = []
 
-    def __getattr__(self, name: str) -> Any:  # reads go to the real connection
-        return getattr(self.real, name)
-
-    def batch_write_item(self, put_items: list[dict[str, Any]]) -> dict[str, Any]:
-        self.calls.append(len(put_items))
+    def batch_write_item(self, RequestItems: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:  # noqa: N803
+        ((table, requests),) = RequestItems.items()
+        assert table == DeliveryModel.Meta.table_name
+        self.calls.append(len(requests))
         if self.fail:
             raise RuntimeError("DynamoDB is unavailable")
         if len(self.calls) <= self.unprocessed_rounds:  # write the first half, hand back the rest
-            kept, left = put_items[: len(put_items) // 2], put_items[len(put_items) // 2 :]
+            kept, left = requests[: len(requests) // 2], requests[len(requests) // 2 :]
             if kept:
-                self.real.batch_write_item(put_items=kept)
-            table = DeliveryModel.Meta.table_name
-            return {"UnprocessedItems": {table: [{"PutRequest": {"Item": item}} for item in left]}}
-        return self.real.batch_write_item(put_items=put_items)
+                self.real.batch_write_item(RequestItems={table: kept})
+            return {"UnprocessedItems": {table: left}}
+        return self.real.batch_write_item(RequestItems=RequestItems)
+
+
+class FlakyConnection:
+    """The process's one DynamoDB connection, as the recorder asks for it, with a flaky client."""
+
+    def __init__(self, client: Flaky) -> None:
+        self.client = client
 
 
 def flaky_log(monkeypatch: pytest.MonkeyPatch, **behaviour: Any) -> Flaky:
-    flaky = Flaky(DeliveryModel._get_connection(), **behaviour)
-    monkeypatch.setattr(DeliveryModel, "_get_connection", classmethod(lambda _cls: flaky))
+    flaky = Flaky(recorder.transaction_connection().client, **behaviour)
+    monkeypatch.setattr(recorder, "transaction_connection", lambda: FlakyConnection(flaky))
     monkeypatch.setattr(recorder.time, "sleep", lambda _seconds: None)  # the back-off, not waited for
     return flaky
 

@@ -12,14 +12,9 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
-import botocore.session
 import pytest
-from botocore.loaders import JSONFileLoader
-
-from gateway import aws
 
 API_HANDLERS = (
     "platform_api.handler",
@@ -35,6 +30,7 @@ _COUNTING = """
 import json, botocore.session
 
 made = {"sessions": 0, "clients": []}
+client_sessions = []  # the session each client was made from
 init, create_client = botocore.session.Session.__init__, botocore.session.Session.create_client
 
 def counting_init(self, *args, **kwargs):
@@ -43,6 +39,7 @@ def counting_init(self, *args, **kwargs):
 
 def counting_create_client(self, service_name, *args, **kwargs):
     made["clients"].append(service_name)
+    client_sessions.append(id(self))
     return create_client(self, service_name, *args, **kwargs)
 
 botocore.session.Session.__init__ = counting_init
@@ -102,31 +99,45 @@ def test_in_lambda_the_tracer_traces_and_makes_no_aws_client() -> None:
     assert made == {"sessions": 0, "clients": [], "tracer": True}
 
 
-def test_tracing_disabled_by_powertools_variable_leaves_handlers_undecorated() -> None:
-    # Given the Lambda environment with POWERTOOLS_TRACE_DISABLED=true
-    env = {"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"}
-
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"POWERTOOLS_TRACE_DISABLED": "false"},  # outside Lambda
+        {"LAMBDA_TASK_ROOT": "/var/task", "AWS_SAM_LOCAL": "true", "POWERTOOLS_TRACE_DISABLED": "false"},
+        {"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"},
+    ],
+    ids=["outside Lambda", "sam local", "turned off"],
+)
+def test_where_powertools_traces_nothing_handlers_stay_undecorated(env: dict[str, str]) -> None:
+    # Given an environment where Powertools' Tracer traces nothing
     # When the observability module is imported
     made = run_fresh(
         "import sys\n"
         "from gateway.observability import tracer\n"
         "made['traced'] = type(tracer).__name__ != 'Untraced'\n"
         "made['xray'] = 'aws_xray_sdk.core' in sys.modules\n"
+        "from aws_lambda_powertools import Tracer\n"
+        "made['powertools_traces'] = not Tracer(service='probe').disabled\n"
         "print(json.dumps(made))",
         **env,
     )
 
-    # Then nothing is traced and the X-Ray SDK is not even imported
+    # Then nothing is traced and the X-Ray SDK was not even imported for it; Powertools' own
+    # Tracer, made afterwards in the same environment, agrees that nothing is traced there
     assert made["traced"] is False
     assert made["xray"] is False
+    assert made["powertools_traces"] is False
 
 
 def test_every_client_of_a_process_comes_from_one_session() -> None:
-    # Given a fresh interpreter with a function loaded
+    # Given a fresh interpreter with a function loaded, and DynamoDB mocked (moto)
     # When every model, the transactions, the bus, the media store, the idempotency store and
     # the master token's Secrets Manager client are used for the first time
     made = run_fresh(
+        "import os\n"
+        "for name in [n for n in os.environ if n.startswith('AWS_ENDPOINT_URL')]: del os.environ[name]\n"
         "import messages_api.handler\n"
+        "from moto import mock_aws\n"
         "from gateway import aws, models\n"
         "from gateway.bus.queues import sqs_client\n"
         "from gateway.media.store import s3_client\n"
@@ -135,80 +146,17 @@ def test_every_client_of_a_process_comes_from_one_session() -> None:
         "classes = [m for m in vars(models).values() if isinstance(m, type) "
         "and issubclass(m, GatewayModel) and m is not GatewayModel]\n"
         "made['models'] = len(classes)\n"
-        "made['model_clients'] = len({id(m._get_connection().connection.client) for m in classes})\n"
-        "made['same_as_transactions'] = all("
-        "m._get_connection().connection.client is transaction_connection().client for m in classes)\n"
-        "sqs_client(); s3_client(); _store(); aws.client('secretsmanager')\n"
+        "with mock_aws():\n"
+        "    made['tables'] = sum(m.exists() for m in classes)\n"
+        "    transaction_connection()\n"
+        "    sqs_client(); s3_client(); _store(); aws.client('secretsmanager')\n"
+        "made['client_sessions'] = len(set(client_sessions))\n"
         "print(json.dumps(made))"
     )
 
-    # Then all the models share one DynamoDB client, and one session made every client
+    # Then one session made every client: one DynamoDB client for all the models and the
+    # transactions (the other is the idempotency store's)
     assert made["models"] >= 8
-    assert made["model_clients"] == 1
-    assert made["same_as_transactions"] is True
-    assert made["sessions"] == 1
+    assert made["tables"] == 0  # each model asked DynamoDB (moto), which has none of them
+    assert made["client_sessions"] == 1
     assert sorted(made["clients"]) == ["dynamodb", "dynamodb", "s3", "secretsmanager", "sqs"]
-
-
-def test_making_the_clients_lists_no_service_folders() -> None:
-    # Given a fresh interpreter that counts botocore's directory listings
-    # When a client of every service the gateway uses is made
-    made = run_fresh(
-        "import os, botocore\n"
-        "from gateway import aws\n"
-        "data = os.path.join(os.path.dirname(botocore.__file__), 'data')\n"
-        "listed, listdir = [], os.listdir\n"
-        "def counting_listdir(path='.'):\n"
-        "    listed.append(os.fspath(path))\n"
-        "    return listdir(path)\n"
-        "os.listdir = counting_listdir\n"
-        "for service in aws.SERVICES:\n"
-        "    aws.client(service)\n"
-        "made['listed'] = sum(1 for path in listed if path.startswith(data))\n"
-        "print(json.dumps(made))"
-    )
-
-    # Then each is made from the shared session without reading the folders of the ~440
-    # services botocore ships (only the few it loads are looked into)
-    assert sorted(made["clients"]) == ["dynamodb", "s3", "secretsmanager", "sqs"]
-    assert made["sessions"] == 1
-    assert made["listed"] <= 2 * len(made["clients"])
-
-
-def _mappings(data: Any) -> Iterator[Any]:
-    """Every dict (or OrderedDict) inside ``data``."""
-    if isinstance(data, dict):
-        yield data
-        for value in data.values():
-            yield from _mappings(value)
-    elif isinstance(data, list):
-        for item in data:
-            yield from _mappings(item)
-
-
-def test_the_loader_parses_what_botocore_parses_into_plain_dicts(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Given a session with the gateway's data loader, noting every file it parses
-    parsed: list[tuple[str, Any, str, set[type]]] = []  # botocore changes some data after
-    load_file = aws._DictJSONFileLoader._load_file
-
-    def noting(self: Any, full_path: str, open_method: Any) -> Any:
-        data = load_file(self, full_path, open_method)
-        if data is not None:
-            parsed.append((full_path, open_method, json.dumps(data), {type(m) for m in _mappings(data)}))
-        return data
-
-    monkeypatch.setattr(aws._DictJSONFileLoader, "_load_file", noting)
-    session = botocore.session.get_session()
-    session.register_component("data_loader", aws._GatewayLoader())
-
-    # When a client of every service the gateway uses is made
-    for service in aws.SERVICES:
-        session.create_client(service, region_name="us-east-1")
-
-    # Then each file holds what botocore's own loader reads from it, in the same order, and
-    # in dicts only
-    names = {os.path.basename(path) for path, *_ in parsed}
-    assert {"service-2.json.gz", "endpoint-rule-set-1.json.gz"} <= names
-    for path, open_method, text, types in parsed:
-        assert text == json.dumps(JSONFileLoader()._load_file(path, open_method)), path
-        assert types == {dict}, path

@@ -25,9 +25,8 @@ from gateway.models import DeviceModel
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal
 from gateway.web.error_docs import AUTHENTICATED, ROLE_GATED, WITH_BODY, WITH_PARAMETERS, answers
-from gateway.web.routing import GatewayRoute
 
-router = APIRouter(tags=["devices"], route_class=GatewayRoute)
+router = APIRouter(tags=["devices"])
 
 DEVICE_ROUTE = (AUTHENTICATED, PATH_DEVICE_ERRORS)
 COMMAND_ROUTE = (*DEVICE_ROUTE, COMMAND_ERRORS)

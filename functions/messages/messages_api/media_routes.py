@@ -8,9 +8,8 @@ from gateway.media.downloads import MEDIA_ERRORS, download_url
 from gateway.media.limits import PRESIGNED_URL_SECONDS
 from gateway.web.auth import current_principal
 from gateway.web.error_docs import AUTHENTICATED, answers
-from gateway.web.routing import GatewayRoute
 
-router = APIRouter(tags=["media"], route_class=GatewayRoute)
+router = APIRouter(tags=["media"])
 
 _REDIRECT = {
     302: {

@@ -15,9 +15,8 @@ from gateway.messages.outputs import DeleteMessageResponse, HistorySyncResponse,
 from gateway.messages.schemas import DeleteMessageRequest, HistorySyncRequest, MarkReadRequest
 from gateway.models import DeviceModel
 from gateway.web.error_docs import AUTHENTICATED, WITH_BODY, answers, standard
-from gateway.web.routing import GatewayRoute
 
-router = APIRouter(tags=["messages"], route_class=GatewayRoute)
+router = APIRouter(tags=["messages"])
 
 
 @router.post(

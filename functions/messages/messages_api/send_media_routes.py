@@ -30,10 +30,9 @@ from gateway.models import DeviceModel
 from gateway.web import idempotency
 from gateway.web.error_docs import AUTHENTICATED, WITH_BODY, answers
 from gateway.web.idempotency import IdempotencyKey
-from gateway.web.routing import GatewayRoute
 from messages_api.send_routes import IN_PROGRESS_MARGIN_SECONDS
 
-router = APIRouter(tags=["messages"], route_class=GatewayRoute)
+router = APIRouter(tags=["messages"])
 
 RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"model": TextSentResponse, "description": "Sent while the request was held"},

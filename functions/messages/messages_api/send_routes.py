@@ -18,9 +18,8 @@ from gateway.models import DeviceModel
 from gateway.web import idempotency
 from gateway.web.error_docs import AUTHENTICATED, WITH_BODY, answers
 from gateway.web.idempotency import IdempotencyKey
-from gateway.web.routing import GatewayRoute
 
-router = APIRouter(tags=["messages"], route_class=GatewayRoute)
+router = APIRouter(tags=["messages"])
 
 IN_PROGRESS_MARGIN_SECONDS = 5.0
 """A request ends within the hold limit plus this; a record left in progress longer is stale."""

@@ -25,9 +25,8 @@ from gateway.status.schemas import MediaStatusRequest, StatusPrivacyRequest, Tex
 from gateway.web import idempotency
 from gateway.web.error_docs import AUTHENTICATED, WITH_BODY, answers, standard
 from gateway.web.idempotency import IdempotencyKey
-from gateway.web.routing import GatewayRoute
 
-router = APIRouter(tags=["status"], route_class=GatewayRoute)
+router = APIRouter(tags=["status"])
 
 IN_PROGRESS_MARGIN_SECONDS = 5.0
 """A publish ends within the command timeout plus this; a record left in progress longer is stale."""

@@ -15,7 +15,6 @@ from pathlib import Path
 from fastapi import APIRouter, Response
 
 from gateway.errors import ApiError
-from gateway.web.routing import GatewayRoute
 
 ROOT = Path(__file__).with_name("console")
 
@@ -48,7 +47,7 @@ HEADERS = {
     "Cache-Control": "no-cache",
 }
 
-router = APIRouter(include_in_schema=False, route_class=GatewayRoute)
+router = APIRouter(include_in_schema=False)
 
 
 @cache

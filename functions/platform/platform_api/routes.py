@@ -16,10 +16,9 @@ from gateway.web.auth import require_master
 from gateway.web.error_docs import MASTER, WITH_BODY, WITH_PARAMETERS, answers, standard
 from gateway.web.openapi_document import openapi_bytes
 from gateway.web.route_table import allowed_methods
-from gateway.web.routing import GatewayRoute
 from platform_api.schemas import RegisterRequest, UpdateTenantRequest
 
-router = APIRouter(dependencies=[Depends(require_master)], tags=["platform"], route_class=GatewayRoute)
+router = APIRouter(dependencies=[Depends(require_master)], tags=["platform"])
 
 TENANT_NOT_FOUND = standard(404, "TENANT_NOT_FOUND")
 
@@ -58,7 +57,7 @@ def delete_tenant(tenant_id: str) -> TenantDeletedResponse:
     return TenantDeletedResponse(deleted=tenants.delete_tenant(tenant_id))
 
 
-fallback_router = APIRouter(include_in_schema=False, route_class=GatewayRoute)
+fallback_router = APIRouter(include_in_schema=False)
 
 
 @fallback_router.get("/openapi.json")

@@ -8,10 +8,9 @@ from gateway.accounts.roles import Principal, Role
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal, require_roles
 from gateway.web.error_docs import AUTHENTICATED, ROLE_GATED, WITH_BODY, WITH_PARAMETERS, answers, standard
-from gateway.web.routing import GatewayRoute
 from users_api.schemas import CreateUserRequest, UpdateUserRequest
 
-router = APIRouter(tags=["users"], route_class=GatewayRoute)
+router = APIRouter(tags=["users"])
 
 USER_NOT_FOUND = standard(404, "USER_NOT_FOUND")
 

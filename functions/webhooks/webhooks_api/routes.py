@@ -14,7 +14,6 @@ from gateway.models import DeviceModel
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal
 from gateway.web.error_docs import AUTHENTICATED, WITH_BODY, WITH_PARAMETERS, answers, standard
-from gateway.web.routing import GatewayRoute
 from gateway.webhooks import delivery_log, service
 from gateway.webhooks.catalog import SUBSCRIBABLE
 from gateway.webhooks.delivery.constants import AttemptStatus
@@ -29,7 +28,7 @@ from gateway.webhooks.outputs import (
 )
 from gateway.webhooks.schemas import PendingWebhookRequest, WebhookRequest
 
-router = APIRouter(tags=["webhooks"], route_class=GatewayRoute)
+router = APIRouter(tags=["webhooks"])
 
 DEVICE_WEBHOOK = (AUTHENTICATED, ACTING_DEVICE_ERRORS)
 NOT_CONFIGURED = standard(404, "WEBHOOK_NOT_CONFIGURED")

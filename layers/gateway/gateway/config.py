@@ -73,3 +73,29 @@ class Settings(BaseModel):
 def get_settings() -> Settings:
     """The process-wide settings, validated on first use."""
     return Settings.model_validate(dict(os.environ))
+
+
+class TracingSettings(BaseModel):
+    """Where Powertools' Tracer traces (its documented rule), from the variables the Lambda
+    runtime, ``sam local`` and the deployment set.
+
+    Apart from :class:`Settings` and read each time: the tracer is made as
+    ``gateway.observability`` is imported, before the local stack sets its own variables, and
+    reading :func:`get_settings` then would keep the settings of the environment before it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    lambda_task_root: str | None = Field(default=None, alias="LAMBDA_TASK_ROOT")
+    sam_local: bool = Field(default=False, alias="AWS_SAM_LOCAL")
+    trace_disabled: bool = Field(default=False, alias="POWERTOOLS_TRACE_DISABLED")
+
+    @property
+    def traced(self) -> bool:
+        """Whether X-Ray tracing is on: in Lambda, not under ``sam local``, not turned off."""
+        return self.lambda_task_root is not None and not self.sam_local and not self.trace_disabled
+
+
+def tracing_settings() -> TracingSettings:
+    """The tracing settings of the environment as it is now."""
+    return TracingSettings.model_validate(dict(os.environ))

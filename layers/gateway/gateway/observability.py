@@ -8,6 +8,8 @@ from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 
+from gateway.config import tracing_settings
+
 Handler = Callable[..., Any]
 
 
@@ -27,12 +29,10 @@ class Untraced:
 
 
 def _tracer() -> Tracer | Untraced:
-    """Powertools' own rule decides (``POWERTOOLS_TRACE_DISABLED``, outside Lambda, SAM local).
-
-    When it traces, the Tracer is made here, at import: in Lambda the X-Ray recorder makes no
-    client (it samples locally) and patching belongs before the first AWS call.
-    """
-    if Tracer._is_tracer_disabled():  # the rule Powertools applies, kept in one place
+    """Powertools' Tracer where it traces (:class:`gateway.config.TracingSettings`), made here at
+    import: in Lambda the X-Ray recorder makes no client (it samples locally) and patching
+    belongs before the first AWS call."""
+    if not tracing_settings().traced:
         return Untraced()
     return Tracer(service="gateway")
 

@@ -28,6 +28,7 @@ from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
 
 from gateway.errors import ApiError, validation_error
+from gateway.models.base import key_attributes
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -132,9 +133,8 @@ def read_page(
 
 def _key_attributes(model: type[Model]) -> tuple[str, str | None]:
     """The names of the model's hash key and range key (None without one)."""
-    hash_key = model._hash_key_attribute().attr_name
-    range_attribute = model._range_key_attribute()
-    return hash_key, range_attribute.attr_name if range_attribute is not None else None
+    hash_key, range_key = key_attributes(model)
+    return hash_key.attr_name, range_key.attr_name if range_key is not None else None
 
 
 def _cursor(listing: Listing[Any], item: Model) -> str:

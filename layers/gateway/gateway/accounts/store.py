@@ -10,7 +10,7 @@ from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
 from gateway.models import TenantModel, TokenModel, UniqueKeyModel, UserModel
-from gateway.models.base import TenantGone, failed_conditions, transaction_connection
+from gateway.models.base import TenantGone, failed_conditions, key_attributes, transaction_connection
 from gateway.pagination import Listing, Page, PageRequest, read_page
 
 TENANTS = "tenants"
@@ -51,7 +51,7 @@ def _create(records: list, claims: list[UniqueKeyModel], counted_in: str | None 
             for claim in claims:
                 transaction.save(claim, condition=UniqueKeyModel.unique_key.does_not_exist())
             for record in records:
-                hash_key = type(record)._hash_key_attribute()
+                hash_key, _ = key_attributes(type(record))
                 transaction.save(record, condition=hash_key.does_not_exist())
             if counted_in is not None:
                 transaction.update(

@@ -10,29 +10,30 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.dependencies.utils import solve_dependencies
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute, request_response
+from fastapi.routing import APIRoute
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import BaseRoute
 
 from gateway import __version__
 from gateway.config import get_settings
 from gateway.errors import ApiError, ShortBodyError
 from gateway.gc_pause import cyclic_gc_paused
 from gateway.observability import logger, metrics, tracer
-from gateway.web import fastapi_overrides
 from gateway.web.contract import DESCRIPTION, install_contract_document
 from gateway.web.middleware import GatewayMiddleware
 from gateway.web.operation_routes import as_answered
 from gateway.web.route_table import allowed_methods
-from gateway.web.routing import GatewayRoute, operation_id
 from gateway.web.validation import standard_validation_error
 
 # FastAPI raises a bare 400 only when it cannot read a JSON body at all (nesting too deep,
 # an integer past Python's digit limit, an undecodable charset): still "not valid JSON".
 _HTTP_CODES = {400: "INVALID_JSON", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
 
-fastapi_overrides.install()  # before any route is built
+
+def operation_id(route: APIRoute) -> str:
+    """A route's operation id: its function's name (``register``, ``list_devices``), what
+    generated clients call the operation. A test keeps them unique."""
+    return route.name
 
 
 async def _api_error(request: Request, error: Exception) -> JSONResponse:
@@ -92,16 +93,6 @@ async def _http_error(request: Request, error: Exception) -> JSONResponse:
     return as_answered(request, ApiError(error.status_code, code, message, headers=headers)).response()
 
 
-def _overridable_by(app: FastAPI, route: BaseRoute) -> BaseRoute:
-    """``route``, answering with ``app.dependency_overrides`` as an included route would: the
-    handler made when the route was declared knew no app."""
-    if isinstance(route, APIRoute):
-        route.dependency_overrides_provider = app
-        if not isinstance(route, GatewayRoute) or route.built:  # else it is built with it
-            route.app = request_response(route.get_route_handler())
-    return route
-
-
 def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
     """A FastAPI app serving ``routers`` with the gateway's errors, headers and limits.
 
@@ -117,9 +108,8 @@ def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
         openapi_url=openapi_url,
         generate_unique_id_function=operation_id,
     )
-    for router in routers:  # as they are: see gateway.web.routing
-        for route in router.routes:
-            app.router.routes.append(_overridable_by(app, route))
+    for router in routers:
+        app.include_router(router)
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
@@ -129,11 +119,7 @@ def create_app(*routers: APIRouter, openapi_url: str | None = None) -> FastAPI:
 
 
 def make_lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
-    """The Lambda entry point for an API function: Mangum plus Powertools context.
-
-    An invocation is its process's only request, so FastAPI's sync code runs on its thread
-    (``gateway.web.fastapi_overrides``).
-    """
+    """The Lambda entry point for an API function: Mangum plus Powertools context."""
     asgi_handler = Mangum(app, lifespan="off", api_gateway_base_path="/")
     first_request = True
 
@@ -142,11 +128,10 @@ def make_lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[st
     @metrics.log_metrics
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         nonlocal first_request
-        with fastapi_overrides.sync_calls_inline():
-            if not first_request:
-                return asgi_handler(event, context)
-            first_request = False
-            with cyclic_gc_paused():  # the first request builds its route and clients: gateway/gc_pause.py
-                return asgi_handler(event, context)
+        if not first_request:
+            return asgi_handler(event, context)
+        first_request = False
+        with cyclic_gc_paused():  # the first request builds its routes and clients: gateway/gc_pause.py
+            return asgi_handler(event, context)
 
     return handler

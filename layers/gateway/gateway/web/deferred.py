@@ -10,7 +10,15 @@ less work on a cold start (``bench/coldstart``).
 
 from __future__ import annotations
 
+import warnings
+
 from pydantic import BaseModel, ConfigDict
+from pydantic.warnings import UnsupportedFieldAttributeWarning
+
+# FastAPI gives a route's fields an alias ("body" for a request body) and builds their
+# validators under a filter of this warning; a deferred model's validator is built on its
+# first use instead, outside that filter, and would warn once about the same alias.
+warnings.filterwarnings("ignore", message="The 'alias' attribute", category=UnsupportedFieldAttributeWarning)
 
 
 class DeferredModel(BaseModel):

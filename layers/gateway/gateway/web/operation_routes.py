@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from fastapi import Request
+from fastapi.routing import APIRoute
 
 from gateway.errors import ApiError, OperationError, ShortBodyError
 from gateway.web.error_docs import operation
-from gateway.web.routing import GatewayRoute
 
 LOWERCASE: Mapping[str, str] = MappingProxyType(
     {
@@ -36,7 +36,7 @@ LOWERCASE: Mapping[str, str] = MappingProxyType(
 instead. Any other standard error is left as it is (a test of the contract would show it)."""
 
 
-class OperationRoute(GatewayRoute):
+class OperationRoute(APIRoute):
     """A route answering its errors in the lowercase operation envelope (see the module)."""
 
 

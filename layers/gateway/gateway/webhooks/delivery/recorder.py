@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from gateway.models.base import transaction_connection
 from gateway.models.webhooks import DeliveryModel
 from gateway.observability import logger
 from gateway.timestamps import iso_utc
@@ -136,16 +137,18 @@ def write_log(attempts: Sequence[Attempted], sleep: Callable[[float], None] = ti
 
 def _write_chunk(items: Items, sleep: Callable[[float], None]) -> list[Key]:
     """Write up to 25 items, again and again while some are unprocessed; the keys left over."""
-    connection = DeliveryModel._get_connection()  # as pynamodb's own batch writer does
+    dynamodb = transaction_connection().client  # the process's one DynamoDB client
+    table = DeliveryModel.Meta.table_name
     for round_ in range(LOG_WRITE_ROUNDS):
         if round_:
             sleep(LOG_RETRY_BASE_SECONDS * 2 ** (round_ - 1))
         try:
-            answer = connection.batch_write_item(put_items=items) or {}
+            puts = [{"PutRequest": {"Item": item}} for item in items]
+            answer = dynamodb.batch_write_item(RequestItems={table: puts})
         except Exception:  # any failure leaves these events on the queue
             logger.exception("writing the delivery log failed", extra={"items": len(items)})
             return [_key(item) for item in items]
-        unprocessed = answer.get("UnprocessedItems", {}).get(DeliveryModel.Meta.table_name, [])
+        unprocessed = answer.get("UnprocessedItems", {}).get(table, [])
         items = [request["PutRequest"]["Item"] for request in unprocessed]
         if not items:
             return []
