@@ -121,6 +121,14 @@ class NetworkError(Exception):
             raise ValueError(f"unknown refusal code {code!r}")
         return cls(NetworkErrorKind.REFUSED, message, code=code)
 
+    @classmethod
+    def unsupported(cls, operation: str, adapter: str, why: str) -> NetworkError:
+        """The port's answer for an operation (or an option of one) the adapter cannot carry
+        out: ``UNSUPPORTED`` naming it, the adapter and why (501 ``UNSUPPORTED_OPERATION`` at
+        the API, ``unsupported_operation`` on group routes). Raised before anything reaches
+        the network, after the operation's own input checks."""
+        return cls(NetworkErrorKind.UNSUPPORTED, f"{operation} is not supported by {adapter}: {why}")
+
     @property
     def reason(self) -> str:
         """What the session host replies as the command's error kind: the refusal's code, or

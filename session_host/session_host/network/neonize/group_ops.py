@@ -52,13 +52,13 @@ from ..group_types import (
     ParticipantAction,
     RequestAction,
 )
-from ..port import NetworkError, NetworkErrorKind
+from ..port import NetworkError
 from . import group_convert
+from .catalog import unsupported
 from .errors import group_error
 from .jids import jid_str, parse_jid
 from .operations import OperationsMixin
 
-LIBRARY = "neonize 0.5.2"
 _NANOSECONDS = 1_000_000_000
 _JPEG_MAGIC = b"\xff\xd8\xff"
 _CHANGES = {
@@ -68,10 +68,6 @@ _CHANGES = {
     ParticipantAction.DEMOTE: ParticipantChange.DEMOTE,
 }
 _JOINING = functools.partial(group_error, joining=True)
-
-
-def unsupported(operation: str, why: str = "its library has no call for it") -> NetworkError:
-    return NetworkError(NetworkErrorKind.UNSUPPORTED, f"{operation} is not supported by {LIBRARY}: {why}")
 
 
 def group_of(value: str) -> JID:
@@ -144,16 +140,10 @@ class GroupOpsMixin(OperationsMixin):
             raise NetworkError.refused("invalid_request", "a community cannot belong to a community")
         if not options.community:
             if options.join_approval:
-                raise unsupported(
-                    "creating a group with join approval",
-                    "neonize's create request has no approval field and it cannot be set later",
-                )
+                raise unsupported("create_group.join_approval")
             return None
         if not options.join_approval:
-            raise unsupported(
-                "creating a community without join approval",
-                "whatsmeow always asks the network for request_required; pass join_approval true",
-            )
+            raise unsupported("create_group.community")
         return GroupParent(IsParent=True, DefaultMembershipApprovalMode=group_convert.REQUEST_REQUIRED)
 
     async def _create_settings(self, group: GroupInfo, options: GroupOptions) -> GroupInfo:
@@ -212,11 +202,9 @@ class GroupOpsMixin(OperationsMixin):
     async def update_group(self, group_jid: str, settings: GroupSettings) -> None:
         target = group_of(group_jid)
         given = settings.given()
-        missing = [name for name in ("join_approval", "member_add_mode") if name in given]
-        if missing:
-            raise unsupported(
-                f"setting {' and '.join(missing)}", "its library has no call for it; nothing changed"
-            )
+        for name in ("join_approval", "member_add_mode"):
+            if name in given:
+                raise unsupported(f"update_group.{name}")
         if not given:
             raise NetworkError.refused("invalid_request", "nothing to change")
         steps = [
@@ -337,5 +325,5 @@ class GroupOpsMixin(OperationsMixin):
     async def answer_group_requests(
         self, group_jid: str, action: RequestAction, participants: list[str]
     ) -> list[MemberResult]:
-        asked = f"{len(participants)} join request(s) of {group_jid}"
-        raise unsupported(f"{RequestAction(action).value} {asked}")
+        asked = f"{RequestAction(action).value} {len(participants)} join request(s) of {group_jid}"
+        raise unsupported("answer_group_requests", asked)

@@ -59,8 +59,9 @@ from ..media_types import (
     Template,
     received_max_bytes,
 )
-from ..port import NetworkError, NetworkErrorKind, NetworkEvent, SentMessage
+from ..port import NetworkEvent, SentMessage
 from ..vcards import to_vcard
+from .catalog import unsupported
 from .downloads import DOWNLOADS, DownloadTimeout
 from .jids import jid_str, parse_jid
 from .operations import OperationsMixin
@@ -194,10 +195,7 @@ class MediaOpsMixin(OperationsMixin):
 
     async def send_template(self, to: str, template: Template) -> SentMessage:  # noqa: ARG002 (the port's)
         message_checks.check_template(template)
-        raise NetworkError(
-            NetworkErrorKind.UNSUPPORTED,
-            "send_template: the real network does not show quick-reply buttons sent by a linked device",
-        )
+        raise unsupported("send_template")
 
     async def _send_built(self, to: str, message: Message) -> SentMessage:
         chat = parse_jid(to)

@@ -28,6 +28,7 @@ from neonize.proto.Neonize_pb2 import JID
 
 from .. import message_checks
 from ..port import REAL_REVOKE_WINDOW_SECONDS, MessageRef, NetworkError, NetworkErrorKind
+from .catalog import unsupported
 from .jids import parse_jid
 from .operations import OperationsMixin
 
@@ -52,17 +53,11 @@ class MessageOpsMixin(OperationsMixin):
 
     async def delete_for_me(self, chat: str, message_id: str, *, from_me: bool, sender: str | None) -> None:
         message_checks.check_delete_for_me(chat, message_id, from_me=from_me, sender=sender)
-        raise NetworkError(
-            NetworkErrorKind.UNSUPPORTED,
-            "delete_for_me: neonize 0.5.2 cannot encode app-state patches (send_app_state is broken)",
-        )
+        raise unsupported("delete_for_me")
 
     async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
         message_checks.check_history_sync(chat, count, oldest)
-        raise NetworkError(
-            NetworkErrorKind.UNSUPPORTED,
-            "request_history_sync: neonize 0.5.2 cannot send the peer message a history request needs",
-        )
+        raise unsupported("request_history_sync")
 
     def _own_account(self) -> JID:
         with self._mutex:

@@ -39,6 +39,7 @@ from ..status_types import (
     StatusPrivacy,
     TextStatus,
 )
+from .catalog import unsupported
 from .jids import jid_str, parse_jid
 from .operations import OperationsMixin
 
@@ -58,11 +59,7 @@ class StatusOpsMixin(OperationsMixin):
 
     async def set_status_privacy(self, privacy: StatusPrivacy) -> StatusPrivacy:
         status_checks.check_privacy(privacy)
-        raise NetworkError(
-            NetworkErrorKind.UNSUPPORTED,
-            "set_status_privacy: neonize 0.5.2 cannot change who sees the stories; "
-            "change it on the phone (GET still reads it)",
-        )
+        raise unsupported("set_status_privacy")
 
     async def publish_status(self, content: StatusContent) -> SentMessage:
         kind = status_checks.check_content(content)
