@@ -103,10 +103,6 @@ def _applied(fields: list[str]) -> str:
 class GroupOpsMixin(OperationsMixin):
     """Group operations of ``NeonizeSession``; the state and ``_call`` are the session's."""
 
-    def _own_jid(self) -> str | None:
-        with self._mutex:
-            return jid_str(self._account)
-
     # --- creating and reading -----------------------------------------------------------
 
     async def create_group(self, name: str, participants: list[str], options: GroupOptions) -> GroupCreated:
@@ -115,7 +111,7 @@ class GroupOpsMixin(OperationsMixin):
         linked = (
             GroupLinkedParent(LinkedParentJID=group_of(options.parent_jid)) if options.parent_jid else None
         )
-        own = self._own_jid()
+        own = self._link.own_jid()
         others = [person for person in asked if jid_str(person) != own]
         info = await self._call(
             "create group",

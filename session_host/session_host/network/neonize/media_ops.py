@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from neonize.client import NewClient
 from neonize.proto.Neonize_pb2 import UploadResponse
@@ -64,6 +64,7 @@ from ..vcards import to_vcard
 from .catalog import unsupported
 from .downloads import DOWNLOADS, DownloadTimeout
 from .jids import jid_str, parse_jid
+from .link import DeviceLink
 from .operations import OperationsMixin
 
 logger = logging.getLogger(__name__)
@@ -169,11 +170,6 @@ def received_media(message: Message, data: bytes) -> ReceivedMedia | None:
 class MediaOpsMixin(OperationsMixin):
     """Media and rich sends of ``NeonizeSession``; the state and ``_call`` are the session's."""
 
-    if TYPE_CHECKING:
-        from .adapter import NeonizeTimings
-
-        _timings: NeonizeTimings
-
     async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
         message_checks.check_media(media)
         kind = MediaKind(media.kind)
@@ -203,44 +199,45 @@ class MediaOpsMixin(OperationsMixin):
         timestamp = float(response.Timestamp) if response.Timestamp > 0 else time.time()
         return SentMessage(message_id=response.ID, chat_jid=jid_str(chat) or to, timestamp=timestamp)
 
-    def _download_media(self, event: NetworkEvent, message: Message) -> NetworkEvent:
-        """``message.received`` with the bytes of its media attached, or with ``media.error``.
 
-        Runs on the session's event thread and waits there for the download (on the pool,
-        within the deadline), so the device's events stay in order.
-        """
-        found = media_part(message)
-        if found is None or not isinstance(event.data.get("media"), dict):
-            return event
-        kind = found[0]
-        limit = received_max_bytes(kind)
-        declared = declared_size(message)
-        if declared is not None and declared > limit:
-            logger.info(
-                "neonize %s: %s of %d bytes over the %d limit, not downloaded",
-                self._device_id,
-                kind,
-                declared,
-                limit,
-            )
-            return payloads.media_not_kept(event, "too_large")
-        with self._mutex:
-            runner = self._runner
-        if runner is None or runner.stopping or not runner.alive:
-            return payloads.media_not_kept(event, "download_failed")
-        client = runner.client
-        try:
-            data = DOWNLOADS.fetch(
-                self._device_id,
-                lambda: bytes(client.download_any(message) or b""),
-                self._timings.media_deadline,
-            )
-        except DownloadTimeout as error:
-            logger.warning("neonize %s: media not downloaded: %s", self._device_id, error)
-            return payloads.media_not_kept(event, "timeout")
-        except Exception as error:  # the library's DownloadError and whatever else it raises
-            logger.warning("neonize %s: media not downloaded: %s", self._device_id, error)
-            return payloads.media_not_kept(event, "download_failed")
-        if len(data) > limit:  # the sender declared less than it sent
-            return payloads.media_not_kept(event, "too_large")
-        return replace(event, attachment=received_media(message, data))
+def with_media(link: DeviceLink, event: NetworkEvent, message: Message) -> NetworkEvent:
+    """``message.received`` with the bytes of its media attached, or with ``media.error``.
+
+    Runs on the session's event thread and waits there for the download (on the pool,
+    within the deadline), so the device's events stay in order.
+    """
+    found = media_part(message)
+    if found is None or not isinstance(event.data.get("media"), dict):
+        return event
+    kind = found[0]
+    limit = received_max_bytes(kind)
+    declared = declared_size(message)
+    if declared is not None and declared > limit:
+        logger.info(
+            "neonize %s: %s of %d bytes over the %d limit, not downloaded",
+            link.device_id,
+            kind,
+            declared,
+            limit,
+        )
+        return payloads.media_not_kept(event, "too_large")
+    with link.mutex:
+        runner = link.runner
+    if runner is None or runner.stopping or not runner.alive:
+        return payloads.media_not_kept(event, "download_failed")
+    client = runner.client
+    try:
+        data = DOWNLOADS.fetch(
+            link.device_id,
+            lambda: bytes(client.download_any(message) or b""),
+            link.timings.media_deadline,
+        )
+    except DownloadTimeout as error:
+        logger.warning("neonize %s: media not downloaded: %s", link.device_id, error)
+        return payloads.media_not_kept(event, "timeout")
+    except Exception as error:  # the library's DownloadError and whatever else it raises
+        logger.warning("neonize %s: media not downloaded: %s", link.device_id, error)
+        return payloads.media_not_kept(event, "download_failed")
+    if len(data) > limit:  # the sender declared less than it sent
+        return payloads.media_not_kept(event, "too_large")
+    return replace(event, attachment=received_media(message, data))

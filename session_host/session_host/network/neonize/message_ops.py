@@ -24,10 +24,9 @@ What neonize 0.5.2 can do here (read from its source and its Go library's export
 from __future__ import annotations
 
 from neonize.client import NewClient
-from neonize.proto.Neonize_pb2 import JID
 
 from .. import message_checks
-from ..port import REAL_REVOKE_WINDOW_SECONDS, MessageRef, NetworkError, NetworkErrorKind
+from ..port import REAL_REVOKE_WINDOW_SECONDS, MessageRef
 from .catalog import unsupported
 from .jids import parse_jid
 from .operations import OperationsMixin
@@ -46,7 +45,7 @@ class MessageOpsMixin(OperationsMixin):
         chat_jid = parse_jid(chat)
 
         def revoke(client: NewClient) -> None:
-            message = client.build_revoke(chat_jid, self._own_account(), message_id, with_go=True)
+            message = client.build_revoke(chat_jid, self._link.own_account(), message_id, with_go=True)
             client.send_message(chat_jid, message)
 
         await self._call("revoke message", revoke)
@@ -58,10 +57,3 @@ class MessageOpsMixin(OperationsMixin):
     async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
         message_checks.check_history_sync(chat, count, oldest)
         raise unsupported("request_history_sync")
-
-    def _own_account(self) -> JID:
-        with self._mutex:
-            account = self._account
-        if account is None:
-            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not logged in")
-        return account

@@ -11,26 +11,21 @@ connected several neonize calls (``get_me``, ``revoke_message``, ``contact.*``,
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from neonize.client import NewClient
-from neonize.proto.Neonize_pb2 import JID
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ContextInfo, ExtendedTextMessage, Message
 from neonize.utils.enum import ChatPresence as NeonizeChatPresence
 from neonize.utils.enum import ChatPresenceMedia, ReceiptType
 
-from ..port import ChatPresence, NetworkError, NetworkErrorKind, SentMessage, SessionState
-from .clients import ClientRunner, GatedClient, call_with_deadline
+from ..port import ChatPresence, NetworkError, NetworkErrorKind, SentMessage
 from .errors import library_error
 from .jids import jid_str, parse_jid
-from .locks import GoCallGate
+from .link import DeviceLink, ErrorMapper
 
 T = TypeVar("T")
-ErrorMapper = Callable[[str, BaseException], NetworkError]
-"""Turns a library exception raised during an operation into a :class:`NetworkError`."""
 _PRESENCE = {
     ChatPresence.COMPOSING: NeonizeChatPresence.CHAT_PRESENCE_COMPOSING,
     ChatPresence.PAUSED: NeonizeChatPresence.CHAT_PRESENCE_PAUSED,
@@ -40,13 +35,7 @@ _PRESENCE = {
 class OperationsMixin:
     """Network operations of ``NeonizeSession`` (which owns the state used here)."""
 
-    _device_id: str
-    _mutex: threading.RLock
-    _state: SessionState
-    _account: JID | None
-    _runner: ClientRunner | None
-    _gate: GoCallGate
-    _timings: Any
+    _link: DeviceLink
 
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         if not text:
@@ -90,41 +79,4 @@ class OperationsMixin:
         error: ErrorMapper = library_error,
         deadline: float | None = None,
     ) -> T:
-        """Run a library call that needs a connected session, off the loop, through the gate.
-
-        ``call`` gets a :class:`~.clients.GatedClient`: each of its method calls takes its own
-        shared ticket of the gate and checks, inside it, that the session is still connected
-        on the same run (so no stop slips in between): on a client that is not connected
-        several calls abort the whole process. ``error`` maps
-        the library's exceptions (group operations read more out of whatsmeow's messages).
-        After ``deadline`` (default ``call_deadline``) the caller gets ``TIMEOUT``.
-        """
-        limit = self._timings.call_deadline if deadline is None else deadline
-        return await call_with_deadline(lambda: self._call_now(operation, call, error), limit, operation)
-
-    def _call_now(
-        self, operation: str, call: Callable[[NewClient], T], error: ErrorMapper = library_error
-    ) -> T:
-        runner = self._connected_runner()
-        client = GatedClient(runner.client, self._gate, lambda: self._connected_runner(runner))
-        try:
-            return call(client)  # type: ignore[arg-type]  # the gated client answers as NewClient
-        except NetworkError:
-            raise
-        except Exception as exc:
-            raise error(operation, exc) from exc
-
-    def _connected_runner(self, expected: ClientRunner | None = None) -> ClientRunner:
-        """The run of a connected session (``expected``: that run still); else NOT_CONNECTED."""
-        with self._mutex:
-            runner, state = self._runner, self._state
-        if (
-            state is not SessionState.CONNECTED
-            or runner is None
-            or not runner.alive
-            or (expected is not None and runner is not expected)
-        ):
-            raise NetworkError(
-                NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not connected ({state})"
-            )
-        return runner
+        return await self._link.call(operation, call, error=error, deadline=deadline)
