@@ -27,6 +27,7 @@ from ..group_types import (
     ParticipantAction,
     RequestAction,
 )
+from .link import DeviceLink
 from .network import SimulatedNetwork
 
 P = ParamSpec("P")
@@ -38,21 +39,16 @@ class SessionGroups:
     and the faults."""
 
     _network: SimulatedNetwork
-
-    def _connection(self) -> str:
-        raise NotImplementedError
-
-    async def _fault(self, operation: str) -> bool:
-        raise NotImplementedError
+    _link: DeviceLink
 
     async def _on_network(
         self, operation: CommandName, act: Callable[Concatenate[str, P], T], *args: P.args, **kwargs: P.kwargs
     ) -> T:
         """``act(connection, ...)`` once connected and past any fault of ``operation``; the
         connection is read again after the fault, as a timeout fault waits meanwhile."""
-        self._connection()
-        await self._fault(operation)
-        return act(self._connection(), *args, **kwargs)
+        self._link.connection()
+        await self._link.fault(operation)
+        return act(self._link.connection(), *args, **kwargs)
 
     async def create_group(self, name: str, participants: list[str], options: GroupOptions) -> GroupCreated:
         network = self._network

@@ -10,13 +10,13 @@ then the account acts on the network (:class:`~.network_messages.DeviceMessages`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NoReturn
 
 from .. import message_checks
 from ..media_types import ContactCard, Location, OutgoingMedia, Template
 from ..port import ChatPresence, MessageRef, NetworkError, NetworkErrorKind, SentMessage
 from . import bodies
 from .bodies import Body
+from .link import DeviceLink
 from .network import SimulatedNetwork
 
 
@@ -25,68 +25,60 @@ class SessionMessages:
     connection and the faults."""
 
     _network: SimulatedNetwork
-
-    def _connection(self) -> str:
-        raise NotImplementedError
-
-    async def _fault(self, operation: str) -> bool:
-        raise NotImplementedError
-
-    async def _answer_lost(self, operation: str) -> NoReturn:
-        raise NotImplementedError
+    _link: DeviceLink
 
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
-        self._connection()
+        self._link.connection()
         if not text:
             raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
-        lost = await self._fault("send_text")
+        lost = await self._link.fault("send_text")
         message_id, chat_jid, at = self._network.send_text(
-            self._connection(), to, text, mentions=list(mentions)
+            self._link.connection(), to, text, mentions=list(mentions)
         )
         if lost:
-            await self._answer_lost("send_text")
+            await self._link.answer_lost("send_text")
         return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
-        self._connection()
+        self._link.connection()
         state = ChatPresence(presence).value
-        await self._fault("send_chat_presence")
-        self._network.send_presence(self._connection(), chat, state)
+        await self._link.fault("send_chat_presence")
+        self._network.send_presence(self._link.connection(), chat, state)
 
     async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
-        self._connection()
+        self._link.connection()
         if not message_ids:
             raise NetworkError(NetworkErrorKind.INVALID, "no message ids to mark as read")
-        await self._fault("mark_read")
-        self._network.mark_read(self._connection(), chat, sender, list(message_ids))
+        await self._link.fault("mark_read")
+        self._network.mark_read(self._link.connection(), chat, sender, list(message_ids))
 
     async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
         """The recipient's inbox describes the bytes; its devices get them as the attachment."""
-        self._connection()
+        self._link.connection()
         message_checks.check_media(media)
         return await self._send("send_media", to, bodies.media(media))
 
     async def send_location(self, to: str, location: Location) -> SentMessage:
-        self._connection()
+        self._link.connection()
         message_checks.check_location(location)
         return await self._send("send_location", to, bodies.location(location))
 
     async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
-        self._connection()
+        self._link.connection()
         message_checks.check_contact(card)
         return await self._send("send_contact", to, bodies.contact(card))
 
     async def send_template(self, to: str, template: Template) -> SentMessage:
         """The simulated network shows the buttons (the real one does not: neonize refuses)."""
-        self._connection()
+        self._link.connection()
         message_checks.check_template(template)
         return await self._send("send_template", to, bodies.template(template))
 
     async def _send(self, operation: str, to: str, body: Body) -> SentMessage:
-        lost = await self._fault(operation)
-        message_id, chat_jid, at = self._network.send(self._connection(), to, body)
+        lost = await self._link.fault(operation)
+        message_id, chat_jid, at = self._network.send(self._link.connection(), to, body)
         if lost:
-            await self._answer_lost(operation)
+            await self._link.answer_lost(operation)
         return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
 
     @property
@@ -97,23 +89,23 @@ class SessionMessages:
     async def revoke_message(self, chat: str, message_id: str) -> None:
         """Recipients' inboxes show it ``revoked``; their devices get no event (a protocol
         message, not reported, as on neonize)."""
-        self._connection()
+        self._link.connection()
         message_checks.check_message(chat, message_id)
-        await self._fault("revoke_message")
-        self._network.device_revoke(self._connection(), chat, message_id)
+        await self._link.fault("revoke_message")
+        self._network.device_revoke(self._link.connection(), chat, message_id)
 
     async def delete_for_me(self, chat: str, message_id: str, *, from_me: bool, sender: str | None) -> None:
         """Recorded on the account (``deleted_for_me``); the gateway emits ``message.delete_for_me``."""
-        self._connection()
+        self._link.connection()
         message_checks.check_delete_for_me(chat, message_id, from_me=from_me, sender=sender)
-        await self._fault("delete_for_me")
+        await self._link.fault("delete_for_me")
         self._network.device_delete_for_me(
-            self._connection(), chat, message_id, from_me=from_me, sender=sender
+            self._link.connection(), chat, message_id, from_me=from_me, sender=sender
         )
 
     async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
         """Answered by one ``history.sync`` event (``on_demand``) counting what came before."""
-        self._connection()
+        self._link.connection()
         message_checks.check_history_sync(chat, count, oldest)
-        await self._fault("request_history_sync")
-        self._network.device_history_sync(self._connection(), chat, count, oldest)
+        await self._link.fault("request_history_sync")
+        self._network.device_history_sync(self._link.connection(), chat, count, oldest)
