@@ -136,11 +136,13 @@ class NetworkError(Exception):
         return self.code or self.kind.value
 
 
-class DeviceSession(GroupOperations, StatusOperations, Protocol):
+class DeviceSession(StatusOperations, Protocol):
     """One device's session on the network; both adapters follow what is written here.
 
-    The group and community operations are :class:`~.group_types.GroupOperations`; the
-    status (stories) ones :class:`~.status_types.StatusOperations`.
+    The session itself is the device's lifecycle (connect, pair, disconnect, log out, close).
+    Its operations come in families, one attribute each: :attr:`groups`
+    (:class:`~.group_types.GroupOperations`); the status (stories) ones
+    :class:`~.status_types.StatusOperations`.
 
     Lifecycle: ``connect`` starts the session. An unpaired session emits ``qr.generated``
     (and rotates the code) until a phone scans it or a pair code is entered, then
@@ -173,6 +175,10 @@ class DeviceSession(GroupOperations, StatusOperations, Protocol):
     @property
     def current_qr(self) -> tuple[str, float] | None:
         """The QR code being shown and its expiry (epoch seconds), while pairing."""
+
+    @property
+    def groups(self) -> GroupOperations:
+        """Groups and communities: create, read, administer, invite, join, leave, link."""
 
     async def connect(self) -> None:
         """Start (or resume) the session; returns once the attempt is under way.

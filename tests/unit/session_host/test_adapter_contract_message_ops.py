@@ -31,7 +31,7 @@ def test_the_device_revokes_what_it_sent_to_a_person_and_to_a_group(adapter: str
     async def scenario(net: Backend) -> None:
         # Given messages the device sent to Bob and to a group
         bob, _ = net.person(BOB)
-        group = (await net.session.create_group("Team", [bob], GroupOptions())).group.jid
+        group = (await net.session.groups.create_group("Team", [bob], GroupOptions())).group.jid
         to_bob = await net.session.send_text(bob, "oops")
         to_group = await net.session.send_text(group, "oops all")
         before = net.put_on_network()
@@ -49,7 +49,7 @@ def test_delete_for_me_takes_any_message_and_needs_a_group_author(adapter: str, 
     async def scenario(net: Backend) -> None:
         bob, _ = net.person(BOB)
         cai, _ = net.person(CAI)
-        group = (await net.session.create_group("Team", [bob, cai], GroupOptions())).group.jid
+        group = (await net.session.groups.create_group("Team", [bob, cai], GroupOptions())).group.jid
         sent = await net.session.send_text(bob, "mine")
         before = net.put_on_network()
         if "delete_for_me" in net.unsupported:

@@ -28,7 +28,7 @@ def test_a_connected_device_knows_its_account(adapter: str, tmp_path: Path) -> N
 def test_sending_text_answers_the_networks_id_and_the_chat(adapter: str, tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
         bob, _ = net.person(BOB)
-        group = (await net.session.create_group("Team", [bob], GroupOptions())).group.jid
+        group = (await net.session.groups.create_group("Team", [bob], GroupOptions())).group.jid
         to_bob = await net.session.send_text(bob, "hello")
         to_group = await net.session.send_text(group, "hello all")
         assert (to_bob.chat_jid, to_group.chat_jid) == (bob, group)

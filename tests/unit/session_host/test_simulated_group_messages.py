@@ -26,7 +26,7 @@ def test_a_device_s_message_to_a_group_reaches_every_other_member(tmp_path: Path
         network.create_account(CONTACT, "Bob")
         session, recorder = await paired(network, tmp_path, "dev-a", PHONE)
         other, other_events = await paired(network, tmp_path, "dev-b", THIRD)
-        group = (await session.create_group("Trip", [CONTACT, THIRD], GroupOptions())).group.jid
+        group = (await session.groups.create_group("Trip", [CONTACT, THIRD], GroupOptions())).group.jid
 
         # When the device sends a text to the group
         sent = await session.send_text(group, "hello all")
@@ -116,7 +116,7 @@ def test_a_member_s_read_reaches_the_sender_s_device_as_a_group_receipt(tmp_path
         network = fast_network()
         network.create_account(CONTACT)
         session, recorder = await paired(network, tmp_path)
-        group = (await session.create_group("G", [CONTACT], GroupOptions())).group.jid
+        group = (await session.groups.create_group("G", [CONTACT], GroupOptions())).group.jid
         sent = await session.send_text(group, "read me")
 
         # When the contact reads it
@@ -141,7 +141,7 @@ def test_an_offline_member_device_gets_the_group_message_when_it_is_back(tmp_pat
         network = fast_network()
         session, recorder = await paired(network, tmp_path, "dev-a", PHONE)
         other, other_events = await paired(network, tmp_path, "dev-b", CONTACT)
-        group = (await session.create_group("G", [CONTACT], GroupOptions())).group.jid
+        group = (await session.groups.create_group("G", [CONTACT], GroupOptions())).group.jid
         await other.disconnect()
 
         # When the first device sends to the group
@@ -196,7 +196,7 @@ def test_typing_in_a_group_is_seen_by_its_other_members(tmp_path: Path) -> None:
         network.create_account(CONTACT)
         session, recorder = await paired(network, tmp_path, "dev-a", PHONE)
         other, other_events = await paired(network, tmp_path, "dev-b", THIRD)
-        group = (await session.create_group("G", [CONTACT, THIRD], GroupOptions())).group.jid
+        group = (await session.groups.create_group("G", [CONTACT, THIRD], GroupOptions())).group.jid
 
         # When the device types in the group, and the contact too
         await session.send_chat_presence(group, ChatPresence.COMPOSING)
@@ -254,8 +254,8 @@ def test_a_message_to_a_group_with_disappearing_messages_disappears_when_its_tim
         network = fast_network()
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
-        group = (await session.create_group("Trip", [CONTACT], GroupOptions())).group.jid
-        await session.set_group_ephemeral(group, 86400)
+        group = (await session.groups.create_group("Trip", [CONTACT], GroupOptions())).group.jid
+        await session.groups.set_group_ephemeral(group, 86400)
 
         # When the device sends there
         await session.send_text(group, "gone tomorrow")

@@ -172,7 +172,9 @@ def test_media_sent_to_a_group_reaches_every_other_member(tmp_path: Path) -> Non
         session, _ = await paired(network, tmp_path)
         network.create_account(CONTACT)
         network.create_account(THIRD)
-        group = (await session.create_group("Team", [CONTACT_JID, THIRD_JID], GroupOptions())).group.jid
+        group = (
+            await session.groups.create_group("Team", [CONTACT_JID, THIRD_JID], GroupOptions())
+        ).group.jid
         # When the device sends an image to the group
         sent = await session.send_media(group, IMAGE)
         # Then each member's inbox shows it in the group's chat, and the sender's record names the kind

@@ -35,7 +35,7 @@ from .. import payloads
 from ..port import EventSink, NetworkError, NetworkErrorKind, NetworkEvent, SessionState
 from .clients import ClientRegistry, ClientRunner, call_with_deadline
 from .errors import library_error
-from .group_ops import GroupOpsMixin
+from .group_ops import NeonizeGroups
 from .handlers import NetworkHandlers
 from .link import DeviceLink
 from .locks import GoCallGate
@@ -49,7 +49,7 @@ from .timings import NeonizeTimings
 logger = logging.getLogger(__name__)
 
 
-class NeonizeSession(MediaOpsMixin, MessageOpsMixin, GroupOpsMixin, StatusOpsMixin):
+class NeonizeSession(MediaOpsMixin, MessageOpsMixin, StatusOpsMixin):
     """One device's session on the real network (the port's ``DeviceSession``)."""
 
     def __init__(
@@ -67,6 +67,7 @@ class NeonizeSession(MediaOpsMixin, MessageOpsMixin, GroupOpsMixin, StatusOpsMix
         self._handlers = NetworkHandlers(
             self._link, self._relay, terminate=self._schedule_terminate, qr_shown=self._qr_shown
         )
+        self.groups = NeonizeGroups(self._link)
         self._registry = registry
         self._timings = timings
         self._proxy_url = proxy_url

@@ -31,7 +31,7 @@ from .model import DIAL_OPERATION, Deliver, DialFault
 from .network import SimulatedNetwork
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
-from .session_groups import SessionGroups
+from .session_groups import SimulatedGroups
 from .session_messages import SessionMessages
 from .session_status import SessionStatus
 
@@ -41,7 +41,7 @@ CRASH_WAIT = 5.0
 """How long :meth:`SimulatedSession.crash` waits for the session's loop to run it."""
 
 
-class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
+class SimulatedSession(SessionMessages, SessionStatus):
     """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials:
     its lifecycle and connection here, its operations in :mod:`.session_messages`,
     :mod:`.session_groups` and :mod:`.session_status`."""
@@ -53,6 +53,7 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         self._credentials = load_credentials(self._data_dir, device_id)
         initial = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
         self._link = DeviceLink(network, device_id, initial)
+        self.groups = SimulatedGroups(self._link)
         self._generation = 0  # bumped whenever the connection changes; stale signals are ignored
         self._crashed_at = 0  # signals of connections older than a crash died with the process
         self._qr: tuple[str, float] | None = None

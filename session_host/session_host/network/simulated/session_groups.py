@@ -1,4 +1,4 @@
-"""The port's :class:`~..group_types.GroupOperations` on a simulated device session.
+"""The port's :class:`~..group_types.GroupOperations` of a simulated device session (its ``groups``).
 
 Every operation goes the same way: the session must be connected (``NOT_CONNECTED``,
 nothing sent, no fault used up), an injected fault named after the bus command that runs
@@ -34,12 +34,12 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class SessionGroups:
-    """Group operations of :class:`~.session.SimulatedSession`, which provides the connection
-    and the faults."""
+class SimulatedGroups:
+    """A simulated session's ``groups``: its account's group operations on the network."""
 
-    _network: SimulatedNetwork
-    _link: DeviceLink
+    def __init__(self, link: DeviceLink) -> None:
+        self._link = link
+        self._network: SimulatedNetwork = link.network
 
     async def _on_network(
         self, operation: CommandName, act: Callable[Concatenate[str, P], T], *args: P.args, **kwargs: P.kwargs
