@@ -136,13 +136,13 @@ class NetworkError(Exception):
         return self.code or self.kind.value
 
 
-class DeviceSession(StatusOperations, Protocol):
+class DeviceSession(Protocol):
     """One device's session on the network; both adapters follow what is written here.
 
     The session itself is the device's lifecycle (connect, pair, disconnect, log out, close).
     Its operations come in families, one attribute each: :attr:`groups`
-    (:class:`~.group_types.GroupOperations`); the status (stories) ones
-    :class:`~.status_types.StatusOperations`.
+    (:class:`~.group_types.GroupOperations`), :attr:`status`
+    (:class:`~.status_types.StatusOperations`).
 
     Lifecycle: ``connect`` starts the session. An unpaired session emits ``qr.generated``
     (and rotates the code) until a phone scans it or a pair code is entered, then
@@ -179,6 +179,10 @@ class DeviceSession(StatusOperations, Protocol):
     @property
     def groups(self) -> GroupOperations:
         """Groups and communities: create, read, administer, invite, join, leave, link."""
+
+    @property
+    def status(self) -> StatusOperations:
+        """Stories: who sees them, and publishing one."""
 
     async def connect(self) -> None:
         """Start (or resume) the session; returns once the attempt is under way.

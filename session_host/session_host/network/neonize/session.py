@@ -42,14 +42,14 @@ from .locks import GoCallGate
 from .media_ops import MediaOpsMixin
 from .message_ops import MessageOpsMixin
 from .relay import EventRelay
-from .status_ops import StatusOpsMixin
+from .status_ops import NeonizeStatus
 from .store import DeviceStore
 from .timings import NeonizeTimings
 
 logger = logging.getLogger(__name__)
 
 
-class NeonizeSession(MediaOpsMixin, MessageOpsMixin, StatusOpsMixin):
+class NeonizeSession(MediaOpsMixin, MessageOpsMixin):
     """One device's session on the real network (the port's ``DeviceSession``)."""
 
     def __init__(
@@ -68,6 +68,7 @@ class NeonizeSession(MediaOpsMixin, MessageOpsMixin, StatusOpsMixin):
             self._link, self._relay, terminate=self._schedule_terminate, qr_shown=self._qr_shown
         )
         self.groups = NeonizeGroups(self._link)
+        self.status = NeonizeStatus(self._link)
         self._registry = registry
         self._timings = timings
         self._proxy_url = proxy_url

@@ -33,7 +33,7 @@ from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
 from .session_groups import SimulatedGroups
 from .session_messages import SessionMessages
-from .session_status import SessionStatus
+from .session_status import SimulatedStatus
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ CRASH_WAIT = 5.0
 """How long :meth:`SimulatedSession.crash` waits for the session's loop to run it."""
 
 
-class SimulatedSession(SessionMessages, SessionStatus):
+class SimulatedSession(SessionMessages):
     """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials:
     its lifecycle and connection here, its operations in :mod:`.session_messages`,
     :mod:`.session_groups` and :mod:`.session_status`."""
@@ -54,6 +54,7 @@ class SimulatedSession(SessionMessages, SessionStatus):
         initial = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
         self._link = DeviceLink(network, device_id, initial)
         self.groups = SimulatedGroups(self._link)
+        self.status = SimulatedStatus(self._link)
         self._generation = 0  # bumped whenever the connection changes; stale signals are ignored
         self._crashed_at = 0  # signals of connections older than a crash died with the process
         self._qr: tuple[str, float] | None = None

@@ -1,4 +1,4 @@
-"""Status operations on a simulated device session: the story audience and publishing.
+"""Status operations of a simulated device session (its ``status``): the story audience and publishing.
 
 Same order as the other operations (:mod:`.session_messages`): connected first
 (``NOT_CONNECTED``, nothing sent), the inputs checked (``INVALID``, :mod:`..status_checks`),
@@ -18,12 +18,12 @@ from .link import DeviceLink
 from .network import SimulatedNetwork
 
 
-class SessionStatus:
-    """Status operations of :class:`~.session.SimulatedSession`, which provides the
-    connection and the faults."""
+class SimulatedStatus:
+    """A simulated session's ``status``: its account's stories on the network."""
 
-    _network: SimulatedNetwork
-    _link: DeviceLink
+    def __init__(self, link: DeviceLink) -> None:
+        self._link = link
+        self._network: SimulatedNetwork = link.network
 
     async def get_status_privacy(self) -> StatusPrivacy:
         self._link.connection()
