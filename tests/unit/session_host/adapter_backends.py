@@ -36,7 +36,7 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ImageMessage, Message, Vid
 from gateway import jids
 from session_host.network.media_types import MediaKind, OutgoingMedia
 from session_host.network.neonize.jids import jid_str
-from session_host.network.neonize.media_ops import media_message, media_part
+from session_host.network.neonize.media import media_message, media_part
 from session_host.network.port import DeviceSession, NetworkEvent
 from session_host.network.simulated.groups import Groups
 from session_host.network.simulated.network_groups import GROUP_OPTIONS, group_view

@@ -25,7 +25,7 @@ def test_drop_disconnects_then_reconnects_and_delivers_what_was_queued(tmp_path:
         message_id = network.send_from_account(CONTACT, JID, "are you there?")
         assert network.queued_count("dev-1") == 1
         with pytest.raises(NetworkError) as offline:
-            await session.send_text(CONTACT_JID, "hello")
+            await session.sending.send_text(CONTACT_JID, "hello")
         assert offline.value.kind is NetworkErrorKind.NOT_CONNECTED
 
         # Then the device reconnects by itself and gets the queued message after device.connected

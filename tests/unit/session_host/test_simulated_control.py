@@ -161,7 +161,7 @@ def test_messages_read_and_inbox(
     assert received.data["push_name"] == "Bob"
 
     # When the device answers and the contact reads the answer
-    reply = host.run(session.send_text(CONTACT_JID, "hello Bob"))
+    reply = host.run(session.sending.send_text(CONTACT_JID, "hello Bob"))
     read = client.post(
         f"/_simulator/accounts/{CONTACT}/read",
         json={"chat": JID, "message_ids": [reply.message_id]},
@@ -244,9 +244,9 @@ def test_drop_and_faults(
     }
     network.create_account(CONTACT)
     with pytest.raises(NetworkError) as failed:
-        host.run(session.send_text(CONTACT_JID, "hi"))
+        host.run(session.sending.send_text(CONTACT_JID, "hi"))
     assert failed.value.kind is NetworkErrorKind.RATE_LIMITED
-    host.run(session.send_text(CONTACT_JID, "hi"))
+    host.run(session.sending.send_text(CONTACT_JID, "hi"))
 
     # And unknown operations, errors and counts fail validation
     for body in (

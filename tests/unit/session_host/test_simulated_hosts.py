@@ -24,8 +24,8 @@ def test_two_hosts_on_their_own_loops_share_one_network(tmp_path: Path) -> None:
         bob, bob_events = host_b.run(paired(network, tmp_path / "b", "dev-b", "15550003333"))
 
         # When each device sends, and a contact writes to both
-        host_a.run(alice.send_text("15550003333@s.whatsapp.net", "from a"))
-        host_b.run(bob.send_text(JID, "from b"))
+        host_a.run(alice.sending.send_text("15550003333@s.whatsapp.net", "from a"))
+        host_b.run(bob.sending.send_text(JID, "from b"))
         network.send_from_account(CONTACT, JID, "to a")
         network.send_from_account(CONTACT, "15550003333@s.whatsapp.net", "to b")
 

@@ -56,7 +56,7 @@ from . import events
 from .clients import ClientRunner
 from .link import DeviceLink
 from .mapping import MAPPED, Mapper
-from .media_ops import with_media
+from .media import with_media
 from .relay import EventRelay
 
 logger = logging.getLogger(__name__)

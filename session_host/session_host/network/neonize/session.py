@@ -39,9 +39,9 @@ from .group_ops import NeonizeGroups
 from .handlers import NetworkHandlers
 from .link import DeviceLink
 from .locks import GoCallGate
-from .media_ops import MediaOpsMixin
-from .message_ops import MessageOpsMixin
+from .message_ops import NeonizeMessages
 from .relay import EventRelay
+from .send_ops import NeonizeSending
 from .status_ops import NeonizeStatus
 from .store import DeviceStore
 from .timings import NeonizeTimings
@@ -49,8 +49,10 @@ from .timings import NeonizeTimings
 logger = logging.getLogger(__name__)
 
 
-class NeonizeSession(MediaOpsMixin, MessageOpsMixin):
-    """One device's session on the real network (the port's ``DeviceSession``)."""
+class NeonizeSession:
+    """One device's session on the real network (the port's ``DeviceSession``): its lifecycle
+    here, its operations in one object per family of the port (:attr:`sending`,
+    :attr:`messages`, :attr:`groups`, :attr:`status`), all on one :class:`~.link.DeviceLink`."""
 
     def __init__(
         self,
@@ -67,6 +69,8 @@ class NeonizeSession(MediaOpsMixin, MessageOpsMixin):
         self._handlers = NetworkHandlers(
             self._link, self._relay, terminate=self._schedule_terminate, qr_shown=self._qr_shown
         )
+        self.sending = NeonizeSending(self._link)
+        self.messages = NeonizeMessages(self._link)
         self.groups = NeonizeGroups(self._link)
         self.status = NeonizeStatus(self._link)
         self._registry = registry

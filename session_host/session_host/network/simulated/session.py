@@ -32,7 +32,8 @@ from .network import SimulatedNetwork
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
 from .session_groups import SimulatedGroups
-from .session_messages import SessionMessages
+from .session_messages import SimulatedMessages
+from .session_sending import SimulatedSending
 from .session_status import SimulatedStatus
 
 logger = logging.getLogger(__name__)
@@ -41,10 +42,11 @@ CRASH_WAIT = 5.0
 """How long :meth:`SimulatedSession.crash` waits for the session's loop to run it."""
 
 
-class SimulatedSession(SessionMessages):
+class SimulatedSession:
     """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials:
-    its lifecycle and connection here, its operations in :mod:`.session_messages`,
-    :mod:`.session_groups` and :mod:`.session_status`."""
+    its lifecycle and connection here, its operations in one object per family of the port
+    (:attr:`sending`, :attr:`messages`, :attr:`groups`, :attr:`status`), all on one
+    :class:`~.link.DeviceLink`."""
 
     def __init__(self, network: SimulatedNetwork, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
         self._network = network
@@ -53,6 +55,8 @@ class SimulatedSession(SessionMessages):
         self._credentials = load_credentials(self._data_dir, device_id)
         initial = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
         self._link = DeviceLink(network, device_id, initial)
+        self.sending = SimulatedSending(self._link)
+        self.messages = SimulatedMessages(self._link)
         self.groups = SimulatedGroups(self._link)
         self.status = SimulatedStatus(self._link)
         self._generation = 0  # bumped whenever the connection changes; stale signals are ignored

@@ -1,4 +1,6 @@
-"""Media and rich-message sends of a neonize session, and the download of received media.
+"""Media messages on neonize: building the ones a session sends (:mod:`.send_ops` sends
+them), reading and downloading the ones it receives (:func:`with_media`, called by the
+handlers).
 
 Choices, read from neonize 0.5.2's source:
 
@@ -11,10 +13,6 @@ Choices, read from neonize 0.5.2's source:
   by neonize without a timeout.
 - **Location** and **contact** are ``LocationMessage`` and ``ContactMessage`` (a vCard from
   :mod:`..vcards`).
-- **Templates** are ``UNSUPPORTED``: whatsmeow sends buttons from a linked device, but the
-  real network no longer shows quick-reply buttons that do not come from the Business API
-  (phones drop them or show "message not supported"). A plain text in their place would
-  claim buttons nobody can tap; nothing is sent.
 - **Received media** is held to the send limits (:func:`~..media_types.received_max_bytes`):
   the size the sender declared (``fileLength``) is checked first, and a file over the limit
   is never downloaded (``media.error: too_large``). Otherwise ``client.download_any(message)``
@@ -35,7 +33,6 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from neonize.client import NewClient
 from neonize.proto.Neonize_pb2 import UploadResponse
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
     AudioMessage,
@@ -49,23 +46,19 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
 )
 from neonize.utils.enum import MediaType
 
-from .. import message_checks, payloads
+from .. import payloads
 from ..media_types import (
     ContactCard,
     Location,
     MediaKind,
     OutgoingMedia,
     ReceivedMedia,
-    Template,
     received_max_bytes,
 )
-from ..port import NetworkEvent, SentMessage
+from ..port import NetworkEvent
 from ..vcards import to_vcard
-from .catalog import unsupported
 from .downloads import DOWNLOADS, DownloadTimeout
-from .jids import jid_str, parse_jid
 from .link import DeviceLink
-from .operations import OperationsMixin
 
 logger = logging.getLogger(__name__)
 
@@ -165,39 +158,6 @@ def received_media(message: Message, data: bytes) -> ReceivedMedia | None:
     caption = getattr(part, "caption", "") or None
     filename = getattr(part, "fileName", "") or None
     return ReceivedMedia.of(kind, part.mimetype, data, caption=caption, filename=filename)
-
-
-class MediaOpsMixin(OperationsMixin):
-    """Media and rich sends of ``NeonizeSession``; the state and ``_call`` are the session's."""
-
-    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
-        message_checks.check_media(media)
-        kind = MediaKind(media.kind)
-        data = bytes(media.data)  # bytes, never a str neonize would fetch
-
-        def upload(client: NewClient) -> Message:
-            return media_message(media, client.upload(data, UPLOAD_TYPES[kind]))
-
-        message = await self._call(f"upload {kind}", upload)
-        return await self._send_built(to, message)
-
-    async def send_location(self, to: str, location: Location) -> SentMessage:
-        message_checks.check_location(location)
-        return await self._send_built(to, location_message(location))
-
-    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
-        message_checks.check_contact(card)
-        return await self._send_built(to, contact_message(card))
-
-    async def send_template(self, to: str, template: Template) -> SentMessage:  # noqa: ARG002 (the port's)
-        message_checks.check_template(template)
-        raise unsupported("send_template")
-
-    async def _send_built(self, to: str, message: Message) -> SentMessage:
-        chat = parse_jid(to)
-        response = await self._call("send message", lambda client: client.send_message(chat, message))
-        timestamp = float(response.Timestamp) if response.Timestamp > 0 else time.time()
-        return SentMessage(message_id=response.ID, chat_jid=jid_str(chat) or to, timestamp=timestamp)
 
 
 def with_media(link: DeviceLink, event: NetworkEvent, message: Message) -> NetworkEvent:
