@@ -111,19 +111,19 @@ class SimulatedBackend:
         return account["jid"], account["lid"]
 
     def create_group_as(self, jid: str, name: str, people: list[str], **options: Any) -> str:
-        return str(self.network.create_group(_phone(jid), name, people, options)["jid"])
+        return str(self.network.groups.create(_phone(jid), name, people, options)["jid"])
 
     def join_as(self, jid: str, link: str) -> None:
-        self.network.join_group(_phone(jid), link)
+        self.network.groups.join(_phone(jid), link)
 
     def answer_as(self, jid: str, group_jid: str, action: str, people: list[str]) -> None:
-        self.network.answer_group_requests(_phone(jid), group_jid, action, people)
+        self.network.groups.answer_requests(_phone(jid), group_jid, action, people)
 
     def change_as(self, jid: str, group_jid: str, action: str, people: list[str]) -> None:
-        self.network.change_group_participants(_phone(jid), group_jid, action, people)
+        self.network.groups.change_participants(_phone(jid), group_jid, action, people)
 
     def record(self, group_jid: str) -> dict[str, Any]:
-        return self.network.group_record(group_jid)
+        return self.network.groups.record(group_jid)
 
     def events(self, name: str) -> list[NetworkEvent]:
         return self._recorder.of(name)
@@ -132,9 +132,10 @@ class SimulatedBackend:
         return await self._recorder.wait_for(name, count)
 
     def put_on_network(self) -> int:
-        account = self.network._world.accounts[DEVICE_PHONE]
-        revoked = sum(1 for entry in account.sent if entry.get("revoked"))
-        return len(account.sent) + revoked + len(account.deleted_for_me)
+        with self.network.reading() as world:
+            account = world.accounts[DEVICE_PHONE]
+            revoked = sum(1 for entry in account.sent if entry.get("revoked"))
+            return len(account.sent) + revoked + len(account.deleted_for_me)
 
     def mentions_received(self, jid: str) -> list[list[str]]:
         inbox = self.network.inbox(_phone(jid))["messages"]

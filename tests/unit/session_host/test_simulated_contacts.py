@@ -158,8 +158,8 @@ def test_the_simulated_network_produces_every_event_it_declares(tmp_path: Path) 
         network.show_presence(CONTACT, JID, available=True)
         network.end_call(CONTACT, network.call(CONTACT, JID))
         await recorder.wait_for("call.terminate")
-        trip = network.create_group(CONTACT, "Trip", [PHONE])["jid"]
-        network.update_group(CONTACT, trip, {"name": "Trip 2025"})
+        trip = network.groups.create(CONTACT, "Trip", [PHONE])["jid"]
+        network.groups.update(CONTACT, trip, {"name": "Trip 2025"})
         await recorder.wait_for("group.info")
         network.drop("dev-1")
         await recorder.wait_for("device.connected", 2)

@@ -82,7 +82,7 @@ def test_a_phone_s_message_to_a_group_reaches_the_devices_and_the_other_phones(t
         network.create_account(CONTACT, "Bob")
         network.create_account(THIRD)
         session, recorder = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "Trip", [PHONE, THIRD])["jid"]
+        group = network.groups.create(CONTACT, "Trip", [PHONE, THIRD])["jid"]
 
         # When the contact sends to the group
         message_id = network.send_from_account(CONTACT, group, "meet at 8")
@@ -168,8 +168,8 @@ def test_only_members_send_to_a_group_and_only_admins_to_an_announce_group(tmp_p
         network.create_account(CONTACT)
         network.create_account(THIRD)
         session, _ = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "News", [PHONE, THIRD], {"announcement": True})["jid"]
-        closed = network.create_group(CONTACT, "Closed", [])["jid"]
+        group = network.groups.create(CONTACT, "News", [PHONE, THIRD], {"announcement": True})["jid"]
+        closed = network.groups.create(CONTACT, "Closed", [])["jid"]
 
         # When the device sends there, or to a group it is not in
         # Then the network refuses: only admins send to an announce group, only members to a group
@@ -181,7 +181,7 @@ def test_only_members_send_to_a_group_and_only_admins_to_an_announce_group(tmp_p
         assert network.inbox(CONTACT)["messages"] == []
 
         # When the admin promotes the account, Then its device may send, and the members get it
-        network.change_group_participants(CONTACT, group, "promote", [PHONE])
+        network.groups.change_participants(CONTACT, group, "promote", [PHONE])
         await session.sending.send_text(group, "now I may")
         assert [m["text"] for m in network.inbox(THIRD)["messages"]] == ["now I may"]
         await session.close()
@@ -224,7 +224,7 @@ def test_a_device_reads_in_a_group_naming_the_sender_by_lid(tmp_path: Path) -> N
         network = fast_network()
         lid = network.create_account(CONTACT)["lid"]
         session, recorder = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "G", [PHONE])["jid"]
+        group = network.groups.create(CONTACT, "G", [PHONE])["jid"]
         message_id = network.send_from_account(CONTACT, group, "hi")
         await recorder.wait_for("message.received")
 

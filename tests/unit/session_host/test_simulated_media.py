@@ -126,7 +126,8 @@ def test_media_is_kept_once_by_sha256_and_survives_a_restart(tmp_path: Path) -> 
     for _ in range(2):
         network.send_from_account(CONTACT, JID, None, IMAGE)
     # Then the network keeps its bytes once
-    assert list(network._world.media) == [hashlib.sha256(JPEG).hexdigest()]
+    with network.reading() as world:
+        assert list(world.media) == [hashlib.sha256(JPEG).hexdigest()]
     # And after a restart the device still gets both, with the bytes named by their sha256
     restarted = SimulatedNetwork(state)
     signals = Signals()

@@ -51,7 +51,7 @@ def test_a_revoke_in_a_group_reaches_every_members_inbox(tmp_path: Path) -> None
         network.create_account(CONTACT)
         network.create_account(THIRD)
         session, _ = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "Team", [PHONE, THIRD])["jid"]
+        group = network.groups.create(CONTACT, "Team", [PHONE, THIRD])["jid"]
         sent = await session.sending.send_text(group, "oops all")
         await session.messages.revoke_message(group, sent.message_id)
         for phone in (CONTACT, THIRD):

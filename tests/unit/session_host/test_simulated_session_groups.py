@@ -148,7 +148,7 @@ def test_the_device_creates_a_group_and_every_member_s_devices_get_it(tmp_path: 
             MemberResult(THIRD_JID, "ok"),
             MemberResult(GHOST_JID, "not_found"),
         )
-        assert network.group_record(group.jid)["name"] == "Trip"
+        assert network.groups.record(group.jid)["name"] == "Trip"
 
         # And both devices get group.joined, the creator's own too, with the device's account as author
         for events in (recorder, other_events):
@@ -168,8 +168,8 @@ def test_creating_refusals_are_the_network_s_codes(tmp_path: Path) -> None:
         network = fast_network()
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
-        community = network.create_group(CONTACT, "Neighbours", [PHONE], {"community": True})["jid"]
-        group = network.create_group(CONTACT, "Street", [PHONE])["jid"]
+        community = network.groups.create(CONTACT, "Neighbours", [PHONE], {"community": True})["jid"]
+        group = network.groups.create(CONTACT, "Street", [PHONE])["jid"]
 
         # When it creates with a bad name, a bad participant, or into communities it may not use
         # Then each is refused with its code, and nothing was created
@@ -207,7 +207,7 @@ def test_the_device_creates_a_community_and_a_group_inside_it(tmp_path: Path) ->
         # Then the community is one, and the group is linked into it
         assert (community.is_community, community.parent_jid) == (True, None)
         assert (child.is_community, child.parent_jid) == (False, community.jid)
-        assert network.group_record(community.jid)["linked_groups"] == [child.jid]
+        assert network.groups.record(community.jid)["linked_groups"] == [child.jid]
         await session.close()
 
     asyncio.run(scenario())
@@ -220,8 +220,8 @@ def test_the_device_reads_the_groups_its_account_is_in(tmp_path: Path) -> None:
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
         own = (await session.groups.create_group("Own", [CONTACT], GroupOptions())).group.jid
-        theirs = network.create_group(CONTACT, "Theirs", [PHONE], {"join_approval": True})["jid"]
-        elsewhere = network.create_group(CONTACT, "Elsewhere", [])["jid"]
+        theirs = network.groups.create(CONTACT, "Theirs", [PHONE], {"join_approval": True})["jid"]
+        elsewhere = network.groups.create(CONTACT, "Elsewhere", [])["jid"]
 
         # When it lists its groups and reads each
         listed = await session.groups.joined_groups()
@@ -288,7 +288,7 @@ def test_members_change_members_only_as_the_network_allows(tmp_path: Path) -> No
         network.create_account(CONTACT)
         network.create_account(THIRD)
         session, _ = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "G", [PHONE])["jid"]
+        group = network.groups.create(CONTACT, "G", [PHONE])["jid"]
 
         # When it adds someone, Then only admins may
         add = session.groups.change_participants(group, ParticipantAction.ADD, [THIRD_JID])
@@ -297,7 +297,7 @@ def test_members_change_members_only_as_the_network_allows(tmp_path: Path) -> No
         assert await refusal(unknown) == "invalid_request"
 
         # When the admin lets every member add, Then it may add, still not remove
-        network.update_group(CONTACT, group, {"member_add_mode": "all"})
+        network.groups.update(CONTACT, group, {"member_add_mode": "all"})
         assert await session.groups.change_participants(group, ParticipantAction.ADD, [THIRD_JID]) == [
             MemberResult(THIRD_JID, "ok")
         ]
@@ -330,7 +330,7 @@ def test_the_device_changes_settings_under_the_network_s_rules(tmp_path: Path) -
         )
         info = await other_events.wait_for("group.info")
         assert (info.data["name"], info.data["topic"], info.data["locked"]) == ("G2", "plans", True)
-        assert network.group_record(group)["member_add_mode"] == "all"
+        assert network.groups.record(group)["member_add_mode"] == "all"
 
         # And the member may not change it now it is locked, nor settings ever; nothing is invalid
         assert (
@@ -368,7 +368,7 @@ def test_the_device_sets_the_picture_and_the_timer(tmp_path: Path) -> None:
         await session.groups.set_group_ephemeral(group, 604800)
 
         # Then the network has both, and members are told of each
-        assert network.group_record(group)["picture_id"] == picture_id
+        assert network.groups.record(group)["picture_id"] == picture_id
         assert (await session.groups.group_info(group)).ephemeral_duration == 604800
         pictured, timed = [(await other_events.wait_for("group.info", n)).data for n in (1, 2)]
         assert pictured["picture"] == {"picture_id": picture_id, "removed": False}

@@ -44,7 +44,7 @@ def test_the_admin_device_reads_and_resets_the_invite_link(tmp_path: Path) -> No
         assert link.startswith("https://chat.whatsapp.com/")
         assert fresh != link
         assert (
-            network.group_record(group)["invite_link"]
+            network.groups.record(group)["invite_link"]
             == fresh
             == await session.groups.group_invite_link(group)
         )
@@ -56,7 +56,7 @@ def test_the_admin_device_reads_and_resets_the_invite_link(tmp_path: Path) -> No
         assert await refusal(other.groups.group_invite_link(group, reset=True)) == "not_group_admin"
         network.create_account(THIRD)
         with pytest.raises(GroupError) as revoked:
-            network.join_group(THIRD, link)
+            network.groups.join(THIRD, link)
         assert revoked.value.code == "invite_link_revoked"
         await session.close()
         await other.close()
@@ -71,8 +71,8 @@ def test_the_device_joins_by_link_and_the_members_hear_of_it(tmp_path: Path) -> 
         network.create_account(CONTACT, "Bob")
         session, recorder = await paired(network, tmp_path, "dev-a", PHONE)
         member, member_events = await paired(network, tmp_path, "dev-b", THIRD)
-        group = network.create_group(CONTACT, "Open", [THIRD])["jid"]
-        code = code_of(network.group_record(group)["invite_link"])
+        group = network.groups.create(CONTACT, "Open", [THIRD])["jid"]
+        code = code_of(network.groups.record(group)["invite_link"])
 
         # When the device joins by the link's code
         outcome = await session.groups.join_group(GroupInvite(code=code))
@@ -102,11 +102,11 @@ def test_joining_refusals_are_the_network_s_codes(tmp_path: Path) -> None:
         network = fast_network()
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
-        first = network.create_group(CONTACT, "First", [])["jid"]
-        second = network.create_group(CONTACT, "Second", [])["jid"]
-        old = code_of(network.group_record(first)["invite_link"])
-        network.reset_group_invite(CONTACT, first)
-        code = code_of(network.group_record(first)["invite_link"])
+        first = network.groups.create(CONTACT, "First", [])["jid"]
+        second = network.groups.create(CONTACT, "Second", [])["jid"]
+        old = code_of(network.groups.record(first)["invite_link"])
+        network.groups.reset_invite(CONTACT, first)
+        code = code_of(network.groups.record(first)["invite_link"])
 
         # When the device joins with the old code, an unknown code, or the code form naming the other group
         # Then each is refused with its code
@@ -130,8 +130,8 @@ def test_a_rate_limited_join_fails_then_the_next_one_joins(tmp_path: Path) -> No
         network = fast_network()
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "G", [])["jid"]
-        invite = GroupInvite(code=code_of(network.group_record(group)["invite_link"]))
+        group = network.groups.create(CONTACT, "G", [])["jid"]
+        invite = GroupInvite(code=code_of(network.groups.record(group)["invite_link"]))
         network.inject_fault("join_group", "rate_limited")
 
         # When the device joins twice
@@ -140,7 +140,7 @@ def test_a_rate_limited_join_fails_then_the_next_one_joins(tmp_path: Path) -> No
 
         # Then the first is throttled and changes nothing, the second joins
         assert throttled.value.kind is NetworkErrorKind.RATE_LIMITED
-        assert JID not in [p["jid"] for p in network.group_record(group)["participants"]]
+        assert JID not in [p["jid"] for p in network.groups.record(group)["participants"]]
         assert (await session.groups.join_group(invite)).group_jid == group
         await session.close()
 
@@ -153,19 +153,19 @@ def test_with_approval_the_device_waits_until_an_admin_answers(tmp_path: Path) -
         network = fast_network()
         network.create_account(CONTACT)
         session, recorder = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "Closed", [], {"join_approval": True})["jid"]
+        group = network.groups.create(CONTACT, "Closed", [], {"join_approval": True})["jid"]
 
         # When the device asks to join
-        code = code_of(network.group_record(group)["invite_link"])
+        code = code_of(network.groups.record(group)["invite_link"])
         outcome = await session.groups.join_group(GroupInvite(code=code))
 
         # Then it waits, and is not in the group
         assert outcome == JoinOutcome(group_jid=group, pending_approval=True)
-        assert [r["jid"] for r in network.group_record(group)["pending"]] == [JID]
+        assert [r["jid"] for r in network.groups.record(group)["pending"]] == [JID]
         assert await refusal(session.groups.group_info(group)) == "group_not_found"
 
         # When the admin approves, Then the device has the group
-        network.answer_group_requests(CONTACT, group, "approve", [PHONE])
+        network.groups.answer_requests(CONTACT, group, "approve", [PHONE])
         joined = await recorder.wait_for("group.joined")
         assert (joined.data["group_jid"], joined.data["author"]) == (group, CONTACT_JID)
         await session.close()
@@ -186,7 +186,7 @@ def test_the_admin_device_lists_and_answers_join_requests(tmp_path: Path) -> Non
         ).group.jid
         link = await session.groups.group_invite_link(group)
         for phone in (CONTACT, THIRD):
-            assert network.join_group(phone, link)["pending_approval"] is True
+            assert network.groups.join(phone, link)["pending_approval"] is True
 
         # When the admin device lists the requests
         requests = await session.groups.group_requests(group)
@@ -249,14 +249,14 @@ def test_the_device_links_and_unlinks_groups_of_its_community(tmp_path: Path) ->
         session, recorder = await paired(network, tmp_path)
         community = (await session.groups.create_group("Club", [], GroupOptions(community=True))).group.jid
         group = (await session.groups.create_group("Chat", [], GroupOptions())).group.jid
-        theirs = network.create_group(CONTACT, "Theirs", [PHONE])["jid"]
+        theirs = network.groups.create(CONTACT, "Theirs", [PHONE])["jid"]
 
         # When it links its group into its community
         await session.groups.link_group(community, group)
 
         # Then the group names its parent, the community its child, and its members are told
         assert (await session.groups.group_info(group)).parent_jid == community
-        assert network.group_record(community)["linked_groups"] == [group]
+        assert network.groups.record(community)["linked_groups"] == [group]
         linked = await recorder.wait_for("group.info", where=lambda e: e.data["linked_group"] is not None)
         assert (linked.data["group_jid"], linked.data["linked_group"]["group_jid"]) == (community, group)
 

@@ -62,7 +62,7 @@ def test_contacts_are_who_the_account_messaged_either_way_and_who_it_added() -> 
     network = fast_network()
     network.create_account(PHONE)
     with_contacts(network)
-    group = network.create_group(STRANGER, "Club", [PHONE])["jid"]
+    group = network.groups.create(STRANGER, "Club", [PHONE])["jid"]
     network.send_from_account(STRANGER, group, "welcome")
     # When the account's contacts are read
     contacts = network.contacts_of(PHONE)

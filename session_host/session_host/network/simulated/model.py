@@ -165,7 +165,7 @@ class Account:
     inbox: list[dict[str, Any]] = field(default_factory=list)
     presence: list[dict[str, Any]] = field(default_factory=list)
     statuses: list[dict[str, Any]] = field(default_factory=list)  # stories it may see
-    contacts: list[str] = field(default_factory=list)  # user JIDs it added (network_status.py)
+    contacts: list[str] = field(default_factory=list)  # user JIDs it added (World.contacts)
     status_privacy: dict[str, Any] = field(default_factory=lambda: {"type": "contacts", "list": []})
     sent: list[dict[str, Any]] = field(default_factory=list)
     deleted_for_me: list[dict[str, Any]] = field(default_factory=list)  # app state of its devices

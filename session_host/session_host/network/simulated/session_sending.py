@@ -4,12 +4,15 @@ and the typing state.
 As every operation (:mod:`.link`): connected first (``NOT_CONNECTED``, nothing sent), the
 inputs checked (``INVALID``, :mod:`..message_checks`), then a fault injected for the port
 method (``POST /_simulator/faults {operation: "send_media", error: "ack_lost"}``), then the
-account sends on the network (:meth:`~.network.SimulatedNetwork.send`).
+account sends on the network (:meth:`~.core.NetworkCore.device`): the traffic's rules are the
+world's (:meth:`~.world.World.post`, :meth:`~.world.World.post_to_group`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from gateway import jids
 
 from .. import message_checks
 from ..media_types import ContactCard, Location, OutgoingMedia, Template
@@ -17,6 +20,7 @@ from ..port import ChatPresence, NetworkError, NetworkErrorKind, SentMessage
 from . import bodies
 from .bodies import Body
 from .link import DeviceLink
+from .model import new_message_id
 from .network import SimulatedNetwork
 
 
@@ -31,19 +35,21 @@ class SimulatedSending:
         self._link.connection()
         if not text:
             raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
-        lost = await self._link.fault("send_text")
-        message_id, chat_jid, at = self._network.send_text(
-            self._link.connection(), to, text, mentions=list(mentions)
-        )
-        if lost:
-            await self._link.answer_lost("send_text")
-        return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
+        return await self._send("send_text", to, bodies.text(text), mentions=list(mentions))
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
         self._link.connection()
         state = ChatPresence(presence).value
         await self._link.fault("send_chat_presence")
-        self._network.send_presence(self._link.connection(), chat, state)
+        with self._network.device(self._link.connection()) as turn:
+            if jids.is_group_jid(chat):
+                turn.world.group_presence(turn.account.jid, chat, state)
+            else:
+                recipient = turn.world.account_of_jid(chat)
+                if recipient is None:  # presence to nobody is dropped silently, as on the network
+                    return
+                turn.world.presence(turn.account.jid, recipient, state)
+            turn.changed()
 
     async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
         """The recipient's inbox describes the bytes; its devices get them as the attachment."""
@@ -67,9 +73,29 @@ class SimulatedSending:
         message_checks.check_template(template)
         return await self._send("send_template", to, bodies.template(template))
 
-    async def _send(self, operation: str, to: str, body: Body) -> SentMessage:
+    async def _send(
+        self, operation: str, to: str, body: Body, *, mentions: list[str] | None = None
+    ) -> SentMessage:
+        """The account sends ``body`` to a person or a group (a lost answer fails it after).
+
+        The answer names the chat's JID (phone digits name a user JID) and the time as the
+        account's record keeps it (a revoke's window counts from it). A group refuses as the
+        network does: ``group_not_found`` when the account is not in it, ``not_group_admin``
+        when it is an announce group and the account no admin.
+        """
         lost = await self._link.fault(operation)
-        message_id, chat_jid, at = self._network.send(self._link.connection(), to, body)
+        with self._network.device(self._link.connection()) as turn:
+            message_id = new_message_id()
+            if jids.is_group_jid(to):
+                turn.world.post_to_group(turn.account, to, message_id, body, mentions=mentions)
+                chat_jid = to
+            else:
+                recipient = turn.world.recipient(to)
+                exclude = turn.conn.device_key
+                turn.world.post(turn.account, recipient, message_id, body, exclude=exclude, mentions=mentions)
+                chat_jid = recipient.jid
+            turn.changed()
+            at = turn.account.sent[-1]["timestamp"]
         if lost:
             await self._link.answer_lost(operation)
         return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
