@@ -3,6 +3,12 @@
 Two adapters implement it: ``simulated`` (an in-process model of the network, the local
 default and the test backbone) and ``neonize`` (the real network). The session host owns
 one :class:`DeviceSession` per device and never touches a network client directly.
+
+A session is the device's lifecycle; its operations come in families, one attribute and one
+small protocol each: ``sending`` (:class:`SendOperations`), ``messages``
+(:class:`MessageOperations`), ``groups`` (:class:`~.group_types.GroupOperations`) and
+``status`` (:class:`~.status_types.StatusOperations`). What an adapter cannot do raises
+:meth:`NetworkError.unsupported` (501 at the API).
 """
 
 from __future__ import annotations

@@ -38,8 +38,6 @@ from .session import NeonizeSession
 from .store import DeviceStore
 from .timings import NeonizeTimings
 
-__all__ = ["NeonizePort", "NeonizeSession", "NeonizeTimings"]
-
 
 class NeonizePort:
     """The real network through neonize 0.5.2 (implements ``NetworkPort``).
