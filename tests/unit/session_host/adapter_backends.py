@@ -126,7 +126,7 @@ class SimulatedBackend:
         return self.network.groups.record(group_jid)
 
     def events(self, name: str) -> list[NetworkEvent]:
-        return self._recorder.of(name)
+        return self._recorder.named(name)
 
     async def next_event(self, name: str, count: int) -> NetworkEvent:
         return await self._recorder.wait_for(name, count)

@@ -99,7 +99,7 @@ def test_stream_replaced_and_the_simultaneous_connection_record(tmp_path: Path) 
         replaced = await first_events.wait_for("connection.stream_replaced")
         assert replaced.data["device_id"] == "dev-1"
         await first_events.wait_for("device.disconnected")
-        assert first_events.of("device.disconnected")[0].data["reason"] == "stream_replaced"
+        assert first_events.named("device.disconnected")[0].data["reason"] == "stream_replaced"
         assert first.state is SessionState.DISCONNECTED
         assert second.state is SessionState.CONNECTED
         await asyncio.sleep(0.15)

@@ -49,7 +49,7 @@ def test_a_contact_typing_and_coming_online_reaches_a_connected_device_only(tmp_
 
         # Then nothing was kept for it: presence is not queued
         await asyncio.sleep(0.02)
-        assert len(recorder.of("contact.presence")) == 2
+        assert len(recorder.named("contact.presence")) == 2
         await session.close()
 
     asyncio.run(scenario())
@@ -78,7 +78,7 @@ def test_a_new_push_name_comes_with_the_contacts_next_message(tmp_path: Path) ->
         second = await recorder.wait_for("message.received", 2)
         at = recorder.names().index("contact.pushname")
         assert recorder.events[at + 1] is second
-        changed = recorder.of("contact.pushname")
+        changed = recorder.named("contact.pushname")
         assert [dict(event.data) for event in changed] == [
             {"jid": CONTACT_JID, "old_push_name": "Bob", "new_push_name": "Robert"}
         ]
@@ -87,7 +87,7 @@ def test_a_new_push_name_comes_with_the_contacts_next_message(tmp_path: Path) ->
         # And a third message under the same name brings no other change
         network.send_from_account(CONTACT, JID, "again")
         await recorder.wait_for("message.received", 3)
-        assert len(recorder.of("contact.pushname")) == 1
+        assert len(recorder.named("contact.pushname")) == 1
         await session.close()
 
     asyncio.run(scenario())

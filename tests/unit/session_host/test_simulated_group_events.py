@@ -45,7 +45,7 @@ def test_created_with_the_account_among_participants_the_device_gets_the_group(t
             "author": CONTACT_JID,
         }
         assert joined.data["created_at"].endswith("Z")
-        assert len(recorder.of("group.joined")) == 1
+        assert len(recorder.named("group.joined")) == 1
         await session.close()
 
     asyncio.run(scenario())
@@ -80,7 +80,7 @@ def test_added_approved_or_joined_by_link_the_device_gets_the_group(tmp_path: Pa
         added = network.groups.create(CONTACT, "Added", [])["jid"]
         approved = network.groups.create(CONTACT, "Approved", [], {"join_approval": True})["jid"]
         open_group = network.groups.create(CONTACT, "Open", [])["jid"]
-        assert recorder.of("group.joined") == []
+        assert recorder.named("group.joined") == []
 
         # When the contact adds the account to the first
         network.groups.change_participants(CONTACT, added, "add", [PHONE])
@@ -98,7 +98,7 @@ def test_added_approved_or_joined_by_link_the_device_gets_the_group(tmp_path: Pa
         assert network.groups.join(PHONE, link)["pending_approval"] is True
         network.groups.answer_requests(CONTACT, approved, "approve", [PHONE])
         by_approval = await recorder.wait_for("group.joined", 2)
-        assert [e.data["group_jid"] for e in recorder.of("group.joined")] == [added, approved]
+        assert [e.data["group_jid"] for e in recorder.named("group.joined")] == [added, approved]
         assert (by_approval.data["group_jid"], by_approval.data["author"]) == (approved, CONTACT_JID)
         assert {"jid": JID, "is_admin": False, "is_super_admin": False} in by_approval.data["participants"]
 
@@ -130,7 +130,7 @@ def test_a_rejected_request_or_a_removal_sends_no_group_joined(tmp_path: Path) -
         # Then the device gets no group.joined (a later message still arrives after it)
         network.send_from_account(CONTACT, JID, "sorry")
         await recorder.wait_for("message.received")
-        assert recorder.of("group.joined") == []
+        assert recorder.named("group.joined") == []
         await session.close()
 
     asyncio.run(scenario())
@@ -147,7 +147,7 @@ def test_group_joined_waits_for_an_offline_device_like_a_message(tmp_path: Path)
 
         # When a contact creates a group with its account
         created = network.groups.create(CONTACT, "While away", [PHONE])
-        assert recorder.of("group.joined") == []
+        assert recorder.named("group.joined") == []
 
         # Then the device gets it when it connects again
         await session.connect()
@@ -187,7 +187,7 @@ def test_members_devices_get_group_info_with_only_what_changed(tmp_path: Path) -
         session, recorder = await paired(network, tmp_path)
         group = network.groups.create(CONTACT, "Trip", [PHONE])["jid"]
         await recorder.wait_for("group.joined")
-        assert recorder.of("group.info") == []
+        assert recorder.named("group.info") == []
 
         # When the contact renames it and locks it
         network.groups.update(CONTACT, group, {"name": "Trip 2025", "locked": True})
@@ -234,7 +234,7 @@ def test_members_devices_get_group_info_with_only_what_changed(tmp_path: Path) -
         network.groups.update(CONTACT, group, {"name": "After"})
         network.send_from_account(CONTACT, JID, "bye")
         await recorder.wait_for("message.received")
-        assert len(recorder.of("group.info")) == 4
+        assert len(recorder.named("group.info")) == 4
         await session.close()
 
     asyncio.run(scenario())

@@ -61,7 +61,7 @@ def test_a_device_s_message_to_a_group_reaches_every_other_member(tmp_path: Path
         delivered = await recorder.wait_for("message.delivered", 2)
         assert (delivered.data["chat_jid"], delivered.data["is_group"]) == (group, True)
         assert delivered.data["message_ids"] == [sent.message_id]
-        assert recorder.of("message.received") == []
+        assert recorder.named("message.received") == []
         assert network.inbox(PHONE)["sent"][-1] == {
             "message_id": sent.message_id,
             "to": group,
@@ -149,7 +149,7 @@ def test_an_offline_member_device_gets_the_group_message_when_it_is_back(tmp_pat
         await asyncio.sleep(0.02)
 
         # Then nothing is delivered until the second device is back, then both happen
-        assert recorder.of("message.delivered") == []
+        assert recorder.named("message.delivered") == []
         await other.connect()
         received = await other_events.wait_for("message.received")
         assert received.data["chat_jid"] == group

@@ -36,7 +36,7 @@ def test_a_revoked_message_shows_revoked_in_the_inbox_and_brings_no_event(tmp_pa
         assert (message["message_id"], message["revoked"], message["text"]) == (sent.message_id, True, None)
         assert network.inbox(PHONE)["sent"][-1]["revoked"] is True
         await asyncio.sleep(0.05)
-        assert len(bob_events.of("message.received")) == 1
+        assert len(bob_events.named("message.received")) == 1
         # And a second revoke finds nothing to revoke
         await fails(NetworkErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, sent.message_id))
         await session.close()

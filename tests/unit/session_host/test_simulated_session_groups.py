@@ -155,7 +155,7 @@ def test_the_device_creates_a_group_and_every_member_s_devices_get_it(tmp_path: 
             joined = await events.wait_for("group.joined")
             assert (joined.data["group_jid"], joined.data["author"]) == (group.jid, JID)
             assert (joined.data["announce"], joined.data["locked"]) == (True, True)
-        assert recorder.of("group.info") == []
+        assert recorder.named("group.info") == []
         await session.close()
         await other.close()
 

@@ -20,11 +20,11 @@ from fakes_simulated import (
     paired,
 )
 from fastapi.testclient import TestClient
+from recording_sink import RecordingSink
 
 from gateway import jids
 from session_host.network.port import NetworkError, NetworkErrorKind, NetworkEvent
 from session_host.network.simulated import SimulatedNetwork, SimulatedSession
-from session_host.network.simulated.testing import EventRecorder
 from session_host.network.status_types import MediaStatus, PrivacyType, StatusPrivacy, TextStatus
 
 FOURTH = "15550004444"
@@ -263,7 +263,7 @@ def test_the_setting_survives_a_restart_and_each_operation_has_a_fault(tmp_path:
     asyncio.run(scenario())
 
 
-async def paired_again(network: SimulatedNetwork, data_dir: Path) -> tuple[SimulatedSession, EventRecorder]:
+async def paired_again(network: SimulatedNetwork, data_dir: Path) -> tuple[SimulatedSession, RecordingSink]:
     """The device paired earlier, resuming from its stored credentials."""
     session, recorder = open_session(network, data_dir)
     await session.connect()

@@ -26,7 +26,7 @@ def test_device_and_contact_exchange_messages_with_receipts(tmp_path: Path) -> N
         assert len(sent.message_id) == 20
         assert sent.chat_jid == CONTACT_JID
         delivered = await recorder.wait_for("message.delivered")
-        assert recorder.of("message.sent") == []  # the gateway's send path emits it, not the network
+        assert recorder.named("message.sent") == []  # the gateway's send path emits it, not the network
         assert delivered.data["message_ids"] == [sent.message_id]
         assert delivered.data["chat_jid"] == CONTACT_JID
         assert delivered.data["receipt_type"] == "delivered"
@@ -123,7 +123,7 @@ def test_receipts_for_an_offline_sender_wait_for_it(tmp_path: Path) -> None:
 
         # Then Alice gets the read receipt when she is back
         await asyncio.sleep(0.02)
-        assert alice_events.of("message.read") == []
+        assert alice_events.named("message.read") == []
         await alice.connect()
         read = await alice_events.wait_for("message.read")
         assert read.data["message_ids"] == [sent.message_id]
