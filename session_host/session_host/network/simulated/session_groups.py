@@ -32,7 +32,7 @@ from ..group_types import (
 )
 from . import group_port
 from .core import DeviceTurn
-from .group_records import Group
+from .group_records import Group, GroupChange
 from .link import DeviceLink
 from .network import SimulatedNetwork
 
@@ -59,9 +59,7 @@ class SimulatedGroups:
         async with self._turn(CommandName.CREATE_GROUP) as turn:
             actor = turn.account.jid
             group, change = turn.world.groups.create(actor, name, list(participants), **asdict(options))
-            turn.changed(change)
-            results = tuple(map(group_port.member_result, change.results))
-            return GroupCreated(_info(turn, group), results)
+            return GroupCreated(_info(turn, group), tuple(_answered(turn, change)))
 
     async def joined_groups(self) -> list[GroupInfo]:
         async with self._turn(CommandName.LIST_GROUPS) as turn:
@@ -78,9 +76,9 @@ class SimulatedGroups:
     ) -> list[MemberResult]:
         async with self._turn(CommandName.GROUP_PARTICIPANTS) as turn:
             groups = turn.world.groups
-            change = groups.change_participants(group_jid, turn.account.jid, str(action), participants)
-            turn.changed(change)
-            return [group_port.member_result(result) for result in change.results]
+            return _answered(
+                turn, groups.change_participants(group_jid, turn.account.jid, str(action), participants)
+            )
 
     async def update_group(self, group_jid: str, settings: GroupSettings) -> None:
         async with self._turn(CommandName.UPDATE_GROUP) as turn:
@@ -131,9 +129,9 @@ class SimulatedGroups:
     ) -> list[MemberResult]:
         async with self._turn(CommandName.ANSWER_GROUP_REQUESTS) as turn:
             groups = turn.world.groups
-            change = groups.answer_requests(group_jid, turn.account.jid, str(action), participants)
-            turn.changed(change)
-            return [group_port.member_result(result) for result in change.results]
+            return _answered(
+                turn, groups.answer_requests(group_jid, turn.account.jid, str(action), participants)
+            )
 
     # --- communities --------------------------------------------------------------------
 
@@ -148,3 +146,9 @@ class SimulatedGroups:
 
 def _info(turn: DeviceTurn, group: Group) -> GroupInfo:
     return group_port.group_info(group, turn.world.lid_of)
+
+
+def _answered(turn: DeviceTurn, change: GroupChange) -> list[MemberResult]:
+    """Keep the change (its members' devices hear of it); each person's part of it."""
+    turn.changed(change)
+    return [group_port.member_result(result) for result in change.results]
