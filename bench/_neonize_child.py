@@ -181,7 +181,7 @@ class Probes:
 
         began = time.perf_counter()
         try:
-            coroutine = self._other.send_text("15550009999@s.whatsapp.net", "probe")
+            coroutine = self._other.sending.send_text("15550009999@s.whatsapp.net", "probe")
             self._loop.run_until_complete(asyncio.wait_for(coroutine, PROBE_TIMEOUT))
             outcome = "sent?"
         except NetworkError as error:

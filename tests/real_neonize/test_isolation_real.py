@@ -63,7 +63,7 @@ def test_fifty_devices_hanging_on_a_dial_never_delay_another_device(
             took, answer = await timed(library_call())
             assert isinstance(answer, str), answer
             library_delays.append(took)
-            took, refused = await timed(other.send_text(PEER, "hello"))
+            took, refused = await timed(other.sending.send_text(PEER, "hello"))
             assert isinstance(refused, NetworkError)
             assert refused.kind is NetworkErrorKind.NOT_CONNECTED
             adapter_delays.append(took)

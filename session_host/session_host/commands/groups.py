@@ -78,7 +78,7 @@ def _group_command(name: CommandName, *, admin_of: str | None = None) -> Callabl
 async def _as_admin(session: DeviceSession, group_jid: str) -> GroupInfo:
     """The group as the network shows it, when the device is one of its admins; else the
     refusal ``not_group_admin`` (the executor answers it with the device's state)."""
-    info = await session.group_info(group_jid)
+    info = await session.groups.group_info(group_jid)
     if session.jid is None or not info.is_admin(session.jid):
         raise NetworkError.refused("not_group_admin", f"the device is not an admin of {group_jid}")
     return info
@@ -128,13 +128,13 @@ def _fields(args: dict[str, Any], key: str, known: frozenset[str]) -> dict[str, 
 @_group_command(CommandName.LIST_GROUPS)
 async def list_groups(session: DeviceSession, _args: dict[str, Any]) -> dict[str, Any]:
     """Every group and community the device is in."""
-    return {"groups": [group.to_json() for group in await session.joined_groups()]}
+    return {"groups": [group.to_json() for group in await session.groups.joined_groups()]}
 
 
 @_group_command(CommandName.GROUP_INFO)
 async def group_info(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
     """One group with its participants."""
-    return {"group": (await session.group_info(_group_jid(args))).to_json()}
+    return {"group": (await session.groups.group_info(_group_jid(args))).to_json()}
 
 
 # --- creating and administering ---------------------------------------------------------------
@@ -145,7 +145,7 @@ async def create_group(session: DeviceSession, args: dict[str, Any]) -> dict[str
     """A new group or community with the device as its super admin (a link into a community
     is the network's to refuse: the device must be an admin there)."""
     options = GroupOptions(**_fields(args, "options", _OPTIONS))
-    created = await session.create_group(_text(args, "name"), _people(args), options)
+    created = await session.groups.create_group(_text(args, "name"), _people(args), options)
     return {"group": created.group.to_json(), "participants": [p.to_json() for p in created.participants]}
 
 
@@ -153,7 +153,7 @@ async def create_group(session: DeviceSession, args: dict[str, Any]) -> dict[str
 async def change_participants(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
     """Add, remove, promote or demote people, each with its own status."""
     action = _choice(ParticipantAction, args.get("action"), "action")
-    results = await session.change_participants(_group_jid(args), action, _people(args))
+    results = await session.groups.change_participants(_group_jid(args), action, _people(args))
     return {"participants": [r.to_json() for r in results]}
 
 
@@ -167,8 +167,8 @@ async def update_group(session: DeviceSession, args: dict[str, Any]) -> dict[str
     if not settings.given():
         raise _Malformed("settings must change something")
     group_jid = _group_jid(args)
-    await session.update_group(group_jid, settings)
-    return {"group": (await session.group_info(group_jid)).to_json()}
+    await session.groups.update_group(group_jid, settings)
+    return {"group": (await session.groups.group_info(group_jid)).to_json()}
 
 
 @_group_command(CommandName.GROUP_PICTURE, admin_of="group_jid")
@@ -178,7 +178,7 @@ async def set_picture(session: DeviceSession, args: dict[str, Any]) -> dict[str,
         jpeg = base64.b64decode(_text(args, "image_base64"), validate=True)
     except binascii.Error:
         raise _Malformed("image_base64 must be base64") from None
-    return {"picture_id": await session.set_group_picture(_group_jid(args), jpeg)}
+    return {"picture_id": await session.groups.set_group_picture(_group_jid(args), jpeg)}
 
 
 @_group_command(CommandName.GROUP_EPHEMERAL, admin_of="group_jid")
@@ -187,7 +187,7 @@ async def set_ephemeral(session: DeviceSession, args: dict[str, Any]) -> dict[st
     seconds = args.get("duration_seconds")
     if not isinstance(seconds, int) or isinstance(seconds, bool):
         raise _Malformed("duration_seconds must be an integer")
-    await session.set_group_ephemeral(_group_jid(args), seconds)
+    await session.groups.set_group_ephemeral(_group_jid(args), seconds)
     return {"duration_seconds": seconds}
 
 
@@ -195,11 +195,11 @@ async def set_ephemeral(session: DeviceSession, args: dict[str, Any]) -> dict[st
 
 
 async def _read_invite(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
-    return {"invite_link": await session.group_invite_link(_group_jid(args))}
+    return {"invite_link": await session.groups.group_invite_link(_group_jid(args))}
 
 
 async def _reset_invite(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
-    return {"invite_link": await session.group_invite_link(_group_jid(args), reset=True)}
+    return {"invite_link": await session.groups.group_invite_link(_group_jid(args), reset=True)}
 
 
 _READ_INVITE = _served(_read_invite)
@@ -220,14 +220,14 @@ async def join_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, 
     inviter = args.get("inviter_jid")
     if inviter is not None and jids.parse_participant(inviter) is None:
         raise _Malformed("inviter_jid must be a user JID or LID")
-    outcome = await session.join_group(GroupInvite(_text(args, "code"), group_jid, inviter))
+    outcome = await session.groups.join_group(GroupInvite(_text(args, "code"), group_jid, inviter))
     return {"group_jid": outcome.group_jid, "pending_approval": outcome.pending_approval}
 
 
 @_group_command(CommandName.LEAVE_GROUP)
 async def leave_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
     """Leave a group (anyone may)."""
-    await session.leave_group(_group_jid(args))
+    await session.groups.leave_group(_group_jid(args))
     return {}
 
 
@@ -240,10 +240,10 @@ async def link_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, 
     community at a time (checked here from the network's records, so both adapters say so)."""
     community_jid, group_jid = _group_jid(args, "community_jid"), _group_jid(args)
     await _community(session, community_jid)
-    child = await session.group_info(group_jid)
+    child = await session.groups.group_info(group_jid)
     if child.parent_jid is not None:
         raise NetworkError.refused("already_linked", f"{group_jid} is linked to {child.parent_jid}")
-    await session.link_group(community_jid, group_jid)
+    await session.groups.link_group(community_jid, group_jid)
     return {}
 
 
@@ -254,14 +254,14 @@ async def unlink_group(session: DeviceSession, args: dict[str, Any]) -> dict[str
     community_jid, group_jid = _group_jid(args, "community_jid"), _group_jid(args)
     await _community(session, community_jid)
     try:
-        child = await session.group_info(group_jid)
+        child = await session.groups.group_info(group_jid)
     except NetworkError as error:
         if error.code != "group_not_found":  # a community admin need not be in the group
             raise
     else:
         if child.parent_jid != community_jid:
             raise NetworkError.refused("not_linked", f"{group_jid} is not linked to {community_jid}")
-    await session.unlink_group(community_jid, group_jid)
+    await session.groups.unlink_group(community_jid, group_jid)
     return {}
 
 
@@ -277,7 +277,7 @@ async def _community(session: DeviceSession, community_jid: str) -> None:
 @_group_command(CommandName.GROUP_REQUESTS, admin_of="group_jid")
 async def group_requests(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
     """The join requests waiting for an admin."""
-    requests = await session.group_requests(_group_jid(args))
+    requests = await session.groups.group_requests(_group_jid(args))
     return {"requests": [{"jid": r.jid, "requested_at": r.requested_at} for r in requests]}
 
 
@@ -285,5 +285,5 @@ async def group_requests(session: DeviceSession, args: dict[str, Any]) -> dict[s
 async def answer_group_requests(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
     """Approve or reject join requests, each with its own status."""
     action = _choice(RequestAction, args.get("action"), "action")
-    results = await session.answer_group_requests(_group_jid(args), action, _people(args))
+    results = await session.groups.answer_group_requests(_group_jid(args), action, _people(args))
     return {"participants": [r.to_json() for r in results]}

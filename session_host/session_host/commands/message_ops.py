@@ -46,13 +46,13 @@ async def delete_message(host: Host, command: Command, owned: OwnedDevice) -> Re
         message = f"the device sent no message {message_id} in {chat}, or it was already deleted"
         return failed(command, NetworkErrorKind.NOT_FOUND, message, session_snapshot(session))
     if for_everyone:
-        if time.time() - sent_at > session.revoke_window_seconds:
+        if time.time() - sent_at > session.messages.revoke_window_seconds:
             message = "the network's window to delete this for everyone has passed; delete it for me"
             return failed(command, NetworkErrorKind.EXPIRED, message, session_snapshot(session))
-        await session.revoke_message(chat, network_id)
+        await session.messages.revoke_message(chat, network_id)
         await store.mark_revoked(send, time.time())
     else:
-        await session.delete_for_me(chat, network_id, from_me=True, sender=None)
+        await session.messages.delete_for_me(chat, network_id, from_me=True, sender=None)
         deleted_at = time.time()
         await store.mark_deleted_for_me(send, deleted_at)
         event = payloads.message_delete_for_me(
@@ -90,7 +90,7 @@ async def sync_history(_host: Host, command: Command, owned: OwnedDevice) -> Rep
     # Networks keep milliseconds: an anchor one millisecond on counts what was sent just now.
     now = time.time() + 0.001
     anchor = MessageRef(chat=chat, message_id=uuid.uuid4().hex.upper(), from_me=True, timestamp=now)
-    await owned.session.request_history_sync(chat, count, anchor)
+    await owned.session.messages.request_history_sync(chat, count, anchor)
     return ok(command, session_snapshot(owned.session), {"chat_jid": chat, "count": count})
 
 

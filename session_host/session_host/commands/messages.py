@@ -20,7 +20,7 @@ async def mark_read(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
         return failed(command, NetworkErrorKind.INVALID, "chat_jid, sender_jid and message_ids are required")
     if refused := refuse_unless_connected(command, owned):
         return refused
-    await owned.session.mark_read(chat, sender, ids)
+    await owned.session.messages.mark_read(chat, sender, ids)
     return ok(command, session_snapshot(owned.session))
 
 

@@ -43,7 +43,7 @@ async def get_status_privacy(_host: Host, command: Command, owned: OwnedDevice) 
     """The story audience in force on the account."""
     if refused := refuse_unless_connected(command, owned):
         return refused
-    privacy = await owned.session.get_status_privacy()
+    privacy = await owned.session.status.get_status_privacy()
     return ok(command, session_snapshot(owned.session), privacy.to_json())
 
 
@@ -58,7 +58,7 @@ async def set_status_privacy(_host: Host, command: Command, owned: OwnedDevice) 
         )
     if refused := refuse_unless_connected(command, owned):
         return refused
-    privacy = await owned.session.set_status_privacy(StatusPrivacy(PrivacyType(kind), tuple(people)))
+    privacy = await owned.session.status.set_status_privacy(StatusPrivacy(PrivacyType(kind), tuple(people)))
     return ok(command, session_snapshot(owned.session), privacy.to_json())
 
 
@@ -72,7 +72,7 @@ async def publish_status(host: Host, command: Command, owned: OwnedDevice) -> Re
         content = await _content(host, command)
     except _Refused as error:
         return failed(command, NetworkErrorKind.INVALID, str(error), session_snapshot(session))
-    sent = await session.publish_status(content)
+    sent = await session.status.publish_status(content)
     result = {"message_id": sent.message_id, "chat_jid": sent.chat_jid, "timestamp": sent.timestamp}
     return ok(command, session_snapshot(session), result)
 

@@ -1,7 +1,7 @@
 """The group part of the network port: what a device session does with groups and communities,
 and the records it answers with.
 
-Both adapters implement :class:`GroupOperations` (``DeviceSession`` includes it). Inputs are
+Both adapters implement :class:`GroupOperations` (a session's ``groups``). Inputs are
 already checked by the API with :mod:`gateway.jids`: group JIDs are ``<digits>@g.us``, people
 are user JIDs or LIDs (phone numbers arrive as user JIDs). Records cross the command bus as
 JSON (:meth:`GroupInfo.to_json`), so their field names are the API's.

@@ -3,6 +3,12 @@
 Two adapters implement it: ``simulated`` (an in-process model of the network, the local
 default and the test backbone) and ``neonize`` (the real network). The session host owns
 one :class:`DeviceSession` per device and never touches a network client directly.
+
+A session is the device's lifecycle; its operations come in families, one attribute and one
+small protocol each: ``sending`` (:class:`SendOperations`), ``messages``
+(:class:`MessageOperations`), ``groups`` (:class:`~.group_types.GroupOperations`) and
+``status`` (:class:`~.status_types.StatusOperations`). What an adapter cannot do raises
+:meth:`NetworkError.unsupported` (501 at the API).
 """
 
 from __future__ import annotations
@@ -121,6 +127,14 @@ class NetworkError(Exception):
             raise ValueError(f"unknown refusal code {code!r}")
         return cls(NetworkErrorKind.REFUSED, message, code=code)
 
+    @classmethod
+    def unsupported(cls, operation: str, adapter: str, why: str) -> NetworkError:
+        """The port's answer for an operation (or an option of one) the adapter cannot carry
+        out: ``UNSUPPORTED`` naming it, the adapter and why (501 ``UNSUPPORTED_OPERATION`` at
+        the API, ``unsupported_operation`` on group routes). Raised before anything reaches
+        the network, after the operation's own input checks."""
+        return cls(NetworkErrorKind.UNSUPPORTED, f"{operation} is not supported by {adapter}: {why}")
+
     @property
     def reason(self) -> str:
         """What the session host replies as the command's error kind: the refusal's code, or
@@ -128,11 +142,88 @@ class NetworkError(Exception):
         return self.code or self.kind.value
 
 
-class DeviceSession(GroupOperations, StatusOperations, Protocol):
+class SendOperations(Protocol):
+    """What a connected device puts in a chat: messages of every kind, each answered with
+    the network's :class:`SentMessage` and never echoed as an event (the gateway's send path
+    emits ``message.sent``), and its typing state."""
+
+    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
+        """Send a text to a user or group JID; no event is emitted for it.
+
+        ``mentions`` (user JIDs, :func:`gateway.jids.mentioned_jids` of the text) are marked
+        as mentioned, so their phones notify them as WhatsApp's clients do.
+        """
+
+    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
+        """Send an image, video, audio (``ptt``: a voice note), document or sticker from bytes.
+
+        Raises ``INVALID`` for what the network refuses (:data:`.media_types.MEDIA_RULES`): an
+        empty payload, a MIME type the kind does not take (a sticker must be ``image/webp``:
+        the gateway converts before), a file too large; a document without a file name is
+        allowed. Otherwise as :meth:`send_text` (``NOT_CONNECTED``, ``NOT_FOUND``, ...).
+        """
+
+    async def send_location(self, to: str, location: Location) -> SentMessage:
+        """Send a place; ``INVALID`` for coordinates off the Earth, otherwise as :meth:`send_text`."""
+
+    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
+        """Share a contact as a vCard; ``INVALID`` without a name or with a bad phone."""
+
+    async def send_template(self, to: str, template: Template) -> SentMessage:
+        """Send a text with 1 to 3 quick-reply buttons; ``INVALID`` for a bad template.
+
+        neonize raises ``UNSUPPORTED``: the real network does not show buttons sent by a
+        linked device (``docs/media.md``).
+        """
+
+    async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
+        """Show typing (composing) or stop showing it in a chat."""
+
+
+class MessageOperations(Protocol):
+    """What a device does with messages already exchanged: read receipts, deleting for
+    everyone or for itself, and asking its phone for older history."""
+
+    async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
+        """Send read receipts for messages received in a chat."""
+
+    @property
+    def revoke_window_seconds(self) -> float:
+        """How long after sending a message its sender may delete it for everyone (the real
+        network: 60 hours; the simulated one: ``SIMULATOR_REVOKE_WINDOW_SECONDS``). The
+        session host checks it from its record of the send before asking the network."""
+
+    async def revoke_message(self, chat: str, message_id: str) -> None:
+        """Delete for everyone a message the device's account sent in ``chat``.
+
+        The simulated network refuses ``NOT_FOUND`` (no such message of the account in that
+        chat, or already revoked) and ``EXPIRED`` (past its revoke window). neonize cannot
+        tell either before sending: the session host checks both from its own record.
+        """
+
+    async def delete_for_me(self, chat: str, message_id: str, *, from_me: bool, sender: str | None) -> None:
+        """Remove a message from the account's own view (app state), at any time.
+
+        ``sender`` is the author of a group message not ``from_me``. The ``message.delete_for_me``
+        event is the gateway's to emit after this succeeds, not the adapter's.
+        """
+
+    async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
+        """Ask the account's phone for up to ``count`` messages of ``chat`` before ``oldest``.
+
+        The answer, if any, arrives later as ``history.sync`` (``sync_type`` ``on_demand``).
+        """
+
+
+class DeviceSession(Protocol):
     """One device's session on the network; both adapters follow what is written here.
 
-    The group and community operations are :class:`~.group_types.GroupOperations`; the
-    status (stories) ones :class:`~.status_types.StatusOperations`.
+    The session itself is the device's lifecycle (connect, pair, disconnect, log out, close).
+    Its operations come in families, one attribute each: :attr:`sending`
+    (:class:`SendOperations`), :attr:`messages` (:class:`MessageOperations`), :attr:`groups`
+    (:class:`~.group_types.GroupOperations`) and :attr:`status`
+    (:class:`~.status_types.StatusOperations`). An adapter implements each family as one
+    object of its own; what it cannot do raises :meth:`NetworkError.unsupported`.
 
     Lifecycle: ``connect`` starts the session. An unpaired session emits ``qr.generated``
     (and rotates the code) until a phone scans it or a pair code is entered, then
@@ -165,6 +256,22 @@ class DeviceSession(GroupOperations, StatusOperations, Protocol):
     @property
     def current_qr(self) -> tuple[str, float] | None:
         """The QR code being shown and its expiry (epoch seconds), while pairing."""
+
+    @property
+    def sending(self) -> SendOperations:
+        """Sending messages of every kind, and the typing state."""
+
+    @property
+    def messages(self) -> MessageOperations:
+        """Read receipts, revoke, delete for me, history sync."""
+
+    @property
+    def groups(self) -> GroupOperations:
+        """Groups and communities: create, read, administer, invite, join, leave, link."""
+
+    @property
+    def status(self) -> StatusOperations:
+        """Stories: who sees them, and publishing one."""
 
     async def connect(self) -> None:
         """Start (or resume) the session; returns once the attempt is under way.
@@ -203,68 +310,6 @@ class DeviceSession(GroupOperations, StatusOperations, Protocol):
 
     async def close(self) -> None:
         """Stop the session without logging out and without events (host shutdown, lease lost)."""
-
-    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
-        """Send a text to a user or group JID; no event is emitted for it.
-
-        ``mentions`` (user JIDs, :func:`gateway.jids.mentioned_jids` of the text) are marked
-        as mentioned, so their phones notify them as WhatsApp's clients do.
-        """
-
-    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
-        """Send an image, video, audio (``ptt``: a voice note), document or sticker from bytes.
-
-        Raises ``INVALID`` for what the network refuses (:data:`.media_types.MEDIA_RULES`): an
-        empty payload, a MIME type the kind does not take (a sticker must be ``image/webp``:
-        the gateway converts before), a file too large; a document without a file name is
-        allowed. Otherwise as :meth:`send_text` (``NOT_CONNECTED``, ``NOT_FOUND``, ...).
-        """
-
-    async def send_location(self, to: str, location: Location) -> SentMessage:
-        """Send a place; ``INVALID`` for coordinates off the Earth, otherwise as :meth:`send_text`."""
-
-    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
-        """Share a contact as a vCard; ``INVALID`` without a name or with a bad phone."""
-
-    async def send_template(self, to: str, template: Template) -> SentMessage:
-        """Send a text with 1 to 3 quick-reply buttons; ``INVALID`` for a bad template.
-
-        neonize raises ``UNSUPPORTED``: the real network does not show buttons sent by a
-        linked device (``docs/media.md``).
-        """
-
-    async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
-        """Show typing (composing) or stop showing it in a chat."""
-
-    async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
-        """Send read receipts for messages received in a chat."""
-
-    @property
-    def revoke_window_seconds(self) -> float:
-        """How long after sending a message its sender may delete it for everyone (the real
-        network: 60 hours; the simulated one: ``SIMULATOR_REVOKE_WINDOW_SECONDS``). The
-        session host checks it from its record of the send before asking the network."""
-
-    async def revoke_message(self, chat: str, message_id: str) -> None:
-        """Delete for everyone a message the device's account sent in ``chat``.
-
-        The simulated network refuses ``NOT_FOUND`` (no such message of the account in that
-        chat, or already revoked) and ``EXPIRED`` (past its revoke window). neonize cannot
-        tell either before sending: the session host checks both from its own record.
-        """
-
-    async def delete_for_me(self, chat: str, message_id: str, *, from_me: bool, sender: str | None) -> None:
-        """Remove a message from the account's own view (app state), at any time.
-
-        ``sender`` is the author of a group message not ``from_me``. The ``message.delete_for_me``
-        event is the gateway's to emit after this succeeds, not the adapter's.
-        """
-
-    async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
-        """Ask the account's phone for up to ``count`` messages of ``chat`` before ``oldest``.
-
-        The answer, if any, arrives later as ``history.sync`` (``sync_type`` ``on_demand``).
-        """
 
 
 class NetworkPort(Protocol):

@@ -1,7 +1,7 @@
 """The status (stories) part of the network port: who sees the device's stories, and what
 a story holds.
 
-Both adapters implement :class:`StatusOperations` (``DeviceSession`` includes it) and check
+Both adapters implement :class:`StatusOperations` (a session's ``status``) and check
 inputs with :mod:`.status_checks` before anything is sent, so they refuse the same inputs
 with the same kind (``INVALID``). Stories go to
 :data:`gateway.jids.STATUS_BROADCAST_JID`, as WhatsApp's clients send them.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-if TYPE_CHECKING:  # port.py includes StatusOperations in DeviceSession
+if TYPE_CHECKING:  # port.py imports this module
     from .port import SentMessage
 
 

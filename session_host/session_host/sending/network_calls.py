@@ -29,7 +29,7 @@ from session_host.network.media_types import (
     QuickReply,
     Template,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind, SentMessage
+from session_host.network.port import NetworkError, NetworkErrorKind, SendOperations, SentMessage
 
 MEDIA_KINDS = frozenset(kind.value for kind in MediaKind)
 
@@ -43,31 +43,21 @@ class MediaReader(Protocol):
         ...
 
 
-class Sender(Protocol):
-    """The port calls a send may make (a session, or a test's stand-in)."""
-
-    async def send_text(self, to: str, text: str, *, mentions: Any = ()) -> SentMessage: ...
-    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage: ...
-    async def send_location(self, to: str, location: Location) -> SentMessage: ...
-    async def send_contact(self, to: str, card: ContactCard) -> SentMessage: ...
-    async def send_template(self, to: str, template: Template) -> SentMessage: ...
-
-
 def mentions(send: Send) -> list[str]:
     """The people a send mentions: those of a text's ``@<phone>`` (other kinds mention none)."""
     return jids.mentioned_jids(send.text) if send.kind == TEXT else []
 
 
-async def send_message(session: Sender, send: Send, media: MediaReader) -> SentMessage:
-    """Make the network call of ``send``; raises ``NetworkError`` (``INVALID`` for content
-    that cannot be sent)."""
+async def send_message(sending: SendOperations, send: Send, media: MediaReader) -> SentMessage:
+    """Make the network call of ``send`` on a session's ``sending``; raises ``NetworkError``
+    (``INVALID`` for content that cannot be sent)."""
     payload = send.payload or {}
     to = send.chat_jid
     if send.kind == TEXT:
-        return await session.send_text(to, send.text, mentions=mentions(send))
+        return await sending.send_text(to, send.text, mentions=mentions(send))
     if send.kind in MEDIA_KINDS:
         outgoing = await _media(send, payload, media)  # the bytes first: a failure here sends nothing
-        return await session.send_media(to, outgoing)
+        return await sending.send_media(to, outgoing)
     if send.kind == "location":
         place = Location(
             latitude=float(payload["latitude"]),
@@ -75,12 +65,12 @@ async def send_message(session: Sender, send: Send, media: MediaReader) -> SentM
             name=payload.get("name"),
             address=payload.get("address"),
         )
-        return await session.send_location(to, place)
+        return await sending.send_location(to, place)
     if send.kind == "contact":
-        return await session.send_contact(to, ContactCard(name=payload["name"], phone=payload["phone"]))
+        return await sending.send_contact(to, ContactCard(name=payload["name"], phone=payload["phone"]))
     if send.kind == "template":
         buttons = tuple(QuickReply(button["id"], button["text"]) for button in payload.get("buttons", []))
-        return await session.send_template(to, Template(send.text, payload.get("footer"), buttons))
+        return await sending.send_template(to, Template(send.text, payload.get("footer"), buttons))
     raise NetworkError(NetworkErrorKind.INVALID, f"unknown kind of send: {send.kind}")
 
 

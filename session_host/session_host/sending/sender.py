@@ -234,9 +234,9 @@ class DeviceSender:
             return
         session = self.owned.session
         try:
-            await session.send_chat_presence(send.chat_jid, ChatPresence.COMPOSING)
+            await session.sending.send_chat_presence(send.chat_jid, ChatPresence.COMPOSING)
             await asyncio.sleep(send.typing_seconds)
-            await session.send_chat_presence(send.chat_jid, ChatPresence.PAUSED)
+            await session.sending.send_chat_presence(send.chat_jid, ChatPresence.PAUSED)
         except NetworkError as error:
             logger.info("typing indicator not shown", extra=self._about(str(error)))
 
@@ -253,7 +253,7 @@ class DeviceSender:
         recording: asyncio.Task[None] | None = None
         try:
             try:
-                sent = await network_calls.send_message(self.owned.session, send, self._store)
+                sent = await network_calls.send_message(self.owned.session.sending, send, self._store)
             except NetworkError as error:
                 if error.kind is NetworkErrorKind.NOT_CONNECTED:  # nothing reached the network
                     recorded = await self._store.requeue(send, epoch)

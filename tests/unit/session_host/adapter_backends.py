@@ -36,7 +36,7 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ImageMessage, Message, Vid
 from gateway import jids
 from session_host.network.media_types import MediaKind, OutgoingMedia
 from session_host.network.neonize.jids import jid_str
-from session_host.network.neonize.media_ops import media_message, media_part
+from session_host.network.neonize.media import media_message, media_part
 from session_host.network.port import DeviceSession, NetworkEvent
 from session_host.network.simulated.groups import Groups
 from session_host.network.simulated.network_groups import GROUP_OPTIONS, group_view
@@ -111,30 +111,31 @@ class SimulatedBackend:
         return account["jid"], account["lid"]
 
     def create_group_as(self, jid: str, name: str, people: list[str], **options: Any) -> str:
-        return str(self.network.create_group(_phone(jid), name, people, options)["jid"])
+        return str(self.network.groups.create(_phone(jid), name, people, options)["jid"])
 
     def join_as(self, jid: str, link: str) -> None:
-        self.network.join_group(_phone(jid), link)
+        self.network.groups.join(_phone(jid), link)
 
     def answer_as(self, jid: str, group_jid: str, action: str, people: list[str]) -> None:
-        self.network.answer_group_requests(_phone(jid), group_jid, action, people)
+        self.network.groups.answer_requests(_phone(jid), group_jid, action, people)
 
     def change_as(self, jid: str, group_jid: str, action: str, people: list[str]) -> None:
-        self.network.change_group_participants(_phone(jid), group_jid, action, people)
+        self.network.groups.change_participants(_phone(jid), group_jid, action, people)
 
     def record(self, group_jid: str) -> dict[str, Any]:
-        return self.network.group_record(group_jid)
+        return self.network.groups.record(group_jid)
 
     def events(self, name: str) -> list[NetworkEvent]:
-        return self._recorder.of(name)
+        return self._recorder.named(name)
 
     async def next_event(self, name: str, count: int) -> NetworkEvent:
         return await self._recorder.wait_for(name, count)
 
     def put_on_network(self) -> int:
-        account = self.network._world.accounts[DEVICE_PHONE]
-        revoked = sum(1 for entry in account.sent if entry.get("revoked"))
-        return len(account.sent) + revoked + len(account.deleted_for_me)
+        with self.network.reading() as world:
+            account = world.accounts[DEVICE_PHONE]
+            revoked = sum(1 for entry in account.sent if entry.get("revoked"))
+            return len(account.sent) + revoked + len(account.deleted_for_me)
 
     def mentions_received(self, jid: str) -> list[list[str]]:
         inbox = self.network.inbox(_phone(jid))["messages"]

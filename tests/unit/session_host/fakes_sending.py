@@ -163,9 +163,11 @@ class CommandHost:
 
 
 class RecordingSession:
-    """What the dispatcher did to the network, with monotonic times."""
+    """What the dispatcher did to the network, with monotonic times (the session is its own
+    ``sending`` family)."""
 
     def __init__(self, owned: OwnedDevice) -> None:
+        self.sending = self
         self._owned = owned
         self.state = SessionState.CONNECTED
         self.log: list[tuple[str, str, float]] = []  # (what, text or presence, time)

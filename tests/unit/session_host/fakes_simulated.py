@@ -1,15 +1,21 @@
-"""Builders for the simulated adapter's unit tests: a network with test-sized timings, sessions."""
+"""Builders for the simulated adapter's unit tests: a network with test-sized timings,
+sessions recording their events, and an event loop on a thread of its own (a host's)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+import asyncio
+import threading
+from collections.abc import Awaitable, Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
+from recording_sink import RecordingSink
 
 from session_host.network.port import NetworkError, NetworkErrorKind
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
-from session_host.network.simulated.testing import EventRecorder
+
+T = TypeVar("T")
 
 PHONE = "15550001111"
 JID = f"{PHONE}@s.whatsapp.net"
@@ -33,9 +39,9 @@ def fast_network(
 
 def open_session(
     network: SimulatedNetwork, data_dir: Path, device_id: str = "dev-1", *, port: SimulatedPort | None = None
-) -> tuple[SimulatedSession, EventRecorder]:
+) -> tuple[SimulatedSession, RecordingSink]:
     """A session opened through ``port`` (a port of its own by default), recording its events."""
-    recorder = EventRecorder()
+    recorder = RecordingSink()
     port = port or SimulatedPort(network)
     return port.open_session(device_id, data_dir=data_dir, sink=recorder), recorder
 
@@ -47,7 +53,7 @@ async def paired(
     phone: str = PHONE,
     *,
     port: SimulatedPort | None = None,
-) -> tuple[SimulatedSession, EventRecorder]:
+) -> tuple[SimulatedSession, RecordingSink]:
     """A session paired by a QR scan, connected, with its events so far recorded."""
     session, recorder = open_session(network, data_dir, device_id, port=port)
     await session.connect()
@@ -64,3 +70,35 @@ async def refusal(call: Awaitable[object]) -> str:
     assert caught.value.kind is NetworkErrorKind.REFUSED, caught.value
     assert caught.value.code is not None
     return caught.value.code
+
+
+class LoopThread:
+    """An event loop on its own thread, like a session host's; for tests that call from outside."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = 5.0) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def stop(self) -> None:
+        """Cancel what still runs on the loop (timers of sessions left open), then stop it."""
+        self.run(_cancel_others())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=5)
+        self.loop.close()
+
+    def __enter__(self) -> LoopThread:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+
+async def _cancel_others() -> None:
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

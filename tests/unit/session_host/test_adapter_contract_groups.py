@@ -66,17 +66,19 @@ def test_creating_a_group_makes_the_device_its_super_admin(adapter: str, tmp_pat
         bob, _ = net.person(BOB)
         cai, _ = net.person(CAI)
         # When the device creates a group with all three
-        created = await net.session.create_group("Team", [bob, cai, GHOST_JID], GroupOptions(locked=True))
+        created = await net.session.groups.create_group(
+            "Team", [bob, cai, GHOST_JID], GroupOptions(locked=True)
+        )
         # Then the two are in, the third is not_found, the device is super admin
         assert [(r.jid, r.status) for r in created.participants] == [
             (bob, "ok"),
             (cai, "ok"),
             (GHOST_JID, "not_found"),
         ]
-        info = await net.session.group_info(created.group.jid)
+        info = await net.session.groups.group_info(created.group.jid)
         assert roles(info) == {DEVICE_JID: (True, True), bob: (False, False), cai: (False, False)}
         assert (info.name, info.owner, info.is_locked, info.is_announce) == ("Team", DEVICE_JID, True, False)
-        assert info.jid in [group.jid for group in await net.session.joined_groups()]
+        assert info.jid in [group.jid for group in await net.session.groups.joined_groups()]
         assert net.record(info.jid)["is_locked"] is True
 
     on(adapter, tmp_path, scenario)
@@ -88,8 +90,8 @@ def test_member_changes_answer_each_person(adapter: str, tmp_path: Path) -> None
         bob, _ = net.person(BOB)
         cai, _ = net.person(CAI)
         dee, dee_lid = net.person(DEE)
-        group = (await net.session.create_group("Team", [bob], GroupOptions())).group.jid
-        change = net.session.change_participants
+        group = (await net.session.groups.create_group("Team", [bob], GroupOptions())).group.jid
+        change = net.session.groups.change_participants
         # Adding: a new person (by LID too), someone already in, someone not on the network
         added = await change(group, ParticipantAction.ADD, [cai, dee_lid, bob, GHOST_JID])
         assert [(r.jid, r.status) for r in added] == [
@@ -106,7 +108,7 @@ def test_member_changes_answer_each_person(adapter: str, tmp_path: Path) -> None
         # Removing twice: the second time the person is not a member
         assert [r.status for r in await change(group, ParticipantAction.REMOVE, [cai])] == ["ok"]
         assert [r.status for r in await change(group, ParticipantAction.REMOVE, [cai])] == ["not_member"]
-        assert set(roles(await net.session.group_info(group))) == {DEVICE_JID, bob, dee}
+        assert set(roles(await net.session.groups.group_info(group))) == {DEVICE_JID, bob, dee}
 
     on(adapter, tmp_path, scenario)
 
@@ -114,13 +116,13 @@ def test_member_changes_answer_each_person(adapter: str, tmp_path: Path) -> None
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_settings_change_or_are_declared_unsupported(adapter: str, tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
-        group = (await net.session.create_group("Team", [], GroupOptions())).group.jid
+        group = (await net.session.groups.create_group("Team", [], GroupOptions())).group.jid
         # When the device renames it, describes it, and makes it announce-only and locked
-        await net.session.update_group(
+        await net.session.groups.update_group(
             group, GroupSettings(name="Team 2", topic="plans", announce=True, locked=True)
         )
         # Then the network shows every change
-        info = await net.session.group_info(group)
+        info = await net.session.groups.group_info(group)
         assert (info.name, info.topic, info.is_announce, info.is_locked) == ("Team 2", "plans", True, True)
         # Join approval and member-add mode: applied, or UNSUPPORTED with nothing changed
         for key, settings in (
@@ -128,10 +130,10 @@ def test_settings_change_or_are_declared_unsupported(adapter: str, tmp_path: Pat
             ("member_add_mode", GroupSettings(member_add_mode=MemberAddMode.ALL, name="Team 3")),
         ):
             if f"update_group.{key}" in net.unsupported:
-                await unsupported(net.session.update_group(group, settings))
+                await unsupported(net.session.groups.update_group(group, settings))
                 assert net.record(group)["name"] == "Team 2"
             else:
-                await net.session.update_group(group, settings)
+                await net.session.groups.update_group(group, settings)
                 assert net.record(group)["name"] == "Team 3"
         if "update_group.join_approval" not in net.unsupported:
             assert (net.record(group)["join_approval"], net.record(group)["member_add_mode"]) == (True, "all")
@@ -142,14 +144,14 @@ def test_settings_change_or_are_declared_unsupported(adapter: str, tmp_path: Pat
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_timer_and_picture_take_only_what_the_network_takes(adapter: str, tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
-        group = (await net.session.create_group("Team", [], GroupOptions())).group.jid
-        await net.session.set_group_ephemeral(group, 604800)
-        assert (await net.session.group_info(group)).ephemeral_duration == 604800
-        await refused("invalid_duration", net.session.set_group_ephemeral(group, 5))
-        picture_id = await net.session.set_group_picture(group, JPEG)
+        group = (await net.session.groups.create_group("Team", [], GroupOptions())).group.jid
+        await net.session.groups.set_group_ephemeral(group, 604800)
+        assert (await net.session.groups.group_info(group)).ephemeral_duration == 604800
+        await refused("invalid_duration", net.session.groups.set_group_ephemeral(group, 5))
+        picture_id = await net.session.groups.set_group_picture(group, JPEG)
         assert isinstance(picture_id, str)
         assert picture_id
-        await refused("invalid_image", net.session.set_group_picture(group, PNG))
+        await refused("invalid_image", net.session.groups.set_group_picture(group, PNG))
         assert base64.b64encode(JPEG)  # the API sends base64; the port takes the bytes
 
     on(adapter, tmp_path, scenario)
@@ -163,18 +165,20 @@ def test_invite_links_join_reset_and_revoke(adapter: str, tmp_path: Path) -> Non
         link = net.record(group)["invite_link"]
         # The device joins by the link's code: a member at once (no approval)
         code = link.rsplit("/", 1)[-1]
-        assert await net.session.join_group(GroupInvite(code)) == JoinOutcome(group, False)
-        assert DEVICE_JID in roles(await net.session.group_info(group))
-        await refused("already_member", net.session.join_group(GroupInvite(code)))
+        assert await net.session.groups.join_group(GroupInvite(code)) == JoinOutcome(group, False)
+        assert DEVICE_JID in roles(await net.session.groups.group_info(group))
+        await refused("already_member", net.session.groups.join_group(GroupInvite(code)))
         # Its own group: reading and resetting the link; the old code is revoked
-        own = (await net.session.create_group("Mine", [], GroupOptions())).group.jid
-        old = await net.session.group_invite_link(own)
-        new = await net.session.group_invite_link(own, reset=True)
+        own = (await net.session.groups.create_group("Mine", [], GroupOptions())).group.jid
+        old = await net.session.groups.group_invite_link(own)
+        new = await net.session.groups.group_invite_link(own, reset=True)
         assert old != new
         assert new.startswith("https://chat.whatsapp.com/")
-        await net.session.leave_group(group)
-        await refused("invite_link_revoked", net.session.join_group(GroupInvite(old.rsplit("/", 1)[-1])))
-        await refused("group_not_found", net.session.join_group(GroupInvite("NoSuchCode123")))
+        await net.session.groups.leave_group(group)
+        await refused(
+            "invite_link_revoked", net.session.groups.join_group(GroupInvite(old.rsplit("/", 1)[-1]))
+        )
+        await refused("group_not_found", net.session.groups.join_group(GroupInvite("NoSuchCode123")))
 
     on(adapter, tmp_path, scenario)
 
@@ -186,13 +190,13 @@ def test_joining_where_approval_is_on_waits_for_an_admin(adapter: str, tmp_path:
         group = net.create_group_as(bob, "Closed", [], join_approval=True)
         code = net.record(group)["invite_link"].rsplit("/", 1)[-1]
         # When the device asks to join, Then it waits, and the group is not yet its to read
-        outcome = await net.session.join_group(GroupInvite(code))
+        outcome = await net.session.groups.join_group(GroupInvite(code))
         assert outcome.pending_approval is True
-        await refused("group_not_found", net.session.group_info(group))
+        await refused("group_not_found", net.session.groups.group_info(group))
         assert [r["jid"] for r in net.record(group)["pending"]] == [DEVICE_JID]
         # When an admin approves, Then the device is a member
         net.answer_as(bob, group, "approve", [DEVICE_JID])
-        assert DEVICE_JID in roles(await net.session.group_info(group))
+        assert DEVICE_JID in roles(await net.session.groups.group_info(group))
 
     on(adapter, tmp_path, scenario)
 
@@ -205,16 +209,16 @@ def test_an_admin_device_lists_and_answers_join_requests(adapter: str, tmp_path:
         group = net.create_group_as(bob, "Closed", [DEVICE_JID], join_approval=True)
         net.change_as(bob, group, "promote", [DEVICE_JID])
         net.join_as(cai, net.record(group)["invite_link"])
-        requests = await net.session.group_requests(group)
+        requests = await net.session.groups.group_requests(group)
         assert [r.jid for r in requests] == [cai]
         assert requests[0].requested_at > 0
-        answer = net.session.answer_group_requests(group, RequestAction.APPROVE, [cai, GHOST_JID])
+        answer = net.session.groups.answer_group_requests(group, RequestAction.APPROVE, [cai, GHOST_JID])
         if "answer_group_requests" in net.unsupported:
             await unsupported(answer)
             assert [r["jid"] for r in net.record(group)["pending"]] == [cai]
             return
         assert [(r.jid, r.status) for r in await answer] == [(cai, "ok"), (GHOST_JID, "not_found")]
-        assert cai in roles(await net.session.group_info(group))
+        assert cai in roles(await net.session.groups.group_info(group))
 
     on(adapter, tmp_path, scenario)
 
@@ -224,11 +228,11 @@ def test_leaving_a_group(adapter: str, tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
         bob, _ = net.person(BOB)
         group = net.create_group_as(bob, "Bob's", [DEVICE_JID])
-        await net.session.leave_group(group)
-        await refused("group_not_found", net.session.group_info(group))
-        assert group not in [g.jid for g in await net.session.joined_groups()]
+        await net.session.groups.leave_group(group)
+        await refused("group_not_found", net.session.groups.group_info(group))
+        assert group not in [g.jid for g in await net.session.groups.joined_groups()]
         assert DEVICE_JID not in {p["jid"] for p in net.record(group)["participants"]}
-        await refused("group_not_found", net.session.group_info(UNKNOWN_GROUP))
+        await refused("group_not_found", net.session.groups.group_info(UNKNOWN_GROUP))
 
     on(adapter, tmp_path, scenario)
 
@@ -238,19 +242,19 @@ def test_communities_hold_linked_groups(adapter: str, tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
         # Given a community (neonize creates communities with join approval only) and a group
         options = GroupOptions(community=True, join_approval=True)
-        community = (await net.session.create_group("Town", [], options)).group
+        community = (await net.session.groups.create_group("Town", [], options)).group
         assert community.is_community is True
-        child = (await net.session.create_group("Street", [], GroupOptions())).group.jid
+        child = (await net.session.groups.create_group("Street", [], GroupOptions())).group.jid
         # When the group is linked into it, Then the group names its community
-        await net.session.link_group(community.jid, child)
-        assert (await net.session.group_info(child)).parent_jid == community.jid
+        await net.session.groups.link_group(community.jid, child)
+        assert (await net.session.groups.group_info(child)).parent_jid == community.jid
         assert net.record(community.jid)["linked_groups"] == [child]
         # A group created inside the community is linked from the start
-        inside = await net.session.create_group("Square", [], GroupOptions(parent_jid=community.jid))
-        assert (await net.session.group_info(inside.group.jid)).parent_jid == community.jid
+        inside = await net.session.groups.create_group("Square", [], GroupOptions(parent_jid=community.jid))
+        assert (await net.session.groups.group_info(inside.group.jid)).parent_jid == community.jid
         # When it is unlinked, Then it stands alone again
-        await net.session.unlink_group(community.jid, child)
-        assert (await net.session.group_info(child)).parent_jid is None
+        await net.session.groups.unlink_group(community.jid, child)
+        assert (await net.session.groups.group_info(child)).parent_jid is None
 
     on(adapter, tmp_path, scenario)
 
@@ -258,15 +262,15 @@ def test_communities_hold_linked_groups(adapter: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_group_operations_need_a_connected_session(adapter: str, tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
-        group = (await net.session.create_group("Team", [], GroupOptions())).group.jid
+        group = (await net.session.groups.create_group("Team", [], GroupOptions())).group.jid
         await net.session.disconnect()
         calls = [
-            net.session.joined_groups(),
-            net.session.group_info(group),
-            net.session.change_participants(group, ParticipantAction.ADD, [GHOST_JID]),
-            net.session.update_group(group, GroupSettings(name="x")),
-            net.session.group_invite_link(group),
-            net.session.leave_group(group),
+            net.session.groups.joined_groups(),
+            net.session.groups.group_info(group),
+            net.session.groups.change_participants(group, ParticipantAction.ADD, [GHOST_JID]),
+            net.session.groups.update_group(group, GroupSettings(name="x")),
+            net.session.groups.group_invite_link(group),
+            net.session.groups.leave_group(group),
         ]
         for call in calls:
             with pytest.raises(NetworkError) as caught:

@@ -22,7 +22,7 @@ from gateway.messages.outbox import Send, SendState
 
 async def sent_to(net: Backend, store: FakeOutbox, chat: str, *, age: float = 0.0) -> Send:
     """The device sends ``chat`` a text, and the host's record has it as sent ``age`` seconds ago."""
-    sent = await net.session.send_text(chat, "oops")
+    sent = await net.session.sending.send_text(chat, "oops")
     return store.add(
         "oops",
         chat_jid=chat,
@@ -63,7 +63,7 @@ def test_past_the_window_the_host_answers_expired_and_sends_nothing(adapter: str
         bob, _ = net.person(BOB)
         store = FakeOutbox()
         host = CommandHost(net.session, store)
-        send = await sent_to(net, store, bob, age=net.session.revoke_window_seconds + 1)
+        send = await sent_to(net, store, bob, age=net.session.messages.revoke_window_seconds + 1)
         before = net.put_on_network()
         reply = await host.run(
             CommandName.DELETE_MESSAGE, message_id=send.network_message_id, chat_jid=bob, for_everyone=True
@@ -80,7 +80,7 @@ def test_delete_for_me_goes_to_the_network_and_emits_the_event(adapter: str, tmp
         bob, _ = net.person(BOB)
         store = FakeOutbox()
         host = CommandHost(net.session, store)
-        send = await sent_to(net, store, bob, age=net.session.revoke_window_seconds + 1)  # any age
+        send = await sent_to(net, store, bob, age=net.session.messages.revoke_window_seconds + 1)  # any age
         before = net.put_on_network()
         reply = await host.run(
             CommandName.DELETE_MESSAGE, message_id=send.message_id, chat_jid=bob, for_everyone=False
@@ -112,7 +112,7 @@ def test_the_hosts_history_request_is_answered_or_unsupported(adapter: str, tmp_
         bob, _ = net.person(BOB)
         store = FakeOutbox()
         host = CommandHost(net.session, store)
-        await net.session.send_text(bob, "one")
+        await net.session.sending.send_text(bob, "one")
         before = net.put_on_network()
         # When the host asks the phone for the chat's latest messages
         reply = await host.run(CommandName.SYNC_HISTORY, chat_jid=bob, count=10)

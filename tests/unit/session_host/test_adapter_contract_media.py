@@ -48,7 +48,7 @@ def test_each_media_kind_reaches_the_recipient_described_alike(
         bob, _ = net.person(BOB)
         media = SENDS[case]
         # When the device sends it media
-        sent = await net.session.send_media(bob, media)
+        sent = await net.session.sending.send_media(bob, media)
         # Then the network answers an id in the chat, and the contact sees the kind, the
         # caption and what the bytes are
         assert (sent.chat_jid, bool(sent.message_id)) == (bob, True)
@@ -78,8 +78,8 @@ def test_a_place_and_a_contact_card_reach_the_recipient(adapter: str, tmp_path: 
         # Given a contact
         bob, _ = net.person(BOB)
         # When the device sends a place and a contact card
-        await net.session.send_location(bob, Location(-23.5, -46.6, "Office", "Av. Paulista 1000"))
-        await net.session.send_contact(bob, ContactCard("Ana", "5511988887777"))
+        await net.session.sending.send_location(bob, Location(-23.5, -46.6, "Office", "Av. Paulista 1000"))
+        await net.session.sending.send_contact(bob, ContactCard("Ana", "5511988887777"))
         # Then the contact sees both as the network carries them
         place, card = net.received(bob)
         assert (place["type"], place["location"]) == (
@@ -104,11 +104,11 @@ def test_a_template_shows_its_buttons_where_the_network_can(adapter: str, tmp_pa
         if adapter == "neonize":
             # Then the real network cannot show them: UNSUPPORTED, nothing sent
             with pytest.raises(NetworkError) as caught:
-                await net.session.send_template(bob, TEMPLATE)
+                await net.session.sending.send_template(bob, TEMPLATE)
             assert caught.value.kind is NetworkErrorKind.UNSUPPORTED
             assert net.put_on_network() == before
             return
-        await net.session.send_template(bob, TEMPLATE)
+        await net.session.sending.send_template(bob, TEMPLATE)
         # Then the simulated contact sees the text and its buttons
         [message] = net.network.inbox(BOB)["messages"]  # type: ignore[attr-defined]
         assert (message["type"], message["text"], message["footer"]) == (
@@ -122,24 +122,28 @@ def test_a_template_shows_its_buttons_where_the_network_can(adapter: str, tmp_pa
 
 
 REFUSED = {
-    "empty": lambda s: s.send_media(BOB, OutgoingMedia(MediaKind.IMAGE, b"", "image/jpeg")),
-    "sticker-not-webp": lambda s: s.send_media(BOB, OutgoingMedia(MediaKind.STICKER, PNG, "image/png")),
-    "image-as-video": lambda s: s.send_media(BOB, OutgoingMedia(MediaKind.IMAGE, JPEG, "video/mp4")),
-    "no-mime-type": lambda s: s.send_media(BOB, OutgoingMedia(MediaKind.DOCUMENT, PDF, "")),
-    "video-too-large": lambda s: s.send_media(
+    "empty": lambda s: s.sending.send_media(BOB, OutgoingMedia(MediaKind.IMAGE, b"", "image/jpeg")),
+    "sticker-not-webp": lambda s: s.sending.send_media(
+        BOB, OutgoingMedia(MediaKind.STICKER, PNG, "image/png")
+    ),
+    "image-as-video": lambda s: s.sending.send_media(BOB, OutgoingMedia(MediaKind.IMAGE, JPEG, "video/mp4")),
+    "no-mime-type": lambda s: s.sending.send_media(BOB, OutgoingMedia(MediaKind.DOCUMENT, PDF, "")),
+    "video-too-large": lambda s: s.sending.send_media(
         BOB, OutgoingMedia(MediaKind.VIDEO, b"\x00" * (16 * MB + 1), "video/mp4")
     ),
-    "ptt-image": lambda s: s.send_media(BOB, OutgoingMedia(MediaKind.IMAGE, JPEG, "image/jpeg", ptt=True)),
-    "off-the-earth": lambda s: s.send_location(BOB, Location(91.0, 0.0)),
-    "contact-bad-phone": lambda s: s.send_contact(BOB, ContactCard("Ana", "+55 11")),
-    "contact-no-name": lambda s: s.send_contact(BOB, ContactCard(" ", "5511988887777")),
-    "template-four-buttons": lambda s: s.send_template(
+    "ptt-image": lambda s: s.sending.send_media(
+        BOB, OutgoingMedia(MediaKind.IMAGE, JPEG, "image/jpeg", ptt=True)
+    ),
+    "off-the-earth": lambda s: s.sending.send_location(BOB, Location(91.0, 0.0)),
+    "contact-bad-phone": lambda s: s.sending.send_contact(BOB, ContactCard("Ana", "+55 11")),
+    "contact-no-name": lambda s: s.sending.send_contact(BOB, ContactCard(" ", "5511988887777")),
+    "template-four-buttons": lambda s: s.sending.send_template(
         BOB, Template("Pick", None, tuple(QuickReply(str(i), f"#{i}") for i in range(4)))
     ),
-    "template-same-ids": lambda s: s.send_template(
+    "template-same-ids": lambda s: s.sending.send_template(
         BOB, Template("Pick", None, (QuickReply("a", "A"), QuickReply("a", "B")))
     ),
-    "template-no-buttons": lambda s: s.send_template(BOB, Template("Pick", None, ())),
+    "template-no-buttons": lambda s: s.sending.send_template(BOB, Template("Pick", None, ())),
 }
 
 

@@ -31,13 +31,13 @@ def test_the_device_revokes_what_it_sent_to_a_person_and_to_a_group(adapter: str
     async def scenario(net: Backend) -> None:
         # Given messages the device sent to Bob and to a group
         bob, _ = net.person(BOB)
-        group = (await net.session.create_group("Team", [bob], GroupOptions())).group.jid
-        to_bob = await net.session.send_text(bob, "oops")
-        to_group = await net.session.send_text(group, "oops all")
+        group = (await net.session.groups.create_group("Team", [bob], GroupOptions())).group.jid
+        to_bob = await net.session.sending.send_text(bob, "oops")
+        to_group = await net.session.sending.send_text(group, "oops all")
         before = net.put_on_network()
         # When it deletes both for everyone
-        await net.session.revoke_message(bob, to_bob.message_id)
-        await net.session.revoke_message(group, to_group.message_id)
+        await net.session.messages.revoke_message(bob, to_bob.message_id)
+        await net.session.messages.revoke_message(group, to_group.message_id)
         # Then each went to the network as one revoke
         assert net.put_on_network() == before + 2
 
@@ -49,30 +49,31 @@ def test_delete_for_me_takes_any_message_and_needs_a_group_author(adapter: str, 
     async def scenario(net: Backend) -> None:
         bob, _ = net.person(BOB)
         cai, _ = net.person(CAI)
-        group = (await net.session.create_group("Team", [bob, cai], GroupOptions())).group.jid
-        sent = await net.session.send_text(bob, "mine")
+        group = (await net.session.groups.create_group("Team", [bob, cai], GroupOptions())).group.jid
+        sent = await net.session.sending.send_text(bob, "mine")
         before = net.put_on_network()
         if "delete_for_me" in net.unsupported:
             # Then an adapter that cannot write app state says so for any message, nothing sent
             await fails(
                 NetworkErrorKind.UNSUPPORTED,
-                net.session.delete_for_me(bob, sent.message_id, from_me=True, sender=None),
+                net.session.messages.delete_for_me(bob, sent.message_id, from_me=True, sender=None),
             )
             await fails(
                 NetworkErrorKind.UNSUPPORTED,
-                net.session.delete_for_me(group, "3EB0C0C0", from_me=False, sender=cai),
+                net.session.messages.delete_for_me(group, "3EB0C0C0", from_me=False, sender=cai),
             )
             assert net.put_on_network() == before
             return
         # When the device deletes for itself its own message, one Bob sent, one Cai sent in a group
-        await net.session.delete_for_me(bob, sent.message_id, from_me=True, sender=None)
-        await net.session.delete_for_me(bob, "3EB0B0B0", from_me=False, sender=bob)
-        await net.session.delete_for_me(group, "3EB0C0C0", from_me=False, sender=cai)
+        await net.session.messages.delete_for_me(bob, sent.message_id, from_me=True, sender=None)
+        await net.session.messages.delete_for_me(bob, "3EB0B0B0", from_me=False, sender=bob)
+        await net.session.messages.delete_for_me(group, "3EB0C0C0", from_me=False, sender=cai)
         # Then each is one change on the network
         assert net.put_on_network() == before + 3
         # And a group message of someone else without its author is refused, nothing sent
         await fails(
-            NetworkErrorKind.INVALID, net.session.delete_for_me(group, "3EB0D0D0", from_me=False, sender=None)
+            NetworkErrorKind.INVALID,
+            net.session.messages.delete_for_me(group, "3EB0D0D0", from_me=False, sender=None),
         )
         assert net.put_on_network() == before + 3
 
@@ -84,12 +85,12 @@ def test_history_sync_is_answered_with_history_sync_or_unsupported(adapter: str,
     async def scenario(net: Backend) -> None:
         # Given a chat where the device sent two messages
         bob, _ = net.person(BOB)
-        first = await net.session.send_text(bob, "one")
-        second = await net.session.send_text(bob, "two")
+        first = await net.session.sending.send_text(bob, "one")
+        second = await net.session.sending.send_text(bob, "two")
         oldest = MessageRef(bob, second.message_id, from_me=True, timestamp=second.timestamp + 1)
         before = net.put_on_network()
         # When the device asks for the history before the newer one
-        call = net.session.request_history_sync(bob, 50, oldest)
+        call = net.session.messages.request_history_sync(bob, 50, oldest)
         if "request_history_sync" in net.unsupported:
             # Then an adapter that cannot says so and sends nothing
             await fails(NetworkErrorKind.UNSUPPORTED, call)
@@ -111,10 +112,12 @@ def test_bad_input_is_refused_before_anything_is_sent(adapter: str, tmp_path: Pa
         bob, _ = net.person(BOB)
         other = MessageRef("15550000005@s.whatsapp.net", "3EB0AAAA", from_me=True, timestamp=1.0)
         before = net.put_on_network()
-        await fails(NetworkErrorKind.INVALID, net.session.revoke_message(bob, ""))
-        await fails(NetworkErrorKind.INVALID, net.session.delete_for_me(bob, "", from_me=True, sender=None))
-        await fails(NetworkErrorKind.INVALID, net.session.request_history_sync(bob, 0, other))
-        await fails(NetworkErrorKind.INVALID, net.session.request_history_sync(bob, 10, other))
+        await fails(NetworkErrorKind.INVALID, net.session.messages.revoke_message(bob, ""))
+        await fails(
+            NetworkErrorKind.INVALID, net.session.messages.delete_for_me(bob, "", from_me=True, sender=None)
+        )
+        await fails(NetworkErrorKind.INVALID, net.session.messages.request_history_sync(bob, 0, other))
+        await fails(NetworkErrorKind.INVALID, net.session.messages.request_history_sync(bob, 10, other))
         assert net.put_on_network() == before
 
     on(adapter, tmp_path, scenario)
@@ -124,7 +127,7 @@ def test_bad_input_is_refused_before_anything_is_sent(adapter: str, tmp_path: Pa
 def test_a_disconnected_device_sends_nothing(adapter: str, tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
         bob, _ = net.person(BOB)
-        sent = await net.session.send_text(bob, "hello")
+        sent = await net.session.sending.send_text(bob, "hello")
         await net.session.disconnect()
         before = net.put_on_network()
         oldest = MessageRef(bob, sent.message_id, from_me=True, timestamp=sent.timestamp)
@@ -134,12 +137,12 @@ def test_a_disconnected_device_sends_nothing(adapter: str, tmp_path: Path) -> No
             return NetworkErrorKind.UNSUPPORTED if unsupported else NetworkErrorKind.NOT_CONNECTED
 
         history = kind("request_history_sync")
-        await fails(NetworkErrorKind.NOT_CONNECTED, net.session.revoke_message(bob, sent.message_id))
+        await fails(NetworkErrorKind.NOT_CONNECTED, net.session.messages.revoke_message(bob, sent.message_id))
         await fails(
             kind("delete_for_me"),
-            net.session.delete_for_me(bob, sent.message_id, from_me=True, sender=None),
+            net.session.messages.delete_for_me(bob, sent.message_id, from_me=True, sender=None),
         )
-        await fails(history, net.session.request_history_sync(bob, 10, oldest))
+        await fails(history, net.session.messages.request_history_sync(bob, 10, oldest))
         assert net.put_on_network() == before
 
     on(adapter, tmp_path, scenario)

@@ -28,15 +28,15 @@ def test_a_connected_device_knows_its_account(adapter: str, tmp_path: Path) -> N
 def test_sending_text_answers_the_networks_id_and_the_chat(adapter: str, tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
         bob, _ = net.person(BOB)
-        group = (await net.session.create_group("Team", [bob], GroupOptions())).group.jid
-        to_bob = await net.session.send_text(bob, "hello")
-        to_group = await net.session.send_text(group, "hello all")
+        group = (await net.session.groups.create_group("Team", [bob], GroupOptions())).group.jid
+        to_bob = await net.session.sending.send_text(bob, "hello")
+        to_group = await net.session.sending.send_text(group, "hello all")
         assert (to_bob.chat_jid, to_group.chat_jid) == (bob, group)
         assert to_bob.message_id
         assert to_bob.message_id != to_group.message_id
         assert to_bob.timestamp > 0
         with pytest.raises(NetworkError) as empty:
-            await net.session.send_text(bob, "")
+            await net.session.sending.send_text(bob, "")
         assert empty.value.kind is NetworkErrorKind.INVALID
 
     on(adapter, tmp_path, scenario)
@@ -47,8 +47,8 @@ def test_a_text_marks_the_people_it_mentions(adapter: str, tmp_path: Path) -> No
     async def scenario(net: Backend) -> None:
         bob, _ = net.person(BOB)
         carol, _ = net.person("15550001111")
-        await net.session.send_text(bob, "ask @15550001111", mentions=[carol])
-        await net.session.send_text(bob, "no one")
+        await net.session.sending.send_text(bob, "ask @15550001111", mentions=[carol])
+        await net.session.sending.send_text(bob, "no one")
         assert net.mentions_received(bob) == [[carol], []]
 
     on(adapter, tmp_path, scenario)
@@ -58,11 +58,11 @@ def test_a_text_marks_the_people_it_mentions(adapter: str, tmp_path: Path) -> No
 def test_typing_and_read_receipts(adapter: str, tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
         bob, _ = net.person(BOB)
-        await net.session.send_chat_presence(bob, ChatPresence.COMPOSING)
-        await net.session.send_chat_presence(bob, ChatPresence.PAUSED)
-        await net.session.mark_read(bob, bob, ["3EB0AAAA"])
+        await net.session.sending.send_chat_presence(bob, ChatPresence.COMPOSING)
+        await net.session.sending.send_chat_presence(bob, ChatPresence.PAUSED)
+        await net.session.messages.mark_read(bob, bob, ["3EB0AAAA"])
         with pytest.raises(NetworkError) as nothing:
-            await net.session.mark_read(bob, bob, [])
+            await net.session.messages.mark_read(bob, bob, [])
         assert nothing.value.kind is NetworkErrorKind.INVALID
 
     on(adapter, tmp_path, scenario)
@@ -78,9 +78,9 @@ def test_disconnecting_keeps_the_login_and_stops_operations(adapter: str, tmp_pa
         disconnected = await net.next_event("device.disconnected", 1)
         assert disconnected.data["reason"] == "manual"
         for call in (
-            net.session.send_text(bob, "hello"),
-            net.session.send_chat_presence(bob, ChatPresence.COMPOSING),
-            net.session.mark_read(bob, bob, ["3EB0AAAA"]),
+            net.session.sending.send_text(bob, "hello"),
+            net.session.sending.send_chat_presence(bob, ChatPresence.COMPOSING),
+            net.session.messages.mark_read(bob, bob, ["3EB0AAAA"]),
         ):
             with pytest.raises(NetworkError) as caught:
                 await call

@@ -50,7 +50,7 @@ def test_each_kind_of_story_is_published_to_status_broadcast(adapter: str, tmp_p
         net.person(BOB)
         before = net.put_on_network()
         # When it publishes a text, an image and a video story
-        sent = [await net.session.publish_status(story) for story in STORIES]
+        sent = [await net.session.status.publish_status(story) for story in STORIES]
         # Then each answers its own id in status@broadcast, and each is one message on the network
         assert [s.chat_jid for s in sent] == [jids.STATUS_BROADCAST_JID] * 3
         assert len({s.message_id for s in sent}) == 3
@@ -65,17 +65,17 @@ def test_the_audience_reads_contacts_and_changes_where_the_adapter_can(adapter: 
     async def scenario(net: Backend) -> None:
         # Given a new account's device, Then its stories go to its contacts
         bob, _ = net.person(BOB)
-        assert await net.session.get_status_privacy() == StatusPrivacy(PrivacyType.CONTACTS)
+        assert await net.session.status.get_status_privacy() == StatusPrivacy(PrivacyType.CONTACTS)
         before = net.put_on_network()
         only_bob = StatusPrivacy(PrivacyType.WHITELIST, (bob,))
         # When it shares with Bob only
         if "set_status_privacy" in net.unsupported:
             # Then neonize cannot, and nothing was sent
-            await fails(NetworkErrorKind.UNSUPPORTED, net.session.set_status_privacy(only_bob))
+            await fails(NetworkErrorKind.UNSUPPORTED, net.session.status.set_status_privacy(only_bob))
         else:
             # Then the setting is in force and reads back
-            assert await net.session.set_status_privacy(only_bob) == only_bob
-            assert await net.session.get_status_privacy() == only_bob
+            assert await net.session.status.set_status_privacy(only_bob) == only_bob
+            assert await net.session.status.get_status_privacy() == only_bob
         assert net.put_on_network() == before
 
     on(adapter, tmp_path, scenario)
@@ -87,7 +87,8 @@ def test_both_refuse_the_same_inputs_before_sending(adapter: str, tmp_path: Path
         before = net.put_on_network()
         # When the audience or the story breaks the rules, Then each is INVALID on both
         await fails(
-            NetworkErrorKind.INVALID, net.session.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST))
+            NetworkErrorKind.INVALID,
+            net.session.status.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST)),
         )
         for story in (
             TextStatus(""),
@@ -96,7 +97,7 @@ def test_both_refuse_the_same_inputs_before_sending(adapter: str, tmp_path: Path
             MediaStatus(b"", "video/mp4"),
             MediaStatus(b"ID3", "audio/mpeg"),
         ):
-            await fails(NetworkErrorKind.INVALID, net.session.publish_status(story))
+            await fails(NetworkErrorKind.INVALID, net.session.status.publish_status(story))
         # And nothing reached the network
         assert net.put_on_network() == before
 
@@ -119,11 +120,11 @@ def test_simulated_whitelist_and_blacklist_pick_the_readers(tmp_path: Path) -> N
             ]
 
         # When it publishes with each setting, Then exactly the allowed contacts see each story
-        everyone = await net.session.publish_status(TextStatus("all"))
-        await net.session.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST, (cai,)))
-        only_cai = await net.session.publish_status(TextStatus("cai"))
-        await net.session.set_status_privacy(StatusPrivacy(PrivacyType.BLACKLIST, (cai,)))
-        not_cai = await net.session.publish_status(TextStatus("not cai"))
+        everyone = await net.session.status.publish_status(TextStatus("all"))
+        await net.session.status.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST, (cai,)))
+        only_cai = await net.session.status.publish_status(TextStatus("cai"))
+        await net.session.status.set_status_privacy(StatusPrivacy(PrivacyType.BLACKLIST, (cai,)))
+        not_cai = await net.session.status.publish_status(TextStatus("not cai"))
         assert readers(everyone.message_id) == [bob, cai, dee]
         assert readers(only_cai.message_id) == [cai]
         assert readers(not_cai.message_id) == [bob, dee]

@@ -50,9 +50,11 @@ def _group(admin: bool) -> GroupInfo:
 
 
 class _Session:
-    """A connected session whose network answers with one group; records what it was asked."""
+    """A connected session whose network answers with one group; records what it was asked
+    (it is its own ``groups`` family)."""
 
     def __init__(self, *, admin: bool, refusal: str | None = None) -> None:
+        self.groups = self
         self.device_id = "d1"
         self.state = SessionState.CONNECTED
         self.jid: str | None = DEVICE

@@ -19,9 +19,11 @@ OWN_JID = "15550009999@s.whatsapp.net"
 
 
 class _Session:
-    """A connected session that records the network calls; ``error`` fails them."""
+    """A connected session that records the network calls; ``error`` fails them (it is its
+    own ``messages`` family)."""
 
     def __init__(self, window: float = 3600.0, error: NetworkError | None = None) -> None:
+        self.messages = self
         self.device_id = DEVICE
         self.state = SessionState.CONNECTED
         self.jid: str | None = OWN_JID

@@ -24,7 +24,10 @@ MP4 = b"\x00\x00\x00\x18ftypisom" + b"\x00" * 32
 
 
 class _Session:
+    """A connected session that is its own ``status`` family."""
+
     def __init__(self, error: NetworkError | None = None) -> None:
+        self.status = self
         self.device_id = DEVICE
         self.state = SessionState.CONNECTED
         self.jid: str | None = "15550009999@s.whatsapp.net"

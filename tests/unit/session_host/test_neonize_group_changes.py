@@ -50,7 +50,7 @@ def test_change_participants_passes_the_library_enum(
 ) -> None:
     async def body(session: Any, client: Any) -> None:
         client.update_group_participants.return_value = [person(ANA)]
-        results = await session.change_participants(GROUP_JID, action, ["12025550101"])
+        results = await session.groups.change_participants(GROUP_JID, action, ["12025550101"])
         client.update_group_participants.assert_called_once_with(GROUP, [ANA], change)
         promoted = action is ParticipantAction.PROMOTE
         assert results == [MemberResult("12025550101@s.whatsapp.net", "ok", is_admin=promoted)]
@@ -70,7 +70,9 @@ def test_per_person_errors_become_per_person_statuses_in_the_order_asked(tmp_pat
             refused_person(jid("12025550106"), 408),
         ]
         asked = ["12025550101", "12025550102", "12025550103", "12025550104", "12025550105", "12025550106"]
-        results = await session.change_participants(GROUP_JID, ParticipantAction.ADD, [*asked, "12025550107"])
+        results = await session.groups.change_participants(
+            GROUP_JID, ParticipantAction.ADD, [*asked, "12025550107"]
+        )
         assert [(r.jid.split("@")[0], r.status) for r in results] == [
             ("12025550101", "invite_sent"),
             ("12025550102", "already_member"),
@@ -87,7 +89,7 @@ def test_per_person_errors_become_per_person_statuses_in_the_order_asked(tmp_pat
 def test_removing_someone_not_in_the_group_is_not_member_and_flags_follow_the_action(tmp_path: Path) -> None:
     async def body(session: Any, client: Any) -> None:
         client.update_group_participants.return_value = [person(ANA, admin=True), refused_person(BOB, 404)]
-        results = await session.change_participants(
+        results = await session.groups.change_participants(
             GROUP_JID, ParticipantAction.REMOVE, ["12025550101", "12025550102"]
         )
         assert results == [
@@ -101,10 +103,12 @@ def test_removing_someone_not_in_the_group_is_not_member_and_flags_follow_the_ac
 def test_a_participant_that_is_not_a_person_is_refused_before_any_call(tmp_path: Path) -> None:
     async def body(session: Any, client: Any) -> None:
         with pytest.raises(NetworkError) as raised:
-            await session.change_participants(GROUP_JID, ParticipantAction.ADD, ["12025550101", "not-a-jid"])
+            await session.groups.change_participants(
+                GROUP_JID, ParticipantAction.ADD, ["12025550101", "not-a-jid"]
+            )
         assert (raised.value.kind, raised.value.code) == (NetworkErrorKind.REFUSED, "invalid_participant")
         with pytest.raises(NetworkError) as bad_group:
-            await session.change_participants(
+            await session.groups.change_participants(
                 "12025550101@s.whatsapp.net", ParticipantAction.ADD, ["1202555"]
             )
         assert bad_group.value.code == "invalid_group_jid"
@@ -119,7 +123,7 @@ def test_a_participant_that_is_not_a_person_is_refused_before_any_call(tmp_path:
 def test_update_group_applies_the_fields_in_a_fixed_order(tmp_path: Path) -> None:
     async def body(session: Any, client: Any) -> None:
         settings = GroupSettings(locked=False, announce=True, topic="New plans", name="Team B")
-        await session.update_group(GROUP_JID, settings)
+        await session.groups.update_group(GROUP_JID, settings)
         assert client.mock_calls[1:] == [
             call.set_group_name(GROUP, "Team B"),
             call.set_group_topic(GROUP, "", "", "New plans"),
@@ -136,7 +140,7 @@ def test_an_update_failing_part_way_names_what_was_applied(tmp_path: Path) -> No
             "info query returned status 401: not-authorized"
         )
         with pytest.raises(NetworkError) as raised:
-            await session.update_group(GROUP_JID, GroupSettings(name="Team B", topic="x", locked=True))
+            await session.groups.update_group(GROUP_JID, GroupSettings(name="Team B", topic="x", locked=True))
         assert (raised.value.kind, raised.value.code) == (NetworkErrorKind.REFUSED, "not_group_admin")
         assert "topic not changed (applied: name)" in str(raised.value)
         assert library_calls(client) == ["set_group_name", "set_group_topic"]
@@ -158,7 +162,7 @@ def test_settings_neonize_cannot_change_are_unsupported_before_changing_any(
 ) -> None:
     async def body(session: Any, client: Any) -> None:
         with pytest.raises(NetworkError) as raised:
-            await session.update_group(GROUP_JID, settings)
+            await session.groups.update_group(GROUP_JID, settings)
         assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
         assert "not supported by neonize 0.5.2" in str(raised.value)
         assert library_calls(client) == []
@@ -169,14 +173,14 @@ def test_settings_neonize_cannot_change_are_unsupported_before_changing_any(
 def test_set_group_picture_sends_the_jpeg_bytes_and_returns_the_picture_id(tmp_path: Path) -> None:
     async def body(session: Any, client: Any) -> None:
         client.set_group_photo.return_value = "1700000123"
-        assert await session.set_group_picture(GROUP_JID, JPEG) == "1700000123"
+        assert await session.groups.set_group_picture(GROUP_JID, JPEG) == "1700000123"
         client.set_group_photo.assert_called_once_with(GROUP, JPEG)
         with pytest.raises(NetworkError) as raised:
-            await session.set_group_picture(GROUP_JID, b"\x89PNG\r\n")
+            await session.groups.set_group_picture(GROUP_JID, b"\x89PNG\r\n")
         assert raised.value.code == "invalid_image"
         client.set_group_photo.side_effect = SetGroupPhotoError("the given data is not a valid image")
         with pytest.raises(NetworkError) as network:
-            await session.set_group_picture(GROUP_JID, JPEG)
+            await session.groups.set_group_picture(GROUP_JID, JPEG)
         assert network.value.code == "invalid_image"
         assert client.set_group_photo.call_count == 2
 
@@ -191,7 +195,7 @@ def test_the_disappearing_timer_is_sent_in_nanoseconds(
     tmp_path: Path, seconds: int, nanoseconds: int
 ) -> None:
     async def body(session: Any, client: Any) -> None:
-        await session.set_group_ephemeral(GROUP_JID, seconds)
+        await session.groups.set_group_ephemeral(GROUP_JID, seconds)
         client.set_disappearing_timer.assert_called_once_with(GROUP, nanoseconds)
         assert type(client.set_disappearing_timer.call_args.args[1]) is int  # never a timedelta
 
@@ -202,7 +206,7 @@ def test_the_disappearing_timer_is_sent_in_nanoseconds(
 def test_other_timers_are_refused_without_a_call(tmp_path: Path, seconds: int) -> None:
     async def body(session: Any, client: Any) -> None:
         with pytest.raises(NetworkError) as raised:
-            await session.set_group_ephemeral(GROUP_JID, seconds)
+            await session.groups.set_group_ephemeral(GROUP_JID, seconds)
         assert raised.value.code == "invalid_duration"
         assert library_calls(client) == []
 

@@ -58,8 +58,11 @@ def test_invite_link_is_read_or_reset(tmp_path: Path) -> None:
             "https://chat.whatsapp.com/Old123",
             "https://chat.whatsapp.com/New456",
         ]
-        assert await session.group_invite_link(GROUP_JID) == "https://chat.whatsapp.com/Old123"
-        assert await session.group_invite_link(GROUP_JID, reset=True) == "https://chat.whatsapp.com/New456"
+        assert await session.groups.group_invite_link(GROUP_JID) == "https://chat.whatsapp.com/Old123"
+        assert (
+            await session.groups.group_invite_link(GROUP_JID, reset=True)
+            == "https://chat.whatsapp.com/New456"
+        )
         assert client.get_group_invite_link.call_args_list == [
             call(GROUP, revoke=False),
             call(GROUP, revoke=True),
@@ -72,11 +75,11 @@ def test_joining_by_link_reads_the_group_to_know_whether_approval_is_pending(tmp
     async def body(session: Any, client: Any) -> None:
         client.join_group_with_link.return_value = GROUP
         # When the device can read the group afterwards, it is a member
-        joined = await session.join_group(GroupInvite(code="AbC123"))
+        joined = await session.groups.join_group(GroupInvite(code="AbC123"))
         assert joined == JoinOutcome(group_jid=GROUP_JID, pending_approval=False)
         # When it cannot (not participating), its request waits for an admin
         client.get_group_info.side_effect = GetGroupInfoError("you're not participating in that group")
-        pending = await session.join_group(GroupInvite(code="AbC123"))
+        pending = await session.groups.join_group(GroupInvite(code="AbC123"))
         assert pending == JoinOutcome(group_jid=GROUP_JID, pending_approval=True)
         assert client.join_group_with_link.call_args_list == [call("AbC123"), call("AbC123")]
         assert client.get_group_info.call_args_list == [call(GROUP), call(GROUP)]
@@ -97,7 +100,7 @@ def test_join_refusals_name_their_code(tmp_path: Path, message: str, code: str) 
     async def body(session: Any, client: Any) -> None:
         client.join_group_with_link.side_effect = InviteLinkError(message)
         with pytest.raises(NetworkError) as raised:
-            await session.join_group(GroupInvite(code="AbC123"))
+            await session.groups.join_group(GroupInvite(code="AbC123"))
         assert (raised.value.kind, raised.value.code) == (NetworkErrorKind.REFUSED, code)
         assert message in str(raised.value)
         assert library_calls(client) == ["join_group_with_link"]
@@ -108,16 +111,18 @@ def test_join_refusals_name_their_code(tmp_path: Path, message: str, code: str) 
 def test_joining_with_an_invitation_code_names_the_group_and_the_inviter(tmp_path: Path) -> None:
     async def body(session: Any, client: Any) -> None:
         invite = GroupInvite(code="XyZ789", group_jid=GROUP_JID, inviter_jid="12025550101")
-        assert await session.join_group(invite) == JoinOutcome(group_jid=GROUP_JID, pending_approval=False)
+        assert await session.groups.join_group(invite) == JoinOutcome(
+            group_jid=GROUP_JID, pending_approval=False
+        )
         client.join_group_with_invite.assert_called_once_with(GROUP, ANA, "XyZ789", 0)
         client.join_group_with_invite.side_effect = JoinGroupWithInviteError(
             "info query returned status 410: gone"
         )
         with pytest.raises(NetworkError) as raised:
-            await session.join_group(invite)
+            await session.groups.join_group(invite)
         assert raised.value.code == "invite_link_revoked"
         with pytest.raises(NetworkError) as half:
-            await session.join_group(GroupInvite(code="XyZ789", group_jid=GROUP_JID))
+            await session.groups.join_group(GroupInvite(code="XyZ789", group_jid=GROUP_JID))
         assert half.value.code == "invalid_request"
 
     on_connected(tmp_path, body)
@@ -128,10 +133,10 @@ def test_leave_link_unlink_and_join_requests(tmp_path: Path) -> None:
         client.get_group_request_participants.return_value = [
             GroupParticipantRequest(Participant=ANA, TimeAt=1_700_000_123_456_789),
         ]
-        await session.leave_group(GROUP_JID)
-        await session.link_group(COMMUNITY_JID, GROUP_JID)
-        await session.unlink_group(COMMUNITY_JID, GROUP_JID)
-        requests = await session.group_requests(GROUP_JID)
+        await session.groups.leave_group(GROUP_JID)
+        await session.groups.link_group(COMMUNITY_JID, GROUP_JID)
+        await session.groups.unlink_group(COMMUNITY_JID, GROUP_JID)
+        requests = await session.groups.group_requests(GROUP_JID)
         assert client.mock_calls[1:] == [
             call.leave_group(GROUP),
             call.link_group(COMMUNITY, GROUP),
@@ -148,7 +153,7 @@ def test_leave_link_unlink_and_join_requests(tmp_path: Path) -> None:
 def test_answering_join_requests_is_unsupported_without_a_call(tmp_path: Path, action: RequestAction) -> None:
     async def body(session: Any, client: Any) -> None:
         with pytest.raises(NetworkError) as raised:
-            await session.answer_group_requests(GROUP_JID, action, ["12025550101"])
+            await session.groups.answer_group_requests(GROUP_JID, action, ["12025550101"])
         assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
         assert f"{action.value} 1 join request(s) of {GROUP_JID}" in str(raised.value)
         assert library_calls(client) == []
@@ -159,19 +164,19 @@ def test_answering_join_requests_is_unsupported_without_a_call(tmp_path: Path, a
 # --- not connected ----------------------------------------------------------------------------
 
 EVERY_CALL = [
-    lambda s: s.create_group("Team", ["12025550101"], GroupOptions()),
-    lambda s: s.joined_groups(),
-    lambda s: s.group_info(GROUP_JID),
-    lambda s: s.change_participants(GROUP_JID, ParticipantAction.ADD, ["12025550101"]),
-    lambda s: s.update_group(GROUP_JID, GroupSettings(name="x")),
-    lambda s: s.set_group_picture(GROUP_JID, JPEG),
-    lambda s: s.set_group_ephemeral(GROUP_JID, 86400),
-    lambda s: s.group_invite_link(GROUP_JID, reset=True),
-    lambda s: s.join_group(GroupInvite(code="AbC123")),
-    lambda s: s.leave_group(GROUP_JID),
-    lambda s: s.link_group(COMMUNITY_JID, GROUP_JID),
-    lambda s: s.unlink_group(COMMUNITY_JID, GROUP_JID),
-    lambda s: s.group_requests(GROUP_JID),
+    lambda s: s.groups.create_group("Team", ["12025550101"], GroupOptions()),
+    lambda s: s.groups.joined_groups(),
+    lambda s: s.groups.group_info(GROUP_JID),
+    lambda s: s.groups.change_participants(GROUP_JID, ParticipantAction.ADD, ["12025550101"]),
+    lambda s: s.groups.update_group(GROUP_JID, GroupSettings(name="x")),
+    lambda s: s.groups.set_group_picture(GROUP_JID, JPEG),
+    lambda s: s.groups.set_group_ephemeral(GROUP_JID, 86400),
+    lambda s: s.groups.group_invite_link(GROUP_JID, reset=True),
+    lambda s: s.groups.join_group(GroupInvite(code="AbC123")),
+    lambda s: s.groups.leave_group(GROUP_JID),
+    lambda s: s.groups.link_group(COMMUNITY_JID, GROUP_JID),
+    lambda s: s.groups.unlink_group(COMMUNITY_JID, GROUP_JID),
+    lambda s: s.groups.group_requests(GROUP_JID),
 ]
 
 
@@ -264,7 +269,7 @@ def test_a_refusal_through_the_session_keeps_the_library_message(tmp_path: Path)
             "info query returned status 403: forbidden"
         )
         with pytest.raises(NetworkError) as raised:
-            await session.change_participants(GROUP_JID, ParticipantAction.PROMOTE, ["12025550101"])
+            await session.groups.change_participants(GROUP_JID, ParticipantAction.PROMOTE, ["12025550101"])
         assert raised.value.reason == "not_group_admin"
         assert "promote participants failed: info query returned status 403: forbidden" in str(raised.value)
 

@@ -32,7 +32,9 @@ def test_create_read_and_promote_through_the_scripted_network(tmp_path: Path, gr
             # Given a connected device on a network where GHOST does not exist
             session, _ = await connected(tmp_path, network)
             # When it creates an announcement group with BOB, CAI and GHOST
-            created = await session.create_group("Team", [BOB, CAI, GHOST], GroupOptions(announcement=True))
+            created = await session.groups.create_group(
+                "Team", [BOB, CAI, GHOST], GroupOptions(announcement=True)
+            )
             group_jid = created.group.jid
             # Then the network made it, the device its super admin, and GHOST was left out
             assert created.participants == (
@@ -42,7 +44,7 @@ def test_create_read_and_promote_through_the_scripted_network(tmp_path: Path, gr
             )
             assert groups.get(group_jid).is_announce is True
             # When it reads the group back
-            info = await session.group_info(group_jid)
+            info = await session.groups.group_info(group_jid)
             assert info.owner == ACCOUNT_JID
             assert info.participants == (
                 GroupMember(ACCOUNT_JID, is_admin=True, is_super_admin=True),
@@ -51,8 +53,8 @@ def test_create_read_and_promote_through_the_scripted_network(tmp_path: Path, gr
             )
             assert (info.is_announce, info.join_approval, info.member_add_mode) == (True, None, None)
             # When it promotes BOB, and sets the disappearing timer
-            promoted = await session.change_participants(group_jid, ParticipantAction.PROMOTE, [BOB])
-            await session.set_group_ephemeral(group_jid, 86400)
+            promoted = await session.groups.change_participants(group_jid, ParticipantAction.PROMOTE, [BOB])
+            await session.groups.set_group_ephemeral(group_jid, 86400)
             # Then the network's rules applied both, the timer in whole seconds
             assert promoted == [MemberResult(BOB, "ok", is_admin=True)]
             assert groups.get(group_jid).participants[BOB] is Role.ADMIN
@@ -76,13 +78,13 @@ def test_the_networks_refusals_arrive_as_the_same_codes(tmp_path: Path, groups: 
             groups.reset_invite(approving.jid, BOB)
             # Then the network's refusals keep their codes through whatsmeow's messages
             with pytest.raises(NetworkError) as not_admin:
-                await session.update_group(locked.jid, GroupSettings(name="Mine"))
+                await session.groups.update_group(locked.jid, GroupSettings(name="Mine"))
             with pytest.raises(NetworkError) as not_in:
-                await session.group_info(approving.jid)
+                await session.groups.group_info(approving.jid)
             with pytest.raises(NetworkError) as revoked:
-                await session.join_group(GroupInvite(code=old_code))
+                await session.groups.join_group(GroupInvite(code=old_code))
             with pytest.raises(NetworkError) as already:
-                await session.join_group(GroupInvite(code=locked.invite_code))
+                await session.groups.join_group(GroupInvite(code=locked.invite_code))
             assert [e.value.reason for e in (not_admin, not_in, revoked, already)] == [
                 "not_group_admin",
                 "group_not_found",
@@ -90,7 +92,7 @@ def test_the_networks_refusals_arrive_as_the_same_codes(tmp_path: Path, groups: 
                 "already_member",
             ]
             # And joining the approving group by its link waits for BOB
-            pending = await session.join_group(GroupInvite(code=groups.get(approving.jid).invite_code))
+            pending = await session.groups.join_group(GroupInvite(code=groups.get(approving.jid).invite_code))
             assert pending == JoinOutcome(group_jid=approving.jid, pending_approval=True)
             assert [r["jid"] for r in groups.requests(approving.jid, BOB)] == [ACCOUNT_JID]
             await session.close()

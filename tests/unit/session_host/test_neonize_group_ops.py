@@ -48,7 +48,7 @@ def test_create_group_sends_the_people_but_the_creator_and_reports_each_person(t
             person(ANA), refused_person(BOB, 403, invite=True), refused_person(CAI, 404)
         )
         # When the device creates a group with them, itself and a duplicate
-        created = await session.create_group(
+        created = await session.groups.create_group(
             "Team",
             ["12025550101", ACCOUNT_JID, "12025550102@s.whatsapp.net", "12025550103", "12025550101"],
             GroupOptions(),
@@ -76,7 +76,9 @@ def test_create_community_with_join_approval_sets_both_fields_of_the_group_paren
     async def body(session: Any, client: Any) -> None:
         client.create_group.return_value = group_proto(group=COMMUNITY, community=True)
         # When the device creates a community that approves its members
-        created = await session.create_group("Hub", [], GroupOptions(community=True, join_approval=True))
+        created = await session.groups.create_group(
+            "Hub", [], GroupOptions(community=True, join_approval=True)
+        )
         # Then GroupParent carries IsParent and the mode, both set (neonize's Go side reads both)
         parent = client.create_group.call_args.kwargs["group_parent"]
         assert parent == GroupParent(IsParent=True, DefaultMembershipApprovalMode="request_required")
@@ -92,7 +94,7 @@ def test_create_community_with_join_approval_sets_both_fields_of_the_group_paren
 def test_create_group_in_a_community_passes_the_linked_parent(tmp_path: Path) -> None:
     async def body(session: Any, client: Any) -> None:
         client.create_group.return_value = group_proto(parent=COMMUNITY)
-        created = await session.create_group("Sub", [], GroupOptions(parent_jid=COMMUNITY_JID))
+        created = await session.groups.create_group("Sub", [], GroupOptions(parent_jid=COMMUNITY_JID))
         client.create_group.assert_called_once_with(
             "Sub", [], linked_parent=GroupLinkedParent(LinkedParentJID=COMMUNITY), group_parent=None
         )
@@ -119,7 +121,7 @@ def test_create_options_neonize_cannot_honour_are_refused_before_creating(
 ) -> None:
     async def body(session: Any, client: Any) -> None:
         with pytest.raises(NetworkError) as raised:
-            await session.create_group("Team", ["12025550101"], options)
+            await session.groups.create_group("Team", ["12025550101"], options)
         assert raised.value.kind is kind
         assert words in str(raised.value)
         assert library_calls(client) == []
@@ -130,7 +132,7 @@ def test_create_options_neonize_cannot_honour_are_refused_before_creating(
 def test_create_with_announcement_and_locked_sets_them_after_the_create(tmp_path: Path) -> None:
     async def body(session: Any, client: Any) -> None:
         client.create_group.return_value = group_proto()
-        created = await session.create_group("Team", [], GroupOptions(announcement=True, locked=True))
+        created = await session.groups.create_group("Team", [], GroupOptions(announcement=True, locked=True))
         assert library_calls(client) == ["create_group", "set_group_announce", "set_group_locked"]
         client.set_group_announce.assert_called_once_with(GROUP, True)
         client.set_group_locked.assert_called_once_with(GROUP, True)
@@ -144,7 +146,7 @@ def test_a_setting_failing_after_the_create_names_the_new_group_and_what_was_app
         client.create_group.return_value = group_proto()
         client.set_group_locked.side_effect = SetGroupLockedError("websocket not connected")
         with pytest.raises(NetworkError) as raised:
-            await session.create_group("Team", [], GroupOptions(announcement=True, locked=True))
+            await session.groups.create_group("Team", [], GroupOptions(announcement=True, locked=True))
         assert raised.value.kind is NetworkErrorKind.NETWORK
         message = str(raised.value)
         assert f"created as {GROUP_JID}" in message
@@ -158,7 +160,7 @@ def test_a_failed_create_is_mapped_and_changes_nothing_more(tmp_path: Path) -> N
     async def body(session: Any, client: Any) -> None:
         client.create_group.side_effect = CreateGroupError("info query returned status 429: rate-overlimit")
         with pytest.raises(NetworkError) as raised:
-            await session.create_group("Team", [], GroupOptions(announcement=True))
+            await session.groups.create_group("Team", [], GroupOptions(announcement=True))
         assert raised.value.kind is NetworkErrorKind.RATE_LIMITED
         assert library_calls(client) == ["create_group"]
 
@@ -179,7 +181,7 @@ def test_group_info_prefers_phone_jids_and_keeps_lids(tmp_path: Path) -> None:
             announce=True,
             timer=604800,
         )
-        info = await session.group_info(GROUP_JID)
+        info = await session.groups.group_info(GROUP_JID)
         client.get_group_info.assert_called_once_with(GROUP)
         assert info.participants == (
             GroupMember(ACCOUNT_JID, is_admin=True, is_super_admin=True),
@@ -198,7 +200,7 @@ def test_group_info_prefers_phone_jids_and_keeps_lids(tmp_path: Path) -> None:
 def test_joined_groups_converts_every_group(tmp_path: Path) -> None:
     async def body(session: Any, client: Any) -> None:
         client.get_joined_groups.return_value = [group_proto(), group_proto(group=COMMUNITY, community=True)]
-        groups = await session.joined_groups()
+        groups = await session.groups.joined_groups()
         client.get_joined_groups.assert_called_once_with()
         assert [(g.jid, g.is_community) for g in groups] == [(GROUP_JID, False), (COMMUNITY_JID, True)]
 
@@ -208,7 +210,7 @@ def test_joined_groups_converts_every_group(tmp_path: Path) -> None:
 def test_created_record_round_trips_through_json(tmp_path: Path) -> None:
     async def body(session: Any, client: Any) -> None:
         client.create_group.return_value = group_proto(person(ANA))
-        created = await session.create_group("Team", ["12025550101"], GroupOptions())
+        created = await session.groups.create_group("Team", ["12025550101"], GroupOptions())
         assert isinstance(created, GroupCreated)
         again = type(created.group).from_json(created.group.to_json())
         assert again == created.group

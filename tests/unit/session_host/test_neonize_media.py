@@ -57,11 +57,11 @@ def test_media_is_uploaded_from_bytes_with_its_type_and_sent_as_given(tmp_path: 
     async def scenario(net: Backend) -> None:
         client = net.network.client  # type: ignore[attr-defined]
         # When the device sends a voice note and a named document
-        await net.session.send_media(
+        await net.session.sending.send_media(
             BOB, OutgoingMedia(MediaKind.AUDIO, OGG, "audio/ogg; codecs=opus", ptt=True)
         )
         audio = _sent(net).audioMessage
-        await net.session.send_media(
+        await net.session.sending.send_media(
             BOB, OutgoingMedia(MediaKind.DOCUMENT, PDF, "application/pdf", caption="q3", filename="q3.pdf")
         )
         document = _sent(net).documentMessage
@@ -81,9 +81,9 @@ def test_media_is_uploaded_from_bytes_with_its_type_and_sent_as_given(tmp_path: 
 def test_places_and_contacts_are_their_protobufs(tmp_path: Path) -> None:
     async def scenario(net: Backend) -> None:
         # When the device sends a place and a contact
-        await net.session.send_location(BOB, Location(-23.5, -46.6, "Office"))
+        await net.session.sending.send_location(BOB, Location(-23.5, -46.6, "Office"))
         place = _sent(net).locationMessage
-        await net.session.send_contact(BOB, ContactCard("Ana", "5511988887777"))
+        await net.session.sending.send_contact(BOB, ContactCard("Ana", "5511988887777"))
         card = _sent(net).contactMessage
         # Then they are a LocationMessage and a ContactMessage with a vCard the phones link
         assert (place.degreesLatitude, place.degreesLongitude, place.name) == (-23.5, -46.6, "Office")
@@ -101,7 +101,9 @@ def test_a_failed_upload_is_a_network_error_and_nothing_is_sent(tmp_path: Path) 
         client.upload.side_effect = RuntimeError("upload failed: 500")
         # When the device sends an image
         with pytest.raises(NetworkError) as caught:
-            await net.session.send_media(BOB, OutgoingMedia(MediaKind.IMAGE, b"\xff\xd8", "image/jpeg"))
+            await net.session.sending.send_media(
+                BOB, OutgoingMedia(MediaKind.IMAGE, b"\xff\xd8", "image/jpeg")
+            )
         # Then it fails as the network, and no message went out
         assert caught.value.kind is NetworkErrorKind.NETWORK
         assert client.send_message.call_count == 0

@@ -43,7 +43,7 @@ def test_revoke_sends_whatsmeows_revoke_of_the_own_message_to_the_chat(tmp_path:
             client.build_revoke.return_value = REVOKE
             client.send_message.return_value = SendResponse(ID="3EB0REVOKE", Timestamp=1_700_000_200)
             # When it revokes a message it sent in a group
-            await session.revoke_message(GROUP, "3EB0AAAA")
+            await session.messages.revoke_message(GROUP, "3EB0AAAA")
             # Then whatsmeow builds the revoke (with_go: it knows the own LID) as the account's,
             # and that message goes to the chat
             group = build_jid("120363000000000001", "g.us")
@@ -69,7 +69,7 @@ def test_delete_for_me_is_unsupported_and_touches_nothing(tmp_path: Path, connec
             calls = len(fake.client.mock_calls) if connect else 0
             # When it deletes for itself a message Bob sent in a group
             with pytest.raises(NetworkError) as raised:
-                await session.delete_for_me(GROUP, "3EB0BBBB", from_me=False, sender=BOB)
+                await session.messages.delete_for_me(GROUP, "3EB0BBBB", from_me=False, sender=BOB)
             # Then it is unsupported (501 upstream) and the library saw nothing: neonize 0.5.2
             # cannot encode the app-state patch
             assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
@@ -90,7 +90,7 @@ def test_delete_for_me_checks_its_input_before_answering_unsupported(tmp_path: P
             session, _ = await connected(tmp_path, fake)
             # A group message of someone else without its author is refused as invalid first
             with pytest.raises(NetworkError) as raised:
-                await session.delete_for_me(GROUP, "3EB0BBBB", from_me=False, sender=None)
+                await session.messages.delete_for_me(GROUP, "3EB0BBBB", from_me=False, sender=None)
             assert raised.value.kind is NetworkErrorKind.INVALID
             await session.close()
 
@@ -106,7 +106,7 @@ def test_history_sync_is_unsupported_and_touches_nothing(tmp_path: Path) -> None
             calls = len(fake.client.mock_calls)
             oldest = MessageRef(BOB, "3EB0DDDD", from_me=False, timestamp=1_700_000_000.0)
             with pytest.raises(NetworkError) as raised:
-                await session.request_history_sync(BOB, 50, oldest)
+                await session.messages.request_history_sync(BOB, 50, oldest)
             assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
             assert "request_history_sync" in str(raised.value)
             assert len(fake.client.mock_calls) == calls
@@ -118,7 +118,7 @@ def test_history_sync_is_unsupported_and_touches_nothing(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     "operation",
     [
-        lambda s: s.revoke_message(BOB, "3EB0AAAA"),
+        lambda s: s.messages.revoke_message(BOB, "3EB0AAAA"),
     ],
     ids=["revoke_message"],
 )
@@ -162,7 +162,7 @@ def test_library_errors_become_network_errors(
             session, _ = await connected(tmp_path, fake)
             fake.client.build_revoke.return_value = REVOKE
             getattr(fake.client, fail).side_effect = error(library_message)
-            operation = session.revoke_message(BOB, "3EB0AAAA")
+            operation = session.messages.revoke_message(BOB, "3EB0AAAA")
             with pytest.raises(NetworkError) as raised:
                 await operation
             assert raised.value.kind is kind

@@ -37,7 +37,7 @@ def test_send_text_sends_a_conversation_message_and_returns_the_network_answer(t
             session, _ = await connected(tmp_path, fake)
             fake.client.send_message.return_value = SendResponse(ID="3EB0C0FFEE", Timestamp=1_700_000_123)
             # When it sends a text to a phone number
-            sent = await session.send_text("5511999998888", "hello")
+            sent = await session.sending.send_text("5511999998888", "hello")
             # Then the message goes to the user JID and the network's id and time come back
             fake.client.send_message.assert_called_once_with(
                 build_jid("5511999998888"), Message(conversation="hello")
@@ -61,9 +61,11 @@ def test_chat_presence_and_read_receipts_use_the_library_enums(tmp_path: Path) -
                 User="120363000000000001", Server="g.us", Device=0, RawAgent=0, Integrator=0, IsEmpty=False
             )
             # When it shows typing, stops, and marks two messages read in a group
-            await session.send_chat_presence("120363000000000001@g.us", ChatPresence.COMPOSING)
-            await session.send_chat_presence("120363000000000001@g.us", ChatPresence.PAUSED)
-            await session.mark_read("120363000000000001@g.us", "5511999998888@s.whatsapp.net", ["ID1", "ID2"])
+            await session.sending.send_chat_presence("120363000000000001@g.us", ChatPresence.COMPOSING)
+            await session.sending.send_chat_presence("120363000000000001@g.us", ChatPresence.PAUSED)
+            await session.messages.mark_read(
+                "120363000000000001@g.us", "5511999998888@s.whatsapp.net", ["ID1", "ID2"]
+            )
             # Then the library gets its own enums and JIDs
             media = ChatPresenceMedia.CHAT_PRESENCE_MEDIA_TEXT
             assert fake.client.send_chat_presence.call_args_list == [
@@ -81,9 +83,9 @@ def test_chat_presence_and_read_receipts_use_the_library_enums(tmp_path: Path) -
 @pytest.mark.parametrize(
     "operation",
     [
-        lambda s: s.send_text("5511999998888", "hello"),
-        lambda s: s.send_chat_presence("5511999998888", ChatPresence.COMPOSING),
-        lambda s: s.mark_read("5511999998888", "5511999998888", ["ID1"]),
+        lambda s: s.sending.send_text("5511999998888", "hello"),
+        lambda s: s.sending.send_chat_presence("5511999998888", ChatPresence.COMPOSING),
+        lambda s: s.messages.mark_read("5511999998888", "5511999998888", ["ID1"]),
     ],
     ids=["send_text", "send_chat_presence", "mark_read"],
 )
@@ -132,7 +134,7 @@ def test_library_exceptions_become_network_errors_with_the_library_message(
             fake.client.send_message.side_effect = SendMessageError(library_message)
             # When it sends
             with pytest.raises(NetworkError) as raised:
-                await session.send_text("5511999998888", "hello")
+                await session.sending.send_text("5511999998888", "hello")
             # Then the error is typed and carries the library's message
             assert raised.value.kind is kind
             assert library_message in str(raised.value)
@@ -152,7 +154,9 @@ def test_a_text_with_mentions_is_an_extended_text_naming_the_mentioned_people(tm
             fake.client.send_message.return_value = SendResponse(ID="3EB0C0FFEE", Timestamp=1_700_000_123)
             # When it sends a text that mentions someone in a group
             group = build_jid("120363000000000001", server="g.us")
-            await session.send_text("120363000000000001@g.us", "hi @5511999998888", mentions=mentioned)
+            await session.sending.send_text(
+                "120363000000000001@g.us", "hi @5511999998888", mentions=mentioned
+            )
             # Then the message carries the mention where WhatsApp's clients look for it
             fake.client.send_message.assert_called_once_with(
                 group,

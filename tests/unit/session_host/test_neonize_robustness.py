@@ -199,7 +199,7 @@ def test_close_returns_at_once_while_the_dial_hangs_and_other_devices_go_on(tmp_
             # And another device's call goes through the gate at once
             started = time.monotonic()
             with pytest.raises(NetworkError) as raised:
-                await other.send_text(PEER, "hi")
+                await other.sending.send_text(PEER, "hi")
             assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
             assert time.monotonic() - started < 0.5
             # And once the dial is over, the run is stopped (the Go side forgets it), quietly
@@ -265,7 +265,7 @@ def test_a_library_call_past_its_deadline_answers_timeout(tmp_path: Path) -> Non
             # When the device sends
             started = time.monotonic()
             with pytest.raises(NetworkError) as raised:
-                await session.send_text("5511999998888@s.whatsapp.net", "hi")
+                await session.sending.send_text("5511999998888@s.whatsapp.net", "hi")
             # Then the caller gets TIMEOUT after the deadline, and the call finishes by itself
             assert raised.value.kind is NetworkErrorKind.TIMEOUT
             assert time.monotonic() - started < 1.0
@@ -287,7 +287,7 @@ def test_each_library_call_of_an_operation_takes_its_own_ticket_and_checks_again
             client.build_revoke.return_value = Message()
             # When it revokes a message (two library calls: build the revoke, send it)
             before = gate.shared_tickets
-            await session.revoke_message(PEER, "3EB0AA11")
+            await session.messages.revoke_message(PEER, "3EB0AA11")
             # Then each call went through the gate on a ticket of its own
             assert gate.shared_tickets - before == 2
             client.send_message.assert_called_once()
@@ -297,7 +297,7 @@ def test_each_library_call_of_an_operation_takes_its_own_ticket_and_checks_again
                 Message(),
             )[1]
             with pytest.raises(NetworkError) as raised:
-                await session.revoke_message(PEER, "3EB0AA12")
+                await session.messages.revoke_message(PEER, "3EB0AA12")
             # Then the second call is refused before it reaches the library
             assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
             client.send_message.assert_called_once()

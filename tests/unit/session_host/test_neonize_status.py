@@ -54,13 +54,13 @@ def test_the_audience_in_force_is_the_entry_whatsmeow_marks_default(tmp_path: Pa
                 NeonizeStatusPrivacy(Type=NeonizeStatusPrivacy.WHITELIST, List=[person(CAROL)]),
             ]
             # When the device reads it, Then it is the blacklist with its own people
-            assert await session.get_status_privacy() == StatusPrivacy(PrivacyType.BLACKLIST, (BOB,))
+            assert await session.status.get_status_privacy() == StatusPrivacy(PrivacyType.BLACKLIST, (BOB,))
             # And an answer with nothing marked reads as contacts
             fake.client.get_status_privacy.return_value = []
-            assert await session.get_status_privacy() == StatusPrivacy(PrivacyType.CONTACTS)
+            assert await session.status.get_status_privacy() == StatusPrivacy(PrivacyType.CONTACTS)
             # And a library failure is a NETWORK error with whatsmeow's words
             fake.client.get_status_privacy.side_effect = GetStatusPrivacyError("info query timed out")
-            await fails(NetworkErrorKind.TIMEOUT, session.get_status_privacy())
+            await fails(NetworkErrorKind.TIMEOUT, session.status.get_status_privacy())
             await session.close()
 
     run(scenario())
@@ -76,11 +76,12 @@ def test_changing_the_audience_is_unsupported_and_sends_nothing(tmp_path: Path) 
             # When it changes the audience, Then it is UNSUPPORTED, a bad one INVALID first
             error = await fails(
                 NetworkErrorKind.UNSUPPORTED,
-                session.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST, (BOB,))),
+                session.status.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST, (BOB,))),
             )
             assert "neonize" in str(error)
             await fails(
-                NetworkErrorKind.INVALID, session.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST))
+                NetworkErrorKind.INVALID,
+                session.status.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST)),
             )
             # And the library was never asked
             fake.client.set_privacy_setting.assert_not_called()
@@ -99,7 +100,9 @@ def test_a_text_story_is_an_extended_text_with_background_and_font(tmp_path: Pat
             session, _ = await connected(tmp_path, fake)
             fake.client.send_message.return_value = SendResponse(ID="3EB0STORY", Timestamp=1_700_000_300)
             # When it publishes a text story
-            sent = await session.publish_status(TextStatus("Hello", background_color="#1a2B3c", font=9))
+            sent = await session.status.publish_status(
+                TextStatus("Hello", background_color="#1a2B3c", font=9)
+            )
             # Then whatsmeow sends the story's message to status@broadcast
             expected = ExtendedTextMessage(
                 text="Hello", backgroundArgb=0xFF1A2B3C, font=ExtendedTextMessage.EXO2_EXTRABOLD
@@ -111,7 +114,7 @@ def test_a_text_story_is_an_extended_text_with_background_and_font(tmp_path: Pat
                 1_700_000_300,
             )
             # And a plain text story sets neither
-            await session.publish_status(TextStatus("Plain"))
+            await session.status.publish_status(TextStatus("Plain"))
             plain = fake.client.send_message.call_args.args[1].extendedTextMessage
             assert not plain.HasField("backgroundArgb")
             assert not plain.HasField("font")
@@ -134,8 +137,8 @@ def test_media_stories_are_built_from_bytes_by_the_librarys_builders(tmp_path: P
             client.build_video_message.return_value = video
             client.send_message.return_value = SendResponse(ID="3EB0MEDIA", Timestamp=0)
             # When it publishes an image with a caption and a video without
-            await session.publish_status(MediaStatus(b"\xff\xd8jpeg", "image/jpeg", caption="pic"))
-            await session.publish_status(MediaStatus(b"\x00mp4", "video/mp4"))
+            await session.status.publish_status(MediaStatus(b"\xff\xd8jpeg", "image/jpeg", caption="pic"))
+            await session.status.publish_status(MediaStatus(b"\x00mp4", "video/mp4"))
             # Then each builder got bytes (never a str: a path or URL), each story to status@broadcast
             client.build_image_message.assert_called_once_with(b"\xff\xd8jpeg", caption="pic")
             client.build_video_message.assert_called_once_with(b"\x00mp4", caption=None)
@@ -155,15 +158,18 @@ def test_an_unreadable_image_is_invalid_and_a_disconnected_device_sends_nothing(
             session, _ = await connected(tmp_path, fake)
             fake.client.build_image_message.side_effect = UnidentifiedImageError("cannot identify image file")
             # When it publishes them, Then it is INVALID and nothing is sent
-            await fails(NetworkErrorKind.INVALID, session.publish_status(MediaStatus(b"nope", "image/png")))
+            await fails(
+                NetworkErrorKind.INVALID, session.status.publish_status(MediaStatus(b"nope", "image/png"))
+            )
             # And a bad colour never reaches the library
             await fails(
-                NetworkErrorKind.INVALID, session.publish_status(TextStatus("x", background_color="#12"))
+                NetworkErrorKind.INVALID,
+                session.status.publish_status(TextStatus("x", background_color="#12")),
             )
             fake.client.send_message.assert_not_called()
             # When the session is closed, Then publishing is NOT_CONNECTED
             await session.close()
-            await fails(NetworkErrorKind.NOT_CONNECTED, session.publish_status(TextStatus("late")))
+            await fails(NetworkErrorKind.NOT_CONNECTED, session.status.publish_status(TextStatus("late")))
             fake.client.send_message.assert_not_called()
 
     run(scenario())

@@ -25,7 +25,7 @@ def test_drop_disconnects_then_reconnects_and_delivers_what_was_queued(tmp_path:
         message_id = network.send_from_account(CONTACT, JID, "are you there?")
         assert network.queued_count("dev-1") == 1
         with pytest.raises(NetworkError) as offline:
-            await session.send_text(CONTACT_JID, "hello")
+            await session.sending.send_text(CONTACT_JID, "hello")
         assert offline.value.kind is NetworkErrorKind.NOT_CONNECTED
 
         # Then the device reconnects by itself and gets the queued message after device.connected
@@ -99,7 +99,7 @@ def test_stream_replaced_and_the_simultaneous_connection_record(tmp_path: Path) 
         replaced = await first_events.wait_for("connection.stream_replaced")
         assert replaced.data["device_id"] == "dev-1"
         await first_events.wait_for("device.disconnected")
-        assert first_events.of("device.disconnected")[0].data["reason"] == "stream_replaced"
+        assert first_events.named("device.disconnected")[0].data["reason"] == "stream_replaced"
         assert first.state is SessionState.DISCONNECTED
         assert second.state is SessionState.CONNECTED
         await asyncio.sleep(0.15)

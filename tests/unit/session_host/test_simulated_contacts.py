@@ -49,7 +49,7 @@ def test_a_contact_typing_and_coming_online_reaches_a_connected_device_only(tmp_
 
         # Then nothing was kept for it: presence is not queued
         await asyncio.sleep(0.02)
-        assert len(recorder.of("contact.presence")) == 2
+        assert len(recorder.named("contact.presence")) == 2
         await session.close()
 
     asyncio.run(scenario())
@@ -78,7 +78,7 @@ def test_a_new_push_name_comes_with_the_contacts_next_message(tmp_path: Path) ->
         second = await recorder.wait_for("message.received", 2)
         at = recorder.names().index("contact.pushname")
         assert recorder.events[at + 1] is second
-        changed = recorder.of("contact.pushname")
+        changed = recorder.named("contact.pushname")
         assert [dict(event.data) for event in changed] == [
             {"jid": CONTACT_JID, "old_push_name": "Bob", "new_push_name": "Robert"}
         ]
@@ -87,7 +87,7 @@ def test_a_new_push_name_comes_with_the_contacts_next_message(tmp_path: Path) ->
         # And a third message under the same name brings no other change
         network.send_from_account(CONTACT, JID, "again")
         await recorder.wait_for("message.received", 3)
-        assert len(recorder.of("contact.pushname")) == 1
+        assert len(recorder.named("contact.pushname")) == 1
         await session.close()
 
     asyncio.run(scenario())
@@ -146,20 +146,20 @@ def test_the_simulated_network_produces_every_event_it_declares(tmp_path: Path) 
         network = fast_network()
         network.create_account(CONTACT, "Bob")
         session, recorder = await paired(network, tmp_path)
-        sent = await session.send_text(CONTACT_JID, "hi Bob")
+        sent = await session.sending.send_text(CONTACT_JID, "hi Bob")
         network.read_by_account(CONTACT, JID, [sent.message_id])
         network.send_from_account(CONTACT, JID, "hi")
         network.rename_account(CONTACT, "Robert")
         network.send_from_account(CONTACT, JID, "renamed")
         oldest = MessageRef(CONTACT_JID, sent.message_id, from_me=True, timestamp=sent.timestamp + 60)
-        await session.request_history_sync(CONTACT_JID, 10, oldest)
+        await session.messages.request_history_sync(CONTACT_JID, 10, oldest)
         await recorder.wait_for("history.sync")
         network.type_to(CONTACT, JID, "paused")
         network.show_presence(CONTACT, JID, available=True)
         network.end_call(CONTACT, network.call(CONTACT, JID))
         await recorder.wait_for("call.terminate")
-        trip = network.create_group(CONTACT, "Trip", [PHONE])["jid"]
-        network.update_group(CONTACT, trip, {"name": "Trip 2025"})
+        trip = network.groups.create(CONTACT, "Trip", [PHONE])["jid"]
+        network.groups.update(CONTACT, trip, {"name": "Trip 2025"})
         await recorder.wait_for("group.info")
         network.drop("dev-1")
         await recorder.wait_for("device.connected", 2)

@@ -8,13 +8,13 @@ from pathlib import Path
 import httpx
 import pytest
 from fakes_control_groups import MASTER
-from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE
+from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, LoopThread
 from fastapi.testclient import TestClient
+from recording_sink import RecordingSink
 
 from gateway import jids
 from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
-from session_host.network.simulated.testing import EventRecorder, LoopThread
 
 
 @pytest.fixture
@@ -30,8 +30,8 @@ def host() -> Iterator[LoopThread]:
 
 def start_session(
     network: SimulatedNetwork, host: LoopThread, data_dir: Path, device_id: str = "dev-1"
-) -> tuple[SimulatedSession, EventRecorder]:
-    recorder = EventRecorder()
+) -> tuple[SimulatedSession, RecordingSink]:
+    recorder = RecordingSink()
     session = SimulatedPort(network).open_session(device_id, data_dir=data_dir, sink=recorder)
     host.run(session.connect())
     host.run(recorder.wait_for("qr.generated"))
@@ -161,7 +161,7 @@ def test_messages_read_and_inbox(
     assert received.data["push_name"] == "Bob"
 
     # When the device answers and the contact reads the answer
-    reply = host.run(session.send_text(CONTACT_JID, "hello Bob"))
+    reply = host.run(session.sending.send_text(CONTACT_JID, "hello Bob"))
     read = client.post(
         f"/_simulator/accounts/{CONTACT}/read",
         json={"chat": JID, "message_ids": [reply.message_id]},
@@ -244,9 +244,9 @@ def test_drop_and_faults(
     }
     network.create_account(CONTACT)
     with pytest.raises(NetworkError) as failed:
-        host.run(session.send_text(CONTACT_JID, "hi"))
+        host.run(session.sending.send_text(CONTACT_JID, "hi"))
     assert failed.value.kind is NetworkErrorKind.RATE_LIMITED
-    host.run(session.send_text(CONTACT_JID, "hi"))
+    host.run(session.sending.send_text(CONTACT_JID, "hi"))
 
     # And unknown operations, errors and counts fail validation
     for body in (

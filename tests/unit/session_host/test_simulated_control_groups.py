@@ -268,8 +268,8 @@ def test_groups_survive_a_restart(tmp_path: Path) -> None:
     network = SimulatedNetwork(state)
     for phone in (PHONE, CONTACT, THIRD):
         network.create_account(phone)
-    jid = network.create_group(PHONE, "Team", [CONTACT], {"join_approval": True})["jid"]
-    network.join_group(THIRD, network.group_record(jid)["invite_link"])
+    jid = network.groups.create(PHONE, "Team", [CONTACT], {"join_approval": True})["jid"]
+    network.groups.join(THIRD, network.groups.record(jid)["invite_link"])
 
     # When the process restarts, Then the network has the same record
-    assert SimulatedNetwork(state).group_record(jid) == network.group_record(jid)
+    assert SimulatedNetwork(state).groups.record(jid) == network.groups.record(jid)

@@ -33,7 +33,7 @@ def test_faults_fail_the_next_calls_then_clear(tmp_path: Path, error: str, kind:
         for _ in range(3):
             started = time.monotonic()
             try:
-                await session.send_text(CONTACT_JID, "hi")
+                await session.sending.send_text(CONTACT_JID, "hi")
                 outcomes.append(("sent", time.monotonic() - started))
             except NetworkError as failure:
                 outcomes.append((failure.kind, time.monotonic() - started))
@@ -57,13 +57,13 @@ def test_faults_can_target_one_device_and_other_operations(tmp_path: Path) -> No
         network.inject_fault("mark_read", "network", device_id="dev-b")
 
         # When both mark a message read
-        await alice.mark_read(CONTACT_JID, CONTACT_JID, ["3EB0AAAA"])
+        await alice.messages.mark_read(CONTACT_JID, CONTACT_JID, ["3EB0AAAA"])
         with pytest.raises(NetworkError) as failed:
-            await bob.mark_read(JID, JID, ["3EB0BBBB"])
+            await bob.messages.mark_read(JID, JID, ["3EB0BBBB"])
 
         # Then only the targeted device failed, once
         assert failed.value.kind is NetworkErrorKind.NETWORK
-        await bob.mark_read(JID, JID, ["3EB0BBBB"])
+        await bob.messages.mark_read(JID, JID, ["3EB0BBBB"])
         assert network.pending_faults() == []
         await alice.close()
         await bob.close()
@@ -172,8 +172,8 @@ def test_a_lost_answer_delivers_the_message_and_fails_the_send_as_a_timeout(tmp_
 
         # When it sends twice
         with pytest.raises(NetworkError) as lost:
-            await session.send_text(CONTACT_JID, "arrived anyway")
-        await session.send_text(CONTACT_JID, "next")
+            await session.sending.send_text(CONTACT_JID, "arrived anyway")
+        await session.sending.send_text(CONTACT_JID, "next")
 
         # Then the first failed as a timeout though the contact has it, and the fault is spent
         assert lost.value.kind is NetworkErrorKind.TIMEOUT

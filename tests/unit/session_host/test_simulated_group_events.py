@@ -21,7 +21,7 @@ def test_created_with_the_account_among_participants_the_device_gets_the_group(t
         session, recorder = await paired(network, tmp_path)
 
         # When the contact creates a locked group with the device's account and a third person
-        created = network.create_group(CONTACT, "Trip", [PHONE, THIRD], {"locked": True})
+        created = network.groups.create(CONTACT, "Trip", [PHONE, THIRD], {"locked": True})
 
         # Then the device gets group.joined: the group as it is now, the creator as author
         joined = await recorder.wait_for("group.joined")
@@ -45,7 +45,7 @@ def test_created_with_the_account_among_participants_the_device_gets_the_group(t
             "author": CONTACT_JID,
         }
         assert joined.data["created_at"].endswith("Z")
-        assert len(recorder.of("group.joined")) == 1
+        assert len(recorder.named("group.joined")) == 1
         await session.close()
 
     asyncio.run(scenario())
@@ -59,7 +59,7 @@ def test_the_creator_s_own_devices_get_the_group_it_created(tmp_path: Path) -> N
         session, recorder = await paired(network, tmp_path)
 
         # When its account creates a group (from the phone)
-        created = network.create_group(PHONE, "Mine", [CONTACT])
+        created = network.groups.create(PHONE, "Mine", [CONTACT])
 
         # Then the device gets group.joined, its account the super admin
         joined = await recorder.wait_for("group.joined")
@@ -77,13 +77,13 @@ def test_added_approved_or_joined_by_link_the_device_gets_the_group(tmp_path: Pa
         network = fast_network()
         network.create_account(CONTACT, "Bob")
         session, recorder = await paired(network, tmp_path)
-        added = network.create_group(CONTACT, "Added", [])["jid"]
-        approved = network.create_group(CONTACT, "Approved", [], {"join_approval": True})["jid"]
-        open_group = network.create_group(CONTACT, "Open", [])["jid"]
-        assert recorder.of("group.joined") == []
+        added = network.groups.create(CONTACT, "Added", [])["jid"]
+        approved = network.groups.create(CONTACT, "Approved", [], {"join_approval": True})["jid"]
+        open_group = network.groups.create(CONTACT, "Open", [])["jid"]
+        assert recorder.named("group.joined") == []
 
         # When the contact adds the account to the first
-        network.change_group_participants(CONTACT, added, "add", [PHONE])
+        network.groups.change_participants(CONTACT, added, "add", [PHONE])
         by_add = await recorder.wait_for("group.joined")
 
         # Then the device has it, the adder as author
@@ -94,16 +94,16 @@ def test_added_approved_or_joined_by_link_the_device_gets_the_group(tmp_path: Pa
         )
 
         # When the account asks to join the second by link: nothing until an admin approves
-        link = network.group_record(approved)["invite_link"]
-        assert network.join_group(PHONE, link)["pending_approval"] is True
-        network.answer_group_requests(CONTACT, approved, "approve", [PHONE])
+        link = network.groups.record(approved)["invite_link"]
+        assert network.groups.join(PHONE, link)["pending_approval"] is True
+        network.groups.answer_requests(CONTACT, approved, "approve", [PHONE])
         by_approval = await recorder.wait_for("group.joined", 2)
-        assert [e.data["group_jid"] for e in recorder.of("group.joined")] == [added, approved]
+        assert [e.data["group_jid"] for e in recorder.named("group.joined")] == [added, approved]
         assert (by_approval.data["group_jid"], by_approval.data["author"]) == (approved, CONTACT_JID)
         assert {"jid": JID, "is_admin": False, "is_super_admin": False} in by_approval.data["participants"]
 
         # When it joins the third by link, where no approval is needed
-        network.join_group(PHONE, network.group_record(open_group)["invite_link"])
+        network.groups.join(PHONE, network.groups.record(open_group)["invite_link"])
         by_link = await recorder.wait_for("group.joined", 3)
         assert (by_link.data["group_jid"], by_link.data["reason"], by_link.data["author"]) == (
             open_group,
@@ -121,16 +121,16 @@ def test_a_rejected_request_or_a_removal_sends_no_group_joined(tmp_path: Path) -
         network = fast_network()
         network.create_account(CONTACT)
         session, recorder = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "Closed", [], {"join_approval": True})["jid"]
-        network.join_group(PHONE, network.group_record(group)["invite_link"])
+        group = network.groups.create(CONTACT, "Closed", [], {"join_approval": True})["jid"]
+        network.groups.join(PHONE, network.groups.record(group)["invite_link"])
 
         # When the admin rejects it
-        network.answer_group_requests(CONTACT, group, "reject", [PHONE])
+        network.groups.answer_requests(CONTACT, group, "reject", [PHONE])
 
         # Then the device gets no group.joined (a later message still arrives after it)
         network.send_from_account(CONTACT, JID, "sorry")
         await recorder.wait_for("message.received")
-        assert recorder.of("group.joined") == []
+        assert recorder.named("group.joined") == []
         await session.close()
 
     asyncio.run(scenario())
@@ -146,8 +146,8 @@ def test_group_joined_waits_for_an_offline_device_like_a_message(tmp_path: Path)
         await recorder.wait_for("device.disconnected")
 
         # When a contact creates a group with its account
-        created = network.create_group(CONTACT, "While away", [PHONE])
-        assert recorder.of("group.joined") == []
+        created = network.groups.create(CONTACT, "While away", [PHONE])
+        assert recorder.named("group.joined") == []
 
         # Then the device gets it when it connects again
         await session.connect()
@@ -164,11 +164,11 @@ def test_turning_join_approval_off_lets_the_waiting_account_in_with_group_joined
         network = fast_network()
         network.create_account(CONTACT)
         session, recorder = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "Closed", [], {"join_approval": True})["jid"]
-        network.join_group(PHONE, network.group_record(group)["invite_link"])
+        group = network.groups.create(CONTACT, "Closed", [], {"join_approval": True})["jid"]
+        network.groups.join(PHONE, network.groups.record(group)["invite_link"])
 
         # When the admin turns join approval off
-        network.update_group(CONTACT, group, {"join_approval": False})
+        network.groups.update(CONTACT, group, {"join_approval": False})
 
         # Then the account is in, and its device has group.joined
         joined = await recorder.wait_for("group.joined")
@@ -185,12 +185,12 @@ def test_members_devices_get_group_info_with_only_what_changed(tmp_path: Path) -
         network.create_account(CONTACT, "Bob")
         network.create_account(THIRD)
         session, recorder = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "Trip", [PHONE])["jid"]
+        group = network.groups.create(CONTACT, "Trip", [PHONE])["jid"]
         await recorder.wait_for("group.joined")
-        assert recorder.of("group.info") == []
+        assert recorder.named("group.info") == []
 
         # When the contact renames it and locks it
-        network.update_group(CONTACT, group, {"name": "Trip 2025", "locked": True})
+        network.groups.update(CONTACT, group, {"name": "Trip 2025", "locked": True})
 
         # Then the device gets group.info with those two fields only
         renamed = await recorder.wait_for("group.info")
@@ -220,9 +220,9 @@ def test_members_devices_get_group_info_with_only_what_changed(tmp_path: Path) -
         assert renamed.data["timestamp"].endswith("Z")
 
         # When the contact adds a third person, promotes the account, then removes it
-        network.change_group_participants(CONTACT, group, "add", [THIRD])
-        network.change_group_participants(CONTACT, group, "promote", [PHONE])
-        network.change_group_participants(CONTACT, group, "remove", [PHONE])
+        network.groups.change_participants(CONTACT, group, "add", [THIRD])
+        network.groups.change_participants(CONTACT, group, "promote", [PHONE])
+        network.groups.change_participants(CONTACT, group, "remove", [PHONE])
 
         # Then the device is told each, the last one though it is no longer a member
         added, promoted, removed = [(await recorder.wait_for("group.info", n)).data for n in (2, 3, 4)]
@@ -231,10 +231,10 @@ def test_members_devices_get_group_info_with_only_what_changed(tmp_path: Path) -
         assert removed["leave"] == [JID]
 
         # And once it is out, the group's changes no longer reach it
-        network.update_group(CONTACT, group, {"name": "After"})
+        network.groups.update(CONTACT, group, {"name": "After"})
         network.send_from_account(CONTACT, JID, "bye")
         await recorder.wait_for("message.received")
-        assert len(recorder.of("group.info")) == 4
+        assert len(recorder.named("group.info")) == 4
         await session.close()
 
     asyncio.run(scenario())
@@ -246,10 +246,10 @@ def test_a_member_joining_by_link_is_told_to_the_others_with_its_reason(tmp_path
         network = fast_network()
         network.create_account(CONTACT)
         session, recorder = await paired(network, tmp_path)
-        group = network.create_group(PHONE, "Mine", [])["jid"]
+        group = network.groups.create(PHONE, "Mine", [])["jid"]
 
         # When a contact joins by its invite link
-        network.join_group(CONTACT, network.group_record(group)["invite_link"])
+        network.groups.join(CONTACT, network.groups.record(group)["invite_link"])
 
         # Then the creator's device gets group.info: who joined, and how
         info = await recorder.wait_for("group.info")

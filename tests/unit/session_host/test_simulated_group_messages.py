@@ -26,10 +26,10 @@ def test_a_device_s_message_to_a_group_reaches_every_other_member(tmp_path: Path
         network.create_account(CONTACT, "Bob")
         session, recorder = await paired(network, tmp_path, "dev-a", PHONE)
         other, other_events = await paired(network, tmp_path, "dev-b", THIRD)
-        group = (await session.create_group("Trip", [CONTACT, THIRD], GroupOptions())).group.jid
+        group = (await session.groups.create_group("Trip", [CONTACT, THIRD], GroupOptions())).group.jid
 
         # When the device sends a text to the group
-        sent = await session.send_text(group, "hello all")
+        sent = await session.sending.send_text(group, "hello all")
 
         # Then the chat is the group, and the other device gets it from the sender in the group
         assert sent.chat_jid == group
@@ -61,7 +61,7 @@ def test_a_device_s_message_to_a_group_reaches_every_other_member(tmp_path: Path
         delivered = await recorder.wait_for("message.delivered", 2)
         assert (delivered.data["chat_jid"], delivered.data["is_group"]) == (group, True)
         assert delivered.data["message_ids"] == [sent.message_id]
-        assert recorder.of("message.received") == []
+        assert recorder.named("message.received") == []
         assert network.inbox(PHONE)["sent"][-1] == {
             "message_id": sent.message_id,
             "to": group,
@@ -82,7 +82,7 @@ def test_a_phone_s_message_to_a_group_reaches_the_devices_and_the_other_phones(t
         network.create_account(CONTACT, "Bob")
         network.create_account(THIRD)
         session, recorder = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "Trip", [PHONE, THIRD])["jid"]
+        group = network.groups.create(CONTACT, "Trip", [PHONE, THIRD])["jid"]
 
         # When the contact sends to the group
         message_id = network.send_from_account(CONTACT, group, "meet at 8")
@@ -99,7 +99,7 @@ def test_a_phone_s_message_to_a_group_reaches_the_devices_and_the_other_phones(t
         assert network.inbox(CONTACT)["messages"] == []
 
         # When the device and the other phone read it
-        await session.mark_read(group, CONTACT_JID, [message_id])
+        await session.messages.mark_read(group, CONTACT_JID, [message_id])
         network.read_by_account(THIRD, group, [message_id])
 
         # Then the sender's phone has it read
@@ -116,8 +116,8 @@ def test_a_member_s_read_reaches_the_sender_s_device_as_a_group_receipt(tmp_path
         network = fast_network()
         network.create_account(CONTACT)
         session, recorder = await paired(network, tmp_path)
-        group = (await session.create_group("G", [CONTACT], GroupOptions())).group.jid
-        sent = await session.send_text(group, "read me")
+        group = (await session.groups.create_group("G", [CONTACT], GroupOptions())).group.jid
+        sent = await session.sending.send_text(group, "read me")
 
         # When the contact reads it
         assert network.read_by_account(CONTACT, group, [sent.message_id]) == [sent.message_id]
@@ -141,15 +141,15 @@ def test_an_offline_member_device_gets_the_group_message_when_it_is_back(tmp_pat
         network = fast_network()
         session, recorder = await paired(network, tmp_path, "dev-a", PHONE)
         other, other_events = await paired(network, tmp_path, "dev-b", CONTACT)
-        group = (await session.create_group("G", [CONTACT], GroupOptions())).group.jid
+        group = (await session.groups.create_group("G", [CONTACT], GroupOptions())).group.jid
         await other.disconnect()
 
         # When the first device sends to the group
-        sent = await session.send_text(group, "while you were away")
+        sent = await session.sending.send_text(group, "while you were away")
         await asyncio.sleep(0.02)
 
         # Then nothing is delivered until the second device is back, then both happen
-        assert recorder.of("message.delivered") == []
+        assert recorder.named("message.delivered") == []
         await other.connect()
         received = await other_events.wait_for("message.received")
         assert received.data["chat_jid"] == group
@@ -168,21 +168,21 @@ def test_only_members_send_to_a_group_and_only_admins_to_an_announce_group(tmp_p
         network.create_account(CONTACT)
         network.create_account(THIRD)
         session, _ = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "News", [PHONE, THIRD], {"announcement": True})["jid"]
-        closed = network.create_group(CONTACT, "Closed", [])["jid"]
+        group = network.groups.create(CONTACT, "News", [PHONE, THIRD], {"announcement": True})["jid"]
+        closed = network.groups.create(CONTACT, "Closed", [])["jid"]
 
         # When the device sends there, or to a group it is not in
         # Then the network refuses: only admins send to an announce group, only members to a group
-        assert await refusal(session.send_text(group, "may I?")) == "not_group_admin"
-        assert await refusal(session.send_text(closed, "hello?")) == "group_not_found"
+        assert await refusal(session.sending.send_text(group, "may I?")) == "not_group_admin"
+        assert await refusal(session.sending.send_text(closed, "hello?")) == "group_not_found"
         with pytest.raises(GroupError) as phone_refused:
             network.send_from_account(THIRD, group, "me too?")
         assert phone_refused.value.code == "not_group_admin"
         assert network.inbox(CONTACT)["messages"] == []
 
         # When the admin promotes the account, Then its device may send, and the members get it
-        network.change_group_participants(CONTACT, group, "promote", [PHONE])
-        await session.send_text(group, "now I may")
+        network.groups.change_participants(CONTACT, group, "promote", [PHONE])
+        await session.sending.send_text(group, "now I may")
         assert [m["text"] for m in network.inbox(THIRD)["messages"]] == ["now I may"]
         await session.close()
 
@@ -196,10 +196,10 @@ def test_typing_in_a_group_is_seen_by_its_other_members(tmp_path: Path) -> None:
         network.create_account(CONTACT)
         session, recorder = await paired(network, tmp_path, "dev-a", PHONE)
         other, other_events = await paired(network, tmp_path, "dev-b", THIRD)
-        group = (await session.create_group("G", [CONTACT, THIRD], GroupOptions())).group.jid
+        group = (await session.groups.create_group("G", [CONTACT, THIRD], GroupOptions())).group.jid
 
         # When the device types in the group, and the contact too
-        await session.send_chat_presence(group, ChatPresence.COMPOSING)
+        await session.sending.send_chat_presence(group, ChatPresence.COMPOSING)
         network.type_to(CONTACT, group, "composing")
 
         # Then the second device sees both in the group's chat, the contact's phone the device's
@@ -224,22 +224,22 @@ def test_a_device_reads_in_a_group_naming_the_sender_by_lid(tmp_path: Path) -> N
         network = fast_network()
         lid = network.create_account(CONTACT)["lid"]
         session, recorder = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "G", [PHONE])["jid"]
+        group = network.groups.create(CONTACT, "G", [PHONE])["jid"]
         message_id = network.send_from_account(CONTACT, group, "hi")
         await recorder.wait_for("message.received")
 
         # When the device marks it read naming the sender by LID
-        await session.mark_read(group, lid, [message_id])
+        await session.messages.mark_read(group, lid, [message_id])
 
         # Then the sender's phone has it read
         assert network.inbox(CONTACT)["sent"][0]["status"] == "read"
 
         # And a group the network does not know, or a sender that is no person, is refused
         with pytest.raises(NetworkError) as unknown:
-            await session.mark_read("120363000000000009@g.us", CONTACT_JID, [message_id])
+            await session.messages.mark_read("120363000000000009@g.us", CONTACT_JID, [message_id])
         assert unknown.value.kind is NetworkErrorKind.NOT_FOUND
         with pytest.raises(NetworkError) as nobody:
-            await session.mark_read(group, group, [message_id])
+            await session.messages.mark_read(group, group, [message_id])
         assert nobody.value.kind is NetworkErrorKind.INVALID
         await session.close()
 
@@ -254,11 +254,11 @@ def test_a_message_to_a_group_with_disappearing_messages_disappears_when_its_tim
         network = fast_network()
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
-        group = (await session.create_group("Trip", [CONTACT], GroupOptions())).group.jid
-        await session.set_group_ephemeral(group, 86400)
+        group = (await session.groups.create_group("Trip", [CONTACT], GroupOptions())).group.jid
+        await session.groups.set_group_ephemeral(group, 86400)
 
         # When the device sends there
-        await session.send_text(group, "gone tomorrow")
+        await session.sending.send_text(group, "gone tomorrow")
 
         # Then the contact's phone has it until its timer ends
         (message,) = network.inbox(CONTACT)["messages"]

@@ -62,7 +62,7 @@ def test_commands_create_read_and_change_a_group_on_the_simulated_network(tmp_pa
         assert (group.name, group.owner, group.is_admin(JID)) == ("Trip 2", JID, True)
         listed = await _run(session, CommandName.LIST_GROUPS)
         assert [g["jid"] for g in listed.result["groups"]] == [group_jid]
-        assert network.group_record(group_jid)["name"] == "Trip 2"
+        assert network.groups.record(group_jid)["name"] == "Trip 2"
         await session.close()
 
     asyncio.run(scenario())
@@ -72,9 +72,9 @@ def test_a_member_device_is_refused_and_the_network_s_refusals_come_back_by_code
     async def scenario() -> None:
         # Given a contact's group where the device's account is a plain member, its link reset once
         network, session = await _device(tmp_path)
-        group_jid = network.create_group(CONTACT, "Theirs", [PHONE])["jid"]
-        old_link = network.group_record(group_jid)["invite_link"]
-        network.reset_group_invite(CONTACT, group_jid)
+        group_jid = network.groups.create(CONTACT, "Theirs", [PHONE])["jid"]
+        old_link = network.groups.record(group_jid)["invite_link"]
+        network.groups.reset_invite(CONTACT, group_jid)
 
         # When it renames the group, leaves it, and joins again with the old link's code
         renamed = await _run(
@@ -87,7 +87,7 @@ def test_a_member_device_is_refused_and_the_network_s_refusals_come_back_by_code
         assert (renamed.ok, renamed.error_kind) == (False, "not_group_admin")
         assert left.ok, left
         assert (rejoined.ok, rejoined.error_kind) == (False, "invite_link_revoked")
-        assert network.group_record(group_jid)["name"] == "Theirs"
+        assert network.groups.record(group_jid)["name"] == "Theirs"
         await session.close()
 
     asyncio.run(scenario())
@@ -97,8 +97,8 @@ def test_a_rate_limited_fault_on_join_group_is_the_reply_s_error_kind(tmp_path: 
     async def scenario() -> None:
         # Given a contact's group and a rate_limited fault on join_group
         network, session = await _device(tmp_path)
-        group_jid = network.create_group(CONTACT, "Open", [])["jid"]
-        code = code_of_link(network.group_record(group_jid)["invite_link"])
+        group_jid = network.groups.create(CONTACT, "Open", [])["jid"]
+        code = code_of_link(network.groups.record(group_jid)["invite_link"])
         network.inject_fault("join_group", "rate_limited", device_id="dev-1")
 
         # When the device joins twice

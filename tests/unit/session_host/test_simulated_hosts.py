@@ -7,12 +7,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from fakes_simulated import CONTACT, JID, PHONE, fast_network, open_session, paired
+from fakes_simulated import CONTACT, JID, PHONE, LoopThread, fast_network, open_session, paired
 
 from session_host.network.port import SessionState
 from session_host.network.simulated import SimulatedPort
 from session_host.network.simulated.model import ControlError
-from session_host.network.simulated.testing import LoopThread
 
 
 def test_two_hosts_on_their_own_loops_share_one_network(tmp_path: Path) -> None:
@@ -24,16 +23,16 @@ def test_two_hosts_on_their_own_loops_share_one_network(tmp_path: Path) -> None:
         bob, bob_events = host_b.run(paired(network, tmp_path / "b", "dev-b", "15550003333"))
 
         # When each device sends, and a contact writes to both
-        host_a.run(alice.send_text("15550003333@s.whatsapp.net", "from a"))
-        host_b.run(bob.send_text(JID, "from b"))
+        host_a.run(alice.sending.send_text("15550003333@s.whatsapp.net", "from a"))
+        host_b.run(bob.sending.send_text(JID, "from b"))
         network.send_from_account(CONTACT, JID, "to a")
         network.send_from_account(CONTACT, "15550003333@s.whatsapp.net", "to b")
 
         # Then each session sees its own traffic, on its own loop
         host_a.run(alice_events.wait_for("message.received", 2))
         host_b.run(bob_events.wait_for("message.received", 2))
-        assert {e.data["content"] for e in alice_events.of("message.received")} == {"from b", "to a"}
-        assert {e.data["content"] for e in bob_events.of("message.received")} == {"from a", "to b"}
+        assert {e.data["content"] for e in alice_events.named("message.received")} == {"from b", "to a"}
+        assert {e.data["content"] for e in bob_events.named("message.received")} == {"from a", "to b"}
         host_a.run(alice.close())
         host_b.run(bob.close())
 
@@ -149,6 +148,6 @@ def test_a_crash_after_the_host_loop_stopped_still_cuts_its_connections(tmp_path
         await resumed.close()
 
     asyncio.run(resume())
-    assert events.of("connection.stream_replaced") == []
+    assert events.named("connection.stream_replaced") == []
     assert network.max_simultaneous_connections("dev-1") == 1
     loop.close()

@@ -126,7 +126,8 @@ def test_media_is_kept_once_by_sha256_and_survives_a_restart(tmp_path: Path) -> 
     for _ in range(2):
         network.send_from_account(CONTACT, JID, None, IMAGE)
     # Then the network keeps its bytes once
-    assert list(network._world.media) == [hashlib.sha256(JPEG).hexdigest()]
+    with network.reading() as world:
+        assert list(world.media) == [hashlib.sha256(JPEG).hexdigest()]
     # And after a restart the device still gets both, with the bytes named by their sha256
     restarted = SimulatedNetwork(state)
     signals = Signals()
@@ -137,10 +138,12 @@ def test_media_is_kept_once_by_sha256_and_survives_a_restart(tmp_path: Path) -> 
 
 
 SENDS = {
-    "send_media": lambda s: s.send_media(CONTACT_JID, IMAGE),
-    "send_location": lambda s: s.send_location(CONTACT_JID, Location(1.0, 2.0)),
-    "send_contact": lambda s: s.send_contact(CONTACT_JID, ContactCard("Ana", "5511988887777")),
-    "send_template": lambda s: s.send_template(CONTACT_JID, Template("Ok?", None, (QuickReply("y", "Yes"),))),
+    "send_media": lambda s: s.sending.send_media(CONTACT_JID, IMAGE),
+    "send_location": lambda s: s.sending.send_location(CONTACT_JID, Location(1.0, 2.0)),
+    "send_contact": lambda s: s.sending.send_contact(CONTACT_JID, ContactCard("Ana", "5511988887777")),
+    "send_template": lambda s: s.sending.send_template(
+        CONTACT_JID, Template("Ok?", None, (QuickReply("y", "Yes"),))
+    ),
 }
 
 
@@ -172,9 +175,11 @@ def test_media_sent_to_a_group_reaches_every_other_member(tmp_path: Path) -> Non
         session, _ = await paired(network, tmp_path)
         network.create_account(CONTACT)
         network.create_account(THIRD)
-        group = (await session.create_group("Team", [CONTACT_JID, THIRD_JID], GroupOptions())).group.jid
+        group = (
+            await session.groups.create_group("Team", [CONTACT_JID, THIRD_JID], GroupOptions())
+        ).group.jid
         # When the device sends an image to the group
-        sent = await session.send_media(group, IMAGE)
+        sent = await session.sending.send_media(group, IMAGE)
         # Then each member's inbox shows it in the group's chat, and the sender's record names the kind
         for phone in (CONTACT, THIRD):
             [message] = network.inbox(phone)["messages"]
@@ -192,9 +197,9 @@ def test_a_media_message_deleted_for_everyone_shows_no_media(tmp_path: Path) -> 
         network = fast_network()
         session, _ = await paired(network, tmp_path)
         network.create_account(CONTACT)
-        sent = await session.send_media(CONTACT_JID, IMAGE)
+        sent = await session.sending.send_media(CONTACT_JID, IMAGE)
         # When it deletes it for everyone
-        await session.revoke_message(CONTACT_JID, sent.message_id)
+        await session.messages.revoke_message(CONTACT_JID, sent.message_id)
         # Then the contact's inbox shows it revoked, without caption or media
         [message] = network.inbox(CONTACT)["messages"]
         assert (message["revoked"], message["type"], message["caption"], message["media"]) == (
@@ -216,7 +221,7 @@ def test_an_unknown_media_kind_is_invalid(tmp_path: Path) -> None:
         network.create_account(CONTACT)
         # When it sends media of a kind the network does not know, Then it is INVALID
         with pytest.raises(NetworkError) as caught:
-            await session.send_media(CONTACT_JID, OutgoingMedia("hologram", JPEG, "image/jpeg"))  # type: ignore[arg-type]
+            await session.sending.send_media(CONTACT_JID, OutgoingMedia("hologram", JPEG, "image/jpeg"))  # type: ignore[arg-type]
         assert caught.value.kind is NetworkErrorKind.INVALID
         await session.close()
 
@@ -229,7 +234,9 @@ def test_a_phone_taps_a_quick_reply_of_a_template_the_device_sent(tmp_path: Path
         network = fast_network()
         session, recorder = await paired(network, tmp_path)
         network.create_account(CONTACT)
-        await session.send_template(CONTACT_JID, Template("Ok?", "tap one", (QuickReply("y", "Yes"),)))
+        await session.sending.send_template(
+            CONTACT_JID, Template("Ok?", "tap one", (QuickReply("y", "Yes"),))
+        )
         with TestClient(create_app(control_router(network, fake_master))) as client:
             # When the contact taps "Yes"
             status, answer = _message(

@@ -27,18 +27,18 @@ def test_a_revoked_message_shows_revoked_in_the_inbox_and_brings_no_event(tmp_pa
         network = fast_network()
         session, _ = await paired(network, tmp_path / "a")
         bob, bob_events = await paired(network, tmp_path / "b", "dev-bob", CONTACT)
-        sent = await session.send_text(CONTACT_JID, "oops")
+        sent = await session.sending.send_text(CONTACT_JID, "oops")
         await bob_events.wait_for("message.received")
         # When the sender deletes it for everyone
-        await session.revoke_message(CONTACT_JID, sent.message_id)
+        await session.messages.revoke_message(CONTACT_JID, sent.message_id)
         # Then Bob's inbox shows it revoked, its text gone, and his device got nothing more
         (message,) = network.inbox(CONTACT)["messages"]
         assert (message["message_id"], message["revoked"], message["text"]) == (sent.message_id, True, None)
         assert network.inbox(PHONE)["sent"][-1]["revoked"] is True
         await asyncio.sleep(0.05)
-        assert len(bob_events.of("message.received")) == 1
+        assert len(bob_events.named("message.received")) == 1
         # And a second revoke finds nothing to revoke
-        await fails(NetworkErrorKind.NOT_FOUND, session.revoke_message(CONTACT_JID, sent.message_id))
+        await fails(NetworkErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, sent.message_id))
         await session.close()
         await bob.close()
 
@@ -51,9 +51,9 @@ def test_a_revoke_in_a_group_reaches_every_members_inbox(tmp_path: Path) -> None
         network.create_account(CONTACT)
         network.create_account(THIRD)
         session, _ = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "Team", [PHONE, THIRD])["jid"]
-        sent = await session.send_text(group, "oops all")
-        await session.revoke_message(group, sent.message_id)
+        group = network.groups.create(CONTACT, "Team", [PHONE, THIRD])["jid"]
+        sent = await session.sending.send_text(group, "oops all")
+        await session.messages.revoke_message(group, sent.message_id)
         for phone in (CONTACT, THIRD):
             assert [m["revoked"] for m in network.inbox(phone)["messages"]] == [True]
         await session.close()
@@ -67,10 +67,12 @@ def test_only_the_devices_own_messages_can_be_revoked(tmp_path: Path) -> None:
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
         theirs = network.send_from_account(CONTACT, JID, "mine, not yours")
-        sent = await session.send_text(CONTACT_JID, "hello")
-        await fails(NetworkErrorKind.NOT_FOUND, session.revoke_message(CONTACT_JID, theirs))
-        await fails(NetworkErrorKind.NOT_FOUND, session.revoke_message(CONTACT_JID, "3EB0UNKNOWN"))
-        await fails(NetworkErrorKind.NOT_FOUND, session.revoke_message("15559999999", sent.message_id))
+        sent = await session.sending.send_text(CONTACT_JID, "hello")
+        await fails(NetworkErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, theirs))
+        await fails(NetworkErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, "3EB0UNKNOWN"))
+        await fails(
+            NetworkErrorKind.NOT_FOUND, session.messages.revoke_message("15559999999", sent.message_id)
+        )
         await session.close()
 
     asyncio.run(scenario())
@@ -81,9 +83,11 @@ def test_a_revoke_past_the_window_is_expired_and_changes_nothing(tmp_path: Path)
         network = SimulatedNetwork(qr_lifetimes=(0.3,), revoke_window=0.0)
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
-        sent = await session.send_text(CONTACT_JID, "too late")
+        sent = await session.sending.send_text(CONTACT_JID, "too late")
         await asyncio.sleep(0.01)
-        error = await fails(NetworkErrorKind.EXPIRED, session.revoke_message(CONTACT_JID, sent.message_id))
+        error = await fails(
+            NetworkErrorKind.EXPIRED, session.messages.revoke_message(CONTACT_JID, sent.message_id)
+        )
         assert "window" in str(error)
         assert "revoked" not in network.inbox(CONTACT)["messages"][0]
         await session.close()
@@ -107,7 +111,7 @@ def test_delete_for_me_is_recorded_and_saved(tmp_path: Path) -> None:
         network = SimulatedNetwork(state, qr_lifetimes=(0.3,))
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
-        await session.delete_for_me(CONTACT_JID, "3EB0AAAA", from_me=False, sender=CONTACT_JID)
+        await session.messages.delete_for_me(CONTACT_JID, "3EB0AAAA", from_me=False, sender=CONTACT_JID)
         await session.close()
         # Then the account's app state holds it, also after a restart of the network
         (deleted,) = SimulatedNetwork(state).inbox(PHONE)["deleted_for_me"]
@@ -125,16 +129,16 @@ def test_history_sync_counts_what_came_before_the_oldest_up_to_count(tmp_path: P
         network = fast_network()
         network.create_account(CONTACT)
         session, events = await paired(network, tmp_path)
-        first = await session.send_text(CONTACT_JID, "one")
+        first = await session.sending.send_text(CONTACT_JID, "one")
         await asyncio.sleep(0.01)
         network.send_from_account(CONTACT, JID, "two")
         await events.wait_for("message.received")
         await asyncio.sleep(0.01)
-        last = await session.send_text(CONTACT_JID, "three")
+        last = await session.sending.send_text(CONTACT_JID, "three")
         oldest = MessageRef(CONTACT_JID, last.message_id, from_me=True, timestamp=last.timestamp)
         # When the device asks for everything before its last message, then for one only
-        await session.request_history_sync(CONTACT_JID, 50, oldest)
-        await session.request_history_sync(CONTACT_JID, 1, oldest)
+        await session.messages.request_history_sync(CONTACT_JID, 50, oldest)
+        await session.messages.request_history_sync(CONTACT_JID, 1, oldest)
         # Then each answer is an on-demand chunk counting what the network holds
         answers = [(await events.wait_for("history.sync", n)).data for n in (1, 2)]
         assert [a["message_count"] for a in answers] == [2, 1]
@@ -150,7 +154,7 @@ def test_history_sync_counts_what_came_before_the_oldest_up_to_count(tmp_path: P
         }
         # And before the first message there is nothing
         before_first = MessageRef(CONTACT_JID, first.message_id, from_me=True, timestamp=first.timestamp)
-        await session.request_history_sync(CONTACT_JID, 50, before_first)
+        await session.messages.request_history_sync(CONTACT_JID, 50, before_first)
         assert (await events.wait_for("history.sync", 3)).data["message_count"] == 0
         await session.close()
 
@@ -163,14 +167,14 @@ def test_faults_fail_the_operation_named_after_the_port_method(tmp_path: Path, o
         network = fast_network()
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
-        sent = await session.send_text(CONTACT_JID, "hello")
+        sent = await session.sending.send_text(CONTACT_JID, "hello")
         network.inject_fault(operation, "rate_limited")
         calls = {
-            "revoke_message": lambda: session.revoke_message(CONTACT_JID, sent.message_id),
-            "delete_for_me": lambda: session.delete_for_me(
+            "revoke_message": lambda: session.messages.revoke_message(CONTACT_JID, sent.message_id),
+            "delete_for_me": lambda: session.messages.delete_for_me(
                 CONTACT_JID, sent.message_id, from_me=True, sender=None
             ),
-            "request_history_sync": lambda: session.request_history_sync(
+            "request_history_sync": lambda: session.messages.request_history_sync(
                 CONTACT_JID, 5, MessageRef(CONTACT_JID, sent.message_id, True, sent.timestamp)
             ),
         }

@@ -35,7 +35,7 @@ def test_pairing_by_scan_stores_credentials_and_connects(tmp_path: Path) -> None
         connected = await recorder.wait_for("device.connected")
         assert jid == JID
         assert recorder.names() == ["qr.generated", "pair.success", "device.connected"]
-        assert recorder.of("pair.success")[0].data == {
+        assert recorder.named("pair.success")[0].data == {
             "device_id": "dev-1",
             "messaging_jid": JID,
             "platform": "simulated",
@@ -118,7 +118,7 @@ def test_qr_codes_rotate_then_pairing_times_out(tmp_path: Path) -> None:
         error = await recorder.wait_for("connection.pair_error")
 
         # Then it showed three different codes and ended not ready
-        codes = [event.data["qr_code"] for event in recorder.of("qr.generated")]
+        codes = [event.data["qr_code"] for event in recorder.named("qr.generated")]
         assert len(codes) == 3
         assert len(set(codes)) == 3
         assert error.data["reason"] == "qr_timeout"

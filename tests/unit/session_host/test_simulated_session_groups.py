@@ -42,20 +42,22 @@ SOME_GROUP = "120363000000000001@g.us"
 
 Call = Callable[[SimulatedSession], Awaitable[object]]
 CALLS: dict[str, Call] = {
-    "create_group": lambda s: s.create_group("G", [], GroupOptions()),
-    "list_groups": lambda s: s.joined_groups(),
-    "group_info": lambda s: s.group_info(SOME_GROUP),
-    "group_participants": lambda s: s.change_participants(SOME_GROUP, ParticipantAction.ADD, [CONTACT_JID]),
-    "update_group": lambda s: s.update_group(SOME_GROUP, GroupSettings(name="N")),
-    "group_picture": lambda s: s.set_group_picture(SOME_GROUP, JPEG),
-    "group_ephemeral": lambda s: s.set_group_ephemeral(SOME_GROUP, 86400),
-    "group_invite": lambda s: s.group_invite_link(SOME_GROUP),
-    "join_group": lambda s: s.join_group(GroupInvite(code="abc")),
-    "leave_group": lambda s: s.leave_group(SOME_GROUP),
-    "link_group": lambda s: s.link_group(SOME_GROUP, SOME_GROUP),
-    "unlink_group": lambda s: s.unlink_group(SOME_GROUP, SOME_GROUP),
-    "group_requests": lambda s: s.group_requests(SOME_GROUP),
-    "answer_group_requests": lambda s: s.answer_group_requests(
+    "create_group": lambda s: s.groups.create_group("G", [], GroupOptions()),
+    "list_groups": lambda s: s.groups.joined_groups(),
+    "group_info": lambda s: s.groups.group_info(SOME_GROUP),
+    "group_participants": lambda s: s.groups.change_participants(
+        SOME_GROUP, ParticipantAction.ADD, [CONTACT_JID]
+    ),
+    "update_group": lambda s: s.groups.update_group(SOME_GROUP, GroupSettings(name="N")),
+    "group_picture": lambda s: s.groups.set_group_picture(SOME_GROUP, JPEG),
+    "group_ephemeral": lambda s: s.groups.set_group_ephemeral(SOME_GROUP, 86400),
+    "group_invite": lambda s: s.groups.group_invite_link(SOME_GROUP),
+    "join_group": lambda s: s.groups.join_group(GroupInvite(code="abc")),
+    "leave_group": lambda s: s.groups.leave_group(SOME_GROUP),
+    "link_group": lambda s: s.groups.link_group(SOME_GROUP, SOME_GROUP),
+    "unlink_group": lambda s: s.groups.unlink_group(SOME_GROUP, SOME_GROUP),
+    "group_requests": lambda s: s.groups.group_requests(SOME_GROUP),
+    "answer_group_requests": lambda s: s.groups.answer_group_requests(
         SOME_GROUP, RequestAction.APPROVE, [CONTACT_JID]
     ),
 }
@@ -100,7 +102,7 @@ def test_a_fault_named_after_the_command_fails_the_group_operation(tmp_path: Pat
             await CALLS[operation](session)
         assert failed.value.kind is NetworkErrorKind.RATE_LIMITED
         assert network.pending_faults() == []
-        assert await session.joined_groups() == []
+        assert await session.groups.joined_groups() == []
         await session.close()
 
     asyncio.run(scenario())
@@ -115,7 +117,7 @@ def test_the_device_creates_a_group_and_every_member_s_devices_get_it(tmp_path: 
         other, other_events = await paired(network, tmp_path, "dev-b", THIRD)
 
         # When the first device creates a locked announce group with them and someone off the network
-        created = await session.create_group(
+        created = await session.groups.create_group(
             "Trip", [CONTACT, THIRD_JID, GHOST_JID], GroupOptions(announcement=True, locked=True)
         )
 
@@ -146,14 +148,14 @@ def test_the_device_creates_a_group_and_every_member_s_devices_get_it(tmp_path: 
             MemberResult(THIRD_JID, "ok"),
             MemberResult(GHOST_JID, "not_found"),
         )
-        assert network.group_record(group.jid)["name"] == "Trip"
+        assert network.groups.record(group.jid)["name"] == "Trip"
 
         # And both devices get group.joined, the creator's own too, with the device's account as author
         for events in (recorder, other_events):
             joined = await events.wait_for("group.joined")
             assert (joined.data["group_jid"], joined.data["author"]) == (group.jid, JID)
             assert (joined.data["announce"], joined.data["locked"]) == (True, True)
-        assert recorder.of("group.info") == []
+        assert recorder.named("group.info") == []
         await session.close()
         await other.close()
 
@@ -166,23 +168,25 @@ def test_creating_refusals_are_the_network_s_codes(tmp_path: Path) -> None:
         network = fast_network()
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
-        community = network.create_group(CONTACT, "Neighbours", [PHONE], {"community": True})["jid"]
-        group = network.create_group(CONTACT, "Street", [PHONE])["jid"]
+        community = network.groups.create(CONTACT, "Neighbours", [PHONE], {"community": True})["jid"]
+        group = network.groups.create(CONTACT, "Street", [PHONE])["jid"]
 
         # When it creates with a bad name, a bad participant, or into communities it may not use
         # Then each is refused with its code, and nothing was created
-        assert await refusal(session.create_group("", [], GroupOptions())) == "invalid_request"
-        assert await refusal(session.create_group("G", ["bob"], GroupOptions())) == "invalid_participant"
-        assert await refusal(session.create_group("G", [], GroupOptions(parent_jid=community))) == (
+        assert await refusal(session.groups.create_group("", [], GroupOptions())) == "invalid_request"
+        assert (
+            await refusal(session.groups.create_group("G", ["bob"], GroupOptions())) == "invalid_participant"
+        )
+        assert await refusal(session.groups.create_group("G", [], GroupOptions(parent_jid=community))) == (
             "not_group_admin"
         )
-        assert await refusal(session.create_group("G", [], GroupOptions(parent_jid=group))) == (
+        assert await refusal(session.groups.create_group("G", [], GroupOptions(parent_jid=group))) == (
             "not_a_community"
         )
-        assert await refusal(session.create_group("G", [], GroupOptions(parent_jid=SOME_GROUP))) == (
+        assert await refusal(session.groups.create_group("G", [], GroupOptions(parent_jid=SOME_GROUP))) == (
             "group_not_found"
         )
-        assert [g.jid for g in await session.joined_groups()] == [community, group]
+        assert [g.jid for g in await session.groups.joined_groups()] == [community, group]
         await session.close()
 
     asyncio.run(scenario())
@@ -195,13 +199,15 @@ def test_the_device_creates_a_community_and_a_group_inside_it(tmp_path: Path) ->
         session, _ = await paired(network, tmp_path)
 
         # When it creates a community, then a group with the community as parent
-        community = (await session.create_group("Club", [], GroupOptions(community=True))).group
-        child = (await session.create_group("Club chat", [], GroupOptions(parent_jid=community.jid))).group
+        community = (await session.groups.create_group("Club", [], GroupOptions(community=True))).group
+        child = (
+            await session.groups.create_group("Club chat", [], GroupOptions(parent_jid=community.jid))
+        ).group
 
         # Then the community is one, and the group is linked into it
         assert (community.is_community, community.parent_jid) == (True, None)
         assert (child.is_community, child.parent_jid) == (False, community.jid)
-        assert network.group_record(community.jid)["linked_groups"] == [child.jid]
+        assert network.groups.record(community.jid)["linked_groups"] == [child.jid]
         await session.close()
 
     asyncio.run(scenario())
@@ -213,13 +219,13 @@ def test_the_device_reads_the_groups_its_account_is_in(tmp_path: Path) -> None:
         network = fast_network()
         network.create_account(CONTACT)
         session, _ = await paired(network, tmp_path)
-        own = (await session.create_group("Own", [CONTACT], GroupOptions())).group.jid
-        theirs = network.create_group(CONTACT, "Theirs", [PHONE], {"join_approval": True})["jid"]
-        elsewhere = network.create_group(CONTACT, "Elsewhere", [])["jid"]
+        own = (await session.groups.create_group("Own", [CONTACT], GroupOptions())).group.jid
+        theirs = network.groups.create(CONTACT, "Theirs", [PHONE], {"join_approval": True})["jid"]
+        elsewhere = network.groups.create(CONTACT, "Elsewhere", [])["jid"]
 
         # When it lists its groups and reads each
-        listed = await session.joined_groups()
-        read = await session.group_info(theirs)
+        listed = await session.groups.joined_groups()
+        read = await session.groups.group_info(theirs)
 
         # Then it sees exactly its own two, with their settings and people
         assert [g.jid for g in listed] == [own, theirs]
@@ -229,9 +235,9 @@ def test_the_device_reads_the_groups_its_account_is_in(tmp_path: Path) -> None:
         assert not read.is_admin(JID)
 
         # And a group it is not in, or none, is group_not_found; a malformed JID invalid_group_jid
-        assert await refusal(session.group_info(elsewhere)) == "group_not_found"
-        assert await refusal(session.group_info(SOME_GROUP)) == "group_not_found"
-        assert await refusal(session.group_info("123@g.us.example")) == "invalid_group_jid"
+        assert await refusal(session.groups.group_info(elsewhere)) == "group_not_found"
+        assert await refusal(session.groups.group_info(SOME_GROUP)) == "group_not_found"
+        assert await refusal(session.groups.group_info("123@g.us.example")) == "invalid_group_jid"
         await session.close()
 
     asyncio.run(scenario())
@@ -244,11 +250,11 @@ def test_the_device_changes_members_and_their_devices_hear_of_it(tmp_path: Path)
         network.create_account(CONTACT)
         session, recorder = await paired(network, tmp_path, "dev-a", PHONE)
         other, other_events = await paired(network, tmp_path, "dev-b", THIRD)
-        group = (await session.create_group("G", [CONTACT], GroupOptions())).group.jid
+        group = (await session.groups.create_group("G", [CONTACT], GroupOptions())).group.jid
 
         # When it adds the second device's account and a ghost, then promotes the contact
-        added = await session.change_participants(group, ParticipantAction.ADD, [THIRD, GHOST_JID])
-        promoted = await session.change_participants(group, ParticipantAction.PROMOTE, [CONTACT_JID])
+        added = await session.groups.change_participants(group, ParticipantAction.ADD, [THIRD, GHOST_JID])
+        promoted = await session.groups.change_participants(group, ParticipantAction.PROMOTE, [CONTACT_JID])
 
         # Then each person has their outcome and flags
         assert added == [MemberResult(THIRD_JID, "ok"), MemberResult(GHOST_JID, "not_found")]
@@ -261,14 +267,14 @@ def test_the_device_changes_members_and_their_devices_hear_of_it(tmp_path: Path)
         assert (info[0]["join"], info[1]["promote"]) == ([THIRD_JID], [CONTACT_JID])
 
         # When it demotes the contact and removes the other account
-        await session.change_participants(group, ParticipantAction.DEMOTE, [CONTACT_JID])
-        removed = await session.change_participants(group, ParticipantAction.REMOVE, [THIRD_JID, JID])
+        await session.groups.change_participants(group, ParticipantAction.DEMOTE, [CONTACT_JID])
+        removed = await session.groups.change_participants(group, ParticipantAction.REMOVE, [THIRD_JID, JID])
 
         # Then the removed device is told it left, and nobody removes itself
         assert removed == [MemberResult(THIRD_JID, "ok"), MemberResult(JID, "not_allowed", True, True)]
         left = await other_events.wait_for("group.info", where=lambda e: e.data["leave"] == [THIRD_JID])
         assert left.data["author"] == JID
-        assert [p.jid for p in (await session.group_info(group)).participants] == [JID, CONTACT_JID]
+        assert [p.jid for p in (await session.groups.group_info(group)).participants] == [JID, CONTACT_JID]
         await session.close()
         await other.close()
 
@@ -282,20 +288,20 @@ def test_members_change_members_only_as_the_network_allows(tmp_path: Path) -> No
         network.create_account(CONTACT)
         network.create_account(THIRD)
         session, _ = await paired(network, tmp_path)
-        group = network.create_group(CONTACT, "G", [PHONE])["jid"]
+        group = network.groups.create(CONTACT, "G", [PHONE])["jid"]
 
         # When it adds someone, Then only admins may
-        add = session.change_participants(group, ParticipantAction.ADD, [THIRD_JID])
+        add = session.groups.change_participants(group, ParticipantAction.ADD, [THIRD_JID])
         assert await refusal(add) == "not_group_admin"
-        unknown = session.change_participants(group, "explode", [THIRD_JID])  # type: ignore[arg-type]
+        unknown = session.groups.change_participants(group, "explode", [THIRD_JID])  # type: ignore[arg-type]
         assert await refusal(unknown) == "invalid_request"
 
         # When the admin lets every member add, Then it may add, still not remove
-        network.update_group(CONTACT, group, {"member_add_mode": "all"})
-        assert await session.change_participants(group, ParticipantAction.ADD, [THIRD_JID]) == [
+        network.groups.update(CONTACT, group, {"member_add_mode": "all"})
+        assert await session.groups.change_participants(group, ParticipantAction.ADD, [THIRD_JID]) == [
             MemberResult(THIRD_JID, "ok")
         ]
-        remove = session.change_participants(group, ParticipantAction.REMOVE, [THIRD_JID])
+        remove = session.groups.change_participants(group, ParticipantAction.REMOVE, [THIRD_JID])
         assert await refusal(remove) == "not_group_admin"
         await session.close()
 
@@ -308,14 +314,14 @@ def test_the_device_changes_settings_under_the_network_s_rules(tmp_path: Path) -
         network = fast_network()
         session, _ = await paired(network, tmp_path, "dev-a", PHONE)
         other, other_events = await paired(network, tmp_path, "dev-b", CONTACT)
-        group = (await session.create_group("G", [CONTACT], GroupOptions())).group.jid
+        group = (await session.groups.create_group("G", [CONTACT], GroupOptions())).group.jid
 
         # When the admin device renames it, sets the topic, locks it and lets members add
         settings = GroupSettings(name="G2", topic="plans", locked=True, member_add_mode=MemberAddMode.ALL)
-        await session.update_group(group, settings)
+        await session.groups.update_group(group, settings)
 
         # Then the group has them, and the member's device is told what it sees
-        read = await session.group_info(group)
+        read = await session.groups.group_info(group)
         assert (read.name, read.topic, read.is_locked, read.member_add_mode) == (
             "G2",
             "plans",
@@ -324,18 +330,25 @@ def test_the_device_changes_settings_under_the_network_s_rules(tmp_path: Path) -
         )
         info = await other_events.wait_for("group.info")
         assert (info.data["name"], info.data["topic"], info.data["locked"]) == ("G2", "plans", True)
-        assert network.group_record(group)["member_add_mode"] == "all"
+        assert network.groups.record(group)["member_add_mode"] == "all"
 
         # And the member may not change it now it is locked, nor settings ever; nothing is invalid
-        assert await refusal(other.update_group(group, GroupSettings(name="Mine"))) == "not_group_admin"
-        assert await refusal(other.update_group(group, GroupSettings(announce=True))) == "not_group_admin"
-        assert await refusal(session.update_group(group, GroupSettings())) == "invalid_request"
-        assert await refusal(session.update_group(group, GroupSettings(name="x" * 101))) == "invalid_request"
+        assert (
+            await refusal(other.groups.update_group(group, GroupSettings(name="Mine"))) == "not_group_admin"
+        )
+        assert (
+            await refusal(other.groups.update_group(group, GroupSettings(announce=True))) == "not_group_admin"
+        )
+        assert await refusal(session.groups.update_group(group, GroupSettings())) == "invalid_request"
+        assert (
+            await refusal(session.groups.update_group(group, GroupSettings(name="x" * 101)))
+            == "invalid_request"
+        )
 
         # When the admin unlocks it, Then the member may rename it
-        await session.update_group(group, GroupSettings(locked=False))
-        await other.update_group(group, GroupSettings(name="Ours"))
-        assert (await session.group_info(group)).name == "Ours"
+        await session.groups.update_group(group, GroupSettings(locked=False))
+        await other.groups.update_group(group, GroupSettings(name="Ours"))
+        assert (await session.groups.group_info(group)).name == "Ours"
         await session.close()
         await other.close()
 
@@ -348,25 +361,25 @@ def test_the_device_sets_the_picture_and_the_timer(tmp_path: Path) -> None:
         network = fast_network()
         session, _ = await paired(network, tmp_path, "dev-a", PHONE)
         other, other_events = await paired(network, tmp_path, "dev-b", CONTACT)
-        group = (await session.create_group("G", [CONTACT], GroupOptions(locked=True))).group.jid
+        group = (await session.groups.create_group("G", [CONTACT], GroupOptions(locked=True))).group.jid
 
         # When it sets a JPEG picture and a 7-day timer
-        picture_id = await session.set_group_picture(group, JPEG)
-        await session.set_group_ephemeral(group, 604800)
+        picture_id = await session.groups.set_group_picture(group, JPEG)
+        await session.groups.set_group_ephemeral(group, 604800)
 
         # Then the network has both, and members are told of each
-        assert network.group_record(group)["picture_id"] == picture_id
-        assert (await session.group_info(group)).ephemeral_duration == 604800
+        assert network.groups.record(group)["picture_id"] == picture_id
+        assert (await session.groups.group_info(group)).ephemeral_duration == 604800
         pictured, timed = [(await other_events.wait_for("group.info", n)).data for n in (1, 2)]
         assert pictured["picture"] == {"picture_id": picture_id, "removed": False}
         assert (pictured["author"], timed["ephemeral_seconds"]) == (JID, 604800)
 
         # And only a JPEG, one of the four timers, and (the group locked) an admin will do
-        assert await refusal(session.set_group_picture(group, b"\x89PNG....")) == "invalid_image"
-        assert await refusal(session.set_group_ephemeral(group, 3600)) == "invalid_duration"
-        assert await refusal(other.set_group_ephemeral(group, 0)) == "not_group_admin"
-        assert await refusal(other.set_group_picture(group, JPEG)) == "not_group_admin"
-        assert await refusal(session.set_group_ephemeral(SOME_GROUP, 0)) == "group_not_found"
+        assert await refusal(session.groups.set_group_picture(group, b"\x89PNG....")) == "invalid_image"
+        assert await refusal(session.groups.set_group_ephemeral(group, 3600)) == "invalid_duration"
+        assert await refusal(other.groups.set_group_ephemeral(group, 0)) == "not_group_admin"
+        assert await refusal(other.groups.set_group_picture(group, JPEG)) == "not_group_admin"
+        assert await refusal(session.groups.set_group_ephemeral(SOME_GROUP, 0)) == "group_not_found"
         await session.close()
         await other.close()
 

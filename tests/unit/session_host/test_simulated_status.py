@@ -20,11 +20,11 @@ from fakes_simulated import (
     paired,
 )
 from fastapi.testclient import TestClient
+from recording_sink import RecordingSink
 
 from gateway import jids
 from session_host.network.port import NetworkError, NetworkErrorKind, NetworkEvent
 from session_host.network.simulated import SimulatedNetwork, SimulatedSession
-from session_host.network.simulated.testing import EventRecorder
 from session_host.network.status_types import MediaStatus, PrivacyType, StatusPrivacy, TextStatus
 
 FOURTH = "15550004444"
@@ -62,7 +62,7 @@ def test_contacts_are_who_the_account_messaged_either_way_and_who_it_added() -> 
     network = fast_network()
     network.create_account(PHONE)
     with_contacts(network)
-    group = network.create_group(STRANGER, "Club", [PHONE])["jid"]
+    group = network.groups.create(STRANGER, "Club", [PHONE])["jid"]
     network.send_from_account(STRANGER, group, "welcome")
     # When the account's contacts are read
     contacts = network.contacts_of(PHONE)
@@ -81,10 +81,10 @@ def test_a_story_reaches_every_contact_by_default_and_their_devices_in_status_br
         session, _ = await paired(network, tmp_path / "a")
         with_contacts(network)
         bob, bob_events = await paired(network, tmp_path / "b", "dev-bob", CONTACT)
-        assert (await session.get_status_privacy()) == StatusPrivacy(PrivacyType.CONTACTS, ())
+        assert (await session.status.get_status_privacy()) == StatusPrivacy(PrivacyType.CONTACTS, ())
         # When the device publishes a text story
         story = TextStatus("Good morning", background_color="#1A2B3C", font=6)
-        sent = await session.publish_status(story)
+        sent = await session.status.publish_status(story)
         # Then it answers the story's id in status@broadcast
         assert sent.chat_jid == jids.STATUS_BROADCAST_JID
         # And every contact's inbox shows it, the stranger's does not
@@ -125,18 +125,18 @@ def test_whitelist_and_blacklist_choose_among_the_contacts(tmp_path: Path) -> No
         with_contacts(network)
         # When it shares only with Bob and the stranger (who is no contact)
         only = StatusPrivacy(PrivacyType.WHITELIST, (CONTACT_JID, jids.user_jid(STRANGER), CONTACT_JID))
-        assert await session.set_status_privacy(only) == StatusPrivacy(
+        assert await session.status.set_status_privacy(only) == StatusPrivacy(
             PrivacyType.WHITELIST, (CONTACT_JID, jids.user_jid(STRANGER))
         )
-        first = await session.publish_status(TextStatus("for Bob"))
+        first = await session.status.publish_status(TextStatus("for Bob"))
         # Then only Bob sees it: a whitelist never reaches beyond the contacts
         assert readers(network, first.message_id) == [CONTACT]
         # When it shares with every contact but Bob
-        await session.set_status_privacy(StatusPrivacy(PrivacyType.BLACKLIST, (CONTACT_JID,)))
-        second = await session.publish_status(TextStatus("not for Bob"))
+        await session.status.set_status_privacy(StatusPrivacy(PrivacyType.BLACKLIST, (CONTACT_JID,)))
+        second = await session.status.publish_status(TextStatus("not for Bob"))
         # Then Carol and Dan see it, and the setting reads back
         assert readers(network, second.message_id) == [THIRD, FOURTH]
-        assert (await session.get_status_privacy()).type is PrivacyType.BLACKLIST
+        assert (await session.status.get_status_privacy()).type is PrivacyType.BLACKLIST
         await session.close()
 
     asyncio.run(scenario())
@@ -151,7 +151,7 @@ def test_a_media_story_shows_its_media_and_keeps_the_bytes_by_sha256(tmp_path: P
         bob, bob_events = await paired(network, tmp_path / "b", "dev-bob", CONTACT)
         data = b"\x00\x00\x00\x18ftypmp42 a short video"
         # When it publishes a video story with a caption
-        sent = await session.publish_status(MediaStatus(data, "video/mp4", caption="look"))
+        sent = await session.status.publish_status(MediaStatus(data, "video/mp4", caption="look"))
         # Then the inbox shows the media, not the bytes, which the network keeps by sha256
         shown = network.inbox(CONTACT)["statuses"][-1]
         digest = hashlib.sha256(data).hexdigest()
@@ -186,7 +186,7 @@ def test_refused_inputs_and_faults_send_nothing(tmp_path: Path) -> None:
             StatusPrivacy(PrivacyType.CONTACTS, (CONTACT_JID,)),
             StatusPrivacy(PrivacyType.BLACKLIST, ("120363000000000001@g.us",)),
         ):
-            await fails(NetworkErrorKind.INVALID, session.set_status_privacy(privacy))
+            await fails(NetworkErrorKind.INVALID, session.status.set_status_privacy(privacy))
         for content in (
             TextStatus(""),
             TextStatus("hi", background_color="red"),
@@ -194,17 +194,17 @@ def test_refused_inputs_and_faults_send_nothing(tmp_path: Path) -> None:
             MediaStatus(b"", "image/jpeg"),
             MediaStatus(b"%PDF", "application/pdf"),
         ):
-            await fails(NetworkErrorKind.INVALID, session.publish_status(content))
+            await fails(NetworkErrorKind.INVALID, session.status.publish_status(content))
         # And an injected fault fails the publish
         network.inject_fault("publish_status", "rate_limited")
-        await fails(NetworkErrorKind.RATE_LIMITED, session.publish_status(TextStatus("hi")))
+        await fails(NetworkErrorKind.RATE_LIMITED, session.status.publish_status(TextStatus("hi")))
         # Then nothing reached anyone and the setting is still the default
         assert len(network.inbox(PHONE)["sent"]) == sent_before
         assert all(network.inbox(p)["statuses"] == [] for p in (CONTACT, THIRD, FOURTH))
-        assert (await session.get_status_privacy()).type is PrivacyType.CONTACTS
+        assert (await session.status.get_status_privacy()).type is PrivacyType.CONTACTS
         # And a closed session is NOT_CONNECTED
         await session.close()
-        await fails(NetworkErrorKind.NOT_CONNECTED, session.publish_status(TextStatus("hi")))
+        await fails(NetworkErrorKind.NOT_CONNECTED, session.status.publish_status(TextStatus("hi")))
 
     asyncio.run(scenario())
 
@@ -243,27 +243,27 @@ def test_the_setting_survives_a_restart_and_each_operation_has_a_fault(tmp_path:
         network.create_account(CONTACT)
         network.add_contacts(PHONE, [CONTACT])
         blacklist = StatusPrivacy(PrivacyType.BLACKLIST, (CONTACT_JID,))
-        await session.set_status_privacy(blacklist)
+        await session.status.set_status_privacy(blacklist)
         await session.close()
         # When the network starts again from its file
         again = SimulatedNetwork(state, qr_lifetimes=(5.0,), reconnect_delay=0.05)
         # Then the setting and the contacts are still there
         session, _ = await paired_again(again, tmp_path / "host")
-        assert await session.get_status_privacy() == blacklist
+        assert await session.status.get_status_privacy() == blacklist
         assert again.contacts_of(PHONE) == [CONTACT_JID]
         # And a fault on each status operation fails it
         for operation in ("get_status_privacy", "set_status_privacy", "publish_status"):
             again.inject_fault(operation, "network")
-        await fails(NetworkErrorKind.NETWORK, session.get_status_privacy())
-        await fails(NetworkErrorKind.NETWORK, session.set_status_privacy(blacklist))
-        await fails(NetworkErrorKind.NETWORK, session.publish_status(TextStatus("hi")))
+        await fails(NetworkErrorKind.NETWORK, session.status.get_status_privacy())
+        await fails(NetworkErrorKind.NETWORK, session.status.set_status_privacy(blacklist))
+        await fails(NetworkErrorKind.NETWORK, session.status.publish_status(TextStatus("hi")))
         assert again.pending_faults() == []
         await session.close()
 
     asyncio.run(scenario())
 
 
-async def paired_again(network: SimulatedNetwork, data_dir: Path) -> tuple[SimulatedSession, EventRecorder]:
+async def paired_again(network: SimulatedNetwork, data_dir: Path) -> tuple[SimulatedSession, RecordingSink]:
     """The device paired earlier, resuming from its stored credentials."""
     session, recorder = open_session(network, data_dir)
     await session.connect()

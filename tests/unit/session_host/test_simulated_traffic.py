@@ -19,14 +19,14 @@ def test_device_and_contact_exchange_messages_with_receipts(tmp_path: Path) -> N
         session, recorder = await paired(network, tmp_path)
 
         # When the device sends a text
-        sent = await session.send_text(CONTACT_JID, "hello Bob")
+        sent = await session.sending.send_text(CONTACT_JID, "hello Bob")
 
         # Then the network made the id, the contact has it, and it is delivered at once
         assert sent.message_id.startswith("3EB0")
         assert len(sent.message_id) == 20
         assert sent.chat_jid == CONTACT_JID
         delivered = await recorder.wait_for("message.delivered")
-        assert recorder.of("message.sent") == []  # the gateway's send path emits it, not the network
+        assert recorder.named("message.sent") == []  # the gateway's send path emits it, not the network
         assert delivered.data["message_ids"] == [sent.message_id]
         assert delivered.data["chat_jid"] == CONTACT_JID
         assert delivered.data["receipt_type"] == "delivered"
@@ -61,8 +61,8 @@ def test_device_and_contact_exchange_messages_with_receipts(tmp_path: Path) -> N
         }
 
         # When the device marks the reply read and shows typing
-        await session.mark_read(CONTACT_JID, CONTACT_JID, [reply_id])
-        await session.send_chat_presence(CONTACT_JID, ChatPresence.COMPOSING)
+        await session.messages.mark_read(CONTACT_JID, CONTACT_JID, [reply_id])
+        await session.sending.send_chat_presence(CONTACT_JID, ChatPresence.COMPOSING)
 
         # Then the contact's phone sees both
         inbox = network.inbox(CONTACT)
@@ -83,9 +83,9 @@ def test_two_devices_message_each_other(tmp_path: Path) -> None:
         bob, bob_events = await paired(network, tmp_path, "dev-b", CONTACT)
 
         # When Alice writes to Bob and Bob reads it
-        sent = await alice.send_text(CONTACT_JID, "hi Bob")
+        sent = await alice.sending.send_text(CONTACT_JID, "hi Bob")
         received = await bob_events.wait_for("message.received")
-        await bob.mark_read(JID, JID, [received.data["message_id"]])
+        await bob.messages.mark_read(JID, JID, [received.data["message_id"]])
 
         # Then Bob got it from Alice, and Alice got delivered then read receipts
         assert received.data["from"] == JID
@@ -97,7 +97,7 @@ def test_two_devices_message_each_other(tmp_path: Path) -> None:
         assert read.data["message_ids"] == [sent.message_id]
 
         # And typing shows up as chat presence on Alice's side
-        await bob.send_chat_presence(JID, ChatPresence.PAUSED)
+        await bob.sending.send_chat_presence(JID, ChatPresence.PAUSED)
         presence = await alice_events.wait_for("chat.presence")
         assert presence.data["sender"] == CONTACT_JID
         assert presence.data["state"] == "paused"
@@ -113,17 +113,17 @@ def test_receipts_for_an_offline_sender_wait_for_it(tmp_path: Path) -> None:
         network = fast_network()
         alice, alice_events = await paired(network, tmp_path, "dev-a", PHONE)
         bob, bob_events = await paired(network, tmp_path, "dev-b", CONTACT)
-        sent = await alice.send_text(CONTACT_JID, "read me later")
+        sent = await alice.sending.send_text(CONTACT_JID, "read me later")
         await bob_events.wait_for("message.received")
         await alice_events.wait_for("message.delivered")
         await alice.disconnect()
 
         # When Bob reads it while Alice is away
-        await bob.mark_read(JID, JID, [sent.message_id])
+        await bob.messages.mark_read(JID, JID, [sent.message_id])
 
         # Then Alice gets the read receipt when she is back
         await asyncio.sleep(0.02)
-        assert alice_events.of("message.read") == []
+        assert alice_events.named("message.read") == []
         await alice.connect()
         read = await alice_events.wait_for("message.read")
         assert read.data["message_ids"] == [sent.message_id]
@@ -141,7 +141,7 @@ def test_phone_digits_address_the_account_as_with_the_real_network(tmp_path: Pat
         session, _ = await paired(network, tmp_path)
 
         # When it sends to the contact's phone number (as neonize's adapter accepts)
-        sent = await session.send_text(CONTACT, "hello by number")
+        sent = await session.sending.send_text(CONTACT, "hello by number")
 
         # Then the contact gets it and the chat is the contact's user JID
         assert sent.chat_jid == CONTACT_JID
@@ -158,13 +158,13 @@ def test_sending_to_someone_not_on_the_network(tmp_path: Path) -> None:
 
         # When it sends to an unknown number, a group that does not exist and a malformed JID
         with pytest.raises(NetworkError) as unknown:
-            await session.send_text("19990000000@s.whatsapp.net", "hello?")
+            await session.sending.send_text("19990000000@s.whatsapp.net", "hello?")
         with pytest.raises(NetworkError) as group:
-            await session.send_text("120363000000000000@g.us", "hello group")
+            await session.sending.send_text("120363000000000000@g.us", "hello group")
         with pytest.raises(NetworkError) as malformed:
-            await session.send_text("not-a-jid", "hello")
+            await session.sending.send_text("not-a-jid", "hello")
         with pytest.raises(NetworkError) as with_plus:
-            await session.send_text("+19990000000", "hello")
+            await session.sending.send_text("+19990000000", "hello")
 
         # Then the network refuses each in its own way
         assert unknown.value.kind is NetworkErrorKind.NOT_FOUND
@@ -184,9 +184,9 @@ def test_operations_need_a_connected_session(tmp_path: Path) -> None:
 
         # When it tries every operation, Then each fails as not connected
         for call in (
-            session.send_text(CONTACT_JID, "hi"),
-            session.send_chat_presence(CONTACT_JID, ChatPresence.COMPOSING),
-            session.mark_read(CONTACT_JID, CONTACT_JID, ["3EB0"]),
+            session.sending.send_text(CONTACT_JID, "hi"),
+            session.sending.send_chat_presence(CONTACT_JID, ChatPresence.COMPOSING),
+            session.messages.mark_read(CONTACT_JID, CONTACT_JID, ["3EB0"]),
             session.logout(),
         ):
             with pytest.raises(NetworkError) as refused:

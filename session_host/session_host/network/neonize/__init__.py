@@ -3,16 +3,21 @@
 Import this package before configuring logging: importing neonize calls
 ``logging.basicConfig(level=INFO)`` on the root logger and starts a log-forwarding thread.
 
-Modules: ``adapter`` (:class:`NeonizePort`, :class:`NeonizeSession`, threading model),
-``handlers`` (what the Go side reports), ``teardown`` (ending sessions), ``operations``
-(send, presence, receipts), ``mapping`` (which neonize event becomes which catalog event),
-``events``, ``content``, ``groups``, ``calls``, ``privacy``, ``newsletters`` and ``history``
-(payloads), ``catalog`` (which events exist here), ``clients`` (client lifetime and the
-connect thread), ``locks`` (the process-wide gate), ``store`` (files per device), ``jids``
-and ``errors`` (conversions).
+Modules: ``adapter`` (:class:`NeonizePort`), ``session`` (:class:`NeonizeSession`: the
+lifecycle, threading model), ``link`` (the state its collaborators share and the gated call
+of every operation), ``handlers`` (what the Go side reports) and ``relay`` (events to the
+loop); one per operation family of the port: ``send_ops``, ``message_ops``, ``group_ops``,
+``status_ops``; ``media`` (media messages built and received, downloads in ``downloads``),
+``mapping`` (which neonize event becomes which catalog event), ``events``, ``content``,
+``groups``, ``calls``, ``privacy``, ``newsletters`` and ``history`` (payloads), ``catalog``
+(which events exist here, which operations do not), ``clients`` (client lifetime and the
+connect thread), ``locks`` (the process-wide gate), ``store`` (files per device),
+``timings``, ``jids``, ``group_convert`` and ``errors`` (conversions).
 """
 
-from .adapter import NeonizePort, NeonizeSession, NeonizeTimings
+from .adapter import NeonizePort
 from .catalog import PRODUCED_EVENTS, UNAVAILABLE_EVENTS
+from .session import NeonizeSession
+from .timings import NeonizeTimings
 
 __all__ = ["PRODUCED_EVENTS", "UNAVAILABLE_EVENTS", "NeonizePort", "NeonizeSession", "NeonizeTimings"]

@@ -1,4 +1,5 @@
-"""Which catalog events the neonize adapter produces, and why the others are missing.
+"""What the neonize adapter can do: the catalog events it produces (and why the others are
+missing), and the port operations it cannot carry out (:data:`UNSUPPORTED_OPERATIONS`).
 
 :data:`PRODUCED_EVENTS` lists every event name this adapter can emit (:mod:`.mapping` says
 from which neonize event class). The catalog events it cannot emit fall in two groups
@@ -18,6 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+
+from ..port import NetworkError
+
+LIBRARY = "neonize 0.5.2"
 
 PRODUCED_EVENTS: frozenset[str] = frozenset(
     {
@@ -97,3 +102,40 @@ UNAVAILABLE_EVENTS: Mapping[str, str] = MappingProxyType(
     }
 )
 """Catalog events the neonize adapter never emits, with the reason."""
+
+_NO_CALL = "its Go library exports no call for it"
+
+UNSUPPORTED_OPERATIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "connect.same_account": (
+            "neonize keys clients by the account's phone number, so two devices linked to one "
+            "account cannot run in one process"
+        ),
+        "send_template": "the real network does not show quick-reply buttons sent by a linked device",
+        "delete_for_me": "its app-state patches cannot be encoded (send_app_state is broken)",
+        "request_history_sync": "it cannot send the peer message a history request needs",
+        "set_status_privacy": (
+            "it has no setter for who sees the stories; change it on the phone (GET still reads it)"
+        ),
+        "create_group.join_approval": (
+            "creating a group with join approval: its create request has no approval field and it "
+            "cannot be set later"
+        ),
+        "create_group.community": (
+            "creating a community without join approval: whatsmeow always asks the network for "
+            "request_required; pass join_approval true"
+        ),
+        "update_group.join_approval": f"{_NO_CALL}; nothing changed",
+        "update_group.member_add_mode": f"{_NO_CALL}; nothing changed",
+        "answer_group_requests": _NO_CALL,
+    }
+)
+"""The port operations (``operation.option`` for one option of it) neonize cannot carry out,
+with the reason; :func:`unsupported` is the one place that refuses them."""
+
+
+def unsupported(operation: str, detail: str = "") -> NetworkError:
+    """The port's ``UNSUPPORTED`` for an entry of :data:`UNSUPPORTED_OPERATIONS`; ``detail``
+    names what was asked (an account, the requests), after the operation's name."""
+    named = f"{operation} ({detail})" if detail else operation
+    return NetworkError.unsupported(named, LIBRARY, UNSUPPORTED_OPERATIONS[operation])

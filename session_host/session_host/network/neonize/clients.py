@@ -46,6 +46,7 @@ from neonize.client import NewClient, ProxySettings
 from neonize.proto.Neonize_pb2 import JID
 
 from ..port import NetworkError, NetworkErrorKind
+from .catalog import unsupported
 from .locks import GoCallGate, Ticket
 
 logger = logging.getLogger(__name__)
@@ -85,10 +86,7 @@ class ClientRegistry:
                 self._clients[key] = client
                 return client
         if client.name != db_name:
-            raise NetworkError(
-                NetworkErrorKind.UNSUPPORTED,
-                f"account {key} is already linked to another device in this session host",
-            )
+            raise unsupported("connect.same_account", f"account {key}, already linked to another device here")
         client.jid = jid  # same account, possibly a new device number after re-pairing
         return client
 

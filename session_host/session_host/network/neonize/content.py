@@ -7,7 +7,7 @@ messages) describe as None and are not emitted as ``message.received``.
 
 Media messages get a ``media`` object (``mime_type``, ``caption``, ``size``, ``sha256``,
 ``filename``, and ``file_length`` as before): what the sender declared. The bytes are
-downloaded by :mod:`.media_ops` (within the size limits and the deadline) and ride beside the
+downloaded by :mod:`.media` (within the size limits and the deadline) and ride beside the
 event; ``media_path`` stays None until the session host has stored them, and ``error`` says
 why when it cannot (``too_large``, ``timeout``, ``download_failed``, ``store_failed``). Edits
 (``protocolMessage`` of type ``MESSAGE_EDIT``) are read by :func:`.events.message`, never here.

@@ -1,7 +1,7 @@
 """neonize events → :class:`NetworkEvent` with catalog names and ``data`` payloads.
 
-Pure functions: no client, no I/O. The session (``adapter.py``) decides *when* to emit and
-what the events do to its state; this module reads what neonize's protobufs say. Events
+Pure functions: no client, no I/O. The session's handlers (``handlers.py``) decide *when* to
+emit and what the events do to its state; this module reads what neonize's protobufs say. Events
 both adapters produce are built by :mod:`..payloads` (the lifecycle ones are called from
 there directly); the events only this adapter produces are built here, and in one module
 per kind for groups, calls, privacy, channels and history (:mod:`.mapping` lists them all).

@@ -1,9 +1,10 @@
-"""The group and community operations of a neonize session (``GroupOperations``).
+"""The group and community operations of a neonize session (its ``groups``: ``GroupOperations``).
 
-Every library call goes through :meth:`OperationsMixin._call` (state checked inside the gate,
+Every library call goes through :meth:`.link.DeviceLink.call` (state checked inside the gate,
 exceptions mapped by :func:`.errors.group_error`). What neonize 0.5.2 cannot do is answered
-``UNSUPPORTED`` before anything reaches the network: its Go binary exports no call to set a
-group's join-approval mode or member-add mode, nor to approve or reject join requests.
+``UNSUPPORTED`` (:func:`.catalog.unsupported`) before anything reaches the network: its Go
+binary exports no call to set a group's join-approval mode or member-add mode, nor to approve
+or reject join requests.
 
 Choices, where whatsmeow and the port meet:
 
@@ -52,13 +53,13 @@ from ..group_types import (
     ParticipantAction,
     RequestAction,
 )
-from ..port import NetworkError, NetworkErrorKind
+from ..port import NetworkError
 from . import group_convert
+from .catalog import unsupported
 from .errors import group_error
 from .jids import jid_str, parse_jid
-from .operations import OperationsMixin
+from .link import DeviceLink
 
-LIBRARY = "neonize 0.5.2"
 _NANOSECONDS = 1_000_000_000
 _JPEG_MAGIC = b"\xff\xd8\xff"
 _CHANGES = {
@@ -68,10 +69,6 @@ _CHANGES = {
     ParticipantAction.DEMOTE: ParticipantChange.DEMOTE,
 }
 _JOINING = functools.partial(group_error, joining=True)
-
-
-def unsupported(operation: str, why: str = "its library has no call for it") -> NetworkError:
-    return NetworkError(NetworkErrorKind.UNSUPPORTED, f"{operation} is not supported by {LIBRARY}: {why}")
 
 
 def group_of(value: str) -> JID:
@@ -104,12 +101,11 @@ def _applied(fields: list[str]) -> str:
     return ", ".join(fields) if fields else "nothing"
 
 
-class GroupOpsMixin(OperationsMixin):
-    """Group operations of ``NeonizeSession``; the state and ``_call`` are the session's."""
+class NeonizeGroups:
+    """A neonize session's ``groups``: every library call through its link's gated call."""
 
-    def _own_jid(self) -> str | None:
-        with self._mutex:
-            return jid_str(self._account)
+    def __init__(self, link: DeviceLink) -> None:
+        self._link = link
 
     # --- creating and reading -----------------------------------------------------------
 
@@ -119,9 +115,9 @@ class GroupOpsMixin(OperationsMixin):
         linked = (
             GroupLinkedParent(LinkedParentJID=group_of(options.parent_jid)) if options.parent_jid else None
         )
-        own = self._own_jid()
+        own = self._link.own_jid()
         others = [person for person in asked if jid_str(person) != own]
-        info = await self._call(
+        info = await self._link.call(
             "create group",
             lambda client: client.create_group(name, others, linked_parent=linked, group_parent=parent),
             error=group_error,
@@ -144,16 +140,10 @@ class GroupOpsMixin(OperationsMixin):
             raise NetworkError.refused("invalid_request", "a community cannot belong to a community")
         if not options.community:
             if options.join_approval:
-                raise unsupported(
-                    "creating a group with join approval",
-                    "neonize's create request has no approval field and it cannot be set later",
-                )
+                raise unsupported("create_group.join_approval")
             return None
         if not options.join_approval:
-            raise unsupported(
-                "creating a community without join approval",
-                "whatsmeow always asks the network for request_required; pass join_approval true",
-            )
+            raise unsupported("create_group.community")
         return GroupParent(IsParent=True, DefaultMembershipApprovalMode=group_convert.REQUEST_REQUIRED)
 
     async def _create_settings(self, group: GroupInfo, options: GroupOptions) -> GroupInfo:
@@ -168,7 +158,7 @@ class GroupOpsMixin(OperationsMixin):
             if not wanted:
                 continue
             try:
-                await self._call(
+                await self._link.call(
                     f"set {label}",
                     lambda client, method=method: getattr(client, method)(target, True),
                     error=group_error,
@@ -181,12 +171,16 @@ class GroupOpsMixin(OperationsMixin):
         return group
 
     async def joined_groups(self) -> list[GroupInfo]:
-        infos = await self._call("list groups", lambda client: client.get_joined_groups(), error=group_error)
+        infos = await self._link.call(
+            "list groups", lambda client: client.get_joined_groups(), error=group_error
+        )
         return [group_convert.group_info(info) for info in infos]
 
     async def group_info(self, group_jid: str) -> GroupInfo:
         target = group_of(group_jid)
-        info = await self._call("get group", lambda client: client.get_group_info(target), error=group_error)
+        info = await self._link.call(
+            "get group", lambda client: client.get_group_info(target), error=group_error
+        )
         return group_convert.group_info(info)
 
     # --- members ------------------------------------------------------------------------
@@ -200,7 +194,7 @@ class GroupOpsMixin(OperationsMixin):
         if not asked:
             return []
         change = _CHANGES[action]
-        answered = await self._call(
+        answered = await self._link.call(
             f"{action.value} participants",
             lambda client: client.update_group_participants(target, asked, change),
             error=group_error,
@@ -212,11 +206,9 @@ class GroupOpsMixin(OperationsMixin):
     async def update_group(self, group_jid: str, settings: GroupSettings) -> None:
         target = group_of(group_jid)
         given = settings.given()
-        missing = [name for name in ("join_approval", "member_add_mode") if name in given]
-        if missing:
-            raise unsupported(
-                f"setting {' and '.join(missing)}", "its library has no call for it; nothing changed"
-            )
+        for name in ("join_approval", "member_add_mode"):
+            if name in given:
+                raise unsupported(f"update_group.{name}")
         if not given:
             raise NetworkError.refused("invalid_request", "nothing to change")
         steps = [
@@ -238,7 +230,7 @@ class GroupOpsMixin(OperationsMixin):
             if name not in given:
                 continue
             try:
-                await self._call(operation, call, error=group_error)
+                await self._link.call(operation, call, error=group_error)
             except NetworkError as exc:
                 message = f"update group {group_jid}: {name} not changed (applied: {_applied(applied)})"
                 raise _after(exc, message) from exc
@@ -249,7 +241,7 @@ class GroupOpsMixin(OperationsMixin):
         if not jpeg.startswith(_JPEG_MAGIC):
             raise NetworkError.refused("invalid_image", "a group picture is a JPEG image")
         data = bytes(jpeg)  # bytes, never a str: neonize reads a str as a path or URL
-        return await self._call(
+        return await self._link.call(
             "set group picture", lambda client: client.set_group_photo(target, data), error=group_error
         )
 
@@ -260,7 +252,7 @@ class GroupOpsMixin(OperationsMixin):
                 "invalid_duration", f"duration_seconds is one of {list(EPHEMERAL_DURATIONS)}"
             )
         nanoseconds = int(seconds) * _NANOSECONDS  # not a timedelta: neonize mis-scales those
-        await self._call(
+        await self._link.call(
             "set disappearing timer",
             lambda client: client.set_disappearing_timer(target, nanoseconds),
             error=group_error,
@@ -271,7 +263,7 @@ class GroupOpsMixin(OperationsMixin):
     async def group_invite_link(self, group_jid: str, *, reset: bool = False) -> str:
         target = group_of(group_jid)
         operation = "reset invite link" if reset else "get invite link"
-        return await self._call(
+        return await self._link.call(
             operation, lambda client: client.get_group_invite_link(target, revoke=reset), error=group_error
         )
 
@@ -284,7 +276,7 @@ class GroupOpsMixin(OperationsMixin):
             raise NetworkError.refused("invalid_request", "the code form needs group_jid and inviter_jid")
         target = group_of(invite.group_jid)
         (inviter,) = people([invite.inviter_jid])
-        await self._call(
+        await self._link.call(
             "join group",
             lambda client: client.join_group_with_invite(target, inviter, invite.code, 0),
             error=_JOINING,
@@ -292,14 +284,16 @@ class GroupOpsMixin(OperationsMixin):
         return JoinOutcome(group_jid=jid_str(target), pending_approval=False)
 
     async def _join_with_link(self, code: str) -> JoinOutcome:
-        joined = await self._call(
+        joined = await self._link.call(
             "join group", lambda client: client.join_group_with_link(code), error=_JOINING
         )
         joined_jid = jid_str(joined)
         if joined_jid is None:
             return JoinOutcome(group_jid=None, pending_approval=True)
         try:
-            await self._call("get group", lambda client: client.get_group_info(joined), error=group_error)
+            await self._link.call(
+                "get group", lambda client: client.get_group_info(joined), error=group_error
+            )
         except NetworkError as exc:
             if exc.code == "group_not_found":  # not a member yet: the request waits for an admin
                 return JoinOutcome(group_jid=joined_jid, pending_approval=True)
@@ -311,23 +305,27 @@ class GroupOpsMixin(OperationsMixin):
 
     async def leave_group(self, group_jid: str) -> None:
         target = group_of(group_jid)
-        await self._call("leave group", lambda client: client.leave_group(target), error=group_error)
+        await self._link.call("leave group", lambda client: client.leave_group(target), error=group_error)
 
     # --- communities ----------------------------------------------------------------------
 
     async def link_group(self, community_jid: str, group_jid: str) -> None:
         parent, child = group_of(community_jid), group_of(group_jid)
-        await self._call("link group", lambda client: client.link_group(parent, child), error=group_error)
+        await self._link.call(
+            "link group", lambda client: client.link_group(parent, child), error=group_error
+        )
 
     async def unlink_group(self, community_jid: str, group_jid: str) -> None:
         parent, child = group_of(community_jid), group_of(group_jid)
-        await self._call("unlink group", lambda client: client.unlink_group(parent, child), error=group_error)
+        await self._link.call(
+            "unlink group", lambda client: client.unlink_group(parent, child), error=group_error
+        )
 
     # --- join requests --------------------------------------------------------------------
 
     async def group_requests(self, group_jid: str) -> list[JoinRequest]:
         target = group_of(group_jid)
-        requests = await self._call(
+        requests = await self._link.call(
             "list join requests",
             lambda client: client.get_group_request_participants(target),
             error=group_error,
@@ -337,5 +335,5 @@ class GroupOpsMixin(OperationsMixin):
     async def answer_group_requests(
         self, group_jid: str, action: RequestAction, participants: list[str]
     ) -> list[MemberResult]:
-        asked = f"{len(participants)} join request(s) of {group_jid}"
-        raise unsupported(f"{RequestAction(action).value} {asked}")
+        asked = f"{RequestAction(action).value} {len(participants)} join request(s) of {group_jid}"
+        raise unsupported("answer_group_requests", asked)

@@ -1,9 +1,9 @@
-"""The session's handlers for what the Go side reports, run on the client's thread.
+"""A session's handlers for what the Go side reports, run on the client's thread.
 
 neonize calls these on the thread of the blocking ``connect()``, one at a time. Each one
-updates the session state under the session mutex, then hands its events to the asyncio
-loop and waits for the sink (``NeonizeSession._emit``), which keeps events in order and
-slows the Go side down instead of queueing without bound. Every handler is wrapped by
+updates the session's :class:`~.link.DeviceLink` under its mutex, then hands its events to
+the loop and waits for the sink (:meth:`.relay.EventRelay.emit`), which keeps events in order
+and slows the Go side down instead of queueing without bound. Every handler is wrapped by
 :meth:`NetworkHandlers._guarded`: an exception is logged with the device and the handler
 name (never lost in ctypes' "Exception ignored" output), and reports from a client run
 that is no longer the session's current one are ignored.
@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from neonize.client import NewClient
 from neonize.events import (
@@ -55,9 +54,10 @@ from .. import payloads
 from ..port import NetworkEvent, SessionState
 from . import events
 from .clients import ClientRunner
-from .locks import GoCallGate
+from .link import DeviceLink
 from .mapping import MAPPED, Mapper
-from .store import DeviceStore
+from .media import with_media
+from .relay import EventRelay
 
 logger = logging.getLogger(__name__)
 
@@ -90,34 +90,35 @@ def _c_string(value: Any) -> str:
     return ctypes.string_at(value).decode(errors="replace") if value else ""
 
 
+class Terminate(Protocol):
+    def __call__(self, runner: ClientRunner, *, delete_credentials: bool) -> None: ...
+
+
 class NetworkHandlers:
-    """Handlers of one session (mixed into ``NeonizeSession``, which owns the state)."""
+    """The handlers of one session: they change its link's state and emit through its relay.
 
-    _device_id: str
-    _mutex: threading.RLock
-    _state: SessionState
-    _account: JID | None
-    _qr: tuple[str, float] | None
-    _qr_count: int
-    _qr_seq: int
-    _runner: ClientRunner | None
-    _store: DeviceStore
-    _gate: GoCallGate
-    _first_qr_ttl: float
-    _next_qr_ttl: float
+    ``terminate(runner, delete_credentials=)`` asks the session to retire a run the network
+    ended (scheduled on the loop, not awaited); ``qr_shown(seq, expires_at)`` tells it, on the
+    loop, that a QR code is shown (it wakes ``pair_phone`` and times the rotation out).
+    """
 
-    if TYPE_CHECKING:  # provided by NeonizeSession and TeardownMixin
-
-        def _ctx(self) -> events.EventContext: ...
-        def _emit(self, event: NetworkEvent | None) -> None: ...
-        def _on_loop(self, callback: Callable[..., Any], *args: Any) -> None: ...
-        def _schedule_terminate(self, runner: ClientRunner, *, delete_credentials: bool) -> None: ...
-        def _qr_shown(self, seq: int, expires_at: float) -> None: ...
-        def _download_media(self, event: NetworkEvent, message: Any) -> NetworkEvent: ...
+    def __init__(
+        self,
+        link: DeviceLink,
+        relay: EventRelay,
+        *,
+        terminate: Terminate,
+        qr_shown: Callable[[int, float], None],
+    ) -> None:
+        self._link = link
+        self._device_id = link.device_id
+        self._relay = relay
+        self._terminate = terminate
+        self._qr_shown = qr_shown
 
     # --- registration -------------------------------------------------------------------
 
-    def _bind(self, client: NewClient, runner: ClientRunner) -> None:
+    def bind(self, client: NewClient, runner: ClientRunner) -> None:
         """Register every handler on the client; call before each ``connect()``."""
         client.event.qr(self._guarded(runner, "qr", self._on_qr))
         client._NewClient__onLoginStatus = self._guarded(runner, "login_status", self._on_login_status)
@@ -141,17 +142,17 @@ class NetworkHandlers:
 
     def _mapper(self, mapper: Mapper) -> Callable:
         def handle(_runner: ClientRunner, ev: Any) -> None:
-            event = mapper(self._ctx(), ev)
+            event = mapper(self._link.context(), ev)
             if event is not None and event.name == "message.received" and isinstance(ev, MessageEv):
-                event = self._download_media(event, ev.Message)  # waits: the device's order holds
-            self._emit(event)
+                event = with_media(self._link, event, ev.Message)  # waits: the device's order holds
+            self._relay.emit(event)
 
         return handle
 
     def _guarded(self, runner: ClientRunner, name: str, handler: Callable[[ClientRunner, Any], None]):
         def guarded(_client: Any, payload: Any) -> None:
             runner.mark_started()
-            if runner is not self._runner:
+            if runner is not self._link.runner:
                 logger.debug("device %s: %s from a finished client run ignored", self._device_id, name)
                 return
             try:
@@ -166,95 +167,86 @@ class NetworkHandlers:
     def _on_qr(self, runner: ClientRunner, data: Any) -> None:
         code = _c_string(data)
         now = time.time()
-        with self._mutex:
-            if runner.stopping or self._account is not None:
+        with self._link.mutex:
+            if runner.stopping or self._link.account is not None:
                 return
-            expires_at = now + (self._first_qr_ttl if self._qr_count == 0 else self._next_qr_ttl)
-            self._qr_count += 1
-            self._qr_seq += 1
-            seq = self._qr_seq
-            self._qr = (code, expires_at)
-            self._state = SessionState.PAIRING
-        self._on_loop(self._qr_shown, seq, expires_at)
-        self._emit(payloads.qr_generated(self._device_id, code, expires_at))
+            timings = self._link.timings
+            expires_at = now + (timings.first_qr_ttl if self._link.qr_count == 0 else timings.next_qr_ttl)
+            self._link.qr_count += 1
+            self._link.qr_seq += 1
+            seq = self._link.qr_seq
+            self._link.qr = (code, expires_at)
+            self._link.state = SessionState.PAIRING
+        self._relay.on_loop(self._qr_shown, seq, expires_at)
+        self._relay.emit(payloads.qr_generated(self._device_id, code, expires_at))
 
     def _on_login_status(self, runner: ClientRunner, status: Any) -> None:
         text = _c_string(status)
         logger.info("device %s: pairing status %s", self._device_id, text)
         if text == "success":
-            with self._mutex:
-                self._qr = None
-                self._qr_seq += 1
+            with self._link.mutex:
+                self._link.qr = None
+                self._link.qr_seq += 1
         elif text == "timeout":
             self._end_pairing(runner, "qr_timeout", "the QR code expired before it was scanned")
         elif text.startswith("err") or text == "error":
             self._end_pairing(runner, text.replace("-", "_"), f"pairing failed: {text}")
 
     def _end_pairing(self, runner: ClientRunner, reason: str, error: str) -> None:
-        event = self._pairing_ended(runner, reason, error)
+        event = self._link.end_pairing(runner, reason, error)
         if event is not None:
-            self._emit(event)
-            self._schedule_terminate(runner, delete_credentials=False)
-
-    def _pairing_ended(self, runner: ClientRunner, reason: str, error: str) -> NetworkEvent | None:
-        """State change for a pairing that ended without success; the event to emit, if any."""
-        with self._mutex:
-            if runner is not self._runner or runner.stopping or self._state is not SessionState.PAIRING:
-                return None
-            self._state = SessionState.NOT_READY
-            self._qr = None
-            self._qr_seq += 1
-            return payloads.pair_error(self._device_id, reason, error)
+            self._relay.emit(event)
+            self._terminate(runner, delete_credentials=False)
 
     def _on_pair_status(self, _runner: ClientRunner, ev: PairStatusEv) -> None:
         if ev.Status != PairStatusEv.SUCCESS:
-            self._emit(payloads.pair_error(self._device_id, "pair_error", ev.Error or "pairing failed"))
+            self._relay.emit(payloads.pair_error(self._device_id, "pair_error", ev.Error or "pairing failed"))
             return
         account = JID()
         account.CopyFrom(ev.ID)
-        self._store.save_jid(account, now=time.time())
-        with self._mutex:
-            self._account = account
-            self._qr = None
-            self._qr_seq += 1
-            ctx = self._ctx()
-        self._emit(events.pair_success(ctx, ev))
+        self._link.store.save_jid(account, now=time.time())
+        with self._link.mutex:
+            self._link.account = account
+            self._link.qr = None
+            self._link.qr_seq += 1
+            ctx = self._link.context()
+        self._relay.emit(events.pair_success(ctx, ev))
 
     # --- connection ---------------------------------------------------------------------
 
     def _on_connected(self, runner: ClientRunner, _ev: ConnectedEv) -> None:
         if runner.stopping:
             return
-        with self._mutex:
-            self._state = SessionState.CONNECTED
-            self._qr = None
-            self._qr_seq += 1
-            unknown = self._account is None
+        with self._link.mutex:
+            self._link.state = SessionState.CONNECTED
+            self._link.qr = None
+            self._link.qr_seq += 1
+            unknown = self._link.account is None
         if unknown:
             try:
                 self._recover_account(runner)
             except Exception:
                 logger.exception("device %s: cannot read the account JID from the client", self._device_id)
-        ctx = self._ctx()
-        self._emit(payloads.device_connected(ctx.device_id, ctx.own_jid))
+        ctx = self._link.context()
+        self._relay.emit(payloads.device_connected(ctx.device_id, ctx.own_jid))
 
     def _recover_account(self, runner: ClientRunner) -> None:
         """Read the account JID from the connected client when the sidecar did not have it."""
-        with self._gate.shared():
+        with self._link.gate.shared():
             device = runner.client.get_me()  # safe: the client is connected right now
         if device.HasField("JID") and device.JID.User:
             account = JID()
             account.CopyFrom(device.JID)
-            self._store.save_jid(account, now=time.time())
-            with self._mutex:
-                self._account = account
+            self._link.store.save_jid(account, now=time.time())
+            with self._link.mutex:
+                self._link.account = account
 
     def _on_disconnected(self, runner: ClientRunner, _ev: DisconnectedEv) -> None:
-        with self._mutex:
-            if runner.stopping or self._state is not SessionState.CONNECTED:
+        with self._link.mutex:
+            if runner.stopping or self._link.state is not SessionState.CONNECTED:
                 return
-            self._state = SessionState.DISCONNECTED
-        self._emit(payloads.device_disconnected(self._device_id, "connection_lost"))
+            self._link.state = SessionState.DISCONNECTED
+        self._relay.emit(payloads.device_disconnected(self._device_id, "connection_lost"))
 
     def _on_logged_out(self, runner: ClientRunner, ev: LoggedOutEv) -> None:
         self._logged_out(runner, events.logged_out_reason(ev))
@@ -262,19 +254,19 @@ class NetworkHandlers:
     def _logged_out(self, runner: ClientRunner, reason: str) -> None:
         if runner.stopping:
             return
-        with self._mutex:
-            self._state = SessionState.LOGGED_OUT
-            self._account = None
-            self._qr = None
-        self._store.sidecar_path.unlink(missing_ok=True)  # whatsmeow already dropped the keys
-        self._emit(payloads.device_logged_out(self._device_id, reason))
-        self._schedule_terminate(runner, delete_credentials=True)
+        with self._link.mutex:
+            self._link.state = SessionState.LOGGED_OUT
+            self._link.account = None
+            self._link.qr = None
+        self._link.store.sidecar_path.unlink(missing_ok=True)  # whatsmeow already dropped the keys
+        self._relay.emit(payloads.device_logged_out(self._device_id, reason))
+        self._terminate(runner, delete_credentials=True)
 
     def _on_stream_replaced(self, runner: ClientRunner, _ev: StreamReplacedEv) -> None:
         self._end_connection(runner, payloads.stream_replaced(self._device_id), "stream_replaced")
 
     def _on_temporary_ban(self, runner: ClientRunner, ev: TemporaryBanEv) -> None:
-        self._end_connection(runner, events.temporary_ban(self._ctx(), ev), "temporary_ban")
+        self._end_connection(runner, events.temporary_ban(self._link.context(), ev), "temporary_ban")
 
     def _on_client_outdated(self, runner: ClientRunner, _ev: ClientOutdatedEv) -> None:
         self._outdated(runner)
@@ -292,7 +284,12 @@ class NetworkHandlers:
         elif code == "temp_banned":
             ban = NetworkEvent(
                 name="connection.temporary_ban",
-                data={"device_id": self._device_id, "code": code, "expire_seconds": None, "expires_at": None},
+                data={
+                    "device_id": self._device_id,
+                    "code": code,
+                    "expire_seconds": None,
+                    "expires_at": None,
+                },
             )
             self._end_connection(runner, ban, "temporary_ban")
         elif code == "client_outdated":
@@ -311,33 +308,33 @@ class NetworkHandlers:
         """A condition after which whatsmeow does not reconnect: report it and stop the client."""
         if runner.stopping:
             return
-        with self._mutex:
-            was_connected = self._state is SessionState.CONNECTED
-            self._state = SessionState.DISCONNECTED if self._account else SessionState.NOT_READY
-            self._qr = None
-        self._emit(event)
+        with self._link.mutex:
+            was_connected = self._link.state is SessionState.CONNECTED
+            self._link.state = SessionState.DISCONNECTED if self._link.account else SessionState.NOT_READY
+            self._link.qr = None
+        self._relay.emit(event)
         if was_connected:
-            self._emit(payloads.device_disconnected(self._device_id, reason))
-        self._schedule_terminate(runner, delete_credentials=False)
+            self._relay.emit(payloads.device_disconnected(self._device_id, reason))
+        self._terminate(runner, delete_credentials=False)
 
     # --- end of the client run ----------------------------------------------------------
 
-    def _on_runner_exit(self, runner: ClientRunner, error: BaseException | None) -> None:
+    def on_runner_exit(self, runner: ClientRunner, error: BaseException | None) -> None:
         """``connect()`` returned on the runner thread; unexpected unless stop() asked."""
         if runner.stopping:
             if error is not None:
                 logger.debug("device %s: connect() ended after stop: %s", self._device_id, error)
             return
-        with self._mutex:
-            if runner is not self._runner:
+        with self._link.mutex:
+            if runner is not self._link.runner:
                 return
-            was_connected = self._state is SessionState.CONNECTED
-            self._state = SessionState.DISCONNECTED if self._account else SessionState.NOT_READY
-            self._qr = None
-            ctx = self._ctx()
+            was_connected = self._link.state is SessionState.CONNECTED
+            self._link.state = SessionState.DISCONNECTED if self._link.account else SessionState.NOT_READY
+            self._link.qr = None
+            ctx = self._link.context()
         reason, message = exit_reason(error)
         logger.info("device %s: neonize attempt ended (%s): %s", self._device_id, reason, message)
-        self._emit(payloads.connection_failure(ctx.device_id, reason, message))
+        self._relay.emit(payloads.connection_failure(ctx.device_id, reason, message))
         if was_connected:
-            self._emit(payloads.device_disconnected(self._device_id, reason))
-        self._schedule_terminate(runner, delete_credentials=False)
+            self._relay.emit(payloads.device_disconnected(self._device_id, reason))
+        self._terminate(runner, delete_credentials=False)

@@ -1,6 +1,6 @@
 """Which neonize event classes become catalog events, and the function that maps each.
 
-:func:`~.handlers.NetworkHandlers._bind` registers every class of :data:`MAPPED` on every
+:meth:`~.handlers.NetworkHandlers.bind` registers every class of :data:`MAPPED` on every
 client before ``connect()`` (neonize tells the Go side which event codes to forward from
 what is registered then), next to the session's own pairing and connection handlers.
 :data:`IGNORED` names the classes neonize 0.5.2 decodes that stay unregistered, with the

@@ -1,4 +1,5 @@
-"""Message operations of a neonize session: revoke, delete for me, history sync.
+"""What a neonize session does with messages already exchanged (its ``messages``): read
+receipts, revoke, delete for me, history sync.
 
 What neonize 0.5.2 can do here (read from its source and its Go library's exports):
 
@@ -24,16 +25,31 @@ What neonize 0.5.2 can do here (read from its source and its Go library's export
 from __future__ import annotations
 
 from neonize.client import NewClient
-from neonize.proto.Neonize_pb2 import JID
+from neonize.utils.enum import ReceiptType
 
 from .. import message_checks
 from ..port import REAL_REVOKE_WINDOW_SECONDS, MessageRef, NetworkError, NetworkErrorKind
+from .catalog import unsupported
 from .jids import parse_jid
-from .operations import OperationsMixin
+from .link import DeviceLink
 
 
-class MessageOpsMixin(OperationsMixin):
-    """Message operations of ``NeonizeSession``; the state and ``_call`` are the session's."""
+class NeonizeMessages:
+    """A neonize session's ``messages``: every library call through its link's gated call."""
+
+    def __init__(self, link: DeviceLink) -> None:
+        self._link = link
+
+    async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
+        if not message_ids:
+            raise NetworkError(NetworkErrorKind.INVALID, "message_ids must not be empty")
+        chat_jid = parse_jid(chat)
+        sender_jid = parse_jid(sender) if sender else chat_jid
+        ids = list(message_ids)
+        await self._link.call(
+            "mark read",
+            lambda client: client.mark_read(*ids, chat=chat_jid, sender=sender_jid, receipt=ReceiptType.READ),
+        )
 
     @property
     def revoke_window_seconds(self) -> float:
@@ -45,28 +61,15 @@ class MessageOpsMixin(OperationsMixin):
         chat_jid = parse_jid(chat)
 
         def revoke(client: NewClient) -> None:
-            message = client.build_revoke(chat_jid, self._own_account(), message_id, with_go=True)
+            message = client.build_revoke(chat_jid, self._link.own_account(), message_id, with_go=True)
             client.send_message(chat_jid, message)
 
-        await self._call("revoke message", revoke)
+        await self._link.call("revoke message", revoke)
 
     async def delete_for_me(self, chat: str, message_id: str, *, from_me: bool, sender: str | None) -> None:
         message_checks.check_delete_for_me(chat, message_id, from_me=from_me, sender=sender)
-        raise NetworkError(
-            NetworkErrorKind.UNSUPPORTED,
-            "delete_for_me: neonize 0.5.2 cannot encode app-state patches (send_app_state is broken)",
-        )
+        raise unsupported("delete_for_me")
 
     async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
         message_checks.check_history_sync(chat, count, oldest)
-        raise NetworkError(
-            NetworkErrorKind.UNSUPPORTED,
-            "request_history_sync: neonize 0.5.2 cannot send the peer message a history request needs",
-        )
-
-    def _own_account(self) -> JID:
-        with self._mutex:
-            account = self._account
-        if account is None:
-            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not logged in")
-        return account
+        raise unsupported("request_history_sync")

@@ -1,4 +1,4 @@
-"""Status (stories) operations of a neonize session.
+"""Status (stories) operations of a neonize session (its ``status``).
 
 What neonize 0.5.2 can do here (read from its source):
 
@@ -39,8 +39,9 @@ from ..status_types import (
     StatusPrivacy,
     TextStatus,
 )
+from .catalog import unsupported
 from .jids import jid_str, parse_jid
-from .operations import OperationsMixin
+from .link import DeviceLink
 
 _TYPES = {
     NeonizeStatusPrivacy.CONTACTS: PrivacyType.CONTACTS,
@@ -49,20 +50,19 @@ _TYPES = {
 }
 
 
-class StatusOpsMixin(OperationsMixin):
-    """Status operations of ``NeonizeSession``; the state and ``_call`` are the session's."""
+class NeonizeStatus:
+    """A neonize session's ``status``: every library call through its link's gated call."""
+
+    def __init__(self, link: DeviceLink) -> None:
+        self._link = link
 
     async def get_status_privacy(self) -> StatusPrivacy:
-        settings = await self._call("get status privacy", lambda client: client.get_status_privacy())
+        settings = await self._link.call("get status privacy", lambda client: client.get_status_privacy())
         return status_privacy(settings)
 
     async def set_status_privacy(self, privacy: StatusPrivacy) -> StatusPrivacy:
         status_checks.check_privacy(privacy)
-        raise NetworkError(
-            NetworkErrorKind.UNSUPPORTED,
-            "set_status_privacy: neonize 0.5.2 cannot change who sees the stories; "
-            "change it on the phone (GET still reads it)",
-        )
+        raise unsupported("set_status_privacy")
 
     async def publish_status(self, content: StatusContent) -> SentMessage:
         kind = status_checks.check_content(content)
@@ -71,7 +71,7 @@ class StatusOpsMixin(OperationsMixin):
         def publish(client: NewClient) -> object:
             return client.send_message(to, story_message(client, content, kind))
 
-        response = await self._call("publish status", publish)
+        response = await self._link.call("publish status", publish)
         timestamp = float(response.Timestamp) if response.Timestamp > 0 else time.time()
         return SentMessage(message_id=response.ID, chat_jid=jids.STATUS_BROADCAST_JID, timestamp=timestamp)
 

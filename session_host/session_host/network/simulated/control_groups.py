@@ -109,14 +109,14 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
         """The account creates a group (with ``options.community``, a community) as its super
         admin; each participant's status says who came in (``not_found``: no such account)."""
         options = body.options.model_dump(exclude_none=True) if body.options else {}
-        created = group_call(network.create_group, phone, body.name, body.participants, options)
+        created = group_call(network.groups.create, phone, body.name, body.participants, options)
         return {"success": True, **created}
 
     @router.get("/groups/{jid}", responses=answers(MASTER, WITH_PARAMETERS, _JID, _GROUP))
     def get_group(jid: GroupJidInPath) -> dict[str, Any]:
         """The network's record of the group: its fields, ``participants``, ``pending`` join
         requests, ``invite_link`` and ``linked_groups`` (a community's children)."""
-        return {"success": True, "group": group_call(network.group_record, jid)}
+        return {"success": True, "group": group_call(network.groups.record, jid)}
 
     @router.post(
         "/accounts/{phone}/groups/{jid}/participants",
@@ -126,7 +126,7 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
         """The account adds, removes, promotes or demotes members as an admin; each person
         gets its own status (``ok``, ``not_found``, ``already_member``, ``not_member``,
         ``not_allowed``)."""
-        changed = group_call(network.change_group_participants, phone, jid, body.action, body.participants)
+        changed = group_call(network.groups.change_participants, phone, jid, body.action, body.participants)
         return {"success": True, **changed}
 
     @router.patch(
@@ -137,7 +137,7 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
         """The account changes the group (the PATCH /groups/{jid} body) under the network's
         rules; the refreshed record."""
         settings = body.model_dump(exclude_none=True)
-        return {"success": True, "group": group_call(network.update_group, phone, jid, settings)}
+        return {"success": True, "group": group_call(network.groups.update, phone, jid, settings)}
 
     @router.post(
         "/accounts/{phone}/groups/{jid}/requests",
@@ -146,7 +146,7 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
     def answer_requests(phone: PhoneInPath, jid: GroupJidInPath, body: RequestsIn) -> dict[str, Any]:
         """The account, as an admin, approves (the person becomes a member) or rejects join
         requests; per person ``ok``, or ``not_found`` when no such request waits."""
-        answered = group_call(network.answer_group_requests, phone, jid, body.action, body.participants)
+        answered = group_call(network.groups.answer_requests, phone, jid, body.action, body.participants)
         return {"success": True, **answered}
 
     @router.post(
@@ -164,7 +164,7 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
     def join_group(phone: PhoneInPath, body: JoinIn) -> dict[str, Any]:
         """The account joins by invite link, or asks to where join approval is on
         (``pending_approval``: it waits until an admin answers)."""
-        return {"success": True, **group_call(network.join_group, phone, body.link)}
+        return {"success": True, **group_call(network.groups.join, phone, body.link)}
 
     @router.post(
         "/accounts/{phone}/groups/{jid}/leave",
@@ -172,7 +172,7 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
     )
     def leave_group(phone: PhoneInPath, jid: GroupJidInPath) -> dict[str, Any]:
         """The account leaves the group; the other members' devices get ``group.info``."""
-        return {"success": True, **group_call(network.leave_group, phone, jid)}
+        return {"success": True, **group_call(network.groups.leave, phone, jid)}
 
     @router.post(
         "/accounts/{phone}/groups/{jid}/invite/reset",
@@ -181,7 +181,7 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
     def reset_invite(phone: PhoneInPath, jid: GroupJidInPath) -> dict[str, Any]:
         """The account, as an admin, revokes the invite link (the old one answers 410
         ``invite_link_revoked``) and gets the new one."""
-        return {"success": True, **group_call(network.reset_group_invite, phone, jid)}
+        return {"success": True, **group_call(network.groups.reset_invite, phone, jid)}
 
     @router.put(
         "/accounts/{phone}/groups/{jid}/ephemeral",
@@ -191,7 +191,10 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
     )
     def set_ephemeral(phone: PhoneInPath, jid: GroupJidInPath, body: EphemeralIn) -> dict[str, Any]:
         """The account sets the disappearing-message timer (a locked group: admins only)."""
-        return {"success": True, **group_call(network.set_group_ephemeral, phone, jid, body.duration_seconds)}
+        return {
+            "success": True,
+            **group_call(network.groups.set_ephemeral, phone, jid, body.duration_seconds),
+        }
 
     link_answers = answers(
         MASTER,
@@ -207,11 +210,11 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
     @router.post("/accounts/{phone}/groups/{jid}/community/link", responses=link_answers)
     def link_group(phone: PhoneInPath, jid: GroupJidInPath, body: LinkIn) -> dict[str, Any]:
         """The account, an admin of both, links the group ``group_jid`` into the community ``jid``."""
-        return {"success": True, **group_call(network.link_group, phone, jid, body.group_jid)}
+        return {"success": True, **group_call(network.groups.link, phone, jid, body.group_jid)}
 
     @router.delete("/accounts/{phone}/groups/{jid}/community/link", responses=link_answers)
     def unlink_group(phone: PhoneInPath, jid: GroupJidInPath, body: LinkIn) -> dict[str, Any]:
         """The account, an admin of the community ``jid``, removes the group ``group_jid`` from it."""
-        return {"success": True, **group_call(network.unlink_group, phone, jid, body.group_jid)}
+        return {"success": True, **group_call(network.groups.unlink, phone, jid, body.group_jid)}
 
     return router

@@ -1,23 +1,22 @@
-"""The network as sessions see it: connections, pairing windows, traffic and faults.
+"""The network as sessions see it: connections, pairing windows, faults, and :meth:`NetworkCore.device`.
 
-:class:`~.network.SimulatedNetwork` adds the other side (phones, the control API). All
-state sits in one :class:`~.world.World` guarded by one lock.
+All state sits in one :class:`~.world.World` guarded by one lock. A session's operations act
+as its account inside :meth:`NetworkCore.device` (the lock held, the connection checked);
+:class:`~.network.SimulatedNetwork` adds the other side (phones, the control API).
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway import jids
-
 from ..port import REAL_REVOKE_WINDOW_SECONDS, NetworkError, NetworkErrorKind
-from . import bodies
-from .bodies import Body
-from .group_records import GroupError
+from .group_records import GroupChange, GroupError
 from .model import (
     DIAL_OPERATION,
     FAULT_KINDS,
@@ -26,13 +25,12 @@ from .model import (
     Account,
     AnswerFault,
     Connection,
+    ControlError,
     Deliver,
     DialFault,
     Fault,
     FaultKind,
-    account_phone,
     new_connection_id,
-    new_message_id,
     new_pair_code,
     new_qr_code,
 )
@@ -230,80 +228,71 @@ class NetworkCore:
         assert account is not None
         return conn, account
 
-    def _recipient(self, to: str) -> Account:
-        recipient = self._world.account_of_jid(to)
-        if recipient is None:
-            raise NetworkError(NetworkErrorKind.NOT_FOUND, f"{to} is not on the network")
-        return recipient
+    # --- what connected devices do (called by their sessions' operations) -------------
 
-    # --- traffic (called by sessions) -------------------------------------------------
+    @contextmanager
+    def device(self, conn_id: str) -> Iterator[DeviceTurn]:
+        """Act as a connected device's account, holding the network's lock.
 
-    def send_text(
-        self, conn_id: str, to: str, text: str, *, mentions: list[str] | None = None
-    ) -> tuple[str, str, float]:
-        """A connected device sends a text (:meth:`send`)."""
-        return self.send(conn_id, to, bodies.text(text), mentions=mentions)
-
-    def send(
-        self, conn_id: str, to: str, body: Body, *, mentions: list[str] | None = None
-    ) -> tuple[str, str, float]:
-        """A connected device sends a message to a person or a group; returns the network's
-        message id, the chat's JID (phone digits name a user JID) and the time.
-
-        A group refuses as the network does (``NetworkError.refused``): ``group_not_found``
-        when the device's account is not in it, ``not_group_admin`` when it is an announce
-        group and the account no admin.
+        ``NOT_CONNECTED`` when the connection is gone; a refusal of the group rules
+        (:class:`~.group_records.GroupError`) is ``NetworkError.refused`` with its code. The
+        world is saved after a turn that :meth:`Turn.changed` it.
         """
         with self._lock:
-            conn, sender = self._live(conn_id)
-            message_id = new_message_id()
-            if jids.is_group_jid(to):
-                try:
-                    self._world.post_to_group(sender, to, message_id, body, mentions=mentions)
-                except GroupError as error:
-                    raise NetworkError.refused(error.code, str(error)) from error
-                chat_jid = to
-            else:
-                recipient = self._recipient(to)
-                self._world.post(
-                    sender, recipient, message_id, body, exclude=conn.device_key, mentions=mentions
-                )
-                chat_jid = recipient.jid
-            self._save()
-            return message_id, chat_jid, sender.sent[-1]["timestamp"]  # as recorded: revokes count from it
+            conn, account = self._live(conn_id)
+            turn = DeviceTurn(self._world, account, conn=conn)
+            try:
+                yield turn
+            except GroupError as error:
+                raise NetworkError.refused(error.code, str(error)) from error
+            if turn.dirty:
+                self._save()
+
+    # --- what phones do (the control API's side) ----------------------------------------
+
+    @contextmanager
+    def phone(self, phone: str) -> Iterator[Turn]:
+        """Act as the account of ``phone`` (404 ``ACCOUNT_NOT_FOUND`` if it has none), holding
+        the network's lock; refusals of the group rules go up as they are. The world is saved
+        after a turn that :meth:`Turn.changed` it."""
+        with self._lock:
+            account = self._world.accounts.get(phone)
+            if account is None:
+                raise ControlError(404, "ACCOUNT_NOT_FOUND", f"no account for phone {phone}")
+            turn = Turn(self._world, account)
+            yield turn
+            if turn.dirty:
+                self._save()
+
+    @contextmanager
+    def reading(self) -> Iterator[World]:
+        """The world, to read under the network's lock (inspection, the control API)."""
+        with self._lock:
+            yield self._world
 
     def media_bytes(self, sha256: str) -> bytes:
         """The bytes of media the network carried (empty when it never did)."""
         with self._lock:
             return self._world.media.get(sha256, b"")
 
-    def send_presence(self, conn_id: str, chat: str, state: str) -> None:
-        with self._lock:
-            _conn, sender = self._live(conn_id)
-            if jids.is_group_jid(chat):
-                self._world.group_presence(sender.jid, chat, state)
-            else:
-                recipient = self._world.account_of_jid(chat)
-                if recipient is None:  # presence to nobody is dropped silently, as on the network
-                    return
-                self._world.presence(sender.jid, recipient, state)
-            self._save()
 
-    def mark_read(self, conn_id: str, chat: str, sender: str, message_ids: list[str]) -> None:
-        """Read receipts for messages ``sender`` (a user JID, phone digits or a LID) sent in
-        ``chat``: the sender's chat, or a group the network knows (``NOT_FOUND`` otherwise)."""
-        if jids.parse_participant(sender) is None:
-            raise NetworkError(NetworkErrorKind.INVALID, f"not a person: {sender!r}")
-        with self._lock:
-            _conn, reader = self._live(conn_id)
-            if jids.is_group_jid(chat):
-                try:
-                    chat_jid = self._world.groups.get(chat).jid
-                except GroupError as error:
-                    raise NetworkError(NetworkErrorKind.NOT_FOUND, str(error)) from error
-            else:
-                chat_jid = jids.user_jid(account_phone(chat))
-            author = self._world.person(sender)
-            if author is not None:
-                self._world.read(reader, chat_jid, message_ids, sender=author)
-                self._save()
+@dataclass
+class Turn:
+    """One act of an account on the network, under its lock (:meth:`NetworkCore.phone`)."""
+
+    world: World
+    account: Account
+    dirty: bool = False
+
+    def changed(self, change: GroupChange | None = None) -> None:
+        """Keep what this turn changed; a group's change is told to its members' devices."""
+        if change is not None:
+            self.world.group_changed(change)
+        self.dirty = True
+
+
+@dataclass
+class DeviceTurn(Turn):
+    """One act of a connected device as its account (:meth:`NetworkCore.device`)."""
+
+    conn: Connection = field(kw_only=True)

@@ -101,9 +101,6 @@ class Group:
     def invite_link(self) -> str:
         return invite_link(self.invite_code)
 
-    def role_of(self, jid: str) -> Role | None:
-        return self.participants.get(jid)
-
     def is_admin(self, jid: str) -> bool:
         role = self.participants.get(jid)
         return role is not None and role.is_admin

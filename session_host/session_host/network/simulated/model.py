@@ -19,7 +19,7 @@ from typing import Any
 from gateway import jids
 from gateway.bus.messages import GROUP_COMMANDS
 
-from ..port import DeviceSession, NetworkError, NetworkErrorKind
+from ..port import DeviceSession, MessageOperations, NetworkError, NetworkErrorKind, SendOperations
 from ..status_types import StatusOperations
 
 _PAIR_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"  # the network's linking alphabet (no 0, O, I, U)
@@ -65,13 +65,13 @@ GROUP_OPERATIONS: frozenset[str] = frozenset(name.value for name in GROUP_COMMAN
 
 OPERATIONS: frozenset[str] = GROUP_OPERATIONS | frozenset(
     name
-    for protocol in (DeviceSession, StatusOperations)
+    for protocol in (DeviceSession, SendOperations, MessageOperations, StatusOperations)
     for name, member in vars(protocol).items()
     if inspect.iscoroutinefunction(member) and name != "close"
 )
-"""Operations a fault can target: the port's session methods (``close`` never fails; the
-status ones ``publish_status``, ``get_status_privacy``, ``set_status_privacy``) and the
-group operations."""
+"""Operations a fault can target: the port's session methods and those of its sending,
+messages and status families by name (``close`` never fails), and the group operations by
+the bus command that runs each."""
 
 Deliver = Callable[[str, Mapping[str, Any]], None]
 """How the network hands a signal to a session: ``deliver(kind, payload)``, never blocking.
@@ -165,7 +165,7 @@ class Account:
     inbox: list[dict[str, Any]] = field(default_factory=list)
     presence: list[dict[str, Any]] = field(default_factory=list)
     statuses: list[dict[str, Any]] = field(default_factory=list)  # stories it may see
-    contacts: list[str] = field(default_factory=list)  # user JIDs it added (network_status.py)
+    contacts: list[str] = field(default_factory=list)  # user JIDs it added (World.contacts)
     status_privacy: dict[str, Any] = field(default_factory=lambda: {"type": "contacts", "list": []})
     sent: list[dict[str, Any]] = field(default_factory=list)
     deleted_for_me: list[dict[str, Any]] = field(default_factory=list)  # app state of its devices

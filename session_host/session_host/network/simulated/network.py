@@ -5,9 +5,10 @@ from their hosts' event loops, all under one lock. Sessions get signals through 
 ``deliver`` callback they register (see :data:`.model.Deliver`).
 
 This module is the other side of the network: phones that scan QR codes, enter pair
-codes, send and read messages, type, come online, change their name and call, and the
-network's own actions (dropping a connection, a phone unlinking a device).
-:class:`~.core.NetworkCore` holds what sessions call.
+codes, send and read messages, type, come online, change their name, save contacts and
+call, and the network's own actions (dropping a connection, a phone unlinking a device).
+:class:`~.core.NetworkCore` holds what sessions call; :mod:`.network_groups` what phones do
+with groups.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import replace
+from functools import cached_property
 from typing import Any
 
 from gateway import jids
@@ -25,7 +27,7 @@ from ..payloads import iso_utc
 from ..port import NetworkError, NetworkErrorKind
 from . import bodies, events
 from .bodies import Body
-from .core import REAL_QR_LIFETIMES
+from .core import REAL_QR_LIFETIMES, NetworkCore
 from .model import (
     Account,
     Call,
@@ -37,19 +39,21 @@ from .model import (
     new_message_id,
     normalize_pair_code,
 )
-from .network_device_groups import DeviceGroups
-from .network_messages import DeviceMessages
-from .network_status import DeviceStatus
+from .network_groups import PhoneGroups
 
 __all__ = ["REAL_QR_LIFETIMES", "SimulatedNetwork"]
 
 
-class SimulatedNetwork(DeviceMessages, DeviceGroups, DeviceStatus):
-    """The whole simulated network (see :class:`~.core.NetworkCore` for the timing knobs;
-    :class:`~.network_groups.NetworkGroups` for what phones do with groups,
-    :class:`~.network_device_groups.DeviceGroups` for what the gateway's devices do with groups,
-    :class:`~.network_messages.DeviceMessages` with messages already sent,
-    :class:`~.network_status.DeviceStatus` with stories and contacts)."""
+class SimulatedNetwork(NetworkCore):
+    """The whole simulated network: its core (:class:`~.core.NetworkCore`: the world, the
+    timing knobs, faults, and what sessions call) and the other side, here; what phones do
+    with groups is :attr:`groups`. What the gateway's devices do is their sessions' operation
+    families' (``session_*.py``), each acting inside :meth:`~.core.NetworkCore.device`."""
+
+    @cached_property
+    def groups(self) -> PhoneGroups:
+        """What the simulator's phones do with groups (create, administer, join, answer)."""
+        return PhoneGroups(self)
 
     # --- accounts ---------------------------------------------------------------------
 
@@ -80,9 +84,28 @@ class SimulatedNetwork(DeviceMessages, DeviceGroups, DeviceStatus):
     def _target(self, to: str) -> Account:
         """The account a phone addresses (user JID or phone digits), as a control API error."""
         try:
-            return self._recipient(to)
+            return self._world.recipient(to)
         except NetworkError as error:
             raise _control_error(error) from error
+
+    def add_contacts(self, phone: str, phones: list[str]) -> list[str]:
+        """The phone saves other accounts as contacts; returns all its contacts' JIDs.
+
+        404 ``ACCOUNT_NOT_FOUND`` when the phone, or one it adds, has no account (nothing
+        is added then)."""
+        with self._lock:
+            account = self._account(phone)
+            added = [self._account(other).jid for other in phones]
+            for jid in added:
+                if jid != account.jid and jid not in account.contacts:
+                    account.contacts.append(jid)
+            self._save()
+            return self._world.contacts(account)
+
+    def contacts_of(self, phone: str) -> list[str]:
+        """The phone's contacts by the rule of :meth:`~.world.World.contacts` (user JIDs, sorted)."""
+        with self._lock:
+            return self._world.contacts(self._account(phone))
 
     def rename_account(self, phone: str, name: str) -> dict[str, Any]:
         """The phone changes its push name; its next message to a device brings ``contact.pushname``."""
@@ -285,6 +308,11 @@ class SimulatedNetwork(DeviceMessages, DeviceGroups, DeviceStatus):
                 default=None,
             )
             return newest.jid if newest else None
+
+    def status_media(self, sha256: str) -> bytes | None:
+        """The bytes of a story's media, by the ``sha256`` its readers' inboxes show."""
+        with self._lock:
+            return self._world.status_media.get(sha256)
 
     def queued_count(self, device_id: str) -> int:
         with self._lock:

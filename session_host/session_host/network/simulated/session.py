@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from gateway import jids
 
@@ -26,13 +26,15 @@ from ..port import (
     SessionState,
 )
 from . import events
-from .model import DIAL_OPERATION, AnswerFault, Deliver, DialFault
+from .link import DeviceLink
+from .model import DIAL_OPERATION, Deliver, DialFault
 from .network import SimulatedNetwork
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
-from .session_groups import SessionGroups
-from .session_messages import SessionMessages
-from .session_status import SessionStatus
+from .session_groups import SimulatedGroups
+from .session_messages import SimulatedMessages
+from .session_sending import SimulatedSending
+from .session_status import SimulatedStatus
 
 logger = logging.getLogger(__name__)
 
@@ -40,18 +42,23 @@ CRASH_WAIT = 5.0
 """How long :meth:`SimulatedSession.crash` waits for the session's loop to run it."""
 
 
-class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
+class SimulatedSession:
     """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials:
-    its lifecycle and connection here, its operations in :mod:`.session_messages`,
-    :mod:`.session_groups` and :mod:`.session_status`."""
+    its lifecycle and connection here, its operations in one object per family of the port
+    (:attr:`sending`, :attr:`messages`, :attr:`groups`, :attr:`status`), all on one
+    :class:`~.link.DeviceLink`."""
 
     def __init__(self, network: SimulatedNetwork, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
         self._network = network
         self._device_id = device_id
         self._data_dir = Path(data_dir)
         self._credentials = load_credentials(self._data_dir, device_id)
-        self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
-        self._conn: str | None = None  # the network connection, while there is one
+        initial = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
+        self._link = DeviceLink(network, device_id, initial)
+        self.sending = SimulatedSending(self._link)
+        self.messages = SimulatedMessages(self._link)
+        self.groups = SimulatedGroups(self._link)
+        self.status = SimulatedStatus(self._link)
         self._generation = 0  # bumped whenever the connection changes; stale signals are ignored
         self._crashed_at = 0  # signals of connections older than a crash died with the process
         self._qr: tuple[str, float] | None = None
@@ -67,7 +74,7 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
 
     @property
     def state(self) -> SessionState:
-        return self._state
+        return self._link.state
 
     @property
     def jid(self) -> str | None:
@@ -75,7 +82,7 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
 
     @property
     def current_qr(self) -> tuple[str, float] | None:
-        return self._qr if self._state is SessionState.PAIRING else None
+        return self._qr if self._link.state is SessionState.PAIRING else None
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -83,7 +90,7 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         """One attempt (port contract): a fault on ``connect`` fails it with a
         ``connection.failure`` (``hang``: it never answers), else it pairs or resumes."""
         self._bind()
-        if self._state in (SessionState.CONNECTED, SessionState.PAIRING) or self._dialing:
+        if self._link.state in (SessionState.CONNECTED, SessionState.PAIRING) or self._dialing:
             return
         self._cancel_tasks()
         if self._dial_failed():
@@ -96,22 +103,22 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
     async def pair_phone(self, phone: str) -> str:
         if self._credentials is not None:
             raise NetworkError(NetworkErrorKind.ALREADY_LOGGED_IN, f"device {self._device_id} is paired")
-        if self._state is not SessionState.PAIRING:
+        if self._link.state is not SessionState.PAIRING:
             raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not pairing")
         if not jids.is_phone(phone):
             raise NetworkError(NetworkErrorKind.INVALID, f"phone must be {jids.PHONE_RULE}")
-        await self._fault("pair_phone")
-        if self._conn is None or self._state is not SessionState.PAIRING:
+        await self._link.fault("pair_phone")
+        if self._link.conn is None or self._link.state is not SessionState.PAIRING:
             raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not pairing")
-        return self._network.request_pair_code(self._conn, phone)
+        return self._network.request_pair_code(self._link.conn, phone)
 
     async def disconnect(self) -> None:
-        if self._conn is None and self._reconnecting is None and not self._dialing:
+        if self._link.conn is None and self._reconnecting is None and not self._dialing:
             return
-        await self._fault("disconnect")
+        await self._link.fault("disconnect")
         self._halt()
         logged_in = self._credentials is not None
-        self._state = SessionState.DISCONNECTED if logged_in else SessionState.NOT_READY
+        self._link.state = SessionState.DISCONNECTED if logged_in else SessionState.NOT_READY
         self._emit(payloads.device_disconnected(self._device_id, "manual", logged_in=logged_in))
 
     async def logout(self) -> None:
@@ -123,13 +130,13 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         if self._credentials is None:
             raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the device is not logged in")
         self._bind()
-        if self._conn is not None:
-            await self._fault("logout")  # only the network call can fail
+        if self._link.conn is not None:
+            await self._link.fault("logout")  # only the network call can fail
         credentials = self._credentials
         self._cancel_tasks()
         self._generation += 1
         self._qr = None
-        conn, self._conn = self._conn, None
+        conn, self._link.conn = self._link.conn, None
         if conn is not None:
             self._network.logout(conn, credentials["device_key"])
         else:
@@ -137,23 +144,16 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
                 "device %s: logout while not connected, credentials deleted locally", self._device_id
             )
         self._forget_credentials()
-        self._state = SessionState.LOGGED_OUT
+        self._link.state = SessionState.LOGGED_OUT
         self._emit(payloads.device_logged_out(self._device_id, "logout"))
 
     async def close(self) -> None:
         self._halt()
-        if self._state is not SessionState.LOGGED_OUT:
-            self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
+        if self._link.state is not SessionState.LOGGED_OUT:
+            self._link.state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
         await self._pump.drain()
 
     # --- connection -------------------------------------------------------------------
-
-    def _connection(self) -> str:
-        if self._state is not SessionState.CONNECTED or self._conn is None:
-            raise NetworkError(
-                NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is {self._state.value}"
-            )
-        return self._conn
 
     def _dial_failed(self) -> bool:
         """Whether a fault takes this connection attempt (it is then reported, or left hanging)."""
@@ -164,40 +164,19 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
             self._dialing = True
             return True
         reason = "timeout" if fault is NetworkErrorKind.TIMEOUT else "dial_error"
-        self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
+        self._link.state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
         self._emit(
             payloads.connection_failure(self._device_id, reason, f"simulated {fault} fault on connect")
         )
         return True
 
-    async def _fault(self, operation: str) -> bool:
-        """Apply a fault pending for this call: raise its error (nothing reaches the network),
-        or, for a lost answer (only ever queued for sends), return True: the caller carries
-        the operation out, then fails it with :meth:`_answer_lost`."""
-        kind = self._network.take_fault(operation, self._device_id)
-        if kind is None:
-            return False
-        if kind is AnswerFault.LOST:
-            return True
-        if isinstance(kind, DialFault):  # only ever queued for connect (checked on injection)
-            raise NetworkError(NetworkErrorKind.NETWORK, f"simulated {kind} fault on {operation}")
-        if kind is NetworkErrorKind.TIMEOUT:
-            await asyncio.sleep(self._network.timeout_fault_delay)
-        raise NetworkError(kind, f"simulated {kind.value} fault on {operation}")
-
-    async def _answer_lost(self, operation: str) -> NoReturn:
-        """The network has what ``operation`` sent, but its answer never comes: a timeout."""
-        await asyncio.sleep(self._network.timeout_fault_delay)
-        message = f"simulated ack_lost fault on {operation}: the network took it, no answer came"
-        raise NetworkError(NetworkErrorKind.TIMEOUT, message)
-
     def _start_pairing(self) -> None:
         """Open a pairing connection showing its first QR code before ``connect()`` returns."""
         self._generation += 1
-        self._conn = self._network.start_pairing(self._device_id, self._deliverer(self._generation))
-        self._state = SessionState.PAIRING
-        self._show_qr(self._conn, self._network.qr_lifetimes[0])
-        self._pairing = self._running_loop().create_task(self._rotate_qr(self._generation, self._conn))
+        self._link.conn = self._network.start_pairing(self._device_id, self._deliverer(self._generation))
+        self._link.state = SessionState.PAIRING
+        self._show_qr(self._link.conn, self._network.qr_lifetimes[0])
+        self._pairing = self._running_loop().create_task(self._rotate_qr(self._generation, self._link.conn))
 
     def _show_qr(self, conn: str, lifetime: float) -> bool:
         code = self._network.show_qr(conn)
@@ -217,8 +196,8 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
             await asyncio.sleep(lifetime)
         if generation == self._generation and self._network.end_pairing(conn):
             self._generation += 1
-            self._conn = self._qr = self._pairing = None
-            self._state = SessionState.NOT_READY
+            self._link.conn = self._qr = self._pairing = None
+            self._link.state = SessionState.NOT_READY
             error = "no phone scanned the QR code in time"
             self._emit(payloads.pair_error(self._device_id, "qr_timeout", error))
 
@@ -229,11 +208,11 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         conn = self._network.resume(self._device_id, self._credentials, deliver)
         if conn is None:  # the phone unlinked this device while it was away
             self._forget_credentials()
-            self._state = SessionState.LOGGED_OUT
+            self._link.state = SessionState.LOGGED_OUT
             self._emit(payloads.device_logged_out(self._device_id, "logged_out"))
             return
-        self._conn = conn
-        self._state = SessionState.CONNECTED
+        self._link.conn = conn
+        self._link.state = SessionState.CONNECTED
         self._emit(payloads.device_connected(self._device_id, self.jid))
 
     async def _reconnect(self, generation: int) -> None:
@@ -252,7 +231,7 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         self._dialing = False
         self._generation += 1
         self._qr = None
-        conn, self._conn = self._conn, None
+        conn, self._link.conn = self._link.conn, None
         if conn is not None:
             credentials = self._network.leave(conn)
             if credentials and self._credentials is None:  # paired just before leaving
@@ -310,12 +289,12 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         self._generation += 1
         self._crashed_at = self._generation
         self._qr = None
-        conn, self._conn = self._conn, None
+        conn, self._link.conn = self._link.conn, None
         if conn is not None:
             self._network.leave(conn)  # a link made just now is lost with the process
         self._pump.abandon()
-        if self._state is not SessionState.LOGGED_OUT:
-            self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
+        if self._link.state is not SessionState.LOGGED_OUT:
+            self._link.state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
 
     # --- signals from the network (run on the session's loop) -------------------------
 
@@ -342,38 +321,38 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         self._cancel_tasks()
         self._qr = None
         self._adopt({"jid": payload["jid"], "device_key": payload["device_key"]})
-        self._state = SessionState.CONNECTED
+        self._link.state = SessionState.CONNECTED
         self._emit(payloads.device_connected(self._device_id, self.jid))
 
     def _on_dropped(self, payload: dict[str, Any]) -> None:
-        self._conn = None
+        self._link.conn = None
         self._generation += 1
         if self._credentials is None:  # lost while showing QR codes: the pairing attempt ends
             self._cancel_tasks()
             self._qr = None
-            self._state = SessionState.NOT_READY
+            self._link.state = SessionState.NOT_READY
             self._emit(
                 payloads.pair_error(
                     self._device_id, payload["reason"], "the connection was lost while pairing"
                 )
             )
             return
-        self._state = SessionState.DISCONNECTED
+        self._link.state = SessionState.DISCONNECTED
         self._emit(payloads.device_disconnected(self._device_id, payload["reason"]))
         self._reconnecting = self._running_loop().create_task(self._reconnect(self._generation))
 
     def _on_replaced(self, _payload: dict[str, Any]) -> None:
-        self._conn = None
+        self._link.conn = None
         self._generation += 1
-        self._state = SessionState.DISCONNECTED
+        self._link.state = SessionState.DISCONNECTED
         self._emit(payloads.stream_replaced(self._device_id))
         self._emit(payloads.device_disconnected(self._device_id, "stream_replaced"))
 
     def _on_logged_out(self, payload: dict[str, Any]) -> None:
-        self._conn = None
+        self._link.conn = None
         self._generation += 1
         self._forget_credentials()
-        self._state = SessionState.LOGGED_OUT
+        self._link.state = SessionState.LOGGED_OUT
         self._emit(payloads.device_logged_out(self._device_id, payload["reason"]))
 
     # --- events -----------------------------------------------------------------------
@@ -389,8 +368,8 @@ class SimulatedSession(SessionMessages, SessionGroups, SessionStatus):
         if self._loop is not None and self._loop is not loop:
             self._pairing = self._reconnecting = None  # they died with their loop
             self._halt()
-            if self._state is not SessionState.LOGGED_OUT:
-                self._state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
+            if self._link.state is not SessionState.LOGGED_OUT:
+                self._link.state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
         self._loop = loop
 
     def _emit(self, event: NetworkEvent) -> None:

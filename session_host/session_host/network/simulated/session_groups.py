@@ -1,17 +1,20 @@
-"""The port's :class:`~..group_types.GroupOperations` on a simulated device session.
+"""The port's :class:`~..group_types.GroupOperations` of a simulated device session (its ``groups``).
 
-Every operation goes the same way: the session must be connected (``NOT_CONNECTED``,
-nothing sent, no fault used up), an injected fault named after the bus command that runs
-it may fail it (``POST /_simulator/faults {operation: "join_group", error:
-"rate_limited"}``), then the device's account acts on the network
-(:class:`~.network_device_groups.DeviceGroups`), whose refusals arrive as
-``NetworkError.refused(code)``.
+As every operation (:mod:`.link`): the session must be connected (``NOT_CONNECTED``, nothing
+sent, no fault used up), a fault injected under the name of the bus command that runs it may
+fail it (``POST /_simulator/faults {operation: "join_group", error: "rate_limited"}``), then
+the device's account acts on the network (:meth:`~.core.NetworkCore.device`) under the very
+rules the simulator's phones meet (:class:`~.groups.Groups`, whose refusals arrive as
+``NetworkError.refused(code)``); the members' devices hear of each change
+(:meth:`~.world.World.group_changed`). The answers are the port's records
+(:mod:`.group_port`), so the session host cannot tell the adapters apart.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Concatenate, ParamSpec, TypeVar
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import asdict
 
 from gateway.bus.messages import CommandName
 
@@ -27,108 +30,125 @@ from ..group_types import (
     ParticipantAction,
     RequestAction,
 )
+from . import group_port
+from .core import DeviceTurn
+from .group_records import Group, GroupChange
+from .link import DeviceLink
 from .network import SimulatedNetwork
 
-P = ParamSpec("P")
-T = TypeVar("T")
 
+class SimulatedGroups:
+    """A simulated session's ``groups``: its account's group operations on the network."""
 
-class SessionGroups:
-    """Group operations of :class:`~.session.SimulatedSession`, which provides the connection
-    and the faults."""
+    def __init__(self, link: DeviceLink) -> None:
+        self._link = link
+        self._network: SimulatedNetwork = link.network
 
-    _network: SimulatedNetwork
+    @asynccontextmanager
+    async def _turn(self, operation: CommandName) -> AsyncIterator[DeviceTurn]:
+        """The account's turn on the network, once connected and past any fault of
+        ``operation`` (the connection is read again after it: a timeout fault waits)."""
+        self._link.connection()
+        await self._link.fault(operation)
+        with self._network.device(self._link.connection()) as turn:
+            yield turn
 
-    def _connection(self) -> str:
-        raise NotImplementedError
-
-    async def _fault(self, operation: str) -> bool:
-        raise NotImplementedError
-
-    async def _on_network(
-        self, operation: CommandName, act: Callable[Concatenate[str, P], T], *args: P.args, **kwargs: P.kwargs
-    ) -> T:
-        """``act(connection, ...)`` once connected and past any fault of ``operation``; the
-        connection is read again after the fault, as a timeout fault waits meanwhile."""
-        self._connection()
-        await self._fault(operation)
-        return act(self._connection(), *args, **kwargs)
+    # --- creating and reading -----------------------------------------------------------
 
     async def create_group(self, name: str, participants: list[str], options: GroupOptions) -> GroupCreated:
-        network = self._network
-        return await self._on_network(
-            CommandName.CREATE_GROUP, network.device_create_group, name, list(participants), options
-        )
+        async with self._turn(CommandName.CREATE_GROUP) as turn:
+            actor = turn.account.jid
+            group, change = turn.world.groups.create(actor, name, list(participants), **asdict(options))
+            return GroupCreated(_info(turn, group), tuple(_answered(turn, change)))
 
     async def joined_groups(self) -> list[GroupInfo]:
-        return await self._on_network(CommandName.LIST_GROUPS, self._network.device_groups)
+        async with self._turn(CommandName.LIST_GROUPS) as turn:
+            return [_info(turn, group) for group in turn.world.groups.groups_of(turn.account.jid)]
 
     async def group_info(self, group_jid: str) -> GroupInfo:
-        return await self._on_network(CommandName.GROUP_INFO, self._network.device_group, group_jid)
+        async with self._turn(CommandName.GROUP_INFO) as turn:
+            return _info(turn, turn.world.groups.get_for(group_jid, turn.account.jid))
+
+    # --- administering ------------------------------------------------------------------
 
     async def change_participants(
         self, group_jid: str, action: ParticipantAction, participants: list[str]
     ) -> list[MemberResult]:
-        network = self._network
-        return await self._on_network(
-            CommandName.GROUP_PARTICIPANTS,
-            network.device_change_participants,
-            group_jid,
-            action,
-            participants,
-        )
+        async with self._turn(CommandName.GROUP_PARTICIPANTS) as turn:
+            groups = turn.world.groups
+            return _answered(
+                turn, groups.change_participants(group_jid, turn.account.jid, str(action), participants)
+            )
 
     async def update_group(self, group_jid: str, settings: GroupSettings) -> None:
-        await self._on_network(
-            CommandName.UPDATE_GROUP, self._network.device_update_group, group_jid, settings
-        )
+        async with self._turn(CommandName.UPDATE_GROUP) as turn:
+            turn.changed(turn.world.groups.update(group_jid, turn.account.jid, **settings.given()))
 
     async def set_group_picture(self, group_jid: str, jpeg: bytes) -> str:
-        return await self._on_network(
-            CommandName.GROUP_PICTURE, self._network.device_set_picture, group_jid, jpeg
-        )
+        async with self._turn(CommandName.GROUP_PICTURE) as turn:
+            change = turn.world.groups.set_picture(group_jid, turn.account.jid, jpeg)
+            turn.changed(change)
+            return str(change.fields["picture_id"])
 
     async def set_group_ephemeral(self, group_jid: str, seconds: int) -> None:
-        network = self._network
-        await self._on_network(CommandName.GROUP_EPHEMERAL, network.device_set_ephemeral, group_jid, seconds)
+        async with self._turn(CommandName.GROUP_EPHEMERAL) as turn:
+            turn.changed(turn.world.groups.set_ephemeral(group_jid, turn.account.jid, seconds))
 
     async def group_invite_link(self, group_jid: str, *, reset: bool = False) -> str:
-        network = self._network
-        return await self._on_network(
-            CommandName.GROUP_INVITE, network.device_invite_link, group_jid, reset=reset
-        )
+        """The link (admins only); ``reset`` revokes the old one first (told as ``group.info``)."""
+        async with self._turn(CommandName.GROUP_INVITE) as turn:
+            if not reset:
+                return turn.world.groups.invite_link(group_jid, turn.account.jid)
+            change = turn.world.groups.reset_invite(group_jid, turn.account.jid)
+            turn.changed(change)
+            return str(change.fields["invite_link"])
+
+    # --- joining, requests, leaving -----------------------------------------------------
 
     async def join_group(self, invite: GroupInvite) -> JoinOutcome:
         """Join by the invite's code; the code form's ``group_jid`` must be the code's group
-        (``group_not_found`` otherwise). Choice: ``inviter_jid`` is not checked, the code
-        alone admits, as the network's invite codes do."""
-        network = self._network
-        return await self._on_network(
-            CommandName.JOIN_GROUP, network.device_join_group, invite.code, invite.group_jid
-        )
+        (``group_not_found`` otherwise). Choices: ``inviter_jid`` is not checked, the code
+        alone admits, as the network's invite codes do; the group JID is answered when
+        approval is pending too (the network knows it)."""
+        async with self._turn(CommandName.JOIN_GROUP) as turn:
+            change = turn.world.groups.join(turn.account.jid, invite.code, group_jid=invite.group_jid)
+            turn.changed(change)
+            return JoinOutcome(group_jid=change.group_jid, pending_approval=bool(change.requested))
 
     async def leave_group(self, group_jid: str) -> None:
-        await self._on_network(CommandName.LEAVE_GROUP, self._network.device_leave_group, group_jid)
-
-    async def link_group(self, community_jid: str, group_jid: str) -> None:
-        network = self._network
-        await self._on_network(CommandName.LINK_GROUP, network.device_link_group, community_jid, group_jid)
-
-    async def unlink_group(self, community_jid: str, group_jid: str) -> None:
-        network = self._network
-        await self._on_network(
-            CommandName.UNLINK_GROUP, network.device_unlink_group, community_jid, group_jid
-        )
+        async with self._turn(CommandName.LEAVE_GROUP) as turn:
+            turn.changed(turn.world.groups.leave(group_jid, turn.account.jid))
 
     async def group_requests(self, group_jid: str) -> list[JoinRequest]:
-        return await self._on_network(
-            CommandName.GROUP_REQUESTS, self._network.device_group_requests, group_jid
-        )
+        async with self._turn(CommandName.GROUP_REQUESTS) as turn:
+            requests = turn.world.groups.requests(group_jid, turn.account.jid)
+            return [group_port.join_request(request) for request in requests]
 
     async def answer_group_requests(
         self, group_jid: str, action: RequestAction, participants: list[str]
     ) -> list[MemberResult]:
-        network = self._network
-        return await self._on_network(
-            CommandName.ANSWER_GROUP_REQUESTS, network.device_answer_requests, group_jid, action, participants
-        )
+        async with self._turn(CommandName.ANSWER_GROUP_REQUESTS) as turn:
+            groups = turn.world.groups
+            return _answered(
+                turn, groups.answer_requests(group_jid, turn.account.jid, str(action), participants)
+            )
+
+    # --- communities --------------------------------------------------------------------
+
+    async def link_group(self, community_jid: str, group_jid: str) -> None:
+        async with self._turn(CommandName.LINK_GROUP) as turn:
+            turn.changed(turn.world.groups.link(community_jid, group_jid, turn.account.jid))
+
+    async def unlink_group(self, community_jid: str, group_jid: str) -> None:
+        async with self._turn(CommandName.UNLINK_GROUP) as turn:
+            turn.changed(turn.world.groups.unlink(community_jid, group_jid, turn.account.jid))
+
+
+def _info(turn: DeviceTurn, group: Group) -> GroupInfo:
+    return group_port.group_info(group, turn.world.lid_of)
+
+
+def _answered(turn: DeviceTurn, change: GroupChange) -> list[MemberResult]:
+    """Keep the change (its members' devices hear of it); each person's part of it."""
+    turn.changed(change)
+    return [group_port.member_result(result) for result in change.results]

@@ -1,93 +1,68 @@
-"""Message operations on a simulated device session: text, media and rich sends, typing,
-read marks, revoke, delete for me, history sync.
+"""What a simulated device session does with messages already exchanged (its ``messages``):
+read receipts, revoke, delete for me, history sync.
 
-Same order as the group operations (:mod:`.session_groups`): connected first
-(``NOT_CONNECTED``, nothing sent), the inputs checked (``INVALID``), then any injected fault
-named after the port method (``POST /_simulator/faults {operation: "revoke_message"}``),
-then the account acts on the network (:class:`~.network_messages.DeviceMessages`).
+As every operation (:mod:`.link`): connected first (``NOT_CONNECTED``, nothing sent), the
+inputs checked (``INVALID``), then a fault injected for the port method (``POST
+/_simulator/faults {operation: "revoke_message"}``), then the account acts on the network
+(:meth:`~.core.NetworkCore.device`).
+
+Choices, kept close to the real network: a revoke is a protocol message, and protocol
+messages are not reported as events (``docs/events.md``, as neonize does not report them
+either), so the recipients' devices get nothing and their phones' inboxes show the message
+``revoked`` (text gone). Delete for me is app state of the account, which the network does
+not check: it is only recorded. A history request is answered at once by the "phone" with
+one ``history.sync`` chunk (``on_demand``) that counts what the network holds for the chat
+before the oldest message named, as the real event counts (never carries) messages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NoReturn
+import time
+from datetime import datetime
+from typing import Any
+
+from gateway import jids
 
 from .. import message_checks
-from ..media_types import ContactCard, Location, OutgoingMedia, Template
-from ..port import ChatPresence, MessageRef, NetworkError, NetworkErrorKind, SentMessage
-from . import bodies
-from .bodies import Body
+from ..port import MessageRef, NetworkError, NetworkErrorKind
+from . import events
+from .group_records import GroupError
+from .link import DeviceLink
+from .model import Account, account_phone
 from .network import SimulatedNetwork
 
+REVOKED_CONTENT = ("caption", "media", "location", "contact", "buttons")
+"""What a message deleted for everyone no longer shows, beside its text."""
 
-class SessionMessages:
-    """Message operations of :class:`~.session.SimulatedSession`, which provides the
-    connection and the faults."""
 
-    _network: SimulatedNetwork
+class SimulatedMessages:
+    """A simulated session's ``messages``: read receipts and its account's message state."""
 
-    def _connection(self) -> str:
-        raise NotImplementedError
-
-    async def _fault(self, operation: str) -> bool:
-        raise NotImplementedError
-
-    async def _answer_lost(self, operation: str) -> NoReturn:
-        raise NotImplementedError
-
-    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
-        self._connection()
-        if not text:
-            raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
-        lost = await self._fault("send_text")
-        message_id, chat_jid, at = self._network.send_text(
-            self._connection(), to, text, mentions=list(mentions)
-        )
-        if lost:
-            await self._answer_lost("send_text")
-        return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
-
-    async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
-        self._connection()
-        state = ChatPresence(presence).value
-        await self._fault("send_chat_presence")
-        self._network.send_presence(self._connection(), chat, state)
+    def __init__(self, link: DeviceLink) -> None:
+        self._link = link
+        self._network: SimulatedNetwork = link.network
 
     async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
-        self._connection()
+        """Read receipts for messages ``sender`` (a user JID, phone digits or a LID) sent in
+        ``chat``: the sender's chat, or a group the network knows (``NOT_FOUND`` otherwise)."""
+        self._link.connection()
         if not message_ids:
             raise NetworkError(NetworkErrorKind.INVALID, "no message ids to mark as read")
-        await self._fault("mark_read")
-        self._network.mark_read(self._connection(), chat, sender, list(message_ids))
-
-    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
-        """The recipient's inbox describes the bytes; its devices get them as the attachment."""
-        self._connection()
-        message_checks.check_media(media)
-        return await self._send("send_media", to, bodies.media(media))
-
-    async def send_location(self, to: str, location: Location) -> SentMessage:
-        self._connection()
-        message_checks.check_location(location)
-        return await self._send("send_location", to, bodies.location(location))
-
-    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
-        self._connection()
-        message_checks.check_contact(card)
-        return await self._send("send_contact", to, bodies.contact(card))
-
-    async def send_template(self, to: str, template: Template) -> SentMessage:
-        """The simulated network shows the buttons (the real one does not: neonize refuses)."""
-        self._connection()
-        message_checks.check_template(template)
-        return await self._send("send_template", to, bodies.template(template))
-
-    async def _send(self, operation: str, to: str, body: Body) -> SentMessage:
-        lost = await self._fault(operation)
-        message_id, chat_jid, at = self._network.send(self._connection(), to, body)
-        if lost:
-            await self._answer_lost(operation)
-        return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
+        if jids.parse_participant(sender) is None:
+            raise NetworkError(NetworkErrorKind.INVALID, f"not a person: {sender!r}")
+        await self._link.fault("mark_read")
+        with self._network.device(self._link.connection()) as turn:
+            if jids.is_group_jid(chat):
+                try:
+                    chat_jid = turn.world.groups.get(chat).jid
+                except GroupError as error:
+                    raise NetworkError(NetworkErrorKind.NOT_FOUND, str(error)) from error
+            else:
+                chat_jid = jids.user_jid(account_phone(chat))
+            author = turn.world.person(sender)
+            if author is not None:
+                turn.world.read(turn.account, chat_jid, list(message_ids), sender=author)
+                turn.changed()
 
     @property
     def revoke_window_seconds(self) -> float:
@@ -95,25 +70,95 @@ class SessionMessages:
         return self._network.revoke_window
 
     async def revoke_message(self, chat: str, message_id: str) -> None:
-        """Recipients' inboxes show it ``revoked``; their devices get no event (a protocol
-        message, not reported, as on neonize)."""
-        self._connection()
+        """Delete for everyone a message the account sent in ``chat``: recipients' inboxes show
+        it ``revoked``; their devices get no event (a protocol message, as on neonize).
+
+        ``NOT_FOUND``: the account sent no such message there (or already revoked it);
+        ``EXPIRED``: it was sent more than the network's revoke window ago. A message saved
+        before sends carried a timestamp counts as expired.
+        """
+        self._link.connection()
         message_checks.check_message(chat, message_id)
-        await self._fault("revoke_message")
-        self._network.device_revoke(self._connection(), chat, message_id)
+        await self._link.fault("revoke_message")
+        with self._network.device(self._link.connection()) as turn:
+            account = turn.account
+            chat_jid = turn.world.chat_of(chat)
+            sent = next(
+                (
+                    entry
+                    for entry in account.sent
+                    if entry["message_id"] == message_id
+                    and entry["to"] == chat_jid
+                    and not entry.get("revoked")
+                ),
+                None,
+            )
+            if sent is None:
+                raise NetworkError(
+                    NetworkErrorKind.NOT_FOUND, f"{account.jid} sent no message {message_id} to {chat_jid}"
+                )
+            if time.time() - _epoch(sent) > self._network.revoke_window:
+                raise NetworkError(
+                    NetworkErrorKind.EXPIRED, "the network's window to delete this for everyone has passed"
+                )
+            sent["revoked"] = True
+            for recipient in turn.world.accounts.values():
+                for message in recipient.inbox:
+                    if message["message_id"] == message_id and message["from"] == account.jid:
+                        message["revoked"], message["text"] = True, None
+                        message.update({key: None for key in REVOKED_CONTENT if key in message})
+            turn.changed()
 
     async def delete_for_me(self, chat: str, message_id: str, *, from_me: bool, sender: str | None) -> None:
-        """Recorded on the account (``deleted_for_me``); the gateway emits ``message.delete_for_me``."""
-        self._connection()
+        """Recorded on the account (``deleted_for_me``, app state the network never checks);
+        the gateway emits ``message.delete_for_me``."""
+        self._link.connection()
         message_checks.check_delete_for_me(chat, message_id, from_me=from_me, sender=sender)
-        await self._fault("delete_for_me")
-        self._network.device_delete_for_me(
-            self._connection(), chat, message_id, from_me=from_me, sender=sender
-        )
+        await self._link.fault("delete_for_me")
+        with self._network.device(self._link.connection()) as turn:
+            entry = {
+                "chat": turn.world.chat_of(chat),
+                "message_id": message_id,
+                "from_me": from_me,
+                "sender": sender,
+                "timestamp": time.time(),
+            }
+            turn.account.deleted_for_me.append(entry)
+            turn.changed()
 
     async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
-        """Answered by one ``history.sync`` event (``on_demand``) counting what came before."""
-        self._connection()
+        """The phone answers at once with one ``history.sync`` (``on_demand``) counting the
+        messages of the chat before ``oldest`` (at most ``count``)."""
+        self._link.connection()
         message_checks.check_history_sync(chat, count, oldest)
-        await self._fault("request_history_sync")
-        self._network.device_history_sync(self._connection(), chat, count, oldest)
+        await self._link.fault("request_history_sync")
+        with self._network.device(self._link.connection()) as turn:
+            chat_jid = turn.world.chat_of(chat)
+            older = [
+                message
+                for message in _chat_messages(turn.account, chat_jid)
+                if message["message_id"] != oldest.message_id and _epoch(message) < _millis(oldest.timestamp)
+            ]
+            assert turn.conn.device_key is not None
+            found = len(older[-count:])
+            turn.world.push(turn.conn.device_key, events.history_sync(turn.conn.device_id, found))
+
+
+def _chat_messages(account: Account, chat_jid: str) -> list[dict[str, Any]]:
+    """What the account's view holds of one chat, oldest first: received and sent."""
+    received = [m for m in account.inbox if m.get("chat", m["from"]) == chat_jid]
+    sent = [m for m in account.sent if m["to"] == chat_jid]
+    return sorted(received + sent, key=_epoch)
+
+
+def _epoch(message: dict[str, Any]) -> float:
+    """When a message was sent, to the millisecond (the network's precision, and the inbox's
+    ISO 8601 times'): epoch seconds (``sent``) or ISO 8601 (``inbox``); 0 when unknown."""
+    value = message.get("timestamp")
+    if isinstance(value, str):
+        return _millis(datetime.fromisoformat(value).timestamp())
+    return _millis(float(value or 0.0))
+
+
+def _millis(seconds: float) -> float:
+    return int(seconds * 1000) / 1000

@@ -18,7 +18,7 @@ from typing import Any
 from gateway import jids
 
 from ..payloads import ReceiptKind, iso_utc, iso_utc_or_none
-from ..port import NetworkEvent
+from ..port import NetworkError, NetworkErrorKind, NetworkEvent
 from . import events
 from .bodies import Body
 from .group_records import GroupChange, GroupError
@@ -46,6 +46,35 @@ class World:
 
     def account_of_jid(self, jid: str) -> Account | None:
         return self.accounts.get(account_phone(jid))
+
+    def recipient(self, to: str) -> Account:
+        """The account ``to`` (a user JID or phone digits) names; ``NOT_FOUND`` for nobody."""
+        recipient = self.account_of_jid(to)
+        if recipient is None:
+            raise NetworkError(NetworkErrorKind.NOT_FOUND, f"{to} is not on the network")
+        return recipient
+
+    def lid_of(self, jid: str) -> str | None:
+        """The LID of the account a participant JID names, when the network knows it."""
+        try:
+            account = self.account_of_jid(jid)
+        except NetworkError:  # not a user JID: the network knows no account behind it
+            return None
+        return account.lid if account is not None else None
+
+    def chat_of(self, chat: str) -> str:
+        """A chat's JID as the accounts' messages name it: a group's, or the person's
+        (``NOT_FOUND`` for nobody)."""
+        return chat if jids.is_group_jid(chat) else self.recipient(chat).jid
+
+    def contacts(self, account: Account) -> list[str]:
+        """The account's contacts (user JIDs, sorted): those it added, and those it exchanged
+        a one-to-one message with, either way (``decisions.md``)."""
+        found = set(account.contacts)
+        found.update(entry["to"] for entry in account.sent if jids.is_user_jid(entry["to"]))
+        found.update(m["from"] for m in account.inbox if m.get("chat", m["from"]) == m["from"])
+        found.discard(account.jid)
+        return sorted(jid for jid in found if self.account_of_jid(jid) is not None)
 
     def person(self, jid: str) -> str | None:
         """The user JID of the account a participant JID (user JID or LID) names, or None."""

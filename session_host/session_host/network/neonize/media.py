@@ -1,4 +1,6 @@
-"""Media and rich-message sends of a neonize session, and the download of received media.
+"""Media messages on neonize: building the ones a session sends (:mod:`.send_ops` sends
+them), reading and downloading the ones it receives (:func:`with_media`, called by the
+handlers).
 
 Choices, read from neonize 0.5.2's source:
 
@@ -11,10 +13,6 @@ Choices, read from neonize 0.5.2's source:
   by neonize without a timeout.
 - **Location** and **contact** are ``LocationMessage`` and ``ContactMessage`` (a vCard from
   :mod:`..vcards`).
-- **Templates** are ``UNSUPPORTED``: whatsmeow sends buttons from a linked device, but the
-  real network no longer shows quick-reply buttons that do not come from the Business API
-  (phones drop them or show "message not supported"). A plain text in their place would
-  claim buttons nobody can tap; nothing is sent.
 - **Received media** is held to the send limits (:func:`~..media_types.received_max_bytes`):
   the size the sender declared (``fileLength``) is checked first, and a file over the limit
   is never downloaded (``media.error: too_large``). Otherwise ``client.download_any(message)``
@@ -33,9 +31,8 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from neonize.client import NewClient
 from neonize.proto.Neonize_pb2 import UploadResponse
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
     AudioMessage,
@@ -49,21 +46,19 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
 )
 from neonize.utils.enum import MediaType
 
-from .. import message_checks, payloads
+from .. import payloads
 from ..media_types import (
     ContactCard,
     Location,
     MediaKind,
     OutgoingMedia,
     ReceivedMedia,
-    Template,
     received_max_bytes,
 )
-from ..port import NetworkError, NetworkErrorKind, NetworkEvent, SentMessage
+from ..port import NetworkEvent
 from ..vcards import to_vcard
 from .downloads import DOWNLOADS, DownloadTimeout
-from .jids import jid_str, parse_jid
-from .operations import OperationsMixin
+from .link import DeviceLink
 
 logger = logging.getLogger(__name__)
 
@@ -165,84 +160,44 @@ def received_media(message: Message, data: bytes) -> ReceivedMedia | None:
     return ReceivedMedia.of(kind, part.mimetype, data, caption=caption, filename=filename)
 
 
-class MediaOpsMixin(OperationsMixin):
-    """Media and rich sends of ``NeonizeSession``; the state and ``_call`` are the session's."""
+def with_media(link: DeviceLink, event: NetworkEvent, message: Message) -> NetworkEvent:
+    """``message.received`` with the bytes of its media attached, or with ``media.error``.
 
-    if TYPE_CHECKING:
-        from .adapter import NeonizeTimings
-
-        _timings: NeonizeTimings
-
-    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
-        message_checks.check_media(media)
-        kind = MediaKind(media.kind)
-        data = bytes(media.data)  # bytes, never a str neonize would fetch
-
-        def upload(client: NewClient) -> Message:
-            return media_message(media, client.upload(data, UPLOAD_TYPES[kind]))
-
-        message = await self._call(f"upload {kind}", upload)
-        return await self._send_built(to, message)
-
-    async def send_location(self, to: str, location: Location) -> SentMessage:
-        message_checks.check_location(location)
-        return await self._send_built(to, location_message(location))
-
-    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
-        message_checks.check_contact(card)
-        return await self._send_built(to, contact_message(card))
-
-    async def send_template(self, to: str, template: Template) -> SentMessage:  # noqa: ARG002 (the port's)
-        message_checks.check_template(template)
-        raise NetworkError(
-            NetworkErrorKind.UNSUPPORTED,
-            "send_template: the real network does not show quick-reply buttons sent by a linked device",
+    Runs on the session's event thread and waits there for the download (on the pool,
+    within the deadline), so the device's events stay in order.
+    """
+    found = media_part(message)
+    if found is None or not isinstance(event.data.get("media"), dict):
+        return event
+    kind = found[0]
+    limit = received_max_bytes(kind)
+    declared = declared_size(message)
+    if declared is not None and declared > limit:
+        logger.info(
+            "neonize %s: %s of %d bytes over the %d limit, not downloaded",
+            link.device_id,
+            kind,
+            declared,
+            limit,
         )
-
-    async def _send_built(self, to: str, message: Message) -> SentMessage:
-        chat = parse_jid(to)
-        response = await self._call("send message", lambda client: client.send_message(chat, message))
-        timestamp = float(response.Timestamp) if response.Timestamp > 0 else time.time()
-        return SentMessage(message_id=response.ID, chat_jid=jid_str(chat) or to, timestamp=timestamp)
-
-    def _download_media(self, event: NetworkEvent, message: Message) -> NetworkEvent:
-        """``message.received`` with the bytes of its media attached, or with ``media.error``.
-
-        Runs on the session's event thread and waits there for the download (on the pool,
-        within the deadline), so the device's events stay in order.
-        """
-        found = media_part(message)
-        if found is None or not isinstance(event.data.get("media"), dict):
-            return event
-        kind = found[0]
-        limit = received_max_bytes(kind)
-        declared = declared_size(message)
-        if declared is not None and declared > limit:
-            logger.info(
-                "neonize %s: %s of %d bytes over the %d limit, not downloaded",
-                self._device_id,
-                kind,
-                declared,
-                limit,
-            )
-            return payloads.media_not_kept(event, "too_large")
-        with self._mutex:
-            runner = self._runner
-        if runner is None or runner.stopping or not runner.alive:
-            return payloads.media_not_kept(event, "download_failed")
-        client = runner.client
-        try:
-            data = DOWNLOADS.fetch(
-                self._device_id,
-                lambda: bytes(client.download_any(message) or b""),
-                self._timings.media_deadline,
-            )
-        except DownloadTimeout as error:
-            logger.warning("neonize %s: media not downloaded: %s", self._device_id, error)
-            return payloads.media_not_kept(event, "timeout")
-        except Exception as error:  # the library's DownloadError and whatever else it raises
-            logger.warning("neonize %s: media not downloaded: %s", self._device_id, error)
-            return payloads.media_not_kept(event, "download_failed")
-        if len(data) > limit:  # the sender declared less than it sent
-            return payloads.media_not_kept(event, "too_large")
-        return replace(event, attachment=received_media(message, data))
+        return payloads.media_not_kept(event, "too_large")
+    with link.mutex:
+        runner = link.runner
+    if runner is None or runner.stopping or not runner.alive:
+        return payloads.media_not_kept(event, "download_failed")
+    client = runner.client
+    try:
+        data = DOWNLOADS.fetch(
+            link.device_id,
+            lambda: bytes(client.download_any(message) or b""),
+            link.timings.media_deadline,
+        )
+    except DownloadTimeout as error:
+        logger.warning("neonize %s: media not downloaded: %s", link.device_id, error)
+        return payloads.media_not_kept(event, "timeout")
+    except Exception as error:  # the library's DownloadError and whatever else it raises
+        logger.warning("neonize %s: media not downloaded: %s", link.device_id, error)
+        return payloads.media_not_kept(event, "download_failed")
+    if len(data) > limit:  # the sender declared less than it sent
+        return payloads.media_not_kept(event, "too_large")
+    return replace(event, attachment=received_media(message, data))
