@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import pytest
+from waiting import wait_until
 
 from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply
 from gateway.errors import ApiError
@@ -180,6 +181,8 @@ def test_an_incomplete_or_missing_answer_is_an_unclear_500(
     with pytest.raises(Unclear) as raised:
         sending.send_text(device(), request(), hold_seconds=HOLD)
     assert (raised.value.status, raised.value.code) == (500, code)
+    # (the outbox write runs beside the command and may land after the answer: waited for)
+    wait_until(lambda: enqueued, 5, what="the outbox write")
     assert raised.value.bound == {"send_key": enqueued[0].send_key}
 
 
