@@ -15,7 +15,10 @@ from typing import Any
 
 import pytest
 import requests
+from deploy_rehearsal.plugin import RehearsalPlugin
+from deploy_rehearsal.recording import Recorder
 
+from gateway.aws import botocore_session
 from local_stack.stack import LocalStack
 
 # Short leases so the failover tests see a takeover within seconds; the restore jitter is
@@ -31,6 +34,14 @@ STACK = LocalStack(
     },
 )
 os.environ.update(STACK.environment())
+
+# The deploy rehearsal records every AWS call of the stack's code from here on: on the shared
+# botocore session before any client is made from it (a client copies the session's handlers).
+RECORDER = Recorder(botocore_session(), STACK.environment())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(RehearsalPlugin(RECORDER), "deploy_rehearsal")
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,132 @@
+"""The rehearsal's verdict: the recorded requests evaluated against the deployed roles.
+
+Findings, each a line a reader can act on:
+
+- a request the principal's role does not allow (evaluated by ``@cloud-copilot/iam-simulate``,
+  a real IAM policy evaluator: :mod:`deploy_rehearsal.simulator`), or one it cannot evaluate
+  (an action or resource type that does not exist, as a missing call mapping would give);
+- a resource named by a variable the template does not set for that principal, or by none;
+- with the whole suite run (``complete``): a grant (an action on a resource pattern of a
+  statement) no request used, unless its line in template.yaml, or the line above it, is a
+  comment saying why it is there; and a managed policy of the template no role attaches.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+from deploy_rehearsal.deployment import ACCOUNT, REGION, Deployment, Statement
+from deploy_rehearsal.recording import ANY_RESOURCE, Request
+from deploy_rehearsal.simulator import Evaluation, simulate
+
+Grant = tuple[str, str, str]  # (statement, action pattern, resource pattern)
+
+
+@dataclass
+class Verdict:
+    requests: int = 0
+    denied: list[str] = field(default_factory=list)
+    unnamed: list[str] = field(default_factory=list)
+    unused: list[str] = field(default_factory=list)
+    explained: list[str] = field(default_factory=list)  # unused, with the comment saying why
+
+    @property
+    def findings(self) -> list[str]:
+        return [*self.denied, *self.unnamed, *self.unused]
+
+
+def arn_of(request: Request, deployment: Deployment) -> str:
+    """The ARN the request's resource has when deployed, from the variable that named it in
+    the principal's environment; raises :class:`Unnamed` when the template does not set it."""
+    resource = request.resource
+    if resource.kind == ANY_RESOURCE:
+        return ANY_RESOURCE
+    if resource.variable is None:
+        raise Unnamed(f"{resource.kind} {resource.name!r}: no variable the template sets names it")
+    value = deployment.environment(request.principal).get(resource.variable)
+    if not isinstance(value, str):
+        raise Unnamed(f"{resource.variable} (names {resource.kind} {resource.name!r}) is not set for it")
+    if resource.kind == "table":
+        return f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{value}{resource.suffix}"
+    if resource.kind == "queue":
+        name = urlparse(value).path.rsplit("/", 1)[-1] if "://" in value else value
+        return f"arn:aws:sqs:{REGION}:{ACCOUNT}:{name}{resource.suffix}"
+    if resource.kind in ("bucket", "object"):
+        return f"arn:aws:s3:::{value}{resource.suffix}"
+    return value  # a secret: its variable holds its ARN
+
+
+class Unnamed(Exception):
+    """A request's resource has no deployed name in its principal's environment."""
+
+
+def _describe(request: Request, arn: str) -> str:
+    return f"{request.principal}: {request.action} on {arn} ({request.operation})"
+
+
+def check(requests: Iterable[Request], deployment: Deployment, *, complete: bool) -> Verdict:
+    verdict = Verdict()
+    named: list[tuple[Request, str]] = []
+    for request in sorted(set(requests)):
+        if request.principal not in deployment.roles:
+            verdict.unnamed.append(f"{request.principal}: not a principal of the template")
+            continue
+        try:
+            named.append((request, arn_of(request, deployment)))
+        except Unnamed as error:
+            verdict.unnamed.append(f"{request.principal}: {request.operation}: {error}")
+    verdict.requests = len(named)
+    statements = {p: deployment.statements(p) for p in deployment.roles}
+    evaluations = simulate(deployment, statements, [(r.principal, r.action, arn) for r, arn in named])
+    used: set[Grant] = set()
+    for (request, arn), evaluation in zip(named, evaluations, strict=True):
+        if evaluation.result != "Allowed":
+            verdict.denied.append(f"{_describe(request, arn)}: {_why(evaluation)}")
+        used |= {
+            (grant.policy, action, resource)
+            for grant in evaluation.grants
+            for action in grant.actions
+            for resource in grant.resources
+        }
+    if complete:
+        for principal_statements in statements.values():
+            _unused(principal_statements, used, deployment, verdict)
+        verdict.unused += _unattached_policies(deployment)
+    return verdict
+
+
+def _why(evaluation: Evaluation) -> str:
+    if evaluation.result == "Error":
+        return f"cannot be evaluated: {evaluation.errors}"
+    return f"{evaluation.result} by the role"
+
+
+def _unused(statements: list[Statement], used: set[Grant], deployment: Deployment, verdict: Verdict) -> None:
+    unused: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for statement in statements:
+        for action in statement.actions:
+            for resource in statement.resources:
+                if (statement.policy, action, resource) not in used:
+                    unused[(statement.policy, statement.lines[action])].append(f"{action} on {resource}")
+    for (policy, line), grants in unused.items():
+        text = f"{policy} (template.yaml line {line + 1}): no call used {', '.join(grants)}"
+        (verdict.explained if deployment.commented(line) else verdict.unused).append(text)
+
+
+def _unattached_policies(deployment: Deployment) -> list[str]:
+    resources = deployment.transformed["Resources"]
+    attached = {
+        arn["Ref"]
+        for resource in resources.values()
+        if resource["Type"] == "AWS::IAM::Role"
+        for arn in resource["Properties"].get("ManagedPolicyArns", [])
+        if isinstance(arn, dict) and "Ref" in arn
+    }
+    return [
+        f"{name}: a managed policy no role attaches"
+        for name, resource in resources.items()
+        if resource["Type"] == "AWS::IAM::ManagedPolicy" and name not in attached
+    ]
