@@ -71,6 +71,7 @@ class LocalStack:
             "POWERTOOLS_TRACE_DISABLED": "true",
             "POWERTOOLS_METRICS_DISABLED": "true",
             "POWERTOOLS_SERVICE_NAME": "gateway",
+            "POWERTOOLS_METRICS_NAMESPACE": "MessagingGateway",
             # No API Gateway in front: a send may be held open longer (decisions, "Sending").
             "SEND_HOLD_SECONDS": os.environ.get("SEND_HOLD_SECONDS", "110"),
             **self.extra_environment,

@@ -67,10 +67,35 @@ def _describe(request: Request, arn: str) -> str:
     return f"{request.principal}: {request.action} on {arn} ({request.operation})"
 
 
+REPLY_QUEUES = "-r-"
+"""What follows the dynamic queue prefix in the name of an API process's reply queue."""
+
+
+def per_container(requests: Iterable[Request]) -> set[Request]:
+    """``requests``, and the calls each function makes once per container on its own reply queue.
+
+    Deployed, every function that sends commands creates (and marks) a reply queue of its own
+    on its first command. The local stack's functions share one process, so one reply queue,
+    which whichever function sent the first command created: every function that waits on it
+    is credited with the calls on it that any of them made.
+    """
+    requests = set(requests)
+    shared = [
+        r for r in requests if r.resource.kind == "queue" and r.resource.suffix.startswith(REPLY_QUEUES)
+    ]
+    users = {(r.principal, r.resource) for r in shared}
+    return requests | {
+        Request(principal, r.action, r.resource, r.operation)
+        for principal, resource in users
+        for r in shared
+        if r.resource == resource
+    }
+
+
 def check(requests: Iterable[Request], deployment: Deployment, *, complete: bool) -> Verdict:
     verdict = Verdict()
     named: list[tuple[Request, str]] = []
-    for request in sorted(set(requests)):
+    for request in sorted(per_container(requests)):
         if request.principal not in deployment.roles:
             verdict.unnamed.append(f"{request.principal}: not a principal of the template")
             continue

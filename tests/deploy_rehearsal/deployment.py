@@ -144,6 +144,13 @@ class Deployment:
                 roles[role.removesuffix("Role")] = role
         return roles
 
+    def handler_package(self, principal: str) -> str | None:
+        """The package of a function's handler (``platform_api``...); None for a task."""
+        resource = self.template["Resources"].get(principal, {})
+        if resource.get("Type") != "AWS::Serverless::Function":
+            return None
+        return str(resource["Properties"]["Handler"]).split(".")[0]
+
     def role_arn(self, principal: str) -> str:
         return str(self.resolve({"Fn::GetAtt": [self.roles[principal], "Arn"]}))
 
