@@ -75,19 +75,21 @@ def per_container(requests: Iterable[Request]) -> set[Request]:
     """``requests``, and the calls each function makes once per container on its own reply queue.
 
     Deployed, every function that sends commands creates (and marks) a reply queue of its own
-    on its first command. The local stack's functions share one process, so one reply queue,
-    which whichever function sent the first command created: every function that waits on it
-    is credited with the calls on it that any of them made.
+    on its first command, and receives its replies there. The local stack's functions share one
+    process, so one reply queue, which whichever function sent the first command created: each
+    function that receives from it is credited with what any of them did to it (the session
+    hosts' calls on it, their replies and sweeps, stay theirs).
     """
     requests = set(requests)
-    shared = [
+    reply_queues = [
         r for r in requests if r.resource.kind == "queue" and r.resource.suffix.startswith(REPLY_QUEUES)
     ]
-    users = {(r.principal, r.resource) for r in shared}
+    owners = {(r.principal, r.resource) for r in reply_queues if r.action == "sqs:ReceiveMessage"}
+    by_owners = [r for r in reply_queues if (r.principal, r.resource) in owners]
     return requests | {
         Request(principal, r.action, r.resource, r.operation)
-        for principal, resource in users
-        for r in shared
+        for principal, resource in owners
+        for r in by_owners
         if r.resource == resource
     }
 

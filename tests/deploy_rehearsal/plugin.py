@@ -13,6 +13,8 @@ end-to-end suite was selected and passed; denied calls are checked on any run th
 
 from __future__ import annotations
 
+import json
+import os
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 
 E2E_DIR = Path(__file__).resolve().parents[1] / "e2e"
 OUTPUT_KEY = "deploy_rehearsal"
+RECORDING_VARIABLE = "DEPLOY_REHEARSAL_RECORDING"
+"""Set to a path, the run writes the requests it judged there (JSON lines)."""
 
 
 class RehearsalPlugin:
@@ -81,6 +85,10 @@ class RehearsalPlugin:
         requests = merge(output["requests"] for output in outputs)
         if not requests:
             return result  # no end-to-end test ran: nothing to judge
+        kept = os.environ.get(RECORDING_VARIABLE)
+        if kept:  # to read what each principal called: one request per line
+            lines = [json.dumps(request.to_json(), sort_keys=True) for request in sorted(requests)]
+            Path(kept).write_text("\n".join(lines) + "\n", encoding="utf-8")
         complete = all(output["complete"] for output in outputs) and not session.testsfailed
         # Imported here: the SAM translator and cfn-lint are worth loading only to judge.
         from deploy_rehearsal.check import check
@@ -124,7 +132,12 @@ def _report(verdict: Verdict, complete: bool, principals: int, unattributed: Cou
         if findings:
             lines.append(f"FAILED: {len(findings)} {title}:")
             lines += [f"  {finding}" for finding in findings]
-    lines.append(
-        f"calls of no principal (the tests' own, the simulator's), not judged: {sum(unattributed.values())}"
-    )
+    tests = sum(count for call, count in unattributed.items() if call.endswith(" from the tests"))
+    lines.append(f"calls of the tests themselves, not judged: {tests}")
+    strays = {call: count for call, count in unattributed.items() if not call.endswith(" from the tests")}
+    if strays:
+        lines.append(
+            "calls of no principal off the tests' thread, not judged (the simulator's, or a lost context):"
+        )
+        lines += [f"  {count} x {call}" for call, count in sorted(strays.items())]
     return lines

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import re
 import threading
+import traceback
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -199,16 +201,21 @@ class Recorder:
         self._names = Names(variables)
         self._lock = threading.Lock()
         self.requests: set[Request] = set()
-        self.unattributed: Counter[str] = Counter()  # operation -> calls made by no principal
+        self.unattributed: Counter[str] = Counter()  # "<operation> from <where>" -> calls of no principal
         session.register("before-parameter-build", self._record, unique_id="deploy-rehearsal")
 
     def _record(self, params: Mapping[str, Any], model: Any, **_: Any) -> None:
         service, operation = model.service_model.service_name, model.name
         principal = PRINCIPAL.get()
+        if principal is None:
+            # The tests call on their own thread; a call of no principal elsewhere is code whose
+            # caller the rehearsal cannot tell: where it came from is kept for the summary.
+            on_own_thread = threading.current_thread() is threading.main_thread()
+            where = "the tests" if on_own_thread else _caller()
+            with self._lock:
+                self.unattributed[f"{service}.{operation} from {where}"] += 1
+            return
         with self._lock:
-            if principal is None:
-                self.unattributed[f"{service}.{operation}"] += 1
-                return
             for action, resource in iam_requests(service, operation, params, self._names):
                 self.requests.add(Request(principal, action, resource, f"{service}.{operation}"))
 
@@ -220,3 +227,14 @@ class Recorder:
 def merge(recordings: Iterable[list[dict[str, Any]]]) -> set[Request]:
     """The requests of several recordings (one per test worker), as one set."""
     return {Request.from_json(item) for recording in recordings for item in recording}
+
+
+_PROJECT = ("gateway", "session_host", "local_stack", "_api", "webhook_delivery")
+
+
+def _caller() -> str:
+    """The innermost frame of the project's code on the stack, or the thread's name."""
+    for frame in reversed(traceback.extract_stack()):
+        if any(part in frame.filename for part in _PROJECT) and "deploy_rehearsal" not in frame.filename:
+            return f"{Path(frame.filename).name}:{frame.lineno} ({frame.name})"
+    return f"thread {threading.current_thread().name}"

@@ -121,10 +121,23 @@ def test_a_function_waiting_on_the_shared_reply_queue_is_credited_with_making_it
     # Given the local stack's one reply queue, created by the devices function's first command
     queue = Resource("queue", "DYNAMIC_QUEUE_PREFIX", "test-dq", "-r-x")
     made = Request("DevicesFunction", "sqs:CreateQueue", queue, "sqs.CreateQueue")
-    waited = Request("GroupsFunction", "sqs:ReceiveMessage", queue, "sqs.ReceiveMessage")
+    waited = [
+        Request(principal, "sqs:ReceiveMessage", queue, "sqs.ReceiveMessage")
+        for principal in ("DevicesFunction", "GroupsFunction")
+    ]
+    replied = Request("SessionHostTask", "sqs:SendMessage", queue, "sqs.SendMessage")
     other = Request("UsersFunction", "dynamodb:GetItem", Resource("table", "TABLE", "t"), "dynamodb.GetItem")
     # When the calls are counted per container
-    credited = per_container([made, waited, other])
-    # Then the groups function, which waits on it, makes it in its own container; users does not
+    credited = per_container([made, *waited, replied, other])
+    # Then the groups function, which waits on it, makes it in its own container; users does not,
+    # and the host's reply stays the host's
     assert Request("GroupsFunction", "sqs:CreateQueue", queue, "sqs.CreateQueue") in credited
-    assert {r.principal for r in credited if r.resource == queue} == {"DevicesFunction", "GroupsFunction"}
+    assert {r.principal for r in credited if r.resource == queue} == {
+        "DevicesFunction",
+        "GroupsFunction",
+        "SessionHostTask",
+    }
+    assert {r.action for r in credited if r.principal == "GroupsFunction"} == {
+        "sqs:CreateQueue",
+        "sqs:ReceiveMessage",
+    }

@@ -5,6 +5,7 @@ made the call, across the threads that code hands work to."""
 from __future__ import annotations
 
 import asyncio
+import io
 from typing import Any
 
 import botocore.session
@@ -15,6 +16,7 @@ from deploy_rehearsal.recording import Names, Recorder, Resource, iam_requests
 from gateway.context_pool import ContextThreadPool
 from local_stack.principals import running_as
 from session_host.aws_calls import AwsCalls
+from session_host.received_media import _transfers
 
 VARIABLES = {
     "TOKENS_TABLE": "test-TokensTable",
@@ -123,7 +125,7 @@ def test_calls_are_recorded_as_the_principal_that_made_them(stubbed: tuple[Recor
     assert [(r.principal, r.action, r.resource.variable) for r in recorder.requests] == [
         ("UsersFunction", "dynamodb:GetItem", "TOKENS_TABLE")
     ]
-    assert recorder.unattributed == {"dynamodb.GetItem": 1}
+    assert recorder.unattributed == {"dynamodb.GetItem from the tests": 1}
 
 
 def test_work_handed_to_the_gateways_and_the_hosts_pools_stays_the_principals(
@@ -145,4 +147,21 @@ def test_work_handed_to_the_gateways_and_the_hosts_pools_stays_the_principals(
             asyncio.run(host_call())
     # Then each is recorded as the principal that handed it over, none as no one's
     assert {r.principal for r in recorder.requests} == {"DevicesFunction", "SessionHostTask"}
+    assert not recorder.unattributed
+
+
+def test_a_received_medias_upload_on_the_transfer_threads_stays_the_hosts() -> None:
+    # Given the host's S3 transfer manager over a client whose calls are recorded
+    session = botocore.session.get_session()
+    recorder = Recorder(session, VARIABLES)
+    client = session.create_client(
+        "s3", region_name="us-east-1", aws_access_key_id="a", aws_secret_access_key="b"
+    )
+    with Stubber(client) as stubber:
+        stubber.add_response("put_object", {})
+        # When the host stores received bytes (the part is put on the manager's own threads)
+        with running_as("SessionHostTask"):
+            _transfers(client).upload(io.BytesIO(b"bytes"), "test-mediabucket", "t1/d1/m1").result()
+    # Then the put is the host's
+    assert [(r.principal, r.action) for r in recorder.requests] == [("SessionHostTask", "s3:PutObject")]
     assert not recorder.unattributed
