@@ -132,15 +132,22 @@ def _why(evaluation: Evaluation) -> str:
 
 
 def _unused(statements: list[Statement], used: set[Grant], deployment: Deployment, verdict: Verdict) -> None:
-    unused: dict[tuple[str, int], list[str]] = defaultdict(list)
+    """Each grant no request used, under its action's line: explained when its action's line
+    or its resource's line says why (a comment on it, or right above it)."""
+    unused: dict[tuple[str, int, bool], list[str]] = defaultdict(list)
     for statement in statements:
         for action in statement.actions:
             for resource in statement.resources:
-                if (statement.policy, action, resource) not in used:
-                    unused[(statement.policy, statement.lines[action])].append(f"{action} on {resource}")
-    for (policy, line), grants in unused.items():
+                if (statement.policy, action, resource) in used:
+                    continue
+                line = statement.lines[action]
+                explained = deployment.commented(line) or deployment.commented(
+                    statement.resource_lines[resource]
+                )
+                unused[(statement.policy, line, explained)].append(f"{action} on {resource}")
+    for (policy, line, explained), grants in unused.items():
         text = f"{policy} (template.yaml line {line + 1}): no call used {', '.join(grants)}"
-        (verdict.explained if deployment.commented(line) else verdict.unused).append(text)
+        (verdict.explained if explained else verdict.unused).append(text)
 
 
 def _unattached_policies(deployment: Deployment) -> list[str]:

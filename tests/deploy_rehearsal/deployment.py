@@ -41,13 +41,14 @@ _PSEUDO = {
 @dataclass(frozen=True)
 class Statement:
     """One statement of a role: ``policy`` names it (``<principal>/<policy>/<index or Sid>``),
-    ``document`` is it resolved, ``lines`` maps each of its actions to its line in template.yaml
-    (0-based)."""
+    ``document`` is it resolved, ``lines`` maps each of its actions, and ``resource_lines`` each
+    of its resources (resolved), to its line in template.yaml (0-based)."""
 
     principal: str
     policy: str
     document: dict[str, Any]
     lines: dict[str, int]
+    resource_lines: dict[str, int]
 
     @property
     def actions(self) -> list[str]:
@@ -187,15 +188,20 @@ class Deployment:
         written = origin.get("Statement") if isinstance(origin, dict) else None
         found = []
         for index, statement in enumerate(document["Statement"]):
-            if written is not None:  # written out: each action on its own line (or its list's)
-                node = written[index]["Action"]
-                items = node if isinstance(node, list) else [node]
-                lines = {str(item): _line(item) for item in items}
-            else:  # a policy template: its actions are where its name is
+            resolved = self.resolve(statement)
+            resources = _as_list(resolved.get("Resource"))
+            if written is not None:  # written out: each action and resource on its line
+                actions, written_resources = (_as_list(written[index][key]) for key in ("Action", "Resource"))
+                lines = {str(item): _line(item) for item in actions}
+                resource_lines = {
+                    r: _line(node) for r, node in zip(resources, written_resources, strict=True)
+                }
+            else:  # a policy template: its grants are where its name is
                 (key,) = [key for key in origin if key != "Statement"]
                 lines = {action: _line(key) for action in _as_list(statement["Action"])}
+                resource_lines = dict.fromkeys(resources, _line(key))
             name = f"{principal}/{policy}/{statement.get('Sid', index)}"
-            found.append(Statement(principal, name, self.resolve(statement), lines))
+            found.append(Statement(principal, name, resolved, lines, resource_lines))
         return found
 
     # --- environment ------------------------------------------------------------------------

@@ -229,12 +229,21 @@ def merge(recordings: Iterable[list[dict[str, Any]]]) -> set[Request]:
     return {Request.from_json(item) for recording in recordings for item in recording}
 
 
-_PROJECT = ("gateway", "session_host", "local_stack", "_api", "webhook_delivery")
+_REPOSITORY = Path(__file__).resolve().parents[2]
+_TESTS = _REPOSITORY / "tests"
+_HERE = Path(__file__).resolve().parent
 
 
 def _caller() -> str:
-    """The innermost frame of the project's code on the stack, or the thread's name."""
-    for frame in reversed(traceback.extract_stack()):
-        if any(part in frame.filename for part in _PROJECT) and "deploy_rehearsal" not in frame.filename:
-            return f"{Path(frame.filename).name}:{frame.lineno} ({frame.name})"
-    return f"thread {threading.current_thread().name}"
+    """Where a call of no principal came from: ``the tests`` when a test's code is on the stack
+    (a thread a test started), else the innermost frame of this repository's code, else the
+    thread's name."""
+    ours = []
+    for frame in traceback.extract_stack():
+        path = Path(frame.filename).resolve()
+        if _REPOSITORY in path.parents and _HERE not in path.parents and "site-packages" not in path.parts:
+            ours.append((path, f"{path.name}:{frame.lineno} ({frame.name})"))
+    tests = [where for path, where in ours if _TESTS in path.parents]
+    if tests:
+        return f"the tests ({tests[0]})"
+    return ours[-1][1] if ours else f"thread {threading.current_thread().name}"
