@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,9 +23,8 @@ from aws_lambda_powertools.shared import constants as powertools_constants
 from pydantic import BaseModel
 
 from gateway.config import Settings
+from local_stack.principals import SESSION_HOST
 from session_host.config import HostSettings
-
-SESSION_HOST = "SessionHostTask"
 
 LAMBDA_PROVIDED = frozenset(
     {
@@ -126,7 +124,3 @@ def reads(principal: str, handler_package: str | None) -> list[Read]:
 def provided(principal: str) -> frozenset[str]:
     """What the platform itself sets for ``principal`` (nothing the template may set)."""
     return frozenset() if principal == SESSION_HOST else LAMBDA_PROVIDED
-
-
-def variables(reads_: list[Read]) -> Iterator[str]:
-    yield from (read.variable for read in reads_)
