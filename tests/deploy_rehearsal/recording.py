@@ -97,15 +97,17 @@ def iam_requests(
     refuses an action that does not exist, so a missing mapping shows up as an error, not
     as a silent allow.
     """
-    if service == "dynamodb":
-        return _dynamodb(operation, params, names)
-    if service == "sqs":
-        return _sqs(operation, params, names)
-    if service == "s3":
-        return _s3(operation, params, names)
-    if service == "secretsmanager" and "SecretId" in params:
-        return [(f"secretsmanager:{operation}", names.secret(str(params["SecretId"])))]
+    mapping = {"dynamodb": _dynamodb, "sqs": _sqs, "s3": _s3, "secretsmanager": _secretsmanager}.get(service)
+    try:
+        if mapping is not None:
+            return mapping(operation, params, names)
+    except KeyError:  # an operation on no resource of its own (ListTables...)
+        pass
     return [(f"{service}:{operation}", Resource(ANY_RESOURCE, None, ANY_RESOURCE))]
+
+
+def _secretsmanager(operation: str, params: Mapping[str, Any], names: Names) -> list[tuple[str, Resource]]:
+    return [(f"secretsmanager:{operation}", names.secret(str(params["SecretId"])))]
 
 
 def _dynamodb(operation: str, params: Mapping[str, Any], names: Names) -> list[tuple[str, Resource]]:
@@ -133,7 +135,7 @@ def _sqs(operation: str, params: Mapping[str, Any], names: Names) -> list[tuple[
 
 
 def _s3(operation: str, params: Mapping[str, Any], names: Names) -> list[tuple[str, Resource]]:
-    bucket = str(params.get("Bucket", ""))
+    bucket = str(params["Bucket"])
     if operation in _S3_BUCKET_ACTIONS:
         return [(f"s3:{_S3_BUCKET_ACTIONS[operation]}", names.bucket(bucket))]
     if operation == "DeleteObjects":

@@ -93,6 +93,10 @@ def test_s3_operations_are_authorised_by_their_actions_on_keys_of_a_shape() -> N
     assert {action for action, _ in deleted} == {"s3:DeleteObject"}
 
 
+def test_an_operation_on_no_resource_of_its_own_is_asked_on_any() -> None:
+    assert _requests("dynamodb", "ListTables") == [("dynamodb:ListTables", Resource("*", None, "*"))]
+
+
 def test_a_resource_no_variable_names_has_none() -> None:
     assert _requests("dynamodb", "GetItem", TableName="someone-elses") == [
         ("dynamodb:GetItem", Resource("table", None, "someone-elses"))
