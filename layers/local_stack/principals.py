@@ -39,17 +39,23 @@ def running_as(principal: str) -> Iterator[None]:
 
 
 def handler_functions(template: Mapping[str, Any]) -> dict[str, str]:
-    """Top-level package of each function's handler -> the function's logical id."""
+    """Top-level package of each API function's handler (a function API Gateway routes to)
+    -> the function's logical id."""
     return {
         resource["Properties"]["Handler"].split(".")[0]: name
         for name, resource in template["Resources"].items()
         if resource["Type"] == "AWS::Serverless::Function"
+        and any(event["Type"] == "HttpApi" for event in resource["Properties"].get("Events", {}).values())
     }
 
 
 class RoutedFunctions:
-    """Pure ASGI wrapper: each request runs as the function whose package serves its route
-    (found as the app's router finds it); routes of no function's package run as none."""
+    """Pure ASGI wrapper: each request runs as the function whose package serves its route.
+
+    ``routes`` are the functions' routes, in the order API Gateway matches them (the routers'
+    own ``routes``: how an app nests the routers it includes is FastAPI's business); a request
+    no route of a function matches (the simulator's control API) runs as none.
+    """
 
     def __init__(self, app: ASGIApp, routes: list[Any], functions: Mapping[str, str]) -> None:
         self.app = app

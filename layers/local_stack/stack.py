@@ -150,13 +150,13 @@ class LocalStack:
         return build_port(_adapter())
 
     def _start_api(self) -> None:
-        from local_stack.apps import local_app
+        from local_stack.apps import local_app, served_routers
         from local_stack.principals import RoutedFunctions, handler_functions
         from local_stack.server import make_server
 
         self.port = self.port or free_port()
-        app = local_app(self.network)
-        routed = RoutedFunctions(app, app.routes, handler_functions(load_template()))
+        routes = [route for router in served_routers() for route in router.routes]
+        routed = RoutedFunctions(local_app(self.network), routes, handler_functions(load_template()))
         self._server = make_server(routed, self.port)
         self._api_thread = threading.Thread(target=self._server.run, name="api", daemon=True)
         self._api_thread.start()
