@@ -55,8 +55,15 @@ TEST_WORKERS ?= 2
 BROWSER_PREREQUISITE := $(if $(CHROMIUM),,/usr/bin/chromium)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
+# The deploy rehearsal (tests/deploy_rehearsal, docs/deploy-rehearsal.md) judges the suite's AWS
+# calls with an IAM policy evaluator from npm, installed from its lock (`npm ci`); node and npm
+# are Debian's, installed here when npm is missing (apt-get, as for chromium).
+IAM_EVALUATOR_DIR := tests/deploy_rehearsal/iam
+IAM_EVALUATOR := $(IAM_EVALUATOR_DIR)/node_modules/.package-lock.json
+NPM_PREREQUISITE := $(if $(shell command -v npm),,/usr/bin/npm)
+
 # (Defined before the rules that name it: make expands a rule's prerequisites as it reads it.)
-test: $(STAMP) $(BROWSER_PREREQUISITE)
+test: $(STAMP) $(BROWSER_PREREQUISITE) $(IAM_EVALUATOR)
 	$(PY) -m ruff check .
 	$(PY) -m pytest -n $(TEST_WORKERS)
 
@@ -64,6 +71,14 @@ test: $(STAMP) $(BROWSER_PREREQUISITE)
 	@echo "Installing Debian's chromium for the browser tests (tests/browser)"
 	$(SUDO) apt-get update
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+
+$(IAM_EVALUATOR): $(IAM_EVALUATOR_DIR)/package-lock.json $(NPM_PREREQUISITE)
+	npm ci --prefix $(IAM_EVALUATOR_DIR) --no-audit --no-fund
+
+/usr/bin/npm:
+	@echo "Installing Debian's nodejs and npm for the deploy rehearsal (tests/deploy_rehearsal)"
+	$(SUDO) apt-get update
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
@@ -100,4 +115,4 @@ $(UV):
 	$(PY) -m pip install --quiet "uv==$(UV_VERSION)"
 
 clean:
-	rm -rf $(VENV) .aws-sam .pytest_cache .ruff_cache
+	rm -rf $(VENV) .aws-sam .pytest_cache .ruff_cache $(IAM_EVALUATOR_DIR)/node_modules

@@ -15,12 +15,16 @@ from typing import Any
 
 import pytest
 import requests
+from deploy_rehearsal.plugin import RehearsalPlugin
+from deploy_rehearsal.recording import Recorder
 
+from gateway.aws import botocore_session
 from local_stack.stack import LocalStack
 
 # Short leases so the failover tests see a takeover within seconds; the restore jitter is
 # kept small for the same reason, and so are the supervised sessions' first retry and dial
-# deadline (production: 2 s and 90 s).
+# deadline (production: 2 s and 90 s). The hosts sweep idle bus queues every 2 s (production:
+# 5 minutes), so every run sees the sweep at work (and the deploy rehearsal its calls).
 STACK = LocalStack(
     prefix="test",
     host_settings={
@@ -28,9 +32,18 @@ STACK = LocalStack(
         "restore_jitter_seconds": 0.2,
         "reconnect_initial_seconds": 0.3,
         "dial_timeout_seconds": 2.0,
+        "sweep_interval_seconds": 2.0,
     },
 )
 os.environ.update(STACK.environment())
+
+# The deploy rehearsal records every AWS call of the stack's code from here on: on the shared
+# botocore session before any client is made from it (a client copies the session's handlers).
+RECORDER = Recorder(botocore_session(), STACK.environment())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(RehearsalPlugin(RECORDER), "deploy_rehearsal")
 
 
 @pytest.fixture(scope="session")

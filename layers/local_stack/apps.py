@@ -26,6 +26,14 @@ def function_routers() -> list[APIRouter]:
     return [platform, users, devices, groups, webhooks, messages, sends, media_sends, media, stories]
 
 
+def served_routers() -> list[APIRouter]:
+    """Every router the functions serve: their APIs, and the platform function's console."""
+    from platform_api.console import router as console
+
+    # The browser console is the platform function's too, but no API: not in the route table.
+    return [*function_routers(), console]
+
+
 def local_app(network: SimulatedNetwork | None = None) -> FastAPI:
     """Unlike behind API Gateway, no catch-all is needed: the app itself answers 404 and 405.
 
@@ -33,10 +41,8 @@ def local_app(network: SimulatedNetwork | None = None) -> FastAPI:
     is served too: it exists only here, never behind API Gateway.
     """
     from gateway.web import create_app
-    from platform_api.console import router as console
 
-    # The browser console is the platform function's too, but no API: not in the route table.
-    routers = [*function_routers(), console]
+    routers = served_routers()
     if network is not None:
         from gateway.web.auth import require_master
         from session_host.network.simulated.control import control_router

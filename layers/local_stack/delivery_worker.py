@@ -36,6 +36,7 @@ from typing import Any
 from gateway.bus.queues import sqs_client
 from gateway.observability import logger
 from gateway.webhooks.delivery.constants import MAX_RETRY_DELAY_SECONDS
+from local_stack.principals import running_as
 from local_stack.template import SqsEventSource, load_template, reserved_concurrency, sqs_event_source
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -142,7 +143,9 @@ class DeliveryWorker:
 
     def start(self) -> DeliveryWorker:
         sqs = self._sqs = sqs_client()
-        attributes = sqs.get_queue_attributes(QueueUrl=self._queue_url, AttributeNames=["QueueArn"])
+        # The mapping polls, deletes and reads the queue with the function's role, as on AWS.
+        with running_as(self._function):
+            attributes = sqs.get_queue_attributes(QueueUrl=self._queue_url, AttributeNames=["QueueArn"])
         self._queue_arn = attributes["Attributes"]["QueueArn"]
         self._region = self._queue_arn.split(":")[3]
         self._poller.start()
@@ -155,6 +158,10 @@ class DeliveryWorker:
         self._invokers.shutdown(wait=True)
 
     def _poll(self) -> None:
+        with running_as(self._function):
+            self._poll_until_stopped()
+
+    def _poll_until_stopped(self) -> None:
         while not self._stopped.is_set():
             if not self._slots.acquire(timeout=self._poll_interval):
                 continue  # every invoker busy: leave the messages to the queue for now
@@ -207,6 +214,10 @@ class DeliveryWorker:
         return messages
 
     def _invoke(self, messages: list[dict[str, Any]]) -> None:
+        with running_as(self._function):
+            self._invoke_as_function(messages)
+
+    def _invoke_as_function(self, messages: list[dict[str, Any]]) -> None:
         try:
             event = {"Records": [lambda_record(m, self._queue_arn, self._region) for m in messages]}
             context = LambdaContext(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from local_stack.aws import create_resources, environment_for, free_port, planned_names, start_moto
+from local_stack.principals import SESSION_HOST, running_as
 from local_stack.template import REPO_ROOT, load_template, local_resources
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ class LocalStack:
             "POWERTOOLS_TRACE_DISABLED": "true",
             "POWERTOOLS_METRICS_DISABLED": "true",
             "POWERTOOLS_SERVICE_NAME": "gateway",
+            "POWERTOOLS_METRICS_NAMESPACE": "MessagingGateway",
             # No API Gateway in front: a send may be held open longer (decisions, "Sending").
             "SEND_HOLD_SECONDS": os.environ.get("SEND_HOLD_SECONDS", "110"),
             **self.extra_environment,
@@ -116,7 +118,8 @@ class LocalStack:
     # --- session hosts ------------------------------------------------------------------
 
     def start_host(self) -> RunningHost:
-        """One more session host, on its own thread and loop, sharing the network and data dir."""
+        """One more session host, on its own thread and loop, sharing the network and data dir;
+        it runs as the session host (``local_stack.principals``) from its start to its stop."""
         from session_host.config import HostSettings
         from session_host.host import SessionHost
         from session_host.host_thread import HostThread
@@ -126,14 +129,16 @@ class LocalStack:
         settings = HostSettings(
             **{"data_dir": self._data_dir, "liveness_file": liveness_file, **self.host_settings}
         )
-        running = RunningHost(HostThread(SessionHost(port=port, settings=settings)).start(), port)
+        with running_as(SESSION_HOST):
+            running = RunningHost(HostThread(SessionHost(port=port, settings=settings)).start(), port)
         self.hosts.append(running)
         return running
 
     def stop_host(self, running: RunningHost) -> None:
         """A clean stop: sessions closed, leases released, devices handed to the other hosts."""
         self.hosts.remove(running)
-        running.thread.stop()
+        with running_as(SESSION_HOST):
+            running.thread.stop()
 
     def kill_host(self, running: RunningHost) -> None:
         """A crash: the host stops dead and the network sees its connections vanish."""
@@ -153,11 +158,14 @@ class LocalStack:
         return build_port(_adapter())
 
     def _start_api(self) -> None:
-        from local_stack.apps import local_app
+        from local_stack.apps import local_app, served_routers
+        from local_stack.principals import RoutedFunctions, handler_functions
         from local_stack.server import make_server
 
         self.port = self.port or free_port()
-        self._server = make_server(local_app(self.network), self.port)
+        routes = [route for router in served_routers() for route in router.routes]
+        routed = RoutedFunctions(local_app(self.network), routes, handler_functions(load_template()))
+        self._server = make_server(routed, self.port)
         self._api_thread = threading.Thread(target=self._server.run, name="api", daemon=True)
         self._api_thread.start()
         deadline = time.monotonic() + 15

@@ -1,12 +1,14 @@
 """Blocking AWS SDK calls (boto3, PynamoDB) run off the event loop, on threads the host owns.
 
 A pool of its own rather than the loop's default executor: adapters run their blocking
-network calls there, and neither should wait behind the other.
+network calls there, and neither should wait behind the other. Each call runs in its awaiting
+task's context, as ``asyncio.to_thread`` runs its function.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +32,8 @@ class AwsCalls:
 
     async def __call__(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+        call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+        return await loop.run_in_executor(self._executor, call)
 
     def shutdown(self) -> None:
         """Let calls under way finish on their own; nothing waits for them."""

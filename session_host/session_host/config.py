@@ -37,7 +37,7 @@ AWS_THREADS = 32
 DEFAULT_EXECUTOR_THREADS = 64
 """The loop's default executor under ``python -m session_host``: adapters run blocking calls there."""
 SWEEP_EVERY_SECONDS = 300.0
-"""How often the host deletes the bus queues of owners that are gone."""
+"""How often the host deletes the bus queues of owners that are gone (``SWEEP_INTERVAL_SECONDS``)."""
 LIVENESS_EVERY_SECONDS = 5.0
 """How often the host rewrites its liveness file."""
 LIVENESS_MAX_AGE_SECONDS = 30.0
@@ -135,6 +135,9 @@ class HostSettings(BaseSettings):
     restore_jitter_seconds: float = Field(default=2.0, alias="RESTORE_JITTER_SECONDS", ge=0)
     # Unset: a third of the lease TTL (see ``takeover_every_seconds``).
     takeover_interval_seconds: float | None = Field(default=None, alias="TAKEOVER_INTERVAL_SECONDS", gt=0)
+    # How often the host sweeps the bus queues of owners that are gone; the tests' stack sweeps
+    # every few seconds, so every run sees it work.
+    sweep_interval_seconds: float = Field(default=SWEEP_EVERY_SECONDS, alias="SWEEP_INTERVAL_SECONDS", gt=0)
     event_batch_linger_seconds: float = Field(default=0.05, alias="EVENT_BATCH_LINGER_SECONDS", ge=0)
     liveness_file: Path = Field(default_factory=_default_liveness_file, alias="SESSION_HOST_LIVENESS_FILE")
     # Supervised sessions (decisions, "Sessions on the real network"): the first retry after

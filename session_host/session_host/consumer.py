@@ -14,6 +14,8 @@ at once rather than after their visibility timeout.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -65,7 +67,8 @@ class QueueConsumer:
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        threading.Thread(target=self._poll, name=f"poll-{self.name}", daemon=True).start()
+        poll = functools.partial(contextvars.copy_context().run, self._poll)  # the host's context
+        threading.Thread(target=poll, name=f"poll-{self.name}", daemon=True).start()
 
     def stop(self) -> None:
         """Receive nothing more; safe to call from any thread."""

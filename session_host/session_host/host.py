@@ -33,7 +33,6 @@ from session_host.config import (
     EVENT_SENDERS,
     LIVENESS_EVERY_SECONDS,
     STOP_GRACE_SECONDS,
-    SWEEP_EVERY_SECONDS,
     HostSettings,
 )
 from session_host.consumer import QueueConsumer, move_to_queue, release_to_queue
@@ -125,7 +124,7 @@ class SessionHost:
         self._restoring = asyncio.create_task(self._restorer.run())
         self._background = [
             asyncio.create_task(self._every(queues.HEARTBEAT_EVERY_SECONDS, self._heartbeat)),
-            asyncio.create_task(self._every(SWEEP_EVERY_SECONDS, self._sweep)),
+            asyncio.create_task(self._every(settings.sweep_interval_seconds, self._sweep)),
             asyncio.create_task(
                 liveness.keep_alive(settings.liveness_file, self.host_id, LIVENESS_EVERY_SECONDS)
             ),

@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from gateway.config import get_settings
+from gateway.context_pool import ContextThreadPool
 from gateway.media import store
 from gateway.media.store import StoredMedia
 from gateway.observability import logger
@@ -48,10 +49,12 @@ def media_path(media_id: str) -> str:
 
 @lru_cache(maxsize=1)
 def _transfers(client: Any) -> Any:
-    """The S3 transfer manager (boto3's) over the media store's client, one per client."""
-    from boto3.s3.transfer import TransferConfig, create_transfer_manager  # the host only: ~100 ms
+    """The S3 transfer manager boto3's ``upload_fileobj`` uses, over the media store's client, one
+    per client; its threads run each part in the context of the call that started the upload."""
+    from boto3.s3.transfer import TransferConfig  # the host only: ~100 ms
+    from s3transfer.manager import TransferManager
 
-    return create_transfer_manager(client, TransferConfig())
+    return TransferManager(client, TransferConfig(), executor_cls=ContextThreadPool)
 
 
 def upload(tenant_id: str, device_id: str, data: bytes, mimetype: str, filename: str | None) -> StoredMedia:

@@ -143,17 +143,6 @@ def test_messages_function_may_put_and_get_media_objects_only(template: dict[str
     assert all(s["Effect"] == "Allow" for s in statements)
 
 
-def test_media_read_policy_only_reads(template: dict[str, Any]) -> None:
-    # Given the managed policy meant for the media route (GET /media/{media_id})
-    document = template["Resources"]["MediaReadPolicy"]["Properties"]["PolicyDocument"]
-
-    # When its statements are read
-    # Then it allows GetObject on the bucket's objects and nothing more
-    assert [(s["Effect"], _actions(s), s["Resource"]) for s in document["Statement"]] == [
-        ("Allow", {"s3:GetObject"}, OBJECTS)
-    ]
-
-
 def test_session_host_may_get_and_put_media_objects(template: dict[str, Any]) -> None:
     # Given the session host's task role
     (policy,) = template["Resources"]["SessionHostTaskRole"]["Properties"]["Policies"]

@@ -1,4 +1,9 @@
-"""Powertools singletons, configured by the ``POWERTOOLS_*`` environment variables."""
+"""Powertools singletons, configured by the ``POWERTOOLS_*`` environment variables.
+
+Nothing is passed to them in code, where it would win over the variables: the template gives
+each function and the session host its own service name (tests/deploy_rehearsal checks that
+every variable it sets takes effect).
+"""
 
 from __future__ import annotations
 
@@ -34,12 +39,12 @@ def _tracer() -> Tracer | Untraced:
     belongs before the first AWS call."""
     if not tracing_settings().traced:
         return Untraced()
-    return Tracer(service="gateway")
+    return Tracer()
 
 
-logger = Logger(service="gateway")
+logger = Logger()
 tracer = _tracer()
-metrics = Metrics(namespace="MessagingGateway", service="gateway")
+metrics = Metrics()
 
 # Most requests add no metric; an empty flush is normal, not worth a warning per invocation.
 warnings.filterwarnings("ignore", message="No application metrics to publish")

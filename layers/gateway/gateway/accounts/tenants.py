@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
@@ -11,6 +10,7 @@ from gateway.accounts import store
 from gateway.accounts.records import new_user
 from gateway.accounts.roles import Role
 from gateway.accounts.views import tenant_view, tenant_with_counts, user_view
+from gateway.context_pool import ContextThreadPool
 from gateway.devices import commands as device_commands
 from gateway.devices import erasure
 from gateway.devices import store as device_store
@@ -114,7 +114,7 @@ def delete_tenant(tenant_id: str) -> dict[str, int]:
     store.delete_users(users)
     webhooks = webhook_store.delete_tenant_configs(tenant_id)
     devices = device_store.list_devices(tenant_id)
-    with ThreadPoolExecutor(max_workers=_PARALLEL_DEVICE_DELETIONS) as pool:
+    with ContextThreadPool(max_workers=_PARALLEL_DEVICE_DELETIONS) as pool:
         list(pool.map(partial(device_store.delete_device_records, idempotency_records=False), devices))
     erasure.erase_tenant_data(tenant_id)
     store.delete_tenant_record(tenant)

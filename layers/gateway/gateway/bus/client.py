@@ -6,7 +6,6 @@ import threading
 import time
 import uuid
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -17,6 +16,7 @@ from gateway.bus import queues
 from gateway.bus.inbox import ReplyInbox
 from gateway.bus.messages import Command, CommandName, Reply
 from gateway.config import get_settings
+from gateway.context_pool import ContextThreadPool
 
 _PARALLEL_SENDS = 8  # SendMessage calls in flight at once for a command sent to many devices
 
@@ -119,7 +119,7 @@ class CommandBus:
         for command in commands:
             inbox.expect(command.id)
         try:
-            with ThreadPoolExecutor(max_workers=min(_PARALLEL_SENDS, len(commands))) as pool:
+            with ContextThreadPool(max_workers=min(_PARALLEL_SENDS, len(commands))) as pool:
                 list(pool.map(self._send, commands, [target.host_queue_url for target in targets]))
         except Exception:
             for command in commands:

@@ -24,11 +24,12 @@ the send: the key stays bound to it, and a repeat answers its state now (:func:`
 from __future__ import annotations
 
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from functools import cache
 from typing import Any, Protocol
 
 from gateway.bus import BusTimeout, CommandName, Reply, get_bus
+from gateway.context_pool import ContextThreadPool
 from gateway.devices.access import require_session
 from gateway.devices.command_errors import COMMAND_ERRORS, NETWORK_REFUSALS, command_error
 from gateway.errors import ApiError, internal_error
@@ -167,10 +168,10 @@ def state_now(device: DeviceModel, bound: dict[str, Any]) -> Answer | None:
 
 
 @cache
-def _writer() -> ThreadPoolExecutor:
+def _writer() -> ContextThreadPool:
     """The thread that writes a send to the outbox while its command travels (one per
     process: a Lambda environment serves one request at a time)."""
-    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="outbox")
+    return ContextThreadPool(max_workers=2, thread_name_prefix="outbox")
 
 
 def _bound(send: outbox.Send) -> dict[str, Any]:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Any
@@ -41,6 +40,7 @@ from fastapi.responses import JSONResponse
 
 from gateway import aws
 from gateway.config import get_settings
+from gateway.context_pool import ContextThreadPool
 from gateway.errors import ApiError
 from gateway.web.error_docs import standard
 
@@ -213,7 +213,7 @@ def forget(tenant_id: str, device_id: str | None = None) -> int:
     None); how many there were. A parallel scan of the table, which holds about a day of
     requests: deleting is rare, and the records' ids are Powertools' (no index to query)."""
     prefix = _prefix((tenant_id,) if device_id is None else (tenant_id, device_id)) + "#"
-    with ThreadPoolExecutor(max_workers=_FORGET_SEGMENTS) as pool:
+    with ContextThreadPool(max_workers=_FORGET_SEGMENTS) as pool:
         counts = pool.map(lambda segment: _forget_segment(prefix, segment), range(_FORGET_SEGMENTS))
         return sum(counts)
 
