@@ -17,6 +17,9 @@ from session_host.owned import OwnedDevice, session_snapshot
 from session_host.ownership import Ownership, RecordOnEnd
 
 NOT_LOGGED_IN = "the device is not logged in"
+HOST_FULL = (
+    "this session host runs as many devices as it may (MAX_SESSIONS); retry: another host may have room"
+)
 
 
 @dataclass(frozen=True)
@@ -74,14 +77,24 @@ class Host:
         return failed(command, ErrorKind.HOST_ERROR, "the device is held by a host that cannot be reached")
 
     async def take(
-        self, command: Command, how: records.Claim, then: Taken, *, missing_ok: bool = False
+        self,
+        command: Command,
+        how: records.Claim,
+        then: Taken,
+        *,
+        missing_ok: bool = False,
+        stays: bool = False,
     ) -> Outcome:
         """Take a device no host runs (lease, session, claim on its record), then run ``then``.
 
         A device whose record cannot be claimed does not exist: NOT_FOUND, unless
-        ``missing_ok``. If ``then`` fails, the tenure it was given never outlives it.
+        ``missing_ok``. A take whose session ``stays`` (connect, reconnect) is refused by a full
+        host (HOST_FULL: another host may have room). If ``then`` fails, the tenure it was given
+        never outlives it.
         """
         own = self.own
+        if stays and own.full:
+            return failed(command, ErrorKind.HOST_FULL, HOST_FULL)
         lease = await own.acquire(command.tenant_id, command.device_id)
         if lease is None:
             return await self.held_elsewhere(command)

@@ -18,8 +18,6 @@ from session_host.unlink import forget, unlink
 
 # --- connect ----------------------------------------------------------------------------
 
-_FULL = "this session host runs as many devices as it may (MAX_SESSIONS); retry: another host may have room"
-
 
 async def _start(host: Host, command: Command, owned: OwnedDevice, _claimed: bool) -> Reply:
     try:
@@ -32,9 +30,7 @@ async def _start(host: Host, command: Command, owned: OwnedDevice, _claimed: boo
 
 
 async def _connect_idle(host: Host, command: Command) -> Outcome:
-    if host.own.full:
-        return failed(command, ErrorKind.HOST_FULL, _FULL)
-    return await host.take(command, records.Claim.CONNECT, _start)
+    return await host.take(command, records.Claim.CONNECT, _start, stays=True)
 
 
 @handles(CommandName.CONNECT, when_idle=_connect_idle)
@@ -64,9 +60,7 @@ async def _reconnect_taken(host: Host, command: Command, owned: OwnedDevice, _cl
 
 
 async def _reconnect_idle(host: Host, command: Command) -> Outcome:
-    if host.own.full:
-        return failed(command, ErrorKind.HOST_FULL, _FULL)
-    return await host.take(command, records.Claim.VISIT, _reconnect_taken)
+    return await host.take(command, records.Claim.VISIT, _reconnect_taken, stays=True)
 
 
 @handles(CommandName.RECONNECT, when_idle=_reconnect_idle)
