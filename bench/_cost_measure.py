@@ -104,7 +104,7 @@ def _scenario(
     import statistics
 
     from devices_api.handler import handler as devices_handler
-    from gateway.bus import CommandName, get_bus
+    from gateway.bus import contracts, get_bus
     from gateway.bus.queues import sqs_client
     from gateway.config import get_settings
     from gateway.models import DeviceModel
@@ -164,7 +164,7 @@ def _scenario(
     try:
         bus = get_bus()
         bus.request(
-            CommandName.CONNECT, tenant_id=tenant_id, device_id=device_id, host_queue_url=host.host.queue_url
+            contracts.CONNECT, tenant_id=tenant_id, device_id=device_id, host_queue_url=host.host.queue_url
         )
         wait(lambda: DeviceModel.get(tenant_id, device_id).status == "pairing", what="a QR")
         network.scan(device_id, "15550009000")

@@ -82,7 +82,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
 
     # Read by the send dispatchers' module at import: set before the host is imported.
     config.SEND_POLL_SECONDS = setup["send_poll"]
-    from gateway.bus import CommandBus, CommandName, queues
+    from gateway.bus import CommandBus, contracts, queues
     from gateway.bus.client import Target
     from session_host.config import HostSettings
     from session_host.host import SessionHost
@@ -150,7 +150,7 @@ def run_host(setup: dict[str, Any]) -> dict[str, Any]:
     bus = CommandBus(queues.sqs_client(), setup["command_queue"])
     targets = [Target(d["tenant_id"], d["device_id"], host.queue_url) for d in sample]
     began = time.perf_counter()
-    replies = bus.request_all(CommandName.GET_STATUS_PRIVACY, targets, timeout=60)
+    replies = bus.request_all(contracts.GET_STATUS_PRIVACY, targets, timeout=60)
     command_seconds = time.perf_counter() - began
     answered = sum(1 for reply in replies if reply is not None and reply.ok)
     say(f"{answered}/{len(sample)} commands answered in {command_seconds:.1f} s")

@@ -160,12 +160,12 @@ class Probes:
         self._threads: list[threading.Thread] = []
 
     def ping(self) -> tuple[float, str]:
-        from gateway.bus import CommandName
+        from gateway.bus import contracts
 
         began = time.perf_counter()
         try:
             reply = self._bus.request(
-                CommandName.PING,
+                contracts.PING,
                 tenant_id="bench-other-tenant",
                 device_id=OTHER_DEVICE,
                 host_queue_url=self._host_queue,

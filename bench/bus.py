@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(rounds: int, per_round: int) -> None:
-    from gateway.bus import CommandBus, CommandName
+    from gateway.bus import CommandBus, contracts
+    from gateway.bus.contracts.groups import GroupRef, GroupSettingsArgs, UpdateGroupArgs
     from gateway.bus.queues import sqs_client
     from gateway.config import get_settings
     from session_host.config import HostSettings
@@ -112,9 +113,9 @@ def run(rounds: int, per_round: int) -> None:
         host = HostThread(SessionHost(port=SimulatedPort(network), settings=settings)).start()
         bus = CommandBus(sqs, get_settings().command_queue_url)
 
-        def request(command: CommandName, device_id: str = "bench", **args: Any) -> dict[str, Any]:
+        def request(contract: Any, device_id: str = "bench", args: Any = None) -> Any:
             reply = bus.request(
-                command, tenant_id="bench", device_id=device_id, host_queue_url=host.host.queue_url, args=args
+                contract, args, tenant_id="bench", device_id=device_id, host_queue_url=host.host.queue_url
             )
             assert reply.ok, reply
             return reply.result
@@ -124,14 +125,16 @@ def run(rounds: int, per_round: int) -> None:
             topics = iter(range(10**9))
 
             def ping() -> None:
-                request(CommandName.PING)
+                request(contracts.PING)
 
             def group_read() -> None:
-                request(CommandName.GROUP_INFO, device_id, group_jid=group_jid)
+                request(contracts.GROUP_INFO, device_id, GroupRef(group_jid=group_jid))
 
             def group_change() -> None:
-                topic = {"topic": f"topic {next(topics)}"}
-                request(CommandName.UPDATE_GROUP, device_id, group_jid=group_jid, settings=topic)
+                topic = GroupSettingsArgs(topic=f"topic {next(topics)}")
+                request(
+                    contracts.UPDATE_GROUP, device_id, UpdateGroupArgs(group_jid=group_jid, settings=topic)
+                )
 
             sides: dict[str, Callable[[], None]] = {
                 "floor": floor.round_trip,
@@ -151,26 +154,27 @@ def run(rounds: int, per_round: int) -> None:
     report(results)
 
 
-def _group_of_a_connected_device(network: Any, request: Callable[..., dict[str, Any]]) -> tuple[str, str]:
+def _group_of_a_connected_device(network: Any, request: Callable[..., Any]) -> tuple[str, str]:
     """A device record, its session paired by a simulated phone, and a group of 20 it administers."""
     import uuid
     from datetime import UTC, datetime
 
-    from gateway.bus import CommandName
+    from gateway.bus import contracts
+    from gateway.bus.contracts.groups import CreateGroupArgs
     from gateway.models import DeviceModel
 
     device_id, now = str(uuid.uuid4()), datetime.now(UTC).isoformat()
     record = DeviceModel("bench", device_id, owner_user_id="u", name="bench", created_at=now, updated_at=now)
     record.save()
-    request(CommandName.CONNECT, device_id)
+    request(contracts.CONNECT, device_id)
     _wait(lambda: DeviceModel.get("bench", device_id).status == "pairing")
     network.scan(device_id, DEVICE_PHONE)
     _wait(lambda: DeviceModel.get("bench", device_id).status == "connected")
     for phone in MEMBER_PHONES:
         network.create_account(phone)
     people = [f"{phone}@s.whatsapp.net" for phone in MEMBER_PHONES]
-    created = request(CommandName.CREATE_GROUP, device_id, name="bench", participants=people, options={})
-    return device_id, created["group"]["jid"]
+    created = request(contracts.CREATE_GROUP, device_id, CreateGroupArgs(name="bench", participants=people))
+    return device_id, created.group.jid
 
 
 def _wait(condition: Callable[[], bool], seconds: float = 15.0) -> None:

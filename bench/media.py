@@ -60,7 +60,7 @@ def jpeg_of_about(size: int) -> bytes:
 
 
 def run(rounds: int, per_round: int) -> None:
-    from gateway.bus import CommandName, get_bus
+    from gateway.bus import get_bus
     from gateway.messages import send_kinds, sending
     from gateway.messages.schemas import SendMediaRequest, SendTextRequest
     from gateway.models import DeviceModel
@@ -76,9 +76,9 @@ def run(rounds: int, per_round: int) -> None:
         host.start()
         bus = get_bus()
 
-        def request(command: CommandName, device_id: str = "bench", **args: Any) -> dict[str, Any]:
+        def request(contract: Any, device_id: str = "bench") -> Any:
             reply = bus.request(
-                command, tenant_id=TENANT, device_id=device_id, host_queue_url=host.host.queue_url, args=args
+                contract, tenant_id=TENANT, device_id=device_id, host_queue_url=host.host.queue_url
             )
             assert reply.ok, reply
             return reply.result

@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(rounds: int, per_round: int, holds: int, gap: float) -> None:
-    from gateway.bus import CommandName, get_bus
+    from gateway.bus import contracts, get_bus
     from gateway.messages import outbox, sending
     from gateway.messages.schemas import SendTextRequest
     from gateway.models import DeviceModel
@@ -74,9 +74,9 @@ def run(rounds: int, per_round: int, holds: int, gap: float) -> None:
         host.start()
         bus = get_bus()  # the process's bus, as sending.send_text uses it
 
-        def request(command: CommandName, device_id: str = "bench", **args: Any) -> dict[str, Any]:
+        def request(contract: Any, device_id: str = "bench") -> Any:
             reply = bus.request(
-                command, tenant_id=TENANT, device_id=device_id, host_queue_url=host.host.queue_url, args=args
+                contract, tenant_id=TENANT, device_id=device_id, host_queue_url=host.host.queue_url
             )
             assert reply.ok, reply
             return reply.result
@@ -92,11 +92,11 @@ def run(rounds: int, per_round: int, holds: int, gap: float) -> None:
             record = DeviceModel.get(TENANT, device_id)
 
             def bus_and_claim() -> None:
-                request(CommandName.PING)
+                request(contracts.PING)
                 outbox.claim(outbox.new_send(TENANT, "floor", chat_jid="1@s.whatsapp.net", text="hi"), 1)
 
             sides: dict[str, Callable[[], None]] = {
-                "bus": lambda: request(CommandName.PING),
+                "bus": lambda: request(contracts.PING),
                 "send": send,
                 "bus + claim": bus_and_claim,
             }
@@ -116,16 +116,16 @@ def run(rounds: int, per_round: int, holds: int, gap: float) -> None:
     report(results, errors)
 
 
-def _connected_device(network: Any, request: Callable[..., dict[str, Any]]) -> str:
+def _connected_device(network: Any, request: Callable[..., Any]) -> str:
     """A device record whose session a simulated phone paired."""
     from datetime import UTC, datetime
 
-    from gateway.bus import CommandName
+    from gateway.bus import contracts
     from gateway.models import DeviceModel
 
     device_id, now = str(uuid.uuid4()), datetime.now(UTC).isoformat()
     DeviceModel(TENANT, device_id, owner_user_id="u", name="bench", created_at=now, updated_at=now).save()
-    request(CommandName.CONNECT, device_id)
+    request(contracts.CONNECT, device_id)
     _wait(lambda: DeviceModel.get(TENANT, device_id).status == "pairing")
     network.scan(device_id, DEVICE_PHONE)
     _wait(lambda: DeviceModel.get(TENANT, device_id).status == "connected")

@@ -8,12 +8,12 @@ command on a session this host runs touches AWS only if executing it does.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 from gateway.bus import Command, CommandName, Reply
-from gateway.bus.messages import ErrorKind
+from gateway.bus.contracts.sessions import Pong
+from gateway.bus.messages import ErrorKind, Unreadable, UnreadableCommand, read_command
 from gateway.observability import logger
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.commands import CommandExecutor, Forward, Later
@@ -35,19 +35,19 @@ class CommandDispatcher:
     async def handle(self, received: Received) -> None:
         """Handle one message of a command queue, then delete it."""
         try:
-            command = Command.from_json(received.body)
-        except (ValueError, KeyError, TypeError):
-            await self._refuse(received.body)
+            command = read_command(received.body)
+        except UnreadableCommand as unreadable:
+            await self._refuse(unreadable, len(received.body))
         else:
             if command.expired():
                 logger.info("expired command dropped unexecuted", extra=_about(command))
             elif command.name is CommandName.PING:
-                await self._reply(command, Reply.success(command, {"host_id": self._host_id}, None))
+                await self._reply(command, Reply.success(command, Pong(host_id=self._host_id), None))
             else:
                 await self._execute(command, received.body)
         received.consumer.deleter.delete(received.receipt)
 
-    async def _execute(self, command: Command, body: str) -> None:
+    async def _execute(self, command: Command[Any], body: str) -> None:
         later: Later | None = None
         try:
             async with self._ownership.locks.hold(command.device_id):
@@ -71,7 +71,7 @@ class CommandDispatcher:
                 if later is not None and later.replied is not None:
                     later.replied()
 
-    async def _forward(self, command: Command, body: str, queue_url: str) -> None:
+    async def _forward(self, command: Command[Any], body: str, queue_url: str) -> None:
         """Send the same message to the host that runs the device; it replies itself."""
         try:
             await self._aws(self._sqs.send_message, QueueUrl=queue_url, MessageBody=body)
@@ -84,39 +84,41 @@ class CommandDispatcher:
             return
         logger.info("command forwarded to the device's host", extra={**_about(command), "to": queue_url})
 
-    async def _reply(self, command: Command, reply: Reply) -> None:
+    async def _reply(self, command: Command[Any], reply: Reply[Any]) -> None:
         if command.reply_to:
             await self._send_reply(command.reply_to, reply)
 
-    async def _refuse(self, body: str) -> None:
-        """A command this host cannot read: answer ``unsupported`` when it says where to
-        (a newer API may send a command this host does not know yet), else drop it."""
-        try:
-            raw = json.loads(body)
-            command_id, reply_to, deadline = str(raw["id"]), str(raw["reply_to"]), float(raw["deadline"])
-        except (ValueError, KeyError, TypeError):
-            logger.warning("malformed command dropped", extra={"chars": len(body)})
-            return
+    async def _refuse(self, unreadable: UnreadableCommand, chars: int) -> None:
+        """A command this host cannot read: answered when it says where to and in time, else
+        dropped. A version or a command this host does not know is ``unsupported`` (a newer
+        API may send what this host cannot do yet); arguments that are not the command's
+        contract are ``host_error`` (the API and the host disagree on it: a fault, not the
+        caller's input)."""
         # Which command, never its arguments (a send's are the tenant's message).
         about = {
-            "command_id": command_id,
-            "command": str(raw.get("name")),
-            "device_id": str(raw.get("device_id")),
+            "command_id": unreadable.command_id,
+            "command": unreadable.name,
+            "device_id": unreadable.device_id,
+            "why": str(unreadable),
+            "chars": chars,
         }
         logger.warning("unreadable command refused", extra=about)
-        if deadline > time.time():
-            message = "this session host cannot read the command"
+        command_id, reply_to, deadline = unreadable.command_id, unreadable.reply_to, unreadable.deadline
+        if command_id is None or reply_to is None or deadline is None or deadline <= time.time():
+            return
+        if unreadable.why is Unreadable.ARGS:
+            kind = ErrorKind.HOST_ERROR.value
+        else:
             kind = NetworkErrorKind.UNSUPPORTED.value
-            await self._send_reply(
-                reply_to, Reply(command_id, ok=False, error_kind=kind, error_message=message)
-            )
+        reply: Reply[Any] = Reply(command_id, ok=False, error_kind=kind, error_message=str(unreadable))
+        await self._send_reply(reply_to, reply)
 
-    async def _send_reply(self, reply_to: str, reply: Reply) -> None:
+    async def _send_reply(self, reply_to: str, reply: Reply[Any]) -> None:
         try:
             await self._aws(self._sqs.send_message, QueueUrl=reply_to, MessageBody=reply.to_json())
         except AWS_ERRORS as error:  # the sender is gone; it has answered 503 by now
             logger.warning("reply not sent", extra={"command_id": reply.command_id, "error": str(error)})
 
 
-def _about(command: Command) -> dict[str, Any]:
+def _about(command: Command[Any]) -> dict[str, Any]:
     return {"command": command.name.value, "command_id": command.id, "device_id": command.device_id}

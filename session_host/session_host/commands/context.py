@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gateway.bus import Command, DeviceSnapshot, Reply
+from gateway.bus.contracts import CommandResult, Done
 from gateway.bus.messages import ErrorKind
 from session_host import records
 from session_host.config import READY_WAIT_SECONDS
@@ -34,25 +35,31 @@ class Later:
     """A reply that is awaited after the device's lock is let go: for a handler that waits
     for something slow (a send's dispatch) without holding up the device's other commands."""
 
-    reply: Awaitable[Reply]
+    reply: Awaitable[Reply[Any]]
     replied: Callable[[], None] | None = None
     """Called once the reply has left (or could not): work that may wait for it goes then."""
 
 
-Outcome = Reply | Forward | Later | None
+Outcome = Reply[Any] | Forward | Later | None
 """A reply to send, a host to forward to, a reply to await without the device's lock, or
 None: dropped unexecuted (deadline passed)."""
 
-Taken = Callable[["Host", Command, OwnedDevice, bool], Awaitable[Reply]]
+Taken = Callable[["Host", Command[Any], OwnedDevice, bool], Awaitable[Reply[Any]]]
 """What a command does with a device it has just taken; the flag says whether the device's
 record was claimed (it exists)."""
 
 
-def ok(command: Command, device: DeviceSnapshot | None, result: dict[str, Any] | None = None) -> Reply:
-    return Reply.success(command, result or {}, device)
+def ok(
+    command: Command[Any], device: DeviceSnapshot | None, result: CommandResult | None = None
+) -> Reply[Any]:
+    """A success; ``result`` is the command's contract's (None: :class:`Done`, for a command
+    that answers only the device's state)."""
+    return Reply.success(command, Done() if result is None else result, device)
 
 
-def failed(command: Command, kind: str, message: str, device: DeviceSnapshot | None = None) -> Reply:
+def failed(
+    command: Command[Any], kind: str, message: str, device: DeviceSnapshot | None = None
+) -> Reply[Any]:
     return Reply.failure(command, kind, message, device)
 
 
@@ -63,14 +70,14 @@ class Host:
     def __init__(self, ownership: Ownership) -> None:
         self.own = ownership
 
-    async def to_holder(self, command: Command) -> Forward | None:
+    async def to_holder(self, command: Command[Any]) -> Forward | None:
         """Where to forward a command for a device another live host runs, if one does."""
         holder = await self.own.holder(command.device_id)
         if holder is not None and holder.owner_queue_url:
             return Forward(holder.owner_queue_url)
         return None
 
-    async def held_elsewhere(self, command: Command) -> Forward | Reply:
+    async def held_elsewhere(self, command: Command[Any]) -> Forward | Reply[Any]:
         """The device's lease is another host's: forward there, or fail if it cannot be reached."""
         if forward := await self.to_holder(command):
             return forward
@@ -78,7 +85,7 @@ class Host:
 
     async def take(
         self,
-        command: Command,
+        command: Command[Any],
         how: records.Claim,
         then: Taken,
         *,
@@ -110,7 +117,9 @@ class Host:
                 await own.retire(owned, RecordOnEnd.RELEASE_ONLY)
             raise
 
-    async def end(self, command: Command, owned: OwnedDevice, action: Callable[[], Awaitable[None]]) -> Reply:
+    async def end(
+        self, command: Command[Any], owned: OwnedDevice, action: Callable[[], Awaitable[None]]
+    ) -> Reply[Any]:
         """End the session with ``action`` and let the device go; a network failure leaves
         the session running as it was."""
         owned.ending = True
@@ -122,7 +131,7 @@ class Host:
         return ok(command, await self.own.retire(owned, RecordOnEnd.STOP_WANTING))
 
 
-async def needs_a_session(host: Host, command: Command) -> Outcome:
+async def needs_a_session(host: Host, command: Command[Any]) -> Outcome:
     """The default for a device no session on this host runs: commands that only a running
     session serves go to the host that runs it, and never start one."""
     if forward := await host.to_holder(command):
@@ -130,7 +139,7 @@ async def needs_a_session(host: Host, command: Command) -> Outcome:
     return failed(command, ErrorKind.NOT_RUNNING, "no session runs this device; connect it first")
 
 
-async def refuse_if_paired(command: Command, owned: OwnedDevice) -> Reply | None:
+async def refuse_if_paired(command: Command[Any], owned: OwnedDevice) -> Reply[Any] | None:
     """Pairing commands wait (briefly) for a session that is just starting to show its first
     QR code or to resume; a paired device is refused."""
     session = owned.session
@@ -142,7 +151,7 @@ async def refuse_if_paired(command: Command, owned: OwnedDevice) -> Reply | None
     return None
 
 
-def refuse_unless_connected(command: Command, owned: OwnedDevice) -> Reply | None:
+def refuse_unless_connected(command: Command[Any], owned: OwnedDevice) -> Reply[Any] | None:
     """Operations on the network (receipts, sends) need a connected session."""
     session = owned.session
     if session.state is SessionState.CONNECTED:

@@ -9,10 +9,13 @@ touched: the command is forwarded to that host's queue.
 
 from __future__ import annotations
 
+from typing import Any
+
 from gateway.bus import Command, Reply
 from gateway.bus.messages import ErrorKind
+from gateway.observability import logger
 from session_host.commands.context import Host, Later, Outcome, failed
-from session_host.commands.registry import REGISTRY, CommandRegistry
+from session_host.commands.registry import REGISTRY, CommandRegistry, Handler
 from session_host.network.port import NetworkError
 from session_host.owned import session_snapshot
 from session_host.ownership import Ownership
@@ -23,8 +26,9 @@ class CommandExecutor:
         self._host = Host(ownership)
         self._registry = registry
 
-    async def execute(self, command: Command) -> Outcome:
-        """Run ``command`` (the caller holds the device's lock).
+    async def execute(self, command: Command[Any]) -> Outcome:
+        """Run ``command`` (the caller holds the device's lock); its arguments were parsed
+        by its contract when it was read.
 
         A network failure is the command's answer, with the device's state when it has a
         session here; any other exception is the caller's to report.
@@ -38,19 +42,33 @@ class CommandExecutor:
         owned = devices.get(command.device_id)
         try:
             if owned is not None:
-                return await handler.on_running(self._host, command, owned)
-            return await handler.on_idle(self._host, command)
+                outcome = await handler.on_running(self._host, command, owned)
+            else:
+                outcome = await handler.on_idle(self._host, command)
         except NetworkError as error:
             return self._network_failure(command, error)
+        return _checked(handler, command, outcome) if isinstance(outcome, Reply) else outcome
 
-    async def finish(self, command: Command, later: Later) -> Reply:
+    async def finish(self, command: Command[Any], later: Later) -> Reply[Any]:
         """The reply of a handler that answered :class:`Later` (the caller has let the
         device's lock go); a network failure is the answer, as in :meth:`execute`."""
         try:
-            return await later.reply
+            reply = await later.reply
         except NetworkError as error:
             return self._network_failure(command, error)
+        handler = self._registry.get(command.name)
+        return reply if handler is None else _checked(handler, command, reply)
 
-    def _network_failure(self, command: Command, error: NetworkError) -> Reply:
+    def _network_failure(self, command: Command[Any], error: NetworkError) -> Reply[Any]:
         owned = self._host.own.devices.get(command.device_id)
         return failed(command, error.reason, str(error), session_snapshot(owned.session) if owned else None)
+
+
+def _checked(handler: Handler[Any], command: Command[Any], reply: Reply[Any]) -> Reply[Any]:
+    """``reply``, unless it is a success whose result is not the contract's: a fault of the
+    handler, answered ``host_error`` rather than sent for the API to misread."""
+    if not reply.ok or isinstance(reply.result, handler.result):
+        return reply
+    about = {"command": command.name.value, "command_id": command.id, "result": type(reply.result).__name__}
+    logger.error("a handler answered a result that is not its contract's", extra=about)
+    return failed(command, ErrorKind.HOST_ERROR, "the session host answered out of contract", reply.device)

@@ -7,69 +7,58 @@ the participant list the network answers (:meth:`GroupOperations.group_info`) be
 network is asked to change anything, so a non-admin device gets ``not_group_admin`` whichever
 adapter runs it. What the network itself refuses comes back as its own refusal code.
 
-Arguments were checked by the API; a command that arrives malformed anyway is answered
-``invalid`` without touching the network.
+Arguments are the contracts' (``gateway.bus.contracts.groups``), parsed before a handler
+runs: a command that arrives malformed is refused there, before the network is touched.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 from collections.abc import Awaitable, Callable
+from operator import attrgetter
 from typing import Any
 
-from gateway import jids
-from gateway.bus import Command, CommandName, Reply
-from session_host.commands.context import Host, failed, ok, refuse_unless_connected
+from gateway.bus import Command, Reply, contracts
+from gateway.bus.contracts import CommandResult, Contract, Done, NoArgs
+from gateway.bus.contracts import groups as bus
+from gateway.bus.contracts.base import A
+from session_host.commands.context import Host, Later, ok, refuse_unless_connected
 from session_host.commands.registry import OnRunning, handles
-from session_host.network.group_types import (
-    GroupInfo,
-    GroupInvite,
-    GroupOptions,
-    GroupSettings,
-    MemberAddMode,
-    ParticipantAction,
-    RequestAction,
-)
-from session_host.network.port import DeviceSession, NetworkError, NetworkErrorKind
+from session_host.network.group_types import GroupInfo, GroupInvite, GroupOptions, GroupSettings, MemberResult
+from session_host.network.port import DeviceSession, NetworkError
 from session_host.owned import OwnedDevice, session_snapshot
 
-_OPTIONS = frozenset(GroupOptions.__dataclass_fields__)
-_SETTINGS = frozenset(GroupSettings.__dataclass_fields__)
+Operation = Callable[[DeviceSession, A], Awaitable[CommandResult]]
+"""What a group command does on a connected session with its arguments."""
+
+_OF_GROUP: Callable[[Any], str] = attrgetter("group_jid")
+"""The group an admin's command is about (its ``group_jid`` argument)."""
 
 
-class _Malformed(Exception):
-    """A command argument the API should never have sent."""
+def _served(operation: Operation[A], *, admin_of: Callable[[A], str] | None = None) -> OnRunning[A]:
+    """A handler running ``operation`` on a connected session and, with ``admin_of``, the
+    device an admin of the group it names."""
 
-
-Operation = Callable[[DeviceSession, dict[str, Any]], Awaitable[dict[str, Any]]]
-
-
-def _served(operation: Operation, *, admin_of: str | None = None) -> OnRunning:
-    """A handler running ``operation`` on a connected session with well-formed arguments and,
-    with ``admin_of``, the device an admin of the group named by that argument."""
-
-    async def handler(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+    async def handler(_host: Host, command: Command[A], owned: OwnedDevice) -> Reply[Any]:
         if refused := refuse_unless_connected(command, owned):
             return refused
         session = owned.session
-        try:
-            if admin_of is not None:
-                await _as_admin(session, _group_jid(command.args, admin_of))
-            result = await operation(session, command.args)
-        except _Malformed as error:
-            return failed(command, NetworkErrorKind.INVALID, str(error), session_snapshot(session))
+        if admin_of is not None:
+            await _as_admin(session, admin_of(command.args))
+        result = await operation(session, command.args)
         return ok(command, session_snapshot(session), result)
 
     handler.__doc__ = operation.__doc__
     return handler
 
 
-def _group_command(name: CommandName, *, admin_of: str | None = None) -> Callable[[Operation], Operation]:
-    """Register ``operation`` as the handler of ``name`` (see :func:`_served`)."""
+def _group_command(
+    contract: Contract[A, Any], *, admin_of: Callable[[A], str] | None = None
+) -> Callable[[Operation[A]], Operation[A]]:
+    """Register ``operation`` as the handler of ``contract``'s command (see :func:`_served`)."""
 
-    def register(operation: Operation) -> Operation:
-        handles(name)(_served(operation, admin_of=admin_of))
+    def register(operation: Operation[A]) -> Operation[A]:
+        handles(contract)(_served(operation, admin_of=admin_of))
         return operation
 
     return register
@@ -84,174 +73,126 @@ async def _as_admin(session: DeviceSession, group_jid: str) -> GroupInfo:
     return info
 
 
-# --- arguments ------------------------------------------------------------------------------
+def _record(info: GroupInfo) -> bus.GroupRecord:
+    return bus.GroupRecord.model_validate(info, from_attributes=True)
 
 
-def _group_jid(args: dict[str, Any], key: str = "group_jid") -> str:
-    value = args.get(key)
-    if not jids.is_group_jid(value):
-        raise _Malformed(f"{key} must be a group JID")
-    return str(value)
-
-
-def _people(args: dict[str, Any]) -> list[str]:
-    value = args.get("participants")
-    if not isinstance(value, list) or not all(jids.parse_participant(p) is not None for p in value):
-        raise _Malformed("participants must be a list of user JIDs or LIDs")
-    return [str(p) for p in value]
-
-
-def _text(args: dict[str, Any], key: str) -> str:
-    value = args.get(key)
-    if not isinstance(value, str) or not value:
-        raise _Malformed(f"{key} is required")
-    return value
-
-
-def _choice(enum: type[Any], value: Any, key: str) -> Any:
-    try:
-        return enum(value)
-    except ValueError:
-        raise _Malformed(f"{key} must be one of {[m.value for m in enum]}") from None
-
-
-def _fields(args: dict[str, Any], key: str, known: frozenset[str]) -> dict[str, Any]:
-    value = args.get(key) or {}
-    if not isinstance(value, dict) or not set(value) <= known:
-        raise _Malformed(f"{key} must be an object of {sorted(known)}")
-    return value
+def _outcomes(results: list[MemberResult] | tuple[MemberResult, ...]) -> list[bus.MemberOutcome]:
+    return [bus.MemberOutcome.model_validate(result, from_attributes=True) for result in results]
 
 
 # --- reading ----------------------------------------------------------------------------------
 
 
-@_group_command(CommandName.LIST_GROUPS)
-async def list_groups(session: DeviceSession, _args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.LIST_GROUPS)
+async def list_groups(session: DeviceSession, _args: NoArgs) -> bus.GroupList:
     """Every group and community the device is in."""
-    return {"groups": [group.to_json() for group in await session.groups.joined_groups()]}
+    return bus.GroupList(groups=[_record(group) for group in await session.groups.joined_groups()])
 
 
-@_group_command(CommandName.GROUP_INFO)
-async def group_info(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.GROUP_INFO)
+async def group_info(session: DeviceSession, args: bus.GroupRef) -> bus.OneGroup:
     """One group with its participants."""
-    return {"group": (await session.groups.group_info(_group_jid(args))).to_json()}
+    return bus.OneGroup(group=_record(await session.groups.group_info(args.group_jid)))
 
 
 # --- creating and administering ---------------------------------------------------------------
 
 
-@_group_command(CommandName.CREATE_GROUP)
-async def create_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.CREATE_GROUP)
+async def create_group(session: DeviceSession, args: bus.CreateGroupArgs) -> bus.CreatedGroup:
     """A new group or community with the device as its super admin (a link into a community
     is the network's to refuse: the device must be an admin there)."""
-    options = GroupOptions(**_fields(args, "options", _OPTIONS))
-    created = await session.groups.create_group(_text(args, "name"), _people(args), options)
-    return {"group": created.group.to_json(), "participants": [p.to_json() for p in created.participants]}
+    options = GroupOptions(**args.options.model_dump())
+    created = await session.groups.create_group(args.name, args.participants, options)
+    return bus.CreatedGroup(group=_record(created.group), participants=_outcomes(created.participants))
 
 
-@_group_command(CommandName.GROUP_PARTICIPANTS, admin_of="group_jid")
-async def change_participants(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.GROUP_PARTICIPANTS, admin_of=_OF_GROUP)
+async def change_participants(session: DeviceSession, args: bus.ParticipantsArgs) -> bus.MemberOutcomes:
     """Add, remove, promote or demote people, each with its own status."""
-    action = _choice(ParticipantAction, args.get("action"), "action")
-    results = await session.groups.change_participants(_group_jid(args), action, _people(args))
-    return {"participants": [r.to_json() for r in results]}
+    results = await session.groups.change_participants(args.group_jid, args.action, args.participants)
+    return bus.MemberOutcomes(participants=_outcomes(results))
 
 
-@_group_command(CommandName.UPDATE_GROUP, admin_of="group_jid")
-async def update_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.UPDATE_GROUP, admin_of=_OF_GROUP)
+async def update_group(session: DeviceSession, args: bus.UpdateGroupArgs) -> bus.OneGroup:
     """Change settings; answers the group as the network shows it afterwards."""
-    given = _fields(args, "settings", _SETTINGS)
-    if "member_add_mode" in given:
-        given["member_add_mode"] = _choice(MemberAddMode, given["member_add_mode"], "member_add_mode")
-    settings = GroupSettings(**given)
-    if not settings.given():
-        raise _Malformed("settings must change something")
-    group_jid = _group_jid(args)
-    await session.groups.update_group(group_jid, settings)
-    return {"group": (await session.groups.group_info(group_jid)).to_json()}
+    await session.groups.update_group(args.group_jid, GroupSettings(**args.settings.model_dump()))
+    return bus.OneGroup(group=_record(await session.groups.group_info(args.group_jid)))
 
 
-@_group_command(CommandName.GROUP_PICTURE, admin_of="group_jid")
-async def set_picture(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.GROUP_PICTURE, admin_of=_OF_GROUP)
+async def set_picture(session: DeviceSession, args: bus.PictureArgs) -> bus.PictureSet:
     """Set the group's picture from base64 JPEG bytes."""
-    try:
-        jpeg = base64.b64decode(_text(args, "image_base64"), validate=True)
-    except binascii.Error:
-        raise _Malformed("image_base64 must be base64") from None
-    return {"picture_id": await session.groups.set_group_picture(_group_jid(args), jpeg)}
+    jpeg = base64.b64decode(args.image_base64)
+    return bus.PictureSet(picture_id=await session.groups.set_group_picture(args.group_jid, jpeg))
 
 
-@_group_command(CommandName.GROUP_EPHEMERAL, admin_of="group_jid")
-async def set_ephemeral(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.GROUP_EPHEMERAL, admin_of=_OF_GROUP)
+async def set_ephemeral(session: DeviceSession, args: bus.EphemeralArgs) -> bus.EphemeralSet:
     """Set the disappearing-message timer (the network refuses other values than its four)."""
-    seconds = args.get("duration_seconds")
-    if not isinstance(seconds, int) or isinstance(seconds, bool):
-        raise _Malformed("duration_seconds must be an integer")
-    await session.groups.set_group_ephemeral(_group_jid(args), seconds)
-    return {"duration_seconds": seconds}
+    await session.groups.set_group_ephemeral(args.group_jid, args.duration_seconds)
+    return bus.EphemeralSet(duration_seconds=args.duration_seconds)
 
 
 # --- invites and joining ----------------------------------------------------------------------
 
 
-async def _read_invite(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
-    return {"invite_link": await session.groups.group_invite_link(_group_jid(args))}
+async def _read_invite(session: DeviceSession, args: bus.InviteArgs) -> bus.InviteLink:
+    return bus.InviteLink(invite_link=await session.groups.group_invite_link(args.group_jid))
 
 
-async def _reset_invite(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
-    return {"invite_link": await session.groups.group_invite_link(_group_jid(args), reset=True)}
+async def _reset_invite(session: DeviceSession, args: bus.InviteArgs) -> bus.InviteLink:
+    return bus.InviteLink(invite_link=await session.groups.group_invite_link(args.group_jid, reset=True))
 
 
 _READ_INVITE = _served(_read_invite)
-_RESET_INVITE = _served(_reset_invite, admin_of="group_jid")
+_RESET_INVITE = _served(_reset_invite, admin_of=_OF_GROUP)
 
 
-@handles(CommandName.GROUP_INVITE)
-async def invite_link(host: Host, command: Command, owned: OwnedDevice) -> Reply:
+@handles(contracts.GROUP_INVITE)
+async def invite_link(host: Host, command: Command[bus.InviteArgs], owned: OwnedDevice) -> Reply[Any] | Later:
     """The invite link; resetting it is an admin's act (reading it is the network's to allow)."""
-    serve = _RESET_INVITE if command.args.get("reset") is True else _READ_INVITE
+    serve = _RESET_INVITE if command.args.reset else _READ_INVITE
     return await serve(host, command, owned)
 
 
-@_group_command(CommandName.JOIN_GROUP)
-async def join_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.JOIN_GROUP)
+async def join_group(session: DeviceSession, args: bus.JoinArgs) -> bus.Joined:
     """Join by invite code (with the group and inviter for the code form)."""
-    group_jid = _group_jid(args) if args.get("group_jid") is not None else None
-    inviter = args.get("inviter_jid")
-    if inviter is not None and jids.parse_participant(inviter) is None:
-        raise _Malformed("inviter_jid must be a user JID or LID")
-    outcome = await session.groups.join_group(GroupInvite(_text(args, "code"), group_jid, inviter))
-    return {"group_jid": outcome.group_jid, "pending_approval": outcome.pending_approval}
+    outcome = await session.groups.join_group(GroupInvite(args.code, args.group_jid, args.inviter_jid))
+    return bus.Joined(group_jid=outcome.group_jid, pending_approval=outcome.pending_approval)
 
 
-@_group_command(CommandName.LEAVE_GROUP)
-async def leave_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.LEAVE_GROUP)
+async def leave_group(session: DeviceSession, args: bus.GroupRef) -> Done:
     """Leave a group (anyone may)."""
-    await session.groups.leave_group(_group_jid(args))
-    return {}
+    await session.groups.leave_group(args.group_jid)
+    return Done()
 
 
 # --- communities ----------------------------------------------------------------------------
 
 
-@_group_command(CommandName.LINK_GROUP)
-async def link_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.LINK_GROUP)
+async def link_group(session: DeviceSession, args: bus.CommunityLinkArgs) -> Done:
     """Link a group into a community the device administers; a group belongs to one
     community at a time (checked here from the network's records, so both adapters say so)."""
-    community_jid, group_jid = _group_jid(args, "community_jid"), _group_jid(args)
+    community_jid, group_jid = args.community_jid, args.group_jid
     await _community(session, community_jid)
     child = await session.groups.group_info(group_jid)
     if child.parent_jid is not None:
         raise NetworkError.refused("already_linked", f"{group_jid} is linked to {child.parent_jid}")
     await session.groups.link_group(community_jid, group_jid)
-    return {}
+    return Done()
 
 
-@_group_command(CommandName.UNLINK_GROUP)
-async def unlink_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.UNLINK_GROUP)
+async def unlink_group(session: DeviceSession, args: bus.CommunityLinkArgs) -> Done:
     """Remove a group from a community the device administers (``not_linked`` if it is not
     one of its groups, when the device can read the group)."""
-    community_jid, group_jid = _group_jid(args, "community_jid"), _group_jid(args)
+    community_jid, group_jid = args.community_jid, args.group_jid
     await _community(session, community_jid)
     try:
         child = await session.groups.group_info(group_jid)
@@ -262,7 +203,7 @@ async def unlink_group(session: DeviceSession, args: dict[str, Any]) -> dict[str
         if child.parent_jid != community_jid:
             raise NetworkError.refused("not_linked", f"{group_jid} is not linked to {community_jid}")
     await session.groups.unlink_group(community_jid, group_jid)
-    return {}
+    return Done()
 
 
 async def _community(session: DeviceSession, community_jid: str) -> None:
@@ -274,16 +215,17 @@ async def _community(session: DeviceSession, community_jid: str) -> None:
 # --- join requests ----------------------------------------------------------------------------
 
 
-@_group_command(CommandName.GROUP_REQUESTS, admin_of="group_jid")
-async def group_requests(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.GROUP_REQUESTS, admin_of=_OF_GROUP)
+async def group_requests(session: DeviceSession, args: bus.GroupRef) -> bus.JoinRequestList:
     """The join requests waiting for an admin."""
-    requests = await session.groups.group_requests(_group_jid(args))
-    return {"requests": [{"jid": r.jid, "requested_at": r.requested_at} for r in requests]}
+    requests = await session.groups.group_requests(args.group_jid)
+    return bus.JoinRequestList(
+        requests=[bus.JoinRequestRecord(jid=r.jid, requested_at=r.requested_at) for r in requests]
+    )
 
 
-@_group_command(CommandName.ANSWER_GROUP_REQUESTS, admin_of="group_jid")
-async def answer_group_requests(session: DeviceSession, args: dict[str, Any]) -> dict[str, Any]:
+@_group_command(contracts.ANSWER_GROUP_REQUESTS, admin_of=_OF_GROUP)
+async def answer_group_requests(session: DeviceSession, args: bus.PeopleArgs) -> bus.MemberOutcomes:
     """Approve or reject join requests, each with its own status."""
-    action = _choice(RequestAction, args.get("action"), "action")
-    results = await session.groups.answer_group_requests(_group_jid(args), action, _people(args))
-    return {"participants": [r.to_json() for r in results]}
+    results = await session.groups.answer_group_requests(args.group_jid, args.action, args.participants)
+    return bus.MemberOutcomes(participants=_outcomes(results))

@@ -15,8 +15,13 @@ import time
 import uuid
 from typing import Any
 
-from gateway.bus import Command, CommandName, Reply
-from gateway.messages.schemas import MAX_SYNC_COUNT
+from gateway.bus import Command, Reply, contracts
+from gateway.bus.contracts.messages import (
+    DeletedMessage,
+    DeleteMessageArgs,
+    HistoryRequested,
+    SyncHistoryArgs,
+)
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
 from session_host.commands.registry import handles
 from session_host.network import payloads
@@ -24,13 +29,10 @@ from session_host.network.port import MessageRef, NetworkErrorKind
 from session_host.owned import OwnedDevice, session_snapshot
 
 
-@handles(CommandName.DELETE_MESSAGE)
-async def delete_message(host: Host, command: Command, owned: OwnedDevice) -> Reply:
+@handles(contracts.DELETE_MESSAGE)
+async def delete_message(host: Host, command: Command[DeleteMessageArgs], owned: OwnedDevice) -> Reply[Any]:
     """Revoke (within the network's window) or delete for me a message the device sent."""
-    args = command.args
-    message_id, chat, for_everyone = args.get("message_id"), args.get("chat_jid"), args.get("for_everyone")
-    if not (_text(message_id) and _text(chat) and isinstance(for_everyone, bool)):
-        return failed(command, NetworkErrorKind.INVALID, "message_id, chat_jid and for_everyone are required")
+    message_id, chat, for_everyone = command.args.message_id, command.args.chat_jid, command.args.for_everyone
     if refused := refuse_unless_connected(command, owned):
         return refused
     store = host.own.senders.store
@@ -63,40 +65,25 @@ async def delete_message(host: Host, command: Command, owned: OwnedDevice) -> Re
             timestamp=deleted_at,
         )
         await host.own.publish(owned, event)
-    result = {
-        "message_id": send.message_id,
-        "network_message_id": network_id,
-        "chat_jid": chat,
-        "for_everyone": for_everyone,
-    }
+    result = DeletedMessage(
+        message_id=send.message_id, network_message_id=network_id, chat_jid=chat, for_everyone=for_everyone
+    )
     return ok(command, session_snapshot(session), result)
 
 
-@handles(CommandName.SYNC_HISTORY)
-async def sync_history(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+@handles(contracts.SYNC_HISTORY)
+async def sync_history(_host: Host, command: Command[SyncHistoryArgs], owned: OwnedDevice) -> Reply[Any]:
     """Ask the account's phone for the chat's latest ``count`` messages; the answer comes
     later as ``history.sync`` (``on_demand``).
 
     The request names no message, so the port's ``oldest`` is an anchor at the time of the
     request with an id no message has: the phone answers with what came before now.
     """
-    chat, count = command.args.get("chat_jid"), command.args.get("count")
-    if not _text(chat) or not _count(count):
-        return failed(
-            command, NetworkErrorKind.INVALID, f"chat_jid and count (1 to {MAX_SYNC_COUNT}) are required"
-        )
+    chat, count = command.args.chat_jid, command.args.count
     if refused := refuse_unless_connected(command, owned):
         return refused
     # Networks keep milliseconds: an anchor one millisecond on counts what was sent just now.
     now = time.time() + 0.001
     anchor = MessageRef(chat=chat, message_id=uuid.uuid4().hex.upper(), from_me=True, timestamp=now)
     await owned.session.messages.request_history_sync(chat, count, anchor)
-    return ok(command, session_snapshot(owned.session), {"chat_jid": chat, "count": count})
-
-
-def _count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SYNC_COUNT
-
-
-def _text(value: Any) -> bool:
-    return isinstance(value, str) and bool(value)
+    return ok(command, session_snapshot(owned.session), HistoryRequested(chat_jid=chat, count=count))

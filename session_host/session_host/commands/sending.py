@@ -15,8 +15,8 @@ import asyncio
 import time
 from typing import Any
 
-from gateway.bus import Command, CommandName, Reply
-from gateway.messages import outbox
+from gateway.bus import Command, DeviceSnapshot, Reply, contracts
+from gateway.bus.contracts.messages import SendOutcome, SendTextArgs
 from gateway.messages.outbox import Send, SendState
 from session_host.commands.context import Host, Later, Outcome, failed, ok
 from session_host.commands.registry import handles
@@ -29,38 +29,35 @@ REPLY_MARGIN_SECONDS = 0.5
 """The reply leaves this long before the command's deadline, so it reaches the caller in time."""
 
 
-def sent_result(send: Send, network_message_id: str | None, sent_at: float | None) -> dict[str, Any]:
-    return {
-        "status": "sent",
-        "message_id": send.message_id,
-        "chat_jid": send.chat_jid,
-        "sent_at": iso_utc(sent_at or time.time()),
-        "network_message_id": network_message_id,
-    }
+def sent_result(send: Send, network_message_id: str | None, sent_at: float | None) -> SendOutcome:
+    return SendOutcome(
+        status="sent",
+        message_id=send.message_id,
+        chat_jid=send.chat_jid,
+        sent_at=iso_utc(sent_at or time.time()),
+        network_message_id=network_message_id,
+    )
 
 
-def scheduled_result(send: Send, scheduled_for: float) -> dict[str, Any]:
-    return {
-        "status": "scheduled",
-        "message_id": send.message_id,
-        "chat_jid": send.chat_jid,
-        "scheduled_for": iso_utc(scheduled_for),
-    }
+def scheduled_result(send: Send, scheduled_for: float) -> SendOutcome:
+    return SendOutcome(
+        status="scheduled",
+        message_id=send.message_id,
+        chat_jid=send.chat_jid,
+        scheduled_for=iso_utc(scheduled_for),
+    )
 
 
-async def _find(host: Host, command: Command) -> Send | Reply:
-    key = command.args.get("send_key")
-    if not isinstance(key, str) or not key:
-        return failed(command, NetworkErrorKind.INVALID, "send_key is required")
-    if carried := outbox.from_command_args(command.args, command.tenant_id, command.device_id):
+async def _find(host: Host, command: Command[SendTextArgs]) -> Send | Reply[Any]:
+    if carried := command.args.carried(command.tenant_id, command.device_id):
         return carried
-    send = await host.own.senders.store.get(command.tenant_id, command.device_id, key)
+    send = await host.own.senders.store.get(command.tenant_id, command.device_id, command.args.send_key)
     if send is None:
         return failed(command, NetworkErrorKind.NOT_FOUND, "no such send in the device's outbox")
     return send
 
 
-def _finished(command: Command, send: Send, device: Any) -> Reply | None:
+def _finished(command: Command[Any], send: Send, device: DeviceSnapshot | None) -> Reply[Any] | None:
     """The answer for a send that is already over, else None."""
     if send.state is SendState.SENT:
         return ok(command, device, sent_result(send, send.network_message_id, send.sent_at))
@@ -70,7 +67,7 @@ def _finished(command: Command, send: Send, device: Any) -> Reply | None:
     return None
 
 
-async def _send_idle(host: Host, command: Command) -> Outcome:
+async def _send_idle(host: Host, command: Command[SendTextArgs]) -> Outcome:
     """No session runs the device here: its host answers, or (none) the send waits in the
     outbox for the device to run again."""
     if forward := await host.to_holder(command):
@@ -81,8 +78,8 @@ async def _send_idle(host: Host, command: Command) -> Outcome:
     return _finished(command, found, None) or ok(command, None, scheduled_result(found, found.not_before))
 
 
-@handles(CommandName.SEND_TEXT, when_idle=_send_idle)
-async def send_text(host: Host, command: Command, owned: OwnedDevice) -> Reply | Later:
+@handles(contracts.SEND_TEXT, when_idle=_send_idle)
+async def send_text(host: Host, command: Command[SendTextArgs], owned: OwnedDevice) -> Reply[Any] | Later:
     """Dispatch the send now or when it is due, and answer once it is out (or scheduled)."""
     found = await _find(host, command)
     if isinstance(found, Reply):
@@ -93,15 +90,17 @@ async def send_text(host: Host, command: Command, owned: OwnedDevice) -> Reply |
     sender = host.own.senders.get(owned.device_id)
     if sender is None or sender.owned is not owned:  # the tenure is ending
         return ok(command, device, scheduled_result(found, found.not_before))
-    interval = command.args.get("min_send_interval_seconds")
-    if isinstance(interval, int | float) and not isinstance(interval, bool):
-        sender.interval = float(interval)
+    interval = command.args.min_send_interval_seconds
+    if interval is not None:
+        sender.interval = interval
     sender.offer(found)
     key = found.send_key
     return Later(_await_dispatch(command, owned, sender, found), replied=lambda: sender.replied(key))
 
 
-async def _await_dispatch(command: Command, owned: OwnedDevice, sender: DeviceSender, send: Send) -> Reply:
+async def _await_dispatch(
+    command: Command[Any], owned: OwnedDevice, sender: DeviceSender, send: Send
+) -> Reply[Any]:
     future = sender.watch(send.send_key)
     remaining = command.deadline - REPLY_MARGIN_SECONDS - time.time()
     try:

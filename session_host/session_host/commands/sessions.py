@@ -4,8 +4,11 @@ disconnect, logout and delete."""
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
-from gateway.bus import Command, CommandName, Reply
+from gateway.bus import Command, Reply, contracts
+from gateway.bus.contracts import NoArgs
+from gateway.bus.contracts.sessions import PairCode, PairPhoneArgs, QrCode
 from gateway.bus.messages import ErrorKind
 from gateway.observability import logger
 from session_host import records
@@ -19,7 +22,7 @@ from session_host.unlink import forget, unlink
 # --- connect ----------------------------------------------------------------------------
 
 
-async def _start(host: Host, command: Command, owned: OwnedDevice, _claimed: bool) -> Reply:
+async def _start(host: Host, command: Command[Any], owned: OwnedDevice, _claimed: bool) -> Reply[Any]:
     try:
         await owned.supervisor.start()  # a failed attempt is retried; only UNSUPPORTED raises
     except NetworkError as error:
@@ -29,12 +32,12 @@ async def _start(host: Host, command: Command, owned: OwnedDevice, _claimed: boo
     return ok(command, session_snapshot(owned.session))
 
 
-async def _connect_idle(host: Host, command: Command) -> Outcome:
+async def _connect_idle(host: Host, command: Command[NoArgs]) -> Outcome:
     return await host.take(command, records.Claim.CONNECT, _start, stays=True)
 
 
-@handles(CommandName.CONNECT, when_idle=_connect_idle)
-async def connect(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+@handles(contracts.CONNECT, when_idle=_connect_idle)
+async def connect(_host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Reply[Any]:
     """A no-op while the session runs or its supervisor is trying; otherwise a new attempt."""
     session = owned.session
     if session.state not in (SessionState.CONNECTED, SessionState.PAIRING) and not owned.supervisor.trying:
@@ -47,7 +50,9 @@ async def connect(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
 _NOTHING_TO_RECONNECT = "the device is connected, or was never paired and is not dialing"
 
 
-async def _reconnect_taken(host: Host, command: Command, owned: OwnedDevice, _claimed: bool) -> Reply:
+async def _reconnect_taken(
+    host: Host, command: Command[Any], owned: OwnedDevice, _claimed: bool
+) -> Reply[Any]:
     """A paired device no host runs (a permanent failure ended its tenure, or it was
     disconnected): wanted again, and the attempt starts now."""
     if owned.session.jid is None:
@@ -59,12 +64,12 @@ async def _reconnect_taken(host: Host, command: Command, owned: OwnedDevice, _cl
     return await _reconnect_now(command, owned)
 
 
-async def _reconnect_idle(host: Host, command: Command) -> Outcome:
+async def _reconnect_idle(host: Host, command: Command[NoArgs]) -> Outcome:
     return await host.take(command, records.Claim.VISIT, _reconnect_taken, stays=True)
 
 
-@handles(CommandName.RECONNECT, when_idle=_reconnect_idle)
-async def reconnect(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+@handles(contracts.RECONNECT, when_idle=_reconnect_idle)
+async def reconnect(_host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Reply[Any]:
     """The next attempt starts now, its backoff reset (``connection.manual_reconnect``)."""
     session = owned.session
     if session.state is SessionState.CONNECTED or (session.jid is None and not owned.supervisor.trying):
@@ -72,7 +77,7 @@ async def reconnect(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
     return await _reconnect_now(command, owned)
 
 
-async def _reconnect_now(command: Command, owned: OwnedDevice) -> Reply:
+async def _reconnect_now(command: Command[Any], owned: OwnedDevice) -> Reply[Any]:
     try:
         await owned.supervisor.reconnect_now()
     except NetworkError as error:
@@ -83,15 +88,15 @@ async def _reconnect_now(command: Command, owned: OwnedDevice) -> Reply:
 # --- pairing ----------------------------------------------------------------------------
 
 
-@handles(CommandName.QR)
-async def qr(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+@handles(contracts.QR)
+async def qr(_host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Reply[Any]:
     """The QR code the pairing session shows now, answered from memory."""
     session = owned.session
     if refused := await refuse_if_paired(command, owned):
         return refused
     shown = session.current_qr
     if shown is not None:
-        return ok(command, session_snapshot(session), {"qr_code": shown[0], "expires_at": shown[1]})
+        return ok(command, session_snapshot(session), QrCode(qr_code=shown[0], expires_at=shown[1]))
     if session.state is SessionState.PAIRING:
         return failed(command, NetworkErrorKind.TIMEOUT, "the network has shown no QR code yet; retry")
     if owned.supervisor.trying:
@@ -105,23 +110,20 @@ async def qr(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
     )
 
 
-@handles(CommandName.PAIR_PHONE)
-async def pair_phone(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
+@handles(contracts.PAIR_PHONE)
+async def pair_phone(_host: Host, command: Command[PairPhoneArgs], owned: OwnedDevice) -> Reply[Any]:
     """A pair code for ``args.phone`` (the adapter checks the number with gateway.jids)."""
     session = owned.session
-    phone = command.args.get("phone")
-    if not isinstance(phone, str) or not phone:
-        return failed(command, NetworkErrorKind.INVALID, "phone is required")
     if refused := await refuse_if_paired(command, owned):
         return refused
-    code = await session.pair_phone(phone)
-    return ok(command, session_snapshot(session), {"pair_code": code})
+    code = await session.pair_phone(command.args.phone)
+    return ok(command, session_snapshot(session), PairCode(pair_code=code))
 
 
 # --- disconnect -------------------------------------------------------------------------
 
 
-async def _disconnect_idle(host: Host, command: Command) -> Outcome:
+async def _disconnect_idle(host: Host, command: Command[NoArgs]) -> Outcome:
     """Nothing runs: only the record stops wanting a connection (under the lease, so no host
     restores the device meanwhile)."""
     own = host.own
@@ -135,8 +137,8 @@ async def _disconnect_idle(host: Host, command: Command) -> Outcome:
     return ok(command, records.record_snapshot(record) if record is not None else None)
 
 
-@handles(CommandName.DISCONNECT, when_idle=_disconnect_idle)
-async def disconnect(host: Host, command: Command, owned: OwnedDevice) -> Reply:
+@handles(contracts.DISCONNECT, when_idle=_disconnect_idle)
+async def disconnect(host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Reply[Any]:
     """Close the connection and keep the login."""
     return await host.end(command, owned, owned.session.disconnect)
 
@@ -144,7 +146,7 @@ async def disconnect(host: Host, command: Command, owned: OwnedDevice) -> Reply:
 # --- logout -----------------------------------------------------------------------------
 
 
-async def _logout_taken(host: Host, command: Command, owned: OwnedDevice, _claimed: bool) -> Reply:
+async def _logout_taken(host: Host, command: Command[Any], owned: OwnedDevice, _claimed: bool) -> Reply[Any]:
     """Logout of a device no host ran: connect it just to unlink it, then stop."""
     if owned.session.jid is None:
         snapshot = await host.own.retire(owned, RecordOnEnd.RELEASE_ONLY)
@@ -158,12 +160,12 @@ async def _logout_taken(host: Host, command: Command, owned: OwnedDevice, _claim
     return ok(command, await host.own.retire(owned, RecordOnEnd.STOP_WANTING))
 
 
-async def _logout_idle(host: Host, command: Command) -> Outcome:
+async def _logout_idle(host: Host, command: Command[NoArgs]) -> Outcome:
     return await host.take(command, records.Claim.VISIT, _logout_taken)
 
 
-@handles(CommandName.LOGOUT, when_idle=_logout_idle)
-async def logout(host: Host, command: Command, owned: OwnedDevice) -> Reply:
+@handles(contracts.LOGOUT, when_idle=_logout_idle)
+async def logout(host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Reply[Any]:
     """Unlink the device from its account and forget the credentials."""
     session = owned.session
     if session.jid is None:
@@ -174,7 +176,7 @@ async def logout(host: Host, command: Command, owned: OwnedDevice) -> Reply:
 # --- delete -----------------------------------------------------------------------------
 
 
-async def _delete_taken(host: Host, command: Command, owned: OwnedDevice, claimed: bool) -> Reply:
+async def _delete_taken(host: Host, command: Command[Any], owned: OwnedDevice, claimed: bool) -> Reply[Any]:
     """Unlink, stop, and delete the session's files (the API deletes the records after)."""
     owned.ending = True
     await forget(owned)
@@ -182,12 +184,12 @@ async def _delete_taken(host: Host, command: Command, owned: OwnedDevice, claime
     return ok(command, await host.own.retire(owned, record, discard=True))
 
 
-async def _delete_idle(host: Host, command: Command) -> Outcome:
+async def _delete_idle(host: Host, command: Command[NoArgs]) -> Outcome:
     """A device without a record is still cleaned up: the API deletes the record after."""
     return await host.take(command, records.Claim.VISIT, _delete_taken, missing_ok=True)
 
 
-@handles(CommandName.DELETE, when_idle=_delete_idle)
-async def delete(host: Host, command: Command, owned: OwnedDevice) -> Reply:
+@handles(contracts.DELETE, when_idle=_delete_idle)
+async def delete(host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Reply[Any]:
     """Unlink if the network can be told, and stop everything; never fails on the network."""
     return await _delete_taken(host, command, owned, True)

@@ -4,7 +4,7 @@ and the records it answers with.
 Both adapters implement :class:`GroupOperations` (a session's ``groups``). Inputs are
 already checked by the API with :mod:`gateway.jids`: group JIDs are ``<digits>@g.us``, people
 are user JIDs or LIDs (phone numbers arrive as user JIDs). Records cross the command bus as
-JSON (:meth:`GroupInfo.to_json`), so their field names are the API's.
+the models of its contracts (``gateway.bus.contracts.groups``), field for field.
 
 Failures are :class:`~.port.NetworkError`. Where the network refuses for a reason the API
 names (``not_group_admin``, ``group_not_found``, ``invite_link_revoked``, ...), the kind is
@@ -17,25 +17,12 @@ first), so an adapter only reports what the network itself refuses.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
 from typing import Any, Protocol
 
+# The command bus's contracts name these choices; the port takes them as they arrive.
+from gateway.bus.contracts.groups import MemberAddMode, ParticipantAction, RequestAction
 
-class ParticipantAction(StrEnum):
-    ADD = "add"
-    REMOVE = "remove"
-    PROMOTE = "promote"
-    DEMOTE = "demote"
-
-
-class RequestAction(StrEnum):
-    APPROVE = "approve"
-    REJECT = "reject"
-
-
-class MemberAddMode(StrEnum):
-    ADMIN = "admin"
-    ALL = "all"
+__all__ = ["MemberAddMode", "ParticipantAction", "RequestAction"]
 
 
 EPHEMERAL_DURATIONS = (0, 86400, 604800, 7776000)

@@ -18,16 +18,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
+# The command bus's contracts name the audiences; the port takes them as they arrive.
+from gateway.bus.contracts.status import PrivacyType
+
 if TYPE_CHECKING:  # port.py imports this module
     from .port import SentMessage
-
-
-class PrivacyType(StrEnum):
-    """Who sees the account's stories (whatsmeow's ``StatusPrivacyType``)."""
-
-    CONTACTS = "contacts"  # every contact
-    WHITELIST = "whitelist"  # only the contacts listed ("only share with")
-    BLACKLIST = "blacklist"  # every contact but those listed ("my contacts except")
 
 
 class StatusKind(StrEnum):

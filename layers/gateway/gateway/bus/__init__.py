@@ -5,10 +5,16 @@ URL is on the device record, written by that host when it took the lease), or to
 command queue when no host runs the device; any host takes it from there. Replies come back
 on a reply queue of the sending process, matched by the command id. Every command carries a
 deadline; a host never executes a command whose deadline has passed.
+
+What a command takes and answers is its contract (:mod:`gateway.bus.contracts`): typed
+arguments and result, checked once where they arrive, in a versioned wire form
+(:mod:`gateway.bus.messages`).
 """
 
+from gateway.bus import contracts
 from gateway.bus.client import BusTimeout, CommandBus, CommandFailed, Target, get_bus
-from gateway.bus.messages import Command, CommandName, DeviceSnapshot, Reply
+from gateway.bus.messages import Command, DeviceSnapshot, Reply
+from gateway.bus.names import CommandName
 
 __all__ = [
     "BusTimeout",
@@ -19,5 +25,6 @@ __all__ = [
     "DeviceSnapshot",
     "Reply",
     "Target",
+    "contracts",
     "get_bus",
 ]

@@ -13,8 +13,9 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from gateway.bus import queues
+from gateway.bus.contracts.base import A, Contract, R
 from gateway.bus.inbox import ReplyInbox
-from gateway.bus.messages import Command, CommandName, Reply
+from gateway.bus.messages import Command, Reply
 from gateway.config import get_settings
 from gateway.context_pool import ContextThreadPool
 
@@ -37,7 +38,7 @@ class BusTimeout(Exception):
 class CommandFailed(Exception):
     """The host answered with an error; ``reply`` has its kind, message and the device state."""
 
-    def __init__(self, reply: Reply) -> None:
+    def __init__(self, reply: Reply[Any]) -> None:
         super().__init__(reply.error_message or reply.error_kind or "command failed")
         self.reply = reply
         self.kind = reply.error_kind or ""
@@ -60,31 +61,33 @@ class CommandBus:
 
     def request(
         self,
-        name: CommandName,
+        contract: Contract[A, R],
+        args: A | None = None,
         *,
         tenant_id: str,
         device_id: str,
         host_queue_url: str | None = None,
-        args: dict[str, Any] | None = None,
         timeout: float | None = None,
-    ) -> Reply:
-        """Send ``name`` for the device and return the host's reply (success or failure).
+    ) -> Reply[R]:
+        """Send the command of ``contract`` for the device and return the host's reply
+        (success or failure), its result parsed as the contract's.
 
-        ``host_queue_url`` is the queue of the host that runs the device, from the device
-        record; without it (or when that host's queue is gone) the command goes to the shared
-        queue. Raises :class:`BusTimeout` when no reply arrives within ``timeout`` seconds.
+        ``args`` are the contract's (None: a command that takes none). ``host_queue_url`` is
+        the queue of the host that runs the device, from the device record; without it (or
+        when that host's queue is gone) the command goes to the shared queue. Raises
+        :class:`BusTimeout` when no reply arrives within ``timeout`` seconds.
         """
         inbox = self._ready_inbox()
         timeout = get_settings().command_timeout_seconds if timeout is None else timeout
         command = Command(
-            name=name,
+            name=contract.name,
             tenant_id=tenant_id,
             device_id=device_id,
             deadline=time.time() + timeout,
+            args=contract.args() if args is None else args,
             reply_to=inbox.queue_url,
-            args=dict(args or {}),
         )
-        inbox.expect(command.id)
+        inbox.expect(command.id, contract.result)
         self._send(command, host_queue_url)
         reply = inbox.wait(command.id, command.deadline)
         if reply is None:
@@ -92,9 +95,10 @@ class CommandBus:
         return reply
 
     def request_all(
-        self, name: CommandName, targets: Sequence[Target], *, timeout: float | None = None
-    ) -> list[Reply | None]:
-        """Send ``name`` to every target at once and wait for all replies under one deadline.
+        self, contract: Contract[A, R], targets: Sequence[Target], *, timeout: float | None = None
+    ) -> list[Reply[R] | None]:
+        """Send the command of ``contract`` (one that takes no arguments) to every target at
+        once and wait for all replies under one deadline.
 
         The replies in the order of ``targets``; None for a device whose host did not answer
         within ``timeout`` seconds (it will not execute the command afterwards). However many
@@ -105,19 +109,20 @@ class CommandBus:
         inbox = self._ready_inbox()
         timeout = get_settings().command_timeout_seconds if timeout is None else timeout
         deadline = time.time() + timeout
+        args = contract.args()
         commands = [
             Command(
-                name=name,
+                name=contract.name,
                 tenant_id=target.tenant_id,
                 device_id=target.device_id,
                 deadline=deadline,
+                args=args,
                 reply_to=inbox.queue_url,
-                args={},
             )
             for target in targets
         ]
         for command in commands:
-            inbox.expect(command.id)
+            inbox.expect(command.id, contract.result)
         try:
             with ContextThreadPool(max_workers=min(_PARALLEL_SENDS, len(commands))) as pool:
                 list(pool.map(self._send, commands, [target.host_queue_url for target in targets]))
@@ -127,14 +132,14 @@ class CommandBus:
             raise
         return [inbox.wait(command.id, deadline) for command in commands]
 
-    def call(self, name: CommandName, **kwargs: Any) -> Reply:
+    def call(self, contract: Contract[A, R], args: A | None = None, **kwargs: Any) -> Reply[R]:
         """Like :meth:`request`, but a failure reply raises :class:`CommandFailed`."""
-        reply = self.request(name, **kwargs)
+        reply = self.request(contract, args, **kwargs)
         if not reply.ok:
             raise CommandFailed(reply)
         return reply
 
-    def _send(self, command: Command, host_queue_url: str | None) -> None:
+    def _send(self, command: Command[Any], host_queue_url: str | None) -> None:
         body = command.to_json()
         if host_queue_url:
             try:

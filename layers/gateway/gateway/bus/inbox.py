@@ -7,17 +7,28 @@ that expects it; the others sleep until a reply arrives for them or the poller s
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
-from gateway.bus.messages import Reply
+from gateway.bus.contracts import CommandResult
+from gateway.bus.messages import Reply, UnreadableReply, read_reply
 
 logger = logging.getLogger(__name__)
 
 _MAX_WAIT_SECONDS = 20  # the longest long poll SQS allows
+
+
+@dataclass
+class _Waiting:
+    """A command whose reply is expected: the model of its result, and the reply once read."""
+
+    result: type[CommandResult]
+    reply: Reply[Any] | None = None
 
 
 class ReplyInbox:
@@ -27,27 +38,28 @@ class ReplyInbox:
         self.queue_url = queue_url
         self._sqs = sqs
         self._changed = threading.Condition()
-        self._expected: dict[str, Reply | None] = {}
+        self._expected: dict[str, _Waiting] = {}
         self._polling = False
 
-    def expect(self, command_id: str) -> None:
-        """Register before sending, so a reply that comes back at once is not dropped."""
+    def expect(self, command_id: str, result: type[CommandResult]) -> None:
+        """Register before sending, so a reply that comes back at once is not dropped;
+        ``result`` is the model its result is parsed as (the command's contract)."""
         with self._changed:
-            self._expected[command_id] = None
+            self._expected[command_id] = _Waiting(result)
 
     def discard(self, command_id: str) -> None:
         """Stop expecting a reply that will not be waited for (its command was never sent)."""
         with self._changed:
             self._expected.pop(command_id, None)
 
-    def wait(self, command_id: str, deadline: float) -> Reply | None:
+    def wait(self, command_id: str, deadline: float) -> Reply[Any] | None:
         """The reply to ``command_id``, or ``None`` once ``deadline`` (epoch seconds) passes."""
         try:
             while True:
                 with self._changed:
-                    reply = self._expected.get(command_id)
-                    if reply is not None:
-                        return reply
+                    waiting = self._expected.get(command_id)
+                    if waiting is not None and waiting.reply is not None:
+                        return waiting.reply
                     remaining = deadline - time.time()
                     if remaining <= 0:
                         return None
@@ -77,17 +89,26 @@ class ReplyInbox:
     def _dispatch(self, messages: list[dict[str, Any]]) -> None:
         with self._changed:
             for message in messages:
-                try:
-                    reply = Reply.from_json(message["Body"])
-                except (ValueError, KeyError, TypeError):
-                    about = {
-                        "sqs_message_id": message.get("MessageId"),
-                        "chars": len(message.get("Body", "")),
-                    }
-                    logger.warning("dropped a malformed reply", extra=about)
-                    continue
-                if reply.command_id in self._expected:
-                    self._expected[reply.command_id] = reply
-                else:  # its sender stopped waiting (deadline passed)
-                    logger.info("late reply dropped", extra={"command_id": reply.command_id})
+                self._read(message)
             self._changed.notify_all()
+
+    def _read(self, message: dict[str, Any]) -> None:
+        """File one reply with the command that waits for it (the caller holds the lock)."""
+        body = message.get("Body", "")
+        try:
+            raw = json.loads(body)
+            command_id = str(raw["command_id"])
+        except (ValueError, KeyError, TypeError):
+            about = {"sqs_message_id": message.get("MessageId"), "chars": len(body)}
+            logger.warning("dropped a malformed reply", extra=about)
+            return
+        waiting = self._expected.get(command_id)
+        if waiting is None:  # its sender stopped waiting (deadline passed)
+            logger.info("late reply dropped", extra={"command_id": command_id})
+            return
+        try:
+            waiting.reply = read_reply(raw, waiting.result)
+        except UnreadableReply as unreadable:
+            about = {"command_id": command_id, "why": str(unreadable)}
+            logger.error("unreadable reply taken as the host's failure", extra=about)
+            waiting.reply = unreadable.as_failure()

@@ -1,8 +1,17 @@
 """What travels on the command bus: commands, replies, and their JSON form.
 
-The wire form is versioned (``v``) so a host and the API functions can be deployed one after
-the other. Error kinds are the network port's (``NetworkErrorKind`` values) plus the bus's
-own: ``not_running`` (no session runs the device) and ``host_error`` (the host failed).
+A command's ``args`` and a reply's ``result`` are the models of the command's contract
+(:mod:`gateway.bus.contracts`), parsed once where they arrive: the host parses a command's
+arguments before any handler runs (:func:`read_command`), the API parses a reply's result
+against the command it sent (:func:`read_reply`).
+
+The wire form carries its version (``v``, :data:`WIRE_VERSION`). Readers check it: a message
+of a version they do not know is refused, never read as if it were theirs (the host answers
+such a command ``unsupported``, the API takes such a reply as ``host_error``). How a version
+change is rolled out: "Command bus" in docs/architecture.md.
+
+Error kinds are the network port's (``NetworkErrorKind`` values) plus the bus's own
+(:class:`ErrorKind`).
 """
 
 from __future__ import annotations
@@ -12,57 +21,16 @@ import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Generic
+
+from pydantic import ValidationError
+
+from gateway.bus.contracts import CONTRACTS
+from gateway.bus.contracts.base import A, R
+from gateway.bus.names import CommandName
 
 WIRE_VERSION = 1
-
-
-class CommandName(StrEnum):
-    """Device commands the session host executes."""
-
-    CONNECT = "connect"  # take the device, start (or resume) its session
-    QR = "qr"  # the QR code the pairing session shows
-    PAIR_PHONE = "pair_phone"  # args {phone}: a pair code for that phone
-    DISCONNECT = "disconnect"  # close the connection, keep the login
-    RECONNECT = "reconnect"  # the supervised session's next attempt now, backoff reset
-    LOGOUT = "logout"  # unlink from the phone, forget the credentials
-    DELETE = "delete"  # logout if possible, stop everything; the API deletes the record
-    PING = "ping"  # answered by the host without touching the network (bench, health)
-    MARK_READ = "mark_read"  # args {chat_jid, sender_jid, message_ids}: read receipts to the sender
-    # args {send_key} of a send in the outbox (gateway.messages.outbox): waits for its dispatch
-    # up to the deadline -> {status: "sent", message_id, chat_jid, sent_at, network_message_id}
-    # or {status: "scheduled", message_id, chat_jid, scheduled_for} (it goes out later).
-    SEND_TEXT = "send_text"
-    # args {message_id (the gateway's or the network's), chat_jid, for_everyone} of a message
-    # the device sent -> {message_id, network_message_id, chat_jid, for_everyone}
-    DELETE_MESSAGE = "delete_message"
-    SYNC_HISTORY = "sync_history"  # args {chat_jid, count}: ask the phone for history -> {chat_jid, count}
-    # Groups and communities. ``group`` in a result is ``GroupInfo.to_json()`` of the session
-    # host's network port; ``participants`` results are ``[MemberResult.to_json()]``. People
-    # arrive as user JIDs or LIDs, already checked by the API.
-    CREATE_GROUP = "create_group"  # args {name, participants, options{...}} -> {group, participants}
-    LIST_GROUPS = "list_groups"  # -> {groups: [group]}
-    GROUP_INFO = "group_info"  # args {group_jid} -> {group}
-    GROUP_PARTICIPANTS = "group_participants"  # args {group_jid, action, participants} -> {participants}
-    UPDATE_GROUP = "update_group"  # args {group_jid, settings{name?, topic?, ...}} -> {group}
-    GROUP_PICTURE = "group_picture"  # args {group_jid, image_base64} -> {picture_id}
-    GROUP_EPHEMERAL = "group_ephemeral"  # args {group_jid, duration_seconds} -> {duration_seconds}
-    GROUP_INVITE = "group_invite"  # args {group_jid, reset} -> {invite_link}
-    JOIN_GROUP = "join_group"  # args {code, group_jid?, inviter_jid?} -> {group_jid, pending_approval}
-    LEAVE_GROUP = "leave_group"  # args {group_jid}
-    LINK_GROUP = "link_group"  # args {community_jid, group_jid}
-    UNLINK_GROUP = "unlink_group"  # args {community_jid, group_jid}
-    GROUP_REQUESTS = "group_requests"  # args {group_jid} -> {requests: [{jid, requested_at}]}
-    # args {group_jid, action, participants} -> {participants}
-    ANSWER_GROUP_REQUESTS = "answer_group_requests"
-    # Status (stories). Privacy ``{type, list}`` is ``StatusPrivacy.to_json()`` of the port.
-    GET_STATUS_PRIVACY = "get_status_privacy"  # -> {type, list}
-    SET_STATUS_PRIVACY = "set_status_privacy"  # args {type, list} -> {type, list} now in force
-    # args {kind: "text", text, background_color?, font?} or {kind: "image"|"video", caption,
-    # media_id (stored by the API, gateway.media.store) | url (fetched by the host)}
-    # -> {message_id, chat_jid, timestamp}
-    PUBLISH_STATUS = "publish_status"
-
+"""The version of the wire form this code writes and reads (and the only one it reads)."""
 
 GROUP_COMMANDS: frozenset[CommandName] = frozenset(
     {
@@ -109,15 +77,16 @@ class DeviceSnapshot:
 
 
 @dataclass(frozen=True)
-class Command:
-    """One command for one device; ``deadline`` is epoch seconds on the sender's clock."""
+class Command(Generic[A]):
+    """One command for one device; ``deadline`` is epoch seconds on the sender's clock, and
+    ``args`` the model of the command's contract."""
 
     name: CommandName
     tenant_id: str
     device_id: str
     deadline: float
+    args: A
     reply_to: str | None = None
-    args: dict[str, Any] = field(default_factory=dict)
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def expired(self, now: float | None = None) -> bool:
@@ -125,55 +94,178 @@ class Command:
         return (time.time() if now is None else now) >= self.deadline
 
     def to_json(self) -> str:
-        return json.dumps({"v": WIRE_VERSION, **asdict(self)}, separators=(",", ":"))
-
-    @classmethod
-    def from_json(cls, body: str) -> Command:
-        raw = json.loads(body)
-        return cls(
-            name=CommandName(raw["name"]),
-            tenant_id=str(raw["tenant_id"]),
-            device_id=str(raw["device_id"]),
-            deadline=float(raw["deadline"]),
-            reply_to=raw.get("reply_to"),
-            args=dict(raw.get("args") or {}),
-            id=str(raw["id"]),
-        )
+        wire = {
+            "v": WIRE_VERSION,
+            "name": self.name.value,
+            "tenant_id": self.tenant_id,
+            "device_id": self.device_id,
+            "deadline": self.deadline,
+            "reply_to": self.reply_to,
+            "args": self.args.model_dump(mode="json"),
+            "id": self.id,
+        }
+        return json.dumps(wire, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
-class Reply:
-    """The host's answer to a command: a result, or an error ``kind`` and ``message``."""
+class Reply(Generic[R]):
+    """The host's answer to a command: a ``result`` (the model of the command's contract),
+    or an error ``kind`` and ``message``."""
 
     command_id: str
     ok: bool
-    result: dict[str, Any] = field(default_factory=dict)
+    result: R | None = None
     error_kind: str | None = None
     error_message: str | None = None
     device: DeviceSnapshot | None = None
 
     @classmethod
-    def success(cls, command: Command, result: dict[str, Any], device: DeviceSnapshot | None) -> Reply:
+    def success(cls, command: Command[Any], result: R, device: DeviceSnapshot | None) -> Reply[R]:
         return cls(command_id=command.id, ok=True, result=result, device=device)
 
     @classmethod
-    def failure(cls, command: Command, kind: str, message: str, device: DeviceSnapshot | None) -> Reply:
-        return cls(
+    def failure(
+        cls, command: Command[Any], kind: str, message: str, device: DeviceSnapshot | None
+    ) -> Reply[Any]:
+        return Reply(
             command_id=command.id, ok=False, error_kind=str(kind), error_message=message, device=device
         )
 
     def to_json(self) -> str:
-        return json.dumps({"v": WIRE_VERSION, **asdict(self)}, separators=(",", ":"))
+        wire = {
+            "v": WIRE_VERSION,
+            "command_id": self.command_id,
+            "ok": self.ok,
+            "result": self.result.model_dump(mode="json") if self.result is not None else None,
+            "error_kind": self.error_kind,
+            "error_message": self.error_message,
+            "device": asdict(self.device) if self.device is not None else None,
+        }
+        return json.dumps(wire, separators=(",", ":"))
 
-    @classmethod
-    def from_json(cls, body: str) -> Reply:
+
+class Unreadable(StrEnum):
+    """Why a command cannot be read."""
+
+    MALFORMED = "malformed"  # not a command of the bus
+    VERSION = "version"  # a wire version this side does not read
+    NAME = "name"  # a command this side does not know
+    ARGS = "args"  # arguments that are not the command's contract
+
+
+class UnreadableCommand(Exception):
+    """A command message that cannot be read; what could be read of it, to answer it.
+
+    ``command_id``, ``reply_to`` and ``deadline`` are None when the message does not say them
+    (then nobody can be answered); ``name`` and ``device_id`` are for the log only.
+    """
+
+    def __init__(self, why: Unreadable, message: str, raw: Any = None) -> None:
+        super().__init__(message)
+        self.why = why
+        heading = raw if isinstance(raw, dict) else {}
+        self.command_id = _text(heading.get("id"))
+        self.reply_to = _text(heading.get("reply_to"))
+        deadline = heading.get("deadline")
+        self.deadline = float(deadline) if isinstance(deadline, int | float) else None
+        self.name = _text(heading.get("name"))
+        self.device_id = _text(heading.get("device_id"))
+
+
+class UnreadableReply(Exception):
+    """A reply to a command of this process that cannot be read (its version, or a result
+    that is not the command's contract): answered as the host's failure."""
+
+    def __init__(self, command_id: str, message: str) -> None:
+        super().__init__(message)
+        self.command_id = command_id
+
+    def as_failure(self) -> Reply[Any]:
+        return Reply(self.command_id, ok=False, error_kind=ErrorKind.HOST_ERROR, error_message=str(self))
+
+
+def read_command(body: str) -> Command[Any]:
+    """The command of a message body, its arguments parsed by the command's contract.
+
+    Raises
+    ------
+    UnreadableCommand
+        When the body is not a command, or is one of another wire version, of an unknown
+        name, or with arguments its contract refuses.
+    """
+    try:
         raw = json.loads(body)
-        device = raw.get("device")
-        return cls(
-            command_id=str(raw["command_id"]),
-            ok=bool(raw["ok"]),
-            result=dict(raw.get("result") or {}),
-            error_kind=raw.get("error_kind"),
-            error_message=raw.get("error_message"),
-            device=DeviceSnapshot(**device) if device else None,
+    except ValueError:
+        raise UnreadableCommand(Unreadable.MALFORMED, "the message is not JSON") from None
+    if not isinstance(raw, dict):
+        raise UnreadableCommand(Unreadable.MALFORMED, "the message is not a JSON object")
+    if raw.get("v") != WIRE_VERSION:
+        message = f"this session host reads wire version {WIRE_VERSION}, not {raw.get('v')!r}"
+        raise UnreadableCommand(Unreadable.VERSION, message, raw)
+    try:
+        name = CommandName(raw.get("name"))
+    except ValueError:
+        raise UnreadableCommand(
+            Unreadable.NAME, f"this session host does not know the command {raw.get('name')!r}", raw
+        ) from None
+    try:
+        tenant_id, device_id = raw["tenant_id"], raw["device_id"]
+        command_id, deadline, reply_to = raw["id"], float(raw["deadline"]), raw.get("reply_to")
+    except (KeyError, TypeError, ValueError):
+        raise UnreadableCommand(
+            Unreadable.MALFORMED, "the command lacks its id, device or deadline", raw
+        ) from None
+    if not all(isinstance(value, str) for value in (tenant_id, device_id, command_id)):
+        raise UnreadableCommand(Unreadable.MALFORMED, "the command's id and device are not texts", raw)
+    try:
+        args = CONTRACTS[name].args.model_validate(raw.get("args") or {})
+    except ValidationError as error:
+        raise UnreadableCommand(
+            Unreadable.ARGS, f"the arguments of {name.value} are not its contract's: {_fields(error)}", raw
+        ) from None
+    return Command(name, tenant_id, device_id, deadline, args, _text(reply_to), command_id)
+
+
+def read_reply(raw: dict[str, Any], result: type[R]) -> Reply[R]:
+    """The reply of a parsed message body (``raw``, whose ``command_id`` was read), its
+    result parsed as ``result`` (the contract's of the command it answers).
+
+    Raises
+    ------
+    UnreadableReply
+        A reply of another wire version, one without its fields, or whose result is not
+        ``result``.
+    """
+    command_id = str(raw["command_id"])
+    if raw.get("v") != WIRE_VERSION:
+        raise UnreadableReply(
+            command_id, f"a reply of wire version {raw.get('v')!r}; this side reads {WIRE_VERSION}"
         )
+    try:
+        device = raw.get("device")
+        snapshot = DeviceSnapshot(**device) if device else None
+        ok = raw["ok"]
+    except (KeyError, TypeError):
+        raise UnreadableReply(command_id, "the reply lacks its outcome or has a malformed device") from None
+    if not ok:
+        kind, message = _text(raw.get("error_kind")), _text(raw.get("error_message"))
+        return Reply(command_id, ok=False, error_kind=kind, error_message=message, device=snapshot)
+    try:
+        parsed = result.model_validate(raw.get("result") or {})
+    except ValidationError as error:
+        raise UnreadableReply(
+            command_id, f"the result is not the command's contract: {_fields(error)}"
+        ) from None
+    return Reply(command_id, ok=True, result=parsed, device=snapshot)
+
+
+def _fields(error: ValidationError) -> str:
+    """Where and why a model refused its input, never the input (a send's text is the tenant's)."""
+    return "; ".join(
+        f"{'.'.join(map(str, problem['loc'])) or 'the object'}: {problem['msg']}"
+        for problem in error.errors(include_url=False, include_input=False)
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

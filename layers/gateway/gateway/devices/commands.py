@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol
 
-from gateway.bus import BusTimeout, CommandName, Reply, Target, get_bus
+from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply, Target, contracts, get_bus
+from gateway.bus.contracts.base import A, Contract, R
 from gateway.devices.command_errors import already_logged_in, bus_timeout, command_error
 from gateway.devices.qr_image import qr_png_base64
 from gateway.devices.views import device_view
@@ -30,9 +31,9 @@ class FailureAnswers(Protocol):
         """No reply before the deadline: the host will not execute the command afterwards."""
 
     def failed(
-        self, name: CommandName, reply: Reply, recorded_status: str, args: dict[str, Any] | None
+        self, name: CommandName, reply: Reply[Any], recorded_status: str, args: dict[str, Any] | None
     ) -> ApiError:
-        """The host answered with an error kind."""
+        """The host answered with an error kind (``args``: the command's, as JSON)."""
 
 
 class _StandardAnswers:
@@ -40,7 +41,7 @@ class _StandardAnswers:
         return bus_timeout()
 
     def failed(
-        self, name: CommandName, reply: Reply, recorded_status: str, args: dict[str, Any] | None
+        self, name: CommandName, reply: Reply[Any], recorded_status: str, args: dict[str, Any] | None
     ) -> ApiError:
         return command_error(reply, recorded_status, args, name)
 
@@ -54,61 +55,54 @@ class AnswersBy:
     reply only (the lowercase-envelope ones: groups, status privacy)."""
 
     on_timeout: Callable[[CommandName], ApiError]
-    on_failure: Callable[[CommandName, Reply], ApiError]
+    on_failure: Callable[[CommandName, Reply[Any]], ApiError]
 
     def timed_out(self, name: CommandName) -> ApiError:
         return self.on_timeout(name)
 
     def failed(
-        self, name: CommandName, reply: Reply, _recorded_status: str, _args: dict[str, Any] | None
+        self, name: CommandName, reply: Reply[Any], _recorded_status: str, _args: dict[str, Any] | None
     ) -> ApiError:
         return self.on_failure(name, reply)
 
 
 def connect(device: DeviceModel) -> dict[str, Any]:
     """Start the device's session (a no-op when it runs); the device as the host left it."""
-    reply = execute(device, CommandName.CONNECT)
-    return device_view(device, reply.device)
+    return device_view(device, execute(device, contracts.CONNECT).device)
 
 
 def qr(device: DeviceModel) -> dict[str, Any]:
     """The QR code a phone scans to pair the device, also as a PNG, and when it expires."""
     _refuse_if_paired(device)
-    result = execute(device, CommandName.QR).result
-    try:
-        code, expires_at = str(result["qr_code"]), float(result["expires_at"])
-    except (KeyError, TypeError, ValueError):
-        raise _malformed(device, CommandName.QR) from None
-    return {"qr_code": code, "qr_png_base64": qr_png_base64(code), "expires_at": iso_utc(expires_at)}
+    shown = execute(device, contracts.QR).result
+    return {
+        "qr_code": shown.qr_code,
+        "qr_png_base64": qr_png_base64(shown.qr_code),
+        "expires_at": iso_utc(shown.expires_at),
+    }
 
 
 def pair_phone(device: DeviceModel, phone: str) -> str:
     """A pair code the user types on the phone ``phone`` (instead of scanning the QR code)."""
     _refuse_if_paired(device)
-    result = execute(device, CommandName.PAIR_PHONE, {"phone": phone}).result
-    code = result.get("pair_code")
-    if not isinstance(code, str) or not code:
-        raise _malformed(device, CommandName.PAIR_PHONE)
-    return code
+    args = contracts.sessions.PairPhoneArgs(phone=phone)
+    return execute(device, contracts.PAIR_PHONE, args).result.pair_code
 
 
 def reconnect(device: DeviceModel) -> dict[str, Any]:
     """The supervised session's next attempt now, its backoff reset; 409 CONFLICT when the
     device is connected, or was never paired and is not dialing."""
-    reply = execute(device, CommandName.RECONNECT)
-    return device_view(device, reply.device)
+    return device_view(device, execute(device, contracts.RECONNECT).device)
 
 
 def disconnect(device: DeviceModel) -> dict[str, Any]:
     """Close the session and keep the login; the device is not restored until connected again."""
-    reply = execute(device, CommandName.DISCONNECT)
-    return device_view(device, reply.device)
+    return device_view(device, execute(device, contracts.DISCONNECT).device)
 
 
 def logout(device: DeviceModel) -> dict[str, Any]:
     """Unlink the device from the phone; it must pair again to be used."""
-    reply = execute(device, CommandName.LOGOUT)
-    return device_view(device, reply.device)
+    return device_view(device, execute(device, contracts.LOGOUT).device)
 
 
 def stop_for_deletion(device: DeviceModel) -> None:
@@ -117,7 +111,7 @@ def stop_for_deletion(device: DeviceModel) -> None:
     A device that no host runs and that never logged in has nothing to stop: no command.
     """
     if _has_session(device):
-        execute(device, CommandName.DELETE)
+        execute(device, contracts.DELETE)
 
 
 def stop_all_for_deletion(devices: list[DeviceModel]) -> None:
@@ -129,7 +123,7 @@ def stop_all_for_deletion(devices: list[DeviceModel]) -> None:
     """
     running = [device for device in devices if _has_session(device)]
     targets = [Target(device.tenant_id, device.device_id, device.host_queue_url) for device in running]
-    replies = get_bus().request_all(CommandName.DELETE, targets)
+    replies = get_bus().request_all(contracts.DELETE, targets)
     answered = zip(running, replies, strict=True)
     failures = [(device, reply) for device, reply in answered if reply is None or not reply.ok]
     if not failures:
@@ -155,29 +149,38 @@ def _refuse_if_paired(device: DeviceModel) -> None:
         raise already_logged_in()
 
 
+@dataclass(frozen=True)
+class Success(Generic[R]):
+    """A command's successful reply: its result (the contract's) and the device's state."""
+
+    result: R
+    device: DeviceSnapshot | None
+
+
 def execute(
     device: DeviceModel,
-    name: CommandName,
-    args: dict[str, Any] | None = None,
+    contract: Contract[A, R],
+    args: A | None = None,
     *,
     answers: FailureAnswers = STANDARD_ANSWERS,
-) -> Reply:
-    """Send a command for the device and return its successful reply; failures raise the
-    ApiErrors ``answers`` gives them."""
+) -> Success[R]:
+    """Send a command for the device and return its success; failures raise the ApiErrors
+    ``answers`` gives them. ``args`` are the contract's (None: a command that takes none)."""
+    name = contract.name
     try:
         reply = get_bus().request(
-            name,
+            contract,
+            args,
             tenant_id=device.tenant_id,
             device_id=device.device_id,
             host_queue_url=device.host_queue_url,
-            args=args,
         )
     except BusTimeout:
         logger.warning(
             "device command timed out", extra={"command": name.value, "device_id": device.device_id}
         )
         raise answers.timed_out(name) from None
-    if not reply.ok:
+    if not reply.ok or reply.result is None:
         logger.info(
             "device command failed",
             extra={
@@ -187,13 +190,6 @@ def execute(
                 "host_message": reply.error_message,
             },
         )
-        raise answers.failed(name, reply, device.status, args)
-    return reply
-
-
-def _malformed(device: DeviceModel, name: CommandName) -> ApiError:
-    logger.error(
-        "session host answered without the expected result",
-        extra={"command": name.value, "device_id": device.device_id},
-    )
-    return ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
+        given = args.model_dump(mode="json", exclude_none=True) if args is not None else None
+        raise answers.failed(name, reply, device.status, given)
+    return Success(reply.result, reply.device)

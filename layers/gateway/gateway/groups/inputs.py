@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
 
+from gateway.bus.contracts.groups import JoinArgs
 from gateway.errors import OperationError, bounded
 from gateway.groups import codes
 from gateway.groups.invites import code_of_link
@@ -80,24 +80,12 @@ def duration(seconds: int) -> int:
     return seconds
 
 
-@dataclass(frozen=True)
-class Invite:
-    """How to join, as the session host takes it (``JOIN_GROUP`` args)."""
-
-    code: str
-    group_jid: str | None = None
-    inviter_jid: str | None = None
-
-    def args(self) -> dict[str, str]:
-        given = {"code": self.code, "group_jid": self.group_jid, "inviter_jid": self.inviter_jid}
-        return {key: value for key, value in given.items() if value is not None}
-
-
 _CODE_FORM = ("invite_code", "group_jid", "inviter_jid")
 
 
-def invite(body: JoinRequest) -> Invite:
-    """The invite of a join body: the link form or the code form, exactly one of them."""
+def invite(body: JoinRequest) -> JoinArgs:
+    """The invite of a join body, as the session host takes it: the link form or the code
+    form, exactly one of them."""
     code_form = {name: getattr(body, name) for name in _CODE_FORM if getattr(body, name) is not None}
     if body.link is not None:
         if code_form:
@@ -110,7 +98,7 @@ def invite(body: JoinRequest) -> Invite:
                 "invalid_invite_link",
                 f"link must contain {codes.INVITE_HOST}/ followed by the invite code",
             )
-        return Invite(code)
+        return JoinArgs(code=code)
     missing = [name for name in _CODE_FORM if name not in code_form]
     if len(missing) == len(_CODE_FORM):
         raise refusal("invalid_request", f"give link, or {', '.join(_CODE_FORM)}")
@@ -118,8 +106,8 @@ def invite(body: JoinRequest) -> Invite:
         raise refusal(
             "invalid_request", f"the code form needs {', '.join(_CODE_FORM)}: {', '.join(missing)} missing"
         )
-    return Invite(
-        code_form["invite_code"],
-        group_jid(code_form["group_jid"], "group_jid"),
-        participant(code_form["inviter_jid"], "inviter_jid"),
+    return JoinArgs(
+        code=code_form["invite_code"],
+        group_jid=group_jid(code_form["group_jid"], "group_jid"),
+        inviter_jid=participant(code_form["inviter_jid"], "inviter_jid"),
     )

@@ -3,23 +3,21 @@
 Each operation checks its input first (400, :mod:`gateway.groups.inputs`), then the device's
 status on its record (503 ``device_disconnected``, nothing sent), then sends one command on
 the bus to the session host that runs the device (``gateway.devices.commands.execute``),
-whose failures :mod:`gateway.groups.errors` answers. Results are the network port's records
-(``GroupInfo.to_json``, ``MemberResult.to_json``), converted here to the response models:
+whose failures :mod:`gateway.groups.errors` answers. Results are the records of the
+commands' contracts (:mod:`gateway.bus.contracts.groups`, parsed by the bus client: a result
+the host left incomplete is its failure there), converted here to the response models:
 times become ISO 8601, ``description`` repeats ``topic``, ``members_count`` is counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
-
-from pydantic import ValidationError
-
-from gateway.bus import CommandName
+from gateway.bus import contracts
+from gateway.bus.contracts import groups as bus
+from gateway.bus.contracts.base import A, Contract, R
 from gateway.devices import commands
 from gateway.devices.access import require_group_session
 from gateway.groups import inputs
-from gateway.groups.errors import GROUP_ANSWERS, incomplete
+from gateway.groups.errors import GROUP_ANSWERS
 from gateway.groups.outputs import (
     AnsweredRequestsResponse,
     CreatedGroupResponse,
@@ -50,62 +48,45 @@ from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.timestamps import iso_utc
 
-T = TypeVar("T")
-
 # --- running a command ----------------------------------------------------------------------
 
 
-def _run(device: DeviceModel, name: CommandName, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The result of the group command ``name`` on the device, which must be connected."""
+def _run(device: DeviceModel, contract: Contract[A, R], args: A | None = None) -> R:
+    """The result of the group command of ``contract`` on the device, which must be connected."""
     require_group_session(device)
-    reply = commands.execute(device, name, args, answers=GROUP_ANSWERS)
-    logger.info("group command done", extra={"command": name.value, "device_id": device.device_id})
-    return reply.result
+    result = commands.execute(device, contract, args, answers=GROUP_ANSWERS).result
+    logger.info("group command done", extra={"command": contract.name.value, "device_id": device.device_id})
+    return result
 
 
-def _read(name: CommandName, build: Callable[[], T]) -> T:
-    """What ``build`` makes of a command's result; a result the host left incomplete is 500
-    ``device_error``, never a stack trace."""
-    try:
-        return build()
-    except (KeyError, TypeError, ValueError, ValidationError):
-        logger.error("session host answered without the expected result", extra={"command": name.value})
-        raise incomplete(name) from None
-
-
-def group_view(record: dict[str, Any]) -> Group:
-    """The API's group record from the network port's ``GroupInfo.to_json()``."""
+def group_view(record: bus.GroupRecord) -> Group:
+    """The API's group record from the network port's, as the host answered it."""
     participants = [
-        {"jid": p["jid"], "is_admin": bool(p["is_admin"]), "is_super_admin": bool(p["is_super_admin"])}
-        for p in record["participants"]
+        {"jid": p.jid, "is_admin": p.is_admin, "is_super_admin": p.is_super_admin}
+        for p in record.participants
     ]
     return Group(
-        jid=record["jid"],
-        name=record["name"],
-        topic=record["topic"],
-        description=record["topic"],
-        owner=record["owner"],
-        created_at=iso_utc(float(record["created_at"])),
-        is_announce=record["is_announce"],
-        is_locked=record["is_locked"],
-        join_approval=record["join_approval"],
-        member_add_mode=record["member_add_mode"],
-        ephemeral_duration=record["ephemeral_duration"],
-        is_community=record["is_community"],
-        parent_jid=record["parent_jid"],
+        jid=record.jid,
+        name=record.name,
+        topic=record.topic,
+        description=record.topic,
+        owner=record.owner,
+        created_at=iso_utc(record.created_at),
+        is_announce=record.is_announce,
+        is_locked=record.is_locked,
+        join_approval=record.join_approval,
+        member_add_mode=record.member_add_mode,
+        ephemeral_duration=record.ephemeral_duration,
+        is_community=record.is_community,
+        parent_jid=record.parent_jid,
         members_count=len(participants),
         participants=participants,
     )
 
 
-def _members(results: list[dict[str, Any]]) -> list[MemberResult]:
+def _members(results: list[bus.MemberOutcome]) -> list[MemberResult]:
     return [
-        MemberResult(
-            jid=r["jid"],
-            is_admin=bool(r.get("is_admin", False)),
-            is_super_admin=bool(r.get("is_super_admin", False)),
-            status=r["status"],
-        )
+        MemberResult(jid=r.jid, is_admin=r.is_admin, is_super_admin=r.is_super_admin, status=r.status)
         for r in results
     ]
 
@@ -114,45 +95,39 @@ def _members(results: list[dict[str, Any]]) -> list[MemberResult]:
 
 
 def list_groups(device: DeviceModel) -> GroupListResponse:
-    result = _run(device, CommandName.LIST_GROUPS)
-    return _read(
-        CommandName.LIST_GROUPS, lambda: GroupListResponse(groups=[group_view(g) for g in result["groups"]])
-    )
+    listed = _run(device, contracts.LIST_GROUPS)
+    return GroupListResponse(groups=[group_view(g) for g in listed.groups])
 
 
 def get_group(device: DeviceModel, jid: str) -> GroupResponse:
-    args = {"group_jid": inputs.group_jid(jid)}
-    result = _run(device, CommandName.GROUP_INFO, args)
-    return _read(CommandName.GROUP_INFO, lambda: GroupResponse(group=group_view(result["group"])))
+    read = _run(device, contracts.GROUP_INFO, bus.GroupRef(group_jid=inputs.group_jid(jid)))
+    return GroupResponse(group=group_view(read.group))
 
 
 # --- creating and administering ---------------------------------------------------------------
 
 
 def create_group(device: DeviceModel, body: CreateGroupRequest) -> CreatedGroupResponse:
-    options = body.options.model_dump(exclude_none=True)
     if body.options.parent_jid is not None:
         inputs.group_jid(body.options.parent_jid, "options.parent_jid")
-    args = {"name": body.name, "participants": inputs.participants(body.participants), "options": options}
-    result = _run(device, CommandName.CREATE_GROUP, args)
-    return _read(
-        CommandName.CREATE_GROUP,
-        lambda: CreatedGroupResponse(
-            group=group_view(result["group"]), participants=_members(result.get("participants", []))
-        ),
+    args = bus.CreateGroupArgs(
+        name=body.name,
+        participants=inputs.participants(body.participants),
+        options=bus.GroupOptionsArgs(**body.options.model_dump(exclude_none=True)),
     )
+    created = _run(device, contracts.CREATE_GROUP, args)
+    return CreatedGroupResponse(group=group_view(created.group), participants=_members(created.participants))
 
 
 def change_participants(
     device: DeviceModel, jid: str, action: str, people: list[str]
 ) -> ParticipantsResponse:
     group_jid = inputs.group_jid(jid)
-    args = {"group_jid": group_jid, "action": action, "participants": inputs.participants(people)}
-    result = _run(device, CommandName.GROUP_PARTICIPANTS, args)
-    return _read(
-        CommandName.GROUP_PARTICIPANTS,
-        lambda: ParticipantsResponse(group_jid=group_jid, participants=_members(result["participants"])),
+    args = bus.ParticipantsArgs(
+        group_jid=group_jid, action=bus.ParticipantAction(action), participants=inputs.participants(people)
     )
+    changed = _run(device, contracts.GROUP_PARTICIPANTS, args)
+    return ParticipantsResponse(group_jid=group_jid, participants=_members(changed.participants))
 
 
 _SETTING_NAMES = {
@@ -163,11 +138,11 @@ _SETTING_NAMES = {
     "join_approval": "join_approval",
     "member_add_mode": "member_add_mode",
 }
-"""PATCH fields and the session host's ``settings`` key each becomes (``description`` is
+"""PATCH fields and the session host's ``settings`` field each becomes (``description`` is
 folded into ``topic``)."""
 
 
-def settings_of(body: UpdateGroupRequest) -> dict[str, Any]:
+def settings_of(body: UpdateGroupRequest) -> bus.GroupSettingsArgs:
     """The session host's ``settings`` of a PATCH body; 400 ``invalid_request`` when it changes
     nothing, or gives ``topic`` and ``description`` with different texts."""
     given = body.model_dump(exclude_none=True)
@@ -182,27 +157,26 @@ def settings_of(body: UpdateGroupRequest) -> dict[str, Any]:
         raise inputs.refusal(
             "invalid_request", f"give at least one of: {', '.join(sorted({*_SETTING_NAMES, 'description'}))}"
         )
-    return {_SETTING_NAMES[key]: value for key, value in given.items()}
+    return bus.GroupSettingsArgs(**{_SETTING_NAMES[key]: value for key, value in given.items()})
 
 
 def update_group(device: DeviceModel, jid: str, body: UpdateGroupRequest) -> GroupResponse:
-    args = {"group_jid": inputs.group_jid(jid), "settings": settings_of(body)}
-    result = _run(device, CommandName.UPDATE_GROUP, args)
-    return _read(CommandName.UPDATE_GROUP, lambda: GroupResponse(group=group_view(result["group"])))
+    args = bus.UpdateGroupArgs(group_jid=inputs.group_jid(jid), settings=settings_of(body))
+    return GroupResponse(group=group_view(_run(device, contracts.UPDATE_GROUP, args).group))
 
 
 def set_picture(device: DeviceModel, jid: str, body: PictureRequest) -> PictureResponse:
-    args = {"group_jid": inputs.group_jid(jid), "image_base64": inputs.jpeg_base64(body.image_base64)}
-    result = _run(device, CommandName.GROUP_PICTURE, args)
-    return _read(CommandName.GROUP_PICTURE, lambda: PictureResponse(picture_id=str(result["picture_id"])))
+    args = bus.PictureArgs(
+        group_jid=inputs.group_jid(jid), image_base64=inputs.jpeg_base64(body.image_base64)
+    )
+    return PictureResponse(picture_id=_run(device, contracts.GROUP_PICTURE, args).picture_id)
 
 
 def set_ephemeral(device: DeviceModel, jid: str, body: EphemeralRequest) -> EphemeralResponse:
-    args = {"group_jid": inputs.group_jid(jid), "duration_seconds": inputs.duration(body.duration_seconds)}
-    result = _run(device, CommandName.GROUP_EPHEMERAL, args)
-    return _read(
-        CommandName.GROUP_EPHEMERAL, lambda: EphemeralResponse(duration_seconds=result["duration_seconds"])
+    args = bus.EphemeralArgs(
+        group_jid=inputs.group_jid(jid), duration_seconds=inputs.duration(body.duration_seconds)
     )
+    return EphemeralResponse(duration_seconds=_run(device, contracts.GROUP_EPHEMERAL, args).duration_seconds)
 
 
 # --- invites and joining ----------------------------------------------------------------------
@@ -210,22 +184,14 @@ def set_ephemeral(device: DeviceModel, jid: str, body: EphemeralRequest) -> Ephe
 
 def invite_link(device: DeviceModel, jid: str) -> InviteLinkResponse:
     group_jid = inputs.group_jid(jid)
-    result = _run(device, CommandName.GROUP_INVITE, {"group_jid": group_jid, "reset": False})
-    return _read(
-        CommandName.GROUP_INVITE,
-        lambda: InviteLinkResponse(group_jid=group_jid, invite_link=result["invite_link"]),
-    )
+    read = _run(device, contracts.GROUP_INVITE, bus.InviteArgs(group_jid=group_jid, reset=False))
+    return InviteLinkResponse(group_jid=group_jid, invite_link=read.invite_link)
 
 
 def reset_invite_link(device: DeviceModel, jid: str) -> InviteResetResponse:
     group_jid = inputs.group_jid(jid)
-    result = _run(device, CommandName.GROUP_INVITE, {"group_jid": group_jid, "reset": True})
-    return _read(
-        CommandName.GROUP_INVITE,
-        lambda: InviteResetResponse(
-            group_jid=group_jid, invite_link=result["invite_link"], reset_at=iso_utc()
-        ),
-    )
+    reset = _run(device, contracts.GROUP_INVITE, bus.InviteArgs(group_jid=group_jid, reset=True))
+    return InviteResetResponse(group_jid=group_jid, invite_link=reset.invite_link, reset_at=iso_utc())
 
 
 def join_group(device: DeviceModel, body: JoinRequest) -> JoinResponse:
@@ -233,19 +199,16 @@ def join_group(device: DeviceModel, body: JoinRequest) -> JoinResponse:
     request is filed under: the group's, which the network answers (whatsmeow's
     ``membership_approval_request``) and the code form names."""
     invite = inputs.invite(body)
-    result = _run(device, CommandName.JOIN_GROUP, invite.args())
-
-    def outcome() -> JoinResponse:
-        pending = result["pending_approval"]
-        group_jid = result.get("group_jid") or invite.group_jid
-        request_jid = (result.get("approval_request_jid") or group_jid) if pending else None
-        return JoinResponse(group_jid=group_jid, pending_approval=pending, approval_request_jid=request_jid)
-
-    return _read(CommandName.JOIN_GROUP, outcome)
+    joined = _run(device, contracts.JOIN_GROUP, invite)
+    group_jid = joined.group_jid or invite.group_jid
+    request_jid = group_jid if joined.pending_approval else None
+    return JoinResponse(
+        group_jid=group_jid, pending_approval=joined.pending_approval, approval_request_jid=request_jid
+    )
 
 
 def leave_group(device: DeviceModel, jid: str) -> DoneResponse:
-    _run(device, CommandName.LEAVE_GROUP, {"group_jid": inputs.group_jid(jid)})
+    _run(device, contracts.LEAVE_GROUP, bus.GroupRef(group_jid=inputs.group_jid(jid)))
     return DoneResponse()
 
 
@@ -254,11 +217,10 @@ def leave_group(device: DeviceModel, jid: str) -> DoneResponse:
 
 def link_group(device: DeviceModel, community_jid: str, group_jid: str, *, link: bool) -> DoneResponse:
     """Link (``link``) or unlink a child group of the community the device administers."""
-    args = {
-        "community_jid": inputs.group_jid(community_jid),
-        "group_jid": inputs.group_jid(group_jid, "group_jid"),
-    }
-    _run(device, CommandName.LINK_GROUP if link else CommandName.UNLINK_GROUP, args)
+    args = bus.CommunityLinkArgs(
+        community_jid=inputs.group_jid(community_jid), group_jid=inputs.group_jid(group_jid, "group_jid")
+    )
+    _run(device, contracts.LINK_GROUP if link else contracts.UNLINK_GROUP, args)
     return DoneResponse()
 
 
@@ -267,32 +229,23 @@ def link_group(device: DeviceModel, community_jid: str, group_jid: str, *, link:
 
 def join_requests(device: DeviceModel, jid: str) -> JoinRequestsResponse:
     group_jid = inputs.group_jid(jid)
-    result = _run(device, CommandName.GROUP_REQUESTS, {"group_jid": group_jid})
-
-    def listed() -> JoinRequestsResponse:
-        waiting = sorted(result["requests"], key=lambda r: float(r["requested_at"]))
-        entries = [
-            JoinRequestEntry(jid=r["jid"], requested_at=iso_utc(float(r["requested_at"]))) for r in waiting
-        ]
-        return JoinRequestsResponse(group_jid=group_jid, requests=entries)
-
-    return _read(CommandName.GROUP_REQUESTS, listed)
+    listed = _run(device, contracts.GROUP_REQUESTS, bus.GroupRef(group_jid=group_jid))
+    waiting = sorted(listed.requests, key=lambda r: r.requested_at)
+    entries = [JoinRequestEntry(jid=r.jid, requested_at=iso_utc(r.requested_at)) for r in waiting]
+    return JoinRequestsResponse(group_jid=group_jid, requests=entries)
 
 
 def answer_join_requests(
     device: DeviceModel, jid: str, body: AnswerRequestsRequest
 ) -> AnsweredRequestsResponse:
     group_jid = inputs.group_jid(jid)
-    args = {
-        "group_jid": group_jid,
-        "action": body.action,
-        "participants": inputs.participants(body.participants),
-    }
-    result = _run(device, CommandName.ANSWER_GROUP_REQUESTS, args)
-    return _read(
-        CommandName.ANSWER_GROUP_REQUESTS,
-        lambda: AnsweredRequestsResponse(
-            group_jid=group_jid,
-            participants=[RequestResult(jid=r["jid"], status=r["status"]) for r in result["participants"]],
-        ),
+    args = bus.PeopleArgs(
+        group_jid=group_jid,
+        action=bus.RequestAction(body.action),
+        participants=inputs.participants(body.participants),
+    )
+    answered = _run(device, contracts.ANSWER_GROUP_REQUESTS, args)
+    return AnsweredRequestsResponse(
+        group_jid=group_jid,
+        participants=[RequestResult(jid=r.jid, status=r.status) for r in answered.participants],
     )

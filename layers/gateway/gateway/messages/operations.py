@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.bus import CommandName
+from gateway.bus import contracts
+from gateway.bus.contracts.messages import DeleteMessageArgs, SyncHistoryArgs
 from gateway.devices import commands
 from gateway.devices.access import require_session
 from gateway.devices.command_errors import message_not_found
@@ -37,8 +38,8 @@ def delete_message(device: DeviceModel, message_id: str, request: DeleteMessageR
     if send is None or not send.deletable(chat.jid, for_everyone=request.for_everyone):
         raise message_not_found()  # known without the device: even when it is not connected
     require_session(device)
-    args = {"message_id": message_id, "chat_jid": chat.jid, "for_everyone": request.for_everyone}
-    commands.execute(device, CommandName.DELETE_MESSAGE, args)
+    args = DeleteMessageArgs(message_id=message_id, chat_jid=chat.jid, for_everyone=request.for_everyone)
+    commands.execute(device, contracts.DELETE_MESSAGE, args)
     logger.info(
         "message deleted",
         extra={
@@ -64,6 +65,6 @@ def sync_history(device: DeviceModel, request: HistorySyncRequest) -> dict[str, 
     if count is None or not 1 <= count <= MAX_SYNC_COUNT:
         raise validation_error("count", f"must be 1 to {MAX_SYNC_COUNT}", count)
     require_session(device)
-    commands.execute(device, CommandName.SYNC_HISTORY, {"chat_jid": chat.jid, "count": count})
+    commands.execute(device, contracts.SYNC_HISTORY, SyncHistoryArgs(chat_jid=chat.jid, count=count))
     logger.info("history requested", extra={"device_id": device.device_id, "is_group": chat.is_group})
     return {"chat_jid": chat.jid, "count": count}

@@ -1,8 +1,8 @@
 """The send outbox: where a send waits until the session host that runs the device sends it.
 
 The API enqueues (:func:`enqueue`) and names the send in its ``SEND_TEXT`` command, whole
-(:func:`command_args`), so the host needs no read to start it; the host also reads a
-device's unfinished sends in request order (:func:`unfinished`, the sparse ``pending``
+(``gateway.bus.contracts.messages.SendTextArgs``), so the host needs no read to start it;
+the host also reads a device's unfinished sends in request order (:func:`unfinished`, the sparse ``pending``
 index) to find those whose command never reached it. Each send moves on with conditional
 writes: ``queued`` → ``sending`` (:func:`claim`, with the lease epoch of the host making
 the network call) → ``sent`` or ``failed``; a send the network never saw goes back to
@@ -20,7 +20,6 @@ These functions block (PynamoDB); the session host runs them on its AWS threads.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 import uuid
 from dataclasses import dataclass
@@ -166,24 +165,6 @@ def enqueue(tenant_id: str, device_id: str, **fields: Any) -> Send:
     send = new_send(tenant_id, device_id, **fields)
     store(send)
     return send
-
-
-def command_args(send: Send) -> dict[str, Any]:
-    """The ``SEND_TEXT`` arguments that carry the whole send (a few KB at most)."""
-    return {"send_key": send.send_key, "send": dataclasses.asdict(send)}
-
-
-def from_command_args(args: dict[str, Any], tenant_id: str, device_id: str) -> Send | None:
-    """The send a ``SEND_TEXT`` command carries, if it carries one of this device; else None
-    (the host then reads it)."""
-    raw = args.get("send")
-    if not isinstance(raw, dict) or (raw.get("tenant_id"), raw.get("device_id")) != (tenant_id, device_id):
-        return None
-    try:
-        send = Send(**{**raw, "state": SendState(raw["state"])})
-    except (KeyError, TypeError, ValueError):
-        return None
-    return send if send.send_key == args.get("send_key") else None
 
 
 def get(tenant_id: str, device_id: str, key: str) -> Send | None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.bus import CommandName
+from gateway.bus import contracts
+from gateway.bus.contracts.messages import MarkReadArgs
 from gateway.devices import commands
 from gateway.devices.access import require_session
 from gateway.errors import ApiError, validation_error
@@ -25,8 +26,8 @@ def mark_read(device: DeviceModel, request: MarkReadRequest) -> dict[str, Any]:
     chat = chat_of(request.chat_jid)
     sender = _sender(chat, request.sender_jid)
     require_session(device)
-    args = {"chat_jid": chat.jid, "sender_jid": sender, "message_ids": message_ids}
-    commands.execute(device, CommandName.MARK_READ, args)
+    args = MarkReadArgs(chat_jid=chat.jid, sender_jid=sender, message_ids=message_ids)
+    commands.execute(device, contracts.MARK_READ, args)
     logger.info(
         "messages marked as read",
         extra={"device_id": device.device_id, "is_group": chat.is_group, "count": len(message_ids)},

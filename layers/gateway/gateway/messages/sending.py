@@ -28,7 +28,8 @@ from concurrent.futures import Future
 from functools import cache
 from typing import Any, Protocol
 
-from gateway.bus import BusTimeout, CommandName, Reply, get_bus
+from gateway.bus import BusTimeout, Reply, contracts, get_bus
+from gateway.bus.contracts.messages import SendOutcome, SendTextArgs
 from gateway.context_pool import ContextThreadPool
 from gateway.devices.access import require_session
 from gateway.devices.command_errors import COMMAND_ERRORS, NETWORK_REFUSALS, command_error
@@ -119,11 +120,11 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
     stored = _writer().submit(outbox.store, send)
     try:
         reply = get_bus().request(
-            CommandName.SEND_TEXT,
+            contracts.SEND_TEXT,
+            SendTextArgs(send_key=send.send_key, send=send, min_send_interval_seconds=interval),
             tenant_id=device.tenant_id,
             device_id=device.device_id,
             host_queue_url=device.host_queue_url,
-            args=outbox.command_args(send) | {"min_send_interval_seconds": interval},
             timeout=hold_seconds,
         )
     except BusTimeout:
@@ -133,7 +134,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
     except Exception as error:  # the command may have left, and the outbox write may land
         logger.exception("send command not confirmed", extra=_about(device, send))
         raise Unclear(internal_error(), _bound(send)) from error
-    if reply.ok and reply.result.get("status") == "sent":
+    if reply.result is not None and reply.result.status == "sent":
         _settle(stored, device, send)  # sent: the host's claim wrote the item in any case
     elif not reply.ok and reply.error_kind in CLEAR_REFUSALS:
         _settle(stored, device, send)  # refused: the host's claim wrote it, and marked it failed
@@ -141,7 +142,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
         # Scheduled, or unclear: the host holds the send in memory and may still send it,
         # so the outbox must have it (a failed write, after botocore's retries, is unclear too).
         _durable(stored, device, send)
-    if not reply.ok:
+    if reply.result is None:
         named = request.number if message.field == "number" else message.value
         error = _failed(device, send, reply, {message.field: named})
         raise error if reply.error_kind in CLEAR_REFUSALS else Unclear(error, _bound(send))
@@ -198,17 +199,12 @@ def _settle(stored: Future[None], device: DeviceModel, send: outbox.Send) -> Non
         logger.exception("outbox write of a sent message failed", extra=_about(device, send))
 
 
-def _answer(device: DeviceModel, send: outbox.Send, result: dict[str, Any]) -> Answer:
-    status = result.get("status")
-    if status == "sent":
-        logger.info("message sent", extra=_about(device, send))
-        return _sent(send)
-    if status == "scheduled" and isinstance(result.get("scheduled_for"), str):
+def _answer(device: DeviceModel, send: outbox.Send, outcome: SendOutcome) -> Answer:
+    if outcome.scheduled_for is not None and outcome.status == "scheduled":
         logger.info("message scheduled", extra=_about(device, send))
-        return _scheduled(send, result["scheduled_for"])
-    logger.error("session host answered a send without its status", extra=_about(device, send))
-    error = ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
-    raise Unclear(error, _bound(send))
+        return _scheduled(send, outcome.scheduled_for)
+    logger.info("message sent", extra=_about(device, send))
+    return _sent(send)
 
 
 def _sent(send: outbox.Send) -> Answer:
@@ -224,7 +220,7 @@ def _scheduled(send: outbox.Send, scheduled_for: str) -> Answer:
     return Answer(202, body.model_dump(mode="json"), _bound(send))
 
 
-def _failed(device: DeviceModel, send: outbox.Send, reply: Reply, field: dict[str, Any]) -> ApiError:
+def _failed(device: DeviceModel, send: outbox.Send, reply: Reply[Any], field: dict[str, Any]) -> ApiError:
     """A network failure of the send is 500 SEND_FAILED; the other kinds as for any command
     (an ``invalid`` one names ``field``: the recipient, or the content the host refused)."""
     logger.info(

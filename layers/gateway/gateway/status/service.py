@@ -23,7 +23,14 @@ import binascii
 from typing import Any, Literal
 
 from gateway import jids
-from gateway.bus import CommandName, Reply
+from gateway.bus import CommandName, Reply, contracts
+from gateway.bus.contracts.base import A, Contract, NoArgs
+from gateway.bus.contracts.status import (
+    PrivacyType,
+    PublishStatusArgs,
+    StatusPrivacyArgs,
+    StatusPrivacySetting,
+)
 from gateway.config import get_settings
 from gateway.devices import commands
 from gateway.devices.access import require_session
@@ -34,7 +41,7 @@ from gateway.media.errors import MediaError
 from gateway.media.limits import INLINE_MAX_BYTES, MB, STATUS_VIDEO_MAX_BYTES
 from gateway.models import DeviceModel
 from gateway.observability import logger
-from gateway.status.errors import PRIVACY_ANSWERS, error, incomplete
+from gateway.status.errors import PRIVACY_ANSWERS, error
 from gateway.status.outputs import StatusPrivacyResponse, StatusPublishedResponse
 from gateway.status.schemas import MediaStatusRequest, StatusPrivacyRequest, TextStatusRequest
 from gateway.web.idempotency import Unclear
@@ -66,25 +73,23 @@ def privacy_people(body: StatusPrivacyRequest) -> list[str]:
 
 def get_privacy(device: DeviceModel) -> StatusPrivacyResponse:
     """The story audience in force on the device's account, as the network answers it."""
-    return _privacy(device, CommandName.GET_STATUS_PRIVACY, None)
+    return _privacy(device, contracts.GET_STATUS_PRIVACY, NoArgs())
 
 
 def set_privacy(device: DeviceModel, body: StatusPrivacyRequest) -> StatusPrivacyResponse:
     """Set the story audience; the answer is the setting now in force."""
     people = privacy_people(body)
-    return _privacy(device, CommandName.SET_STATUS_PRIVACY, {"type": body.type, "list": people})
+    args = StatusPrivacyArgs(type=PrivacyType(body.type), list=people)
+    return _privacy(device, contracts.SET_STATUS_PRIVACY, args)
 
 
-def _privacy(device: DeviceModel, name: CommandName, args: dict[str, Any] | None) -> StatusPrivacyResponse:
+def _privacy(
+    device: DeviceModel, contract: Contract[A, StatusPrivacySetting], args: A
+) -> StatusPrivacyResponse:
     if device.status != "connected":
         raise error("device_disconnected", f"the device is not connected (status {device.status})")
-    result = commands.execute(device, name, args, answers=PRIVACY_ANSWERS).result
-    try:
-        people = [str(jid) for jid in result["list"]]
-        return StatusPrivacyResponse(type=result["type"], count=len(people), list=people)
-    except (KeyError, TypeError, ValueError):
-        logger.error("session host answered without the expected result", extra={"command": name.value})
-        raise incomplete(name) from None
+    setting = commands.execute(device, contract, args, answers=PRIVACY_ANSWERS).result
+    return StatusPrivacyResponse(type=setting.type.value, count=len(setting.list), list=setting.list)
 
 
 # --- publishing -----------------------------------------------------------------------------
@@ -92,11 +97,9 @@ def _privacy(device: DeviceModel, name: CommandName, args: dict[str, Any] | None
 
 def publish_text(device: DeviceModel, body: TextStatusRequest) -> StatusPublishedResponse:
     """Publish a text story."""
-    args: dict[str, Any] = {"text": body.text, "kind": "text"}
-    if body.background_color is not None:
-        args["background_color"] = body.background_color
-    if body.font is not None:
-        args["font"] = body.font
+    args = PublishStatusArgs(
+        kind="text", text=body.text, background_color=body.background_color, font=body.font
+    )
     return _publish(device, args)
 
 
@@ -109,12 +112,10 @@ def publish_media(device: DeviceModel, kind: MediaKind, body: MediaStatusRequest
             urls.check_url(body.url, allow_http=settings.http_urls_allowed, local_mode=settings.local_mode)
         except MediaError as refused:
             raise validation_error("url", str(refused), body.url) from None
-        args: dict[str, Any] = {"url": body.url}
-    else:
-        data = inline_media(kind, body.data_base64 or "")
-        stored = store.put(device.tenant_id, device.device_id, data.data, data.mimetype)
-        args = {"media_id": stored.media_id}
-    return _publish(device, {**args, "kind": kind, "caption": body.caption})
+        return _publish(device, PublishStatusArgs(kind=kind, url=body.url, caption=body.caption))
+    data = inline_media(kind, body.data_base64 or "")
+    stored = store.put(device.tenant_id, device.device_id, data.data, data.mimetype)
+    return _publish(device, PublishStatusArgs(kind=kind, media_id=stored.media_id, caption=body.caption))
 
 
 def inline_media(kind: MediaKind, data_base64: str) -> kinds.CheckedMedia:
@@ -143,24 +144,20 @@ class _PublishAnswers:
         return Unclear(bus_timeout())
 
     def failed(
-        self, name: CommandName, reply: Reply, recorded_status: str, args: dict[str, Any] | None
+        self, name: CommandName, reply: Reply[Any], recorded_status: str, args: dict[str, Any] | None
     ) -> ApiError:
         error = command_error(reply, recorded_status, args, name)
         return error if reply.error_kind in NETWORK_REFUSALS | NOT_STARTED else Unclear(error)
 
 
-def _publish(device: DeviceModel, args: dict[str, Any]) -> StatusPublishedResponse:
+def _publish(device: DeviceModel, args: PublishStatusArgs) -> StatusPublishedResponse:
     require_session(device)
     try:
-        reply = commands.execute(device, CommandName.PUBLISH_STATUS, args, answers=_PublishAnswers())
+        published = commands.execute(device, contracts.PUBLISH_STATUS, args, answers=_PublishAnswers()).result
     except ApiError:
         raise
     except Exception as error:  # the command may have left
         logger.exception("status command not confirmed", extra={"device_id": device.device_id})
         raise Unclear(internal_error()) from error
-    message_id = reply.result.get("message_id")
-    if not isinstance(message_id, str) or not message_id:
-        logger.error("session host answered without the expected result", extra={"command": "publish_status"})
-        raise Unclear(ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer"))
-    logger.info("status published", extra={"device_id": device.device_id, "kind": args["kind"]})
-    return StatusPublishedResponse(message_id=message_id)
+    logger.info("status published", extra={"device_id": device.device_id, "kind": args.kind})
+    return StatusPublishedResponse(message_id=published.message_id)

@@ -1,0 +1,68 @@
+"""What every command contract is made of: the base models of arguments and results, and
+the field types several families share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Generic, TypeVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
+
+from gateway import jids
+from gateway.bus.names import CommandName
+
+
+class CommandArgs(BaseModel):
+    """A command's arguments. Unknown fields are refused: a field this side does not know is
+    an argument it would silently ignore (see "Command bus" in docs/architecture.md)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CommandResult(BaseModel):
+    """A command's result. Unknown fields are ignored, so a host may add one before the API
+    functions read it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class NoArgs(CommandArgs):
+    """The arguments of a command that takes none."""
+
+
+class Done(CommandResult):
+    """The result of a command that answers nothing but the device's state."""
+
+
+A = TypeVar("A", bound=CommandArgs)
+R = TypeVar("R", bound=CommandResult)
+
+
+@dataclass(frozen=True)
+class Contract(Generic[A, R]):
+    """What a command takes and answers; the bus client sends ``args`` and parses ``result``,
+    the session host parses ``args`` before a handler runs."""
+
+    name: CommandName
+    args: type[A]
+    result: type[R]
+
+
+def _group_jid(value: str) -> str:
+    if not jids.is_group_jid(value):
+        raise ValueError("must be a group JID (<digits>@g.us)")
+    return value
+
+
+def _participant(value: str) -> str:
+    if jids.parse_participant(value) is None:
+        raise ValueError("must be a user JID or a LID")
+    return value
+
+
+Text = Annotated[str, StringConstraints(min_length=1)]
+"""A text that must not be empty (ids, JIDs of chats, codes)."""
+GroupJid = Annotated[str, AfterValidator(_group_jid)]
+"""A group or community JID (the API checked it with its own error codes already)."""
+Participant = Annotated[str, AfterValidator(_participant)]
+"""A person: a user JID or a LID (the API turns phone numbers into user JIDs)."""
