@@ -8,8 +8,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from bus_wire import received, wire_args
 
 from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply
+from gateway.bus.contracts import CommandArgs, Contract
 from gateway.devices import commands
 from gateway.devices.command_errors import command_error
 from gateway.errors import ApiError
@@ -23,12 +25,12 @@ class StandInBus:
         self.sent: list[dict[str, Any]] = []
         self.answer: Reply | Exception | None = None
 
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
+    def request(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> Reply:
+        self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})
         if isinstance(self.answer, Exception):
             raise self.answer
         assert self.answer is not None
-        return self.answer
+        return received(contract, self.answer)
 
 
 @pytest.fixture
@@ -70,7 +72,7 @@ def test_connect_goes_to_the_host_on_the_record_and_shows_the_hosts_view(bus: St
             "tenant_id": "tenant-1",
             "device_id": target.device_id,
             "host_queue_url": "https://sqs.local/q-h-1",
-            "args": None,
+            "args": {},
         }
     ]
     # And the device shows the host's state over the record's

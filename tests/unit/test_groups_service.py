@@ -8,8 +8,10 @@ import uuid
 from typing import Any
 
 import pytest
+from bus_wire import received, wire_args
 
 from gateway.bus import BusTimeout, CommandName, Reply
+from gateway.bus.contracts import CommandArgs, Contract
 from gateway.devices import commands
 from gateway.errors import OperationError
 from gateway.groups import service
@@ -58,11 +60,11 @@ class StandInBus:
         self.sent: list[dict[str, Any]] = []
         self.answer: Reply | Exception = Reply(command_id="c", ok=True)
 
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
+    def request(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> Reply:
+        self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})
         if isinstance(self.answer, Exception):
             raise self.answer
-        return self.answer
+        return received(contract, self.answer)
 
     def result(self, result: dict[str, Any]) -> None:
         self.answer = Reply(command_id="c", ok=True, result=result)
@@ -152,7 +154,7 @@ def test_list_answers_every_group(bus: StandInBus) -> None:
     bus.result({"groups": [record(), record(jid="2@g.us", is_community=True)]})
     groups = service.list_groups(device()).groups
     assert [(g.jid, g.is_community) for g in groups] == [(GROUP, False), ("2@g.us", True)]
-    assert bus.args() is None
+    assert bus.args() == {}
 
 
 def test_remove_sends_the_remove_action(bus: StandInBus) -> None:
@@ -180,7 +182,7 @@ def test_patch_sends_settings_and_answers_the_refreshed_group(bus: StandInBus) -
 
 def test_picture_and_timer_go_as_given(bus: StandInBus) -> None:
     image = base64.b64encode(b"\xff\xd8\xff\xe0rest").decode()
-    bus.result({"picture_id": 1700000001})
+    bus.result({"picture_id": "1700000001"})
     assert service.set_picture(device(), GROUP, PictureRequest(image_base64=image)).picture_id == "1700000001"
     assert bus.args() == {"group_jid": GROUP, "image_base64": image}
     bus.sent.clear()

@@ -9,9 +9,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from bus_wire import received, wire_args
 from PIL import Image
 
-from gateway.bus import CommandName, Reply
+from gateway.bus import Reply
+from gateway.bus.contracts import CommandArgs, Contract
 from gateway.config import get_settings
 from gateway.errors import ApiError
 from gateway.media.limits import INLINE_MAX_BYTES
@@ -49,11 +51,11 @@ def b64(data: bytes) -> str:
 class StandInBus:
     def __init__(self) -> None:
         self.sent: list[dict[str, Any]] = []
-        self.answer = Reply(command_id="c", ok=True, result={"status": "sent"})
+        self.answer = Reply(command_id="c", ok=True, result={"status": "sent", "message_id": "M", "chat_jid": "c"})
 
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
-        return self.answer
+    def request(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> Reply:
+        self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})
+        return received(contract, self.answer)
 
 
 @pytest.fixture

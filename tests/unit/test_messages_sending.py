@@ -8,9 +8,11 @@ import time
 from typing import Any
 
 import pytest
+from bus_wire import received, wire_args
 from waiting import wait_until
 
 from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply
+from gateway.bus.contracts import CommandArgs, Contract
 from gateway.errors import ApiError
 from gateway.messages import outbox, sending
 from gateway.messages.schemas import SendTextRequest
@@ -27,12 +29,12 @@ class StandInBus:
         self.sent: list[dict[str, Any]] = []
         self.answer: Reply | Exception | None = None
 
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
+    def request(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> Reply:
+        self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})
         if isinstance(self.answer, Exception):
             raise self.answer
         assert self.answer is not None
-        return self.answer
+        return received(contract, self.answer)
 
 
 @pytest.fixture
@@ -68,7 +70,7 @@ def test_a_send_is_enqueued_then_asked_of_the_host_for_the_hold(
     bus: StandInBus, enqueued: list[outbox.Send]
 ) -> None:
     # Given a host that answers the send went out
-    bus.answer = reply(ok=True, result={"status": "sent", "chat_jid": JID})
+    bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
     # When a text is sent with pacing fields
     answer = sending.send_text(device(), request(delay=5, typingDuration=2), hold_seconds=HOLD)
     # Then it was written for the chat's JID, and SEND_TEXT carries it whole (with the
@@ -83,7 +85,7 @@ def test_a_send_is_enqueued_then_asked_of_the_host_for_the_hold(
             "host_queue_url": None,
             "args": {
                 "send_key": send.send_key,
-                "send": dataclasses.asdict(send),
+                "send": {key: value for key, value in dataclasses.asdict(send).items() if value is not None},
                 "min_send_interval_seconds": 0,
             },
             "timeout": HOLD,
@@ -96,14 +98,14 @@ def test_a_send_is_enqueued_then_asked_of_the_host_for_the_hold(
 
 
 def test_without_presence_no_typing_time_is_stored(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
-    bus.answer = reply(ok=True, result={"status": "sent"})
+    bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
     sending.send_text(device(), request(typingDuration=9, disablePresence=True), hold_seconds=HOLD)
     assert (enqueued[0].typing_seconds, enqueued[0].disable_presence) == (0, True)
 
 
 def test_the_hosts_scheduled_answer_is_202(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
     when = "2026-11-22T10:00:00.000Z"
-    bus.answer = reply(ok=True, result={"status": "scheduled", "scheduled_for": when})
+    bus.answer = reply(ok=True, result={"status": "scheduled", "message_id": "M1", "chat_jid": JID, "scheduled_for": when})
     answer = sending.send_text(device(), request(delay=60), hold_seconds=HOLD)
     assert (answer.status_code, answer.body["status"], answer.body["scheduled_for"]) == (
         202,
@@ -260,7 +262,7 @@ def test_bad_input_is_refused_before_anything_is_enqueued(
 
 def test_a_text_of_separator_characters_is_not_blank(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
     # U+001E is no whitespace by the published pattern, though Python's strip removes it
-    bus.answer = reply(ok=True, result={"status": "sent"})
+    bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
     assert sending.send_text(device(), request(text="\x1e"), hold_seconds=HOLD).status_code == 200
 
 
@@ -290,6 +292,6 @@ def test_a_202_is_only_given_once_the_send_is_in_the_outbox(
     assert (raised.value.status, raised.value.code) == (500, "INTERNAL_ERROR")
 
     # But when the host answers it sent the message (its claim wrote the item), that is the answer
-    bus.answer = reply(ok=True, result={"status": "sent", "chat_jid": JID})
+    bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
     answer = sending.send_text(device(), request(), hold_seconds=HOLD)
     assert (answer.status_code, answer.body["status"]) == (200, "sent")

@@ -10,9 +10,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from bus_wire import received, wire_args
 from pydantic import ValidationError
 
 from gateway.bus import BusTimeout, CommandName, Reply
+from gateway.bus.contracts import CommandArgs, Contract
 from gateway.devices import commands
 from gateway.errors import ApiError, OperationError
 from gateway.media.limits import INLINE_MAX_BYTES, STATUS_VIDEO_MAX_BYTES
@@ -32,11 +34,11 @@ class StandInBus:
         self.sent: list[dict[str, Any]] = []
         self.answer: Reply | Exception = Reply(command_id="c", ok=True)
 
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
+    def request(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> Reply:
+        self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})
         if isinstance(self.answer, Exception):
             raise self.answer
-        return self.answer
+        return received(contract, self.answer)
 
     def result(self, result: dict[str, Any]) -> None:
         self.answer = Reply(command_id="c", ok=True, result=result)
@@ -164,7 +166,13 @@ def test_a_text_story_sends_its_fields(bus: StandInBus) -> None:
     bus.result({"message_id": "NET1", "chat_jid": "status@broadcast", "timestamp": 1.0})
     answer = service.publish_text(device(), TextStatusRequest(text="hi", background_color="#112233", font=2))
     assert bus.sent[0]["name"] is CommandName.PUBLISH_STATUS
-    assert bus.sent[0]["args"] == {"text": "hi", "kind": "text", "background_color": "#112233", "font": 2}
+    assert bus.sent[0]["args"] == {
+        "text": "hi",
+        "kind": "text",
+        "caption": "",
+        "background_color": "#112233",
+        "font": 2,
+    }
     assert answer.model_dump() == {"success": True, "message_id": "NET1"}
 
 
@@ -183,7 +191,7 @@ def test_a_media_story_takes_exactly_one_source(body: dict[str, Any]) -> None:
 
 
 def test_inline_media_are_stored_and_only_their_id_travels(bus: StandInBus, stored: list[Any]) -> None:
-    bus.result({"message_id": "NET2"})
+    bus.result({"message_id": "NET2", "chat_jid": "status@broadcast", "timestamp": 1.0})
     phone = device()
     body = MediaStatusRequest(data_base64=base64.b64encode(PNG).decode(), caption="look")
     service.publish_media(phone, "image", body)
@@ -231,7 +239,7 @@ def checked_urls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_a_url_is_checked_and_sent_for_the_host_to_fetch(
     bus: StandInBus, stored: list[Any], checked_urls: list[str]
 ) -> None:
-    bus.result({"message_id": "NET3"})
+    bus.result({"message_id": "NET3", "chat_jid": "status@broadcast", "timestamp": 1.0})
     service.publish_media(device(), "video", MediaStatusRequest(url="https://example.org/v.mp4"))
     assert (stored, checked_urls) == ([], ["https://example.org/v.mp4"])
     assert bus.sent[0]["args"] == {"url": "https://example.org/v.mp4", "kind": "video", "caption": ""}

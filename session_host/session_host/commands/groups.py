@@ -126,7 +126,8 @@ async def update_group(session: DeviceSession, args: bus.UpdateGroupArgs) -> bus
 async def set_picture(session: DeviceSession, args: bus.PictureArgs) -> bus.PictureSet:
     """Set the group's picture from base64 JPEG bytes."""
     jpeg = base64.b64decode(args.image_base64)
-    return bus.PictureSet(picture_id=await session.groups.set_group_picture(args.group_jid, jpeg))
+    # str(): neonize hands back what whatsmeow answers, which is not always typed as the port says
+    return bus.PictureSet(picture_id=str(await session.groups.set_group_picture(args.group_jid, jpeg)))
 
 
 @_group_command(contracts.GROUP_EPHEMERAL, admin_of=_OF_GROUP)

@@ -11,9 +11,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import bus_wire
 from waiting import wait_until
 
 from gateway.bus import CommandBus, CommandName, Reply, queues
+from gateway.bus.contracts import CONTRACTS
 from gateway.models import DeviceModel
 from session_host.config import HostSettings
 from session_host.host import SessionHost
@@ -158,24 +160,28 @@ class Harness:
             DeviceModel(device.tenant_id, device.device_id).delete()
 
     def send(self, name: CommandName, device: Device, timeout: float = 10.0, **args: Any) -> Reply:
-        """A command as the API sends it: to the queue on the device record, else the shared one."""
-        return self.bus.request(
-            name,
-            tenant_id=device.tenant_id,
-            device_id=device.device_id,
-            host_queue_url=device.record().host_queue_url,
-            args=args or None,
-            timeout=timeout,
-        )
+        """A command as the API sends it: to the queue on the device record, else the shared one.
+        ``args`` are the contract's fields; the reply's result comes back as its JSON."""
+        return self.send_to(device.record().host_queue_url, name, device, timeout=timeout, **args)
 
-    def send_to(self, queue_url: str, name: CommandName, device: Device, **args: Any) -> Reply:
-        return self.bus.request(
-            name,
+    def send_to(
+        self,
+        queue_url: str | None,
+        name: CommandName,
+        device: Device,
+        timeout: float | None = None,
+        **args: Any,
+    ) -> Reply:
+        contract = CONTRACTS[name]
+        reply = self.bus.request(
+            contract,
+            contract.args.model_validate(args),
             tenant_id=device.tenant_id,
             device_id=device.device_id,
             host_queue_url=queue_url,
-            args=args or None,
+            timeout=timeout,
         )
+        return bus_wire.on_the_wire(reply)
 
     def pair(self, device: Device, phone: str = PHONE) -> str:
         """connect → QR → a phone scans it → connected; returns the account JID."""

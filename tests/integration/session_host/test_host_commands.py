@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from typing import Any
 
+import pytest
 from host_harness import PHONE, Harness, wait_until
 from log_capture import logged, said
 
 from gateway import leases
-from gateway.bus import Command, CommandName, Reply, queues
+from gateway.bus import Command, CommandName, queues
+from gateway.bus.contracts import NoArgs
 
 JID = f"{PHONE}@s.whatsapp.net"
 
@@ -303,6 +306,7 @@ def test_an_expired_command_is_never_executed(harness: Harness) -> None:
         tenant_id=device.tenant_id,
         device_id=device.device_id,
         deadline=time.time() - 1,
+        args=NoArgs(),
         reply_to=reply_queue,
     )
 
@@ -319,8 +323,18 @@ def test_an_expired_command_is_never_executed(harness: Harness) -> None:
     sqs.delete_queue(QueueUrl=reply_queue)
 
 
-def test_a_command_the_host_cannot_read_is_answered_unsupported(harness: Harness) -> None:
-    # Given a running host, and a command name it does not know (a newer API, say)
+@pytest.mark.parametrize(
+    ("changed", "kind"),
+    [
+        ({"name": "teleport"}, "unsupported"),  # a command it does not know (a newer API, say)
+        ({"v": 2}, "unsupported"),  # a wire version it does not read
+        ({"name": "mark_read"}, "host_error"),  # arguments that are not the command's contract
+    ],
+)
+def test_a_command_the_host_cannot_read_is_answered_not_misread(
+    harness: Harness, changed: dict[str, Any], kind: str
+) -> None:
+    # Given a running host, and a command it cannot read
     harness.hosts.start()
     sqs = queues.sqs_client()
     reply_queue = sqs.create_queue(QueueName=f"test-host-replies-{uuid.uuid4().hex[:12]}")["QueueUrl"]
@@ -333,7 +347,7 @@ def test_a_command_the_host_cannot_read_is_answered_unsupported(harness: Harness
         "reply_to": reply_queue,
         "args": {"text": "words of the tenant"},
         "id": "command-1",
-    }
+    } | changed
 
     # When it arrives on the shared queue
     with logged() as records:
@@ -341,11 +355,13 @@ def test_a_command_the_host_cannot_read_is_answered_unsupported(harness: Harness
 
         # Then the sender gets a failure reply instead of waiting for its deadline
         messages = sqs.receive_message(QueueUrl=reply_queue, WaitTimeSeconds=10).get("Messages", [])
-        reply = Reply.from_json(messages[0]["Body"])
-        assert (reply.command_id, reply.ok, reply.error_kind) == ("command-1", False, "unsupported")
+        reply = json.loads(messages[0]["Body"])
+        assert (reply["command_id"], reply["ok"], reply["error_kind"]) == ("command-1", False, kind)
         wait_until(lambda: harness.queue_is_empty(harness.command_queue), what="empty command queue")
     # And the log names the command, never its arguments
     (refused,) = [r for r in records if r.getMessage() == "unreadable command refused"]
-    assert (refused.command_id, refused.command) == ("command-1", "teleport")  # type: ignore[attr-defined]
+    assert (refused.command_id, refused.command) == ("command-1", body["name"])  # type: ignore[attr-defined]
     assert not [r for r in records if "words of the tenant" in said(r)]
+    # And the host goes on: the next command is executed
+    assert harness.send(CommandName.PING, harness.new_device()).ok
     sqs.delete_queue(QueueUrl=reply_queue)

@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any, cast
 
-from gateway.bus import Command, CommandName, Reply
+import bus_wire
+
+from gateway.bus import CommandName, Reply
 from gateway.leases import Lease
 from gateway.media import kinds
 from gateway.media.errors import MediaNotFetched, MediaNotFound
@@ -155,11 +157,12 @@ class CommandHost:
         self.published.append(event)
 
     async def run(self, name: CommandName, **args: Any) -> Reply:
-        """Execute one command as the host's executor does."""
-        command = Command(name, TENANT, DEVICE, deadline=time.time() + 30, args=args)
+        """Execute one command as the host reads it (``args`` are its JSON) and its executor
+        runs it; the reply's result as the host sends it (JSON)."""
+        command = bus_wire.command(name, args, tenant_id=TENANT, device_id=DEVICE)
         reply = await CommandExecutor(cast(Ownership, self)).execute(command)
         assert isinstance(reply, Reply)
-        return reply
+        return bus_wire.on_the_wire(reply)
 
 
 class RecordingSession:

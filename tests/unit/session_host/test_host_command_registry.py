@@ -9,7 +9,10 @@ from typing import Any, cast
 
 import pytest
 
-from gateway.bus import Command, CommandName, Reply
+from gateway.bus import Command, CommandName, Reply, contracts
+from gateway.bus.contracts import Done
+from gateway.bus.contracts.messages import MarkReadArgs
+from gateway.bus.contracts.sessions import Pong
 from gateway.bus.messages import ErrorKind
 from gateway.leases import Lease
 from session_host.commands import CommandExecutor, Forward, Later
@@ -29,19 +32,19 @@ def test_every_command_has_one_handler_or_is_declared_not_executed() -> None:
     assert not REGISTRY.names & set(NOT_EXECUTED)
 
 
-async def _served(_host: Host, command: Command, _owned: OwnedDevice) -> Reply:
-    return Reply.success(command, {"served": True}, None)
+async def _served(_host: Host, command: Command[Any], _owned: OwnedDevice) -> Reply[Any]:
+    return Reply.success(command, Done(), None)
 
 
 def test_a_command_has_one_handler() -> None:
     # Given a registry with a handler for MARK_READ
     registry = CommandRegistry()
-    registry.handles(CommandName.MARK_READ)(_served)
+    registry.handles(contracts.MARK_READ)(_served)
     # When a second one is registered, or one for a command the dispatcher answers, Then it is refused
     with pytest.raises(ValueError, match="mark_read"):
-        registry.handles(CommandName.MARK_READ)(_served)
+        registry.handles(contracts.MARK_READ)(_served)
     with pytest.raises(ValueError, match="ping"):
-        registry.handles(CommandName.PING)(_served)
+        registry.handles(contracts.PING)(_served)
 
 
 class _Ownership:
@@ -60,8 +63,11 @@ class _Ownership:
         return None
 
 
+_READ = MarkReadArgs(chat_jid="1@s.whatsapp.net", sender_jid="1@s.whatsapp.net", message_ids=["M1"])
+
+
 def _execute(registry: CommandRegistry, ownership: _Ownership) -> Any:
-    command = Command(CommandName.MARK_READ, "t1", "d1", deadline=time.time() + 30)
+    command = Command(CommandName.MARK_READ, "t1", "d1", deadline=time.time() + 30, args=_READ)
     executor = CommandExecutor(cast(Ownership, ownership), registry)
     return asyncio.run(executor.execute(command))
 
@@ -69,8 +75,10 @@ def _execute(registry: CommandRegistry, ownership: _Ownership) -> Any:
 def test_by_default_a_device_running_nowhere_here_is_forwarded_or_refused_never_started() -> None:
     # Given a command registered without an idle policy
     registry = CommandRegistry()
-    registry.handles(CommandName.MARK_READ)(_served)
-    assert registry.get(CommandName.MARK_READ).on_idle is needs_a_session
+    registry.handles(contracts.MARK_READ)(_served)
+    handler = registry.get(CommandName.MARK_READ)
+    assert handler is not None
+    assert handler.on_idle is needs_a_session
 
     # When the device runs on another host, Then the command goes to that host's queue
     elsewhere = _Ownership("https://queue/host-b")
@@ -93,15 +101,15 @@ def test_a_command_without_a_handler_is_a_host_error() -> None:
 def test_a_later_reply_is_awaited_by_finish_and_a_network_failure_there_is_the_answer() -> None:
     # Given a handler that answers Later, once with a reply and once with a network failure
 
-    async def answer(command: Command) -> Reply:
-        return Reply.success(command, {"late": True}, None)
+    async def answer(command: Command[Any]) -> Reply[Any]:
+        return Reply.success(command, Done(), None)
 
-    async def refuse(_command: Command) -> Reply:
+    async def refuse(_command: Command[Any]) -> Reply[Any]:
         raise NetworkError(NetworkErrorKind.TIMEOUT, "too slow")
 
-    async def scenario() -> list[Reply]:
+    async def scenario() -> list[Reply[Any]]:
         executor = CommandExecutor(cast(Ownership, _Ownership(None)), CommandRegistry())
-        command = Command(CommandName.SEND_TEXT, "t1", "d1", deadline=time.time() + 30)
+        command = Command(CommandName.MARK_READ, "t1", "d1", deadline=time.time() + 30, args=_READ)
         # When the caller, having let the device's lock go, finishes them
         return [
             await executor.finish(command, Later(answer(command))),
@@ -111,5 +119,21 @@ def test_a_later_reply_is_awaited_by_finish_and_a_network_failure_there_is_the_a
     late, refused = asyncio.run(scenario())
     # Then the first is the handler's reply and the second a failure of that kind
     assert late.ok
-    assert late.result == {"late": True}
+    assert late.result == Done()
     assert (refused.ok, refused.error_kind) == (False, "timeout")
+
+
+def test_a_result_out_of_the_contract_is_a_host_error_not_sent_as_a_success() -> None:
+    # Given a handler of MARK_READ (whose result is Done) that answers another command's result
+    async def wrong(_host: Host, command: Command[Any], _owned: OwnedDevice) -> Reply[Any]:
+        return Reply.success(command, Pong(host_id="h"), None)
+
+    async def idle(_host: Host, command: Command[Any]) -> Reply[Any]:
+        return await wrong(_host, command, cast(OwnedDevice, None))
+
+    registry = CommandRegistry()
+    registry.handles(contracts.MARK_READ, when_idle=idle)(wrong)
+    # When it runs
+    reply = _execute(registry, _Ownership(None))
+    # Then the API gets host_error, never a success it would misread
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.HOST_ERROR)

@@ -168,25 +168,6 @@ def test_a_network_failure_is_the_answer_and_nothing_is_recorded() -> None:
     assert ownership.published == []
 
 
-@pytest.mark.parametrize(
-    ("name", "args"),
-    [
-        (CommandName.DELETE_MESSAGE, {"message_id": "NET1", "chat_jid": CHAT}),
-        (CommandName.DELETE_MESSAGE, {"message_id": "", "chat_jid": CHAT, "for_everyone": True}),
-        (CommandName.SYNC_HISTORY, {"chat_jid": CHAT, "count": 0}),
-        (CommandName.SYNC_HISTORY, {"chat_jid": CHAT, "count": 51}),
-        (CommandName.SYNC_HISTORY, {"chat_jid": CHAT, "count": True}),
-        (CommandName.SYNC_HISTORY, {"chat_jid": "", "count": 5}),
-    ],
-)
-def test_a_malformed_command_is_invalid_and_sends_nothing(name: CommandName, args: dict[str, Any]) -> None:
-    store, session = FakeOutbox(), _Session()
-    _sent(store)
-    reply = _run(CommandHost(session, store), name, **args)
-    assert (reply.ok, reply.error_kind) == (False, "invalid")
-    assert session.calls == []
-
-
 def test_a_disconnected_session_is_refused_before_the_outbox_is_read() -> None:
     store, session = FakeOutbox(), _Session()
     session.state = SessionState.DISCONNECTED

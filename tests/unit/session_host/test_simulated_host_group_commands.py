@@ -4,13 +4,13 @@ the network's refusals and the faults named after the commands, end to end below
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any, cast
 
+import bus_wire
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, fast_network, paired
 
-from gateway.bus import Command, CommandName, Reply
+from gateway.bus import CommandName, Reply
 from gateway.groups.invites import code_of_link
 from gateway.leases import Lease
 from session_host.commands import CommandExecutor
@@ -28,10 +28,10 @@ class _Ownership:
 
 
 async def _run(session: SimulatedSession, command_name: CommandName, **args: Any) -> Reply:
-    command = Command(command_name, "t1", "dev-1", deadline=time.time() + 30, args=args)
+    command = bus_wire.command(command_name, args, tenant_id="t1", device_id="dev-1")
     reply = await CommandExecutor(cast(Ownership, _Ownership(session))).execute(command)
     assert isinstance(reply, Reply)
-    return reply
+    return bus_wire.on_the_wire(reply)
 
 
 async def _device(tmp_path: Path) -> tuple[SimulatedNetwork, SimulatedSession]:

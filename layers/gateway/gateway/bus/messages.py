@@ -79,7 +79,8 @@ class DeviceSnapshot:
 @dataclass(frozen=True)
 class Command(Generic[A]):
     """One command for one device; ``deadline`` is epoch seconds on the sender's clock, and
-    ``args`` the model of the command's contract."""
+    ``args`` the model of the command's contract (on the wire without its null fields: every
+    field that may be null defaults to null, a unit test checks it)."""
 
     name: CommandName
     tenant_id: str
@@ -101,7 +102,7 @@ class Command(Generic[A]):
             "device_id": self.device_id,
             "deadline": self.deadline,
             "reply_to": self.reply_to,
-            "args": self.args.model_dump(mode="json"),
+            "args": self.args.model_dump(mode="json", exclude_none=True),
             "id": self.id,
         }
         return json.dumps(wire, separators=(",", ":"))
