@@ -16,13 +16,16 @@ from typing import Any
 
 from gateway import leases
 from gateway.bus import Command, CommandName, DeviceSnapshot, Reply, queues
+from gateway.bus.contracts import Done
+from gateway.bus.contracts.sessions import PairCode, QrCode
+from gateway.bus.messages import read_command
 from gateway.models import DeviceModel
 
 QR_CODE = "2@fakecode,fakekey,fakeidentity,fakeadv"
 JID = "15551234567@s.whatsapp.net"
 LEASE_SECONDS = 600
 
-Script = Callable[[Command, DeviceModel], Reply | None]
+Script = Callable[[Command[Any], DeviceModel], Reply[Any] | None]
 
 
 class FakeHost:
@@ -56,7 +59,7 @@ class FakeHost:
     ) -> None:
         """Make ``name`` fail with ``kind``; the reply's snapshot says ``status`` when given."""
 
-        def failure(command: Command, device: DeviceModel) -> Reply:
+        def failure(command: Command[Any], device: DeviceModel) -> Reply[Any]:
             snapshot = _snapshot(device, status=status) if status else None
             return Reply.failure(command, kind, message, snapshot)
 
@@ -81,7 +84,7 @@ class FakeHost:
             response = sqs.receive_message(QueueUrl=self.own_queue, MaxNumberOfMessages=10, WaitTimeSeconds=1)
             for message in response.get("Messages", []):
                 sqs.delete_message(QueueUrl=self.own_queue, ReceiptHandle=message["ReceiptHandle"])
-                command = Command.from_json(message["Body"])
+                command = read_command(message["Body"])
                 if command.expired():  # the sender stopped waiting: never executed
                     continue
                 self.received.append(command)
@@ -92,7 +95,7 @@ class FakeHost:
                 if answer is not None and command.reply_to:
                     sqs.send_message(QueueUrl=command.reply_to, MessageBody=answer.to_json())
 
-    def _answer(self, command: Command) -> Reply | None:
+    def _answer(self, command: Command[Any]) -> Reply[Any] | None:
         device = record(command.device_id, command.tenant_id)
         scripted = self.scripts.get((command.device_id, command.name))
         if scripted is not None:
@@ -101,31 +104,31 @@ class FakeHost:
 
     # --- the contract's default behaviour, for a device that pairs by QR code ----------------
 
-    def _connect(self, command: Command, device: DeviceModel) -> Reply:
+    def _connect(self, command: Command[Any], device: DeviceModel) -> Reply[Any]:
         status = "connected" if device.is_logged_in else "pairing"
         _write(device, status=status, is_connected=device.is_logged_in, **self.running)
-        return Reply.success(command, {}, _snapshot(device))
+        return Reply.success(command, Done(), _snapshot(device))
 
-    def _qr(self, command: Command, device: DeviceModel) -> Reply:
-        return Reply.success(command, {"qr_code": QR_CODE, "expires_at": time.time() + 20}, _snapshot(device))
+    def _qr(self, command: Command[Any], device: DeviceModel) -> Reply[Any]:
+        return Reply.success(command, QrCode(qr_code=QR_CODE, expires_at=time.time() + 20), _snapshot(device))
 
-    def _pair_phone(self, command: Command, device: DeviceModel) -> Reply:
-        code = "ABCD" + command.args["phone"][-4:]
-        return Reply.success(command, {"pair_code": code}, _snapshot(device))
+    def _pair_phone(self, command: Command[Any], device: DeviceModel) -> Reply[Any]:
+        code = "ABCD" + command.args.phone[-4:]
+        return Reply.success(command, PairCode(pair_code=code), _snapshot(device))
 
-    def _disconnect(self, command: Command, device: DeviceModel) -> Reply:
+    def _disconnect(self, command: Command[Any], device: DeviceModel) -> Reply[Any]:
         self._let_go(device, status="disconnected" if device.is_logged_in else "not_ready")
-        return Reply.success(command, {}, _snapshot(device))
+        return Reply.success(command, Done(), _snapshot(device))
 
-    def _logout(self, command: Command, device: DeviceModel) -> Reply:
+    def _logout(self, command: Command[Any], device: DeviceModel) -> Reply[Any]:
         if not device.is_logged_in:
             return Reply.failure(command, "not_connected", "the device is not logged in", _snapshot(device))
         self._let_go(device, status="logged_out", is_logged_in=False)
-        return Reply.success(command, {}, _snapshot(device))
+        return Reply.success(command, Done(), _snapshot(device))
 
-    def _delete(self, command: Command, device: DeviceModel) -> Reply:
+    def _delete(self, command: Command[Any], device: DeviceModel) -> Reply[Any]:
         self._let_go(device, is_logged_in=False)
-        return Reply.success(command, {}, _snapshot(device))
+        return Reply.success(command, Done(), _snapshot(device))
 
     @property
     def running(self) -> dict[str, Any]:
@@ -159,9 +162,9 @@ def _snapshot(device: DeviceModel, status: str | None = None) -> DeviceSnapshot:
 def paired(host: FakeHost, device_id: str) -> None:
     """Script a phone scanning the QR code: the device's next connect finds it logged in."""
 
-    def pair_on_connect(command: Command, device: DeviceModel) -> Reply:
+    def pair_on_connect(command: Command[Any], device: DeviceModel) -> Reply[Any]:
         fields = {"status": "connected", "is_connected": True, "is_logged_in": True, "messaging_jid": JID}
         _write(device, **fields, **host.running)
-        return Reply.success(command, {}, _snapshot(device))
+        return Reply.success(command, Done(), _snapshot(device))
 
     host.script(device_id, CommandName.CONNECT, pair_on_connect)

@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -25,8 +26,12 @@ from gateway.bus import (
     DeviceSnapshot,
     Reply,
     Target,
+    contracts,
     queues,
 )
+from gateway.bus.contracts import CommandResult
+from gateway.bus.contracts.sessions import PairCode, PairPhoneArgs, Pong
+from gateway.bus.messages import read_command
 from local_stack.stack import LocalStack
 
 
@@ -35,7 +40,7 @@ class QueueReader:
 
     def __init__(self, queue_url: str) -> None:
         self.queue_url = queue_url
-        self.commands: queue.Queue[Command] = queue.Queue()
+        self.commands: queue.Queue[Command[Any]] = queue.Queue()
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="bus-test-reader", daemon=True)
         self._thread.start()
@@ -46,11 +51,11 @@ class QueueReader:
             response = sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1)
             for message in response.get("Messages", []):
                 sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
-                command = Command.from_json(message["Body"])
+                command = read_command(message["Body"])
                 if not command.expired():  # left over by an earlier test: a host would drop it
                     self.commands.put(command)
 
-    def next(self, timeout: float = 10.0) -> Command:
+    def next(self, timeout: float = 10.0) -> Command[Any]:
         return self.commands.get(timeout=timeout)
 
     def stop(self) -> None:
@@ -58,9 +63,12 @@ class QueueReader:
         self._thread.join(timeout=5)
 
 
-def reply(command: Command, **result: object) -> None:
-    """Answer as a session host does: a success with ``result``, on the command's reply queue."""
-    answer = Reply.success(command, dict(result), DeviceSnapshot("connected", True, True, "1@s.whatsapp.net"))
+def reply(command: Command[Any], result: CommandResult | str = "host-a") -> None:
+    """Answer as a session host does: a success with ``result`` (a text: PING's host id), on
+    the command's reply queue."""
+    given = Pong(host_id=result) if isinstance(result, str) else result
+    answer = Reply.success(command, given, DeviceSnapshot("connected", True, True, "1@s.whatsapp.net"))
+    assert command.reply_to is not None
     queues.sqs_client().send_message(QueueUrl=command.reply_to, MessageBody=answer.to_json())
 
 
@@ -87,7 +95,7 @@ def request_in_background(bus: CommandBus, device_id: str, **kwargs: object) -> 
 
     def run() -> None:
         try:
-            outcome["reply"] = bus.request(CommandName.PING, tenant_id="t", device_id=device_id, **kwargs)
+            outcome["reply"] = bus.request(contracts.PING, tenant_id="t", device_id=device_id, **kwargs)
         except BusTimeout as error:
             outcome["error"] = error
 
@@ -100,22 +108,34 @@ def test_a_command_reaches_the_shared_queue_and_its_reply_comes_back(
     bus: CommandBus, shared: QueueReader
 ) -> None:
     # Given a request for a device no host runs
-    thread, outcome = request_in_background(bus, "device-1", args={"probe": 1})
+    outcome: dict[str, object] = {}
+    args = PairPhoneArgs(phone="15551234567")
+
+    def run() -> None:
+        outcome["reply"] = bus.request(contracts.PAIR_PHONE, args, tenant_id="t", device_id="device-1")
+
+    thread = threading.Thread(target=run)
+    thread.start()
     # When the command is read off the shared queue and answered
     command = shared.next()
-    reply(command, host_id="host-a")
+    reply(command, PairCode(pair_code="ABCD-1234"))
     thread.join(timeout=15)
-    # Then the command named the device, carried the args and a deadline, and the reply came back
+    # Then the command named the device, carried the typed args and a deadline, and the
+    # reply came back with the typed result
     assert (command.name, command.tenant_id, command.device_id, command.args) == (
-        CommandName.PING,
+        CommandName.PAIR_PHONE,
         "t",
         "device-1",
-        {"probe": 1},
+        args,
     )
     assert command.deadline > time.time()
     answer = outcome["reply"]
     assert isinstance(answer, Reply)
-    assert (answer.ok, answer.result, answer.command_id) == (True, {"host_id": "host-a"}, command.id)
+    assert (answer.ok, answer.result, answer.command_id) == (
+        True,
+        PairCode(pair_code="ABCD-1234"),
+        command.id,
+    )
     assert answer.device == DeviceSnapshot("connected", True, True, "1@s.whatsapp.net")
 
 
@@ -126,16 +146,16 @@ def test_many_threads_wait_on_one_inbox_and_each_gets_its_own_reply(
     count = 8
     with ThreadPoolExecutor(max_workers=count) as pool:
         futures = {
-            f"device-{n}": pool.submit(bus.request, CommandName.PING, tenant_id="t", device_id=f"device-{n}")
+            f"device-{n}": pool.submit(bus.request, contracts.PING, tenant_id="t", device_id=f"device-{n}")
             for n in range(count)
         }
         commands = [shared.next() for _ in range(count)]
         # When the host answers them all, in the reverse order
         for command in reversed(commands):
-            reply(command, device_id=command.device_id)
+            reply(command, command.device_id)
         replies = {device_id: future.result(timeout=15) for device_id, future in futures.items()}
     # Then every thread got the reply to its own command, all through the one reply queue
-    assert {device_id: answer.result["device_id"] for device_id, answer in replies.items()} == {
+    assert {device_id: answer.result.host_id for device_id, answer in replies.items()} == {
         device_id: device_id for device_id in futures
     }
     assert len({command.reply_to for command in commands}) == 1
@@ -147,20 +167,20 @@ def test_a_late_reply_is_dropped_and_the_next_request_gets_its_own(
     # Given a request that gave up waiting after one second
     started = time.monotonic()
     with pytest.raises(BusTimeout):
-        bus.request(CommandName.PING, tenant_id="t", device_id="slow", timeout=1)
+        bus.request(contracts.PING, tenant_id="t", device_id="slow", timeout=1)
     waited = time.monotonic() - started
     late = shared.next()
     assert 0.9 <= waited < 5
     # When the host answers it after all, while a new request waits
     thread, outcome = request_in_background(bus, "next")
-    reply(late, which="late")
+    reply(late, "late")
     current = shared.next()
-    reply(current, which="current")
+    reply(current, "current")
     thread.join(timeout=15)
     # Then the new request gets its own reply, not the late one
     answer = outcome["reply"]
     assert isinstance(answer, Reply)
-    assert (answer.command_id, answer.result) == (current.id, {"which": "current"})
+    assert (answer.command_id, answer.result) == (current.id, Pong(host_id="current"))
     # And the command that timed out could no longer be executed by a host
     assert late.expired()
 
@@ -206,7 +226,7 @@ def test_call_raises_the_hosts_failure(bus: CommandBus, shared: QueueReader) -> 
 
     def run() -> None:
         try:
-            bus.call(CommandName.QR, tenant_id="t", device_id="refused")
+            bus.call(contracts.QR, tenant_id="t", device_id="refused")
         except CommandFailed as error:
             outcome["error"] = error
 
@@ -230,7 +250,7 @@ def test_request_all_sends_every_command_at_once_and_waits_under_one_deadline(
     outcome: dict[str, object] = {}
 
     def run() -> None:
-        outcome["replies"] = bus.request_all(CommandName.PING, targets, timeout=3)
+        outcome["replies"] = bus.request_all(contracts.PING, targets, timeout=3)
 
     thread = threading.Thread(target=run)
     thread.start()
@@ -238,7 +258,7 @@ def test_request_all_sends_every_command_at_once_and_waits_under_one_deadline(
     # When the host answers all but the last one, in reverse order
     for command in reversed(commands):
         if command.device_id != "many-4":
-            reply(command, device_id=command.device_id)
+            reply(command, command.device_id)
     thread.join(timeout=15)
     # Then every command was sent before any reply came, with one shared deadline
     assert {command.device_id for command in commands} == {target.device_id for target in targets}
@@ -246,7 +266,7 @@ def test_request_all_sends_every_command_at_once_and_waits_under_one_deadline(
     # And the replies come in the order of the targets, None for the one not answered in time
     replies = outcome["replies"]
     assert isinstance(replies, list)
-    assert [answer.result["device_id"] if answer else None for answer in replies] == [
+    assert [answer.result.host_id if answer else None for answer in replies] == [
         "many-0",
         "many-1",
         "many-2",

@@ -23,6 +23,7 @@ import pytest
 from fake_host import JID, QR_CODE, FakeHost, paired, record
 
 from gateway.bus import CommandName
+from gateway.bus.contracts.sessions import PairPhoneArgs
 from gateway.config import get_settings
 from local_stack.stack import LocalStack
 
@@ -113,7 +114,7 @@ def test_pair_phone_returns_the_hosts_code(api, host, owner) -> None:
     assert response.status_code == 200, response.text
     assert response.json() == {"success": True, "pair_code": "ABCD4321"}
     sent = [c for c in host.received if c.device_id == device["id"] and c.name is CommandName.PAIR_PHONE]
-    assert sent[0].args == {"phone": "15557654321"}
+    assert sent[0].args == PairPhoneArgs(phone="15557654321")
 
 
 def test_a_paired_device_refuses_qr_and_pair_phone_without_asking_the_host(api, host, owner) -> None:

@@ -17,14 +17,15 @@ import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import pytest
 from lambda_invoke import DELIVERY_SAMPLE, RegisteredTenant, invoke, register_tenant
 from loopback_receiver import loopback_receiver
 
-from gateway.bus import Command, CommandName, DeviceSnapshot, Reply, queues
+from gateway.bus import Command, CommandName, DeviceSnapshot, queues
+from gateway.bus.messages import WIRE_VERSION, read_command
 from gateway.models import DeviceModel
 from gateway.webhooks.catalog import SUBSCRIBABLE
 from gateway.webhooks.signing import body_signature
@@ -78,9 +79,12 @@ def deliveries(token: str, device_id: str) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def host_running(device: dict[str, Any], result: dict[str, Any] | None = None) -> Iterator[list[Command]]:
+def host_running(
+    device: dict[str, Any], result: dict[str, Any] | None = None
+) -> Iterator[list[Command[Any]]]:
     """A stand-in session host running ``device``, connected: its queue on the record, every
-    command answered with success (``result``, empty by default). Yields the commands it received."""
+    command answered with success (``result``, the JSON of the command's result: empty by
+    default). Yields the commands it received."""
     queue = queues.create_dynamic_queue(queues.HOST_QUEUE, uuid.uuid4().hex[:16])
     connected = {"status": "connected", "is_connected": True, "is_logged_in": True, "messaging_jid": JID}
     record = DeviceModel.get(device["tenant_id"], device["id"], consistent_read=True)
@@ -88,7 +92,7 @@ def host_running(device: dict[str, Any], result: dict[str, Any] | None = None) -
         actions=[getattr(DeviceModel, key).set(value) for key, value in connected.items()]
         + [DeviceModel.host_queue_url.set(queue)]
     )
-    received: list[Command] = []
+    received: list[Command[Any]] = []
     stopped = threading.Event()
 
     def serve() -> None:
@@ -96,10 +100,16 @@ def host_running(device: dict[str, Any], result: dict[str, Any] | None = None) -
         while not stopped.is_set():
             for message in sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=1).get("Messages", []):
                 sqs.delete_message(QueueUrl=queue, ReceiptHandle=message["ReceiptHandle"])
-                command = Command.from_json(message["Body"])
+                command = read_command(message["Body"])
                 received.append(command)
-                reply = Reply.success(command, result or {}, DeviceSnapshot("connected", True, True, JID))
-                sqs.send_message(QueueUrl=command.reply_to, MessageBody=reply.to_json())
+                reply = {
+                    "v": WIRE_VERSION,
+                    "command_id": command.id,
+                    "ok": True,
+                    "result": result or {},
+                    "device": asdict(DeviceSnapshot("connected", True, True, JID)),
+                }
+                sqs.send_message(QueueUrl=command.reply_to, MessageBody=json.dumps(reply))
 
     thread = threading.Thread(target=serve, name="stand-in-host", daemon=True)
     thread.start()
@@ -290,7 +300,7 @@ def test_messages_read_sends_the_read_receipts_through_the_devices_session(owner
         device["id"],
         device["tenant_id"],
     )
-    assert command.args == {**sample, "sender_jid": sample["chat_jid"]}
+    assert command.args.model_dump() == {**sample, "sender_jid": sample["chat_jid"]}
 
 
 def test_send_text_of_a_device_not_connected_is_503_and_leaves_its_key_free(owner: User) -> None:
@@ -309,7 +319,8 @@ def test_send_text_is_sent_once_and_a_repeat_gets_the_first_answer(owner: User) 
     # Given a connected device whose host answers that the send went out
     device = new_device(owner.token)
     sample = sample_body("send-text")
-    with host_running(device, {"status": "sent"}) as received:
+    sent = {"status": "sent", "message_id": "M1", "chat_jid": f"{sample['number']}@s.whatsapp.net"}
+    with host_running(device, sent) as received:
         # When send-text.json is invoked, then again with the same key
         event = load_event("send-text", user_token=owner.token, device_id=device["id"])
         first = invoke("send-text", event)
@@ -330,8 +341,9 @@ def test_send_text_is_sent_once_and_a_repeat_gets_the_first_answer(owner: User) 
     assert (reused.status, reused.body["error_code"]) == (409, "IDEMPOTENCY_KEY_REUSED")
     (command,) = received
     assert (command.name, command.device_id) == (CommandName.SEND_TEXT, device["id"])
-    assert set(command.args) == {"send_key", "send", "min_send_interval_seconds"}
-    assert command.args["send"]["text"] == sample["text"]
+    assert command.args.send is not None
+    assert command.args.send.text == sample["text"]
+    assert command.args.send_key == command.args.send.send_key
 
 
 # --- webhook delivery function ---------------------------------------------------------------

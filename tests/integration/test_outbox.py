@@ -8,7 +8,9 @@ import time
 import uuid
 
 import pytest
+from pydantic import ValidationError
 
+from gateway.bus.contracts.messages import SendTextArgs
 from gateway.messages import outbox
 from gateway.messages.outbox import SendState
 from gateway.models import SendModel
@@ -103,14 +105,21 @@ def test_a_finished_send_leaves_the_pending_index(device_id: str) -> None:
 
 def test_a_send_travels_whole_in_its_command_and_only_for_its_own_device(device_id: str) -> None:
     send = outbox.new_send(TENANT, device_id, chat_jid=CHAT, text="carried", delay_seconds=5)
-    args = json.loads(json.dumps(outbox.command_args(send)))  # as the bus carries it
+    args = _carried(SendTextArgs(send_key=send.send_key, send=send))
 
-    assert outbox.from_command_args(args, TENANT, device_id) == send
-    assert outbox.from_command_args(args, TENANT, "another-device") is None
-    assert outbox.from_command_args(args, "another-tenant", device_id) is None
-    assert outbox.from_command_args({**args, "send_key": "other"}, TENANT, device_id) is None
-    assert outbox.from_command_args({"send_key": send.send_key}, TENANT, device_id) is None
-    assert outbox.from_command_args({**args, "send": {"text": "half"}}, TENANT, device_id) is None
+    assert args.carried(TENANT, device_id) == send
+    assert args.carried(TENANT, "another-device") is None
+    assert args.carried("another-tenant", device_id) is None
+    assert args.model_copy(update={"send_key": "other"}).carried(TENANT, device_id) is None
+    assert SendTextArgs(send_key=send.send_key).carried(TENANT, device_id) is None
+    # A half send is no send: the host refuses the command before reading it
+    with pytest.raises(ValidationError):
+        SendTextArgs.model_validate({"send_key": send.send_key, "send": {"text": "half"}})
+
+
+def _carried(args: SendTextArgs) -> SendTextArgs:
+    """The arguments as the session host reads them off the bus."""
+    return SendTextArgs.model_validate(json.loads(args.model_dump_json(exclude_none=True)))
 
 
 def test_a_send_is_found_by_either_id_and_deleted_once(device_id: str) -> None:
@@ -156,7 +165,7 @@ def test_a_send_of_another_kind_keeps_its_kind_and_payload_everywhere_it_travels
 
     # When it is stored, carried in its command, claimed and read back
     outbox.store(send)
-    carried = outbox.from_command_args(json.loads(json.dumps(outbox.command_args(send))), TENANT, device_id)
+    carried = _carried(SendTextArgs(send_key=send.send_key, send=send)).carried(TENANT, device_id)
     stored = outbox.get(TENANT, device_id, send.send_key)
     (pending,) = outbox.unfinished(TENANT, device_id)
 

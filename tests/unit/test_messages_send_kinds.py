@@ -51,7 +51,9 @@ def b64(data: bytes) -> str:
 class StandInBus:
     def __init__(self) -> None:
         self.sent: list[dict[str, Any]] = []
-        self.answer = Reply(command_id="c", ok=True, result={"status": "sent", "message_id": "M", "chat_jid": "c"})
+        self.answer = Reply(
+            command_id="c", ok=True, result={"status": "sent", "message_id": "M", "chat_jid": "c"}
+        )
 
     def request(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> Reply:
         self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})

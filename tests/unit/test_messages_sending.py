@@ -105,7 +105,9 @@ def test_without_presence_no_typing_time_is_stored(bus: StandInBus, enqueued: li
 
 def test_the_hosts_scheduled_answer_is_202(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
     when = "2026-11-22T10:00:00.000Z"
-    bus.answer = reply(ok=True, result={"status": "scheduled", "message_id": "M1", "chat_jid": JID, "scheduled_for": when})
+    bus.answer = reply(
+        ok=True, result={"status": "scheduled", "message_id": "M1", "chat_jid": JID, "scheduled_for": when}
+    )
     answer = sending.send_text(device(), request(delay=60), hold_seconds=HOLD)
     assert (answer.status_code, answer.body["status"], answer.body["scheduled_for"]) == (
         202,
