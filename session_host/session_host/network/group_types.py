@@ -69,23 +69,6 @@ class GroupInfo:
         member = self.member(jid)
         return member is not None and member.is_admin
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["member_add_mode"] = self.member_add_mode.value if self.member_add_mode else None
-        data["participants"] = [asdict(p) for p in self.participants]
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GroupInfo:
-        mode = data.get("member_add_mode")
-        return cls(
-            **{
-                **data,
-                "member_add_mode": MemberAddMode(mode) if mode else None,
-                "participants": tuple(GroupMember(**p) for p in data.get("participants", ())),
-            }
-        )
-
 
 @dataclass(frozen=True)
 class MemberResult:

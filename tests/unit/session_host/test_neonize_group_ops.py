@@ -30,6 +30,7 @@ from fakes_neonize_groups import (
 from neonize.exc import CreateGroupError, SetGroupLockedError
 from neonize.proto.Neonize_pb2 import GroupLinkedParent, GroupParent
 
+from gateway.bus.contracts.groups import GroupRecord
 from session_host.network.group_types import (
     GroupCreated,
     GroupMember,
@@ -207,12 +208,18 @@ def test_joined_groups_converts_every_group(tmp_path: Path) -> None:
     on_connected(tmp_path, body)
 
 
-def test_created_record_round_trips_through_json(tmp_path: Path) -> None:
+def test_created_record_round_trips_through_the_bus(tmp_path: Path) -> None:
     async def body(session: Any, client: Any) -> None:
         client.create_group.return_value = group_proto(person(ANA))
         created = await session.groups.create_group("Team", ["12025550101"], GroupOptions())
         assert isinstance(created, GroupCreated)
-        again = type(created.group).from_json(created.group.to_json())
-        assert again == created.group
+        # The record as the bus carries it (its contract's model) keeps every field
+        record = GroupRecord.model_validate(created.group, from_attributes=True)
+        again = GroupRecord.model_validate_json(record.model_dump_json())
+        assert again == record
+        assert again.model_dump(exclude={"participants"}) == {
+            name: getattr(created.group, name) for name in GroupRecord.model_fields if name != "participants"
+        }
+        assert [p.jid for p in again.participants] == [p.jid for p in created.group.participants]
 
     on_connected(tmp_path, body)

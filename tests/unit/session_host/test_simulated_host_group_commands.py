@@ -11,10 +11,10 @@ import bus_wire
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, fast_network, paired
 
 from gateway.bus import CommandName, Reply
+from gateway.bus.contracts.groups import GroupRecord
 from gateway.groups.invites import code_of_link
 from gateway.leases import Lease
 from session_host.commands import CommandExecutor
-from session_host.network.group_types import GroupInfo
 from session_host.network.simulated import SimulatedNetwork, SimulatedSession
 from session_host.owned import OwnedDevice
 from session_host.ownership import Ownership
@@ -58,8 +58,9 @@ def test_commands_create_read_and_change_a_group_on_the_simulated_network(tmp_pa
         assert created.result["participants"] == [
             {"jid": CONTACT_JID, "status": "ok", "is_admin": False, "is_super_admin": False}
         ]
-        group = GroupInfo.from_json(updated.result["group"])
-        assert (group.name, group.owner, group.is_admin(JID)) == ("Trip 2", JID, True)
+        group = GroupRecord.model_validate(updated.result["group"])
+        admins = [p.jid for p in group.participants if p.is_admin]
+        assert (group.name, group.owner, admins) == ("Trip 2", JID, [JID])
         listed = await _run(session, CommandName.LIST_GROUPS)
         assert [g["jid"] for g in listed.result["groups"]] == [group_jid]
         assert network.groups.record(group_jid)["name"] == "Trip 2"

@@ -219,7 +219,7 @@ def read_command(body: str) -> Command[Any]:
     if not all(isinstance(value, str) for value in (tenant_id, device_id, command_id)):
         raise UnreadableCommand(Unreadable.MALFORMED, "the command's id and device are not texts", raw)
     try:
-        args = CONTRACTS[name].args.model_validate(raw.get("args") or {})
+        args = CONTRACTS[name].args.model_validate(raw.get("args", {}))
     except ValidationError as error:
         raise UnreadableCommand(
             Unreadable.ARGS, f"the arguments of {name.value} are not its contract's: {_fields(error)}", raw

@@ -14,13 +14,12 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 
+from gateway.bus.contracts.messages import MAX_SYNC_COUNT
 from gateway.jids import CHAT_PATTERN, GROUP_JID_PATTERN, PARTICIPANT_PATTERN, PHONE_RULE
 from gateway.web.deferred import DeferredModel
 from gateway.web.fields import NOT_BLANK, JsonInteger, omittable
 
 MAX_MESSAGE_IDS = 100
-MAX_SYNC_COUNT = 50
-"""The most messages one history request asks the phone for (the session host's limit too)."""
 MessageId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 MessageIds = Annotated[list[MessageId], Field(max_length=MAX_MESSAGE_IDS)]
 

@@ -6,22 +6,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Generic, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
+from pydantic import AfterValidator, ConfigDict, StringConstraints
 
 from gateway import jids
 from gateway.bus.names import CommandName
+from gateway.web.deferred import DeferredModel
 
 
-class CommandArgs(BaseModel):
-    """A command's arguments. Unknown fields are refused: a field this side does not know is
-    an argument it would silently ignore (see "Command bus" in docs/architecture.md)."""
+class CommandArgs(DeferredModel):
+    """A command's arguments (built on first use, as the API's models: a function uses a few
+    of them). Unknown fields are refused: a field this side does not know is an argument it
+    would silently ignore (see "Command bus" in docs/architecture.md)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class CommandResult(BaseModel):
-    """A command's result. Unknown fields are ignored, so a host may add one before the API
-    functions read it."""
+class CommandResult(DeferredModel):
+    """A command's result (built on first use). Unknown fields are ignored, so a host may add
+    one before the API functions read it."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 

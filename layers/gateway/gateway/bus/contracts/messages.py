@@ -8,7 +8,9 @@ from pydantic import Field, StrictBool, StrictInt, model_validator
 
 from gateway.bus.contracts.base import CommandArgs, CommandResult, Text
 from gateway.messages.outbox import Send
-from gateway.messages.schemas import MAX_SYNC_COUNT
+
+MAX_SYNC_COUNT = 50
+"""The most messages one history request asks the phone for (POST /chat/history's limit too)."""
 
 
 class MarkReadArgs(CommandArgs):
