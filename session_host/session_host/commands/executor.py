@@ -40,6 +40,7 @@ class CommandExecutor:
             return failed(command, ErrorKind.HOST_ERROR, f"unknown command {command.name}")
         devices = self._host.own.devices
         owned = devices.get(command.device_id)
+        outcome: Outcome
         try:
             if owned is not None:
                 outcome = await handler.on_running(self._host, command, owned)

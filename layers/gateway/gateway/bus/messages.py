@@ -204,7 +204,7 @@ def read_command(body: str) -> Command[Any]:
         message = f"this session host reads wire version {WIRE_VERSION}, not {raw.get('v')!r}"
         raise UnreadableCommand(Unreadable.VERSION, message, raw)
     try:
-        name = CommandName(raw.get("name"))
+        name = CommandName(str(raw.get("name")))
     except ValueError:
         raise UnreadableCommand(
             Unreadable.NAME, f"this session host does not know the command {raw.get('name')!r}", raw

@@ -13,14 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.bus import contracts
-from gateway.bus.contracts.messages import DeleteMessageArgs, SyncHistoryArgs
+from gateway.bus.contracts.messages import MAX_SYNC_COUNT, DeleteMessageArgs, SyncHistoryArgs
 from gateway.devices import commands
 from gateway.devices.access import require_session
 from gateway.devices.command_errors import message_not_found
 from gateway.errors import validation_error
 from gateway.messages import outbox
 from gateway.messages.receipts import chat_of, require_fields
-from gateway.messages.schemas import MAX_SYNC_COUNT, DeleteMessageRequest, HistorySyncRequest
+from gateway.messages.schemas import DeleteMessageRequest, HistorySyncRequest
 from gateway.models import DeviceModel
 from gateway.observability import logger
 

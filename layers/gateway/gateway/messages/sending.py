@@ -161,7 +161,7 @@ def state_now(device: DeviceModel, bound: dict[str, Any]) -> Answer | None:
         return _sent(send)
     if send.state is SendState.FAILED:
         kind = send.error_kind or _NETWORK
-        reply = Reply(command_id="", ok=False, error_kind=kind, error_message=send.error)
+        reply: Reply[Any] = Reply(command_id="", ok=False, error_kind=kind, error_message=send.error)
         error = _failed(device, send, reply, {"number": send.chat_jid})
         message = f"{error.message}. This {HEADER} is bound to this failed send: use a new key to send again."
         raise ApiError(error.status, error.code, message, validation=error.validation)
