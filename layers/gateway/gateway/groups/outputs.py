@@ -1,5 +1,5 @@
 """Response bodies of the group routes, built by :mod:`gateway.groups.service` from the session
-host's records (``GroupInfo.to_json`` and ``MemberResult.to_json`` of the network port)."""
+host's records (the results of the group commands' contracts, :mod:`gateway.bus.contracts.groups`)."""
 
 from __future__ import annotations
 
