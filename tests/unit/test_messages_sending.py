@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import pytest
+from stand_in_bus import StandInBus, install
 from waiting import wait_until
 
 from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply
@@ -22,24 +23,9 @@ PHONE = "4915112345678"
 JID = f"{PHONE}@s.whatsapp.net"
 
 
-class StandInBus:
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.answer: Reply | Exception | None = None
-
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        assert self.answer is not None
-        return self.answer
-
-
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    stand_in = StandInBus()
-    monkeypatch.setattr(sending, "get_bus", lambda: stand_in)
-    return stand_in
+    return install(monkeypatch, sending)
 
 
 @pytest.fixture
