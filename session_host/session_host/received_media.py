@@ -48,7 +48,7 @@ def media_path(media_id: str) -> str:
 def _transfers(client: Any) -> Any:
     """The S3 transfer manager boto3's ``upload_fileobj`` uses, over the media store's client, one
     per client; its threads run each part in the context of the call that started the upload."""
-    from boto3.s3.transfer import TransferConfig  # the host only: ~100 ms
+    from boto3.s3.transfer import TransferConfig  # the host only: a costly import (bench/README.md)
     from s3transfer.manager import TransferManager
 
     return TransferManager(client, TransferConfig(), executor_cls=ContextThreadPool)

@@ -24,7 +24,7 @@ class Untraced:
     """What the tracer is where Powertools would trace nothing: its handlers run undecorated.
 
     A disabled ``Tracer`` still imports the X-Ray SDK, whose recorder makes two X-Ray clients
-    outside Lambda (100-130 ms of a cold start) only to record nothing.
+    outside Lambda (a cold start's cost: bench/README.md) only to record nothing.
     """
 
     def capture_lambda_handler(

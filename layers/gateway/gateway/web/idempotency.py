@@ -157,8 +157,8 @@ def once(
     """
     if key is None:
         return run()
-    # Imported here: Powertools' idempotency layer imports boto3 (~100 ms of a cold start),
-    # which only a request with a key needs.
+    # Imported here: Powertools' idempotency layer imports boto3 (a cold start's largest
+    # import, bench/README.md), which only a request with a key needs.
     from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
     from aws_lambda_powertools.utilities.idempotency.exceptions import (
         IdempotencyAlreadyInProgressError,
