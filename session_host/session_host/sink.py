@@ -69,7 +69,7 @@ class Sinks:
 
     async def _write(self, owned: OwnedDevice, event: NetworkEvent, changes: dict[str, object]) -> None:
         try:
-            written = await SESSION_RECORD_WRITE.async_retrying(AWS_ERRORS)(
+            written: bool = await SESSION_RECORD_WRITE.async_retrying(AWS_ERRORS)(
                 self._aws, records.apply_changes, owned.tenant_id, owned.device_id, self._queue_url(), changes
             )
         except AWS_ERRORS as error:

@@ -12,8 +12,9 @@ retry configuration, per client); these policies cover what it does not: a resul
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 from tenacity import (
     AsyncRetrying,
@@ -29,6 +30,7 @@ from tenacity import (
     wait_none,
     wait_random_exponential,
 )
+from tenacity.retry import retry_base
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base
 
@@ -38,6 +40,17 @@ Retryable = Errors | Callable[[BaseException], bool]
 """Those exceptions, or a predicate that tells them apart."""
 Notify = Callable[[RetryCallState], None]
 """Told of each failed attempt before the pause (to log it)."""
+
+
+class _Options(TypedDict):
+    """What tenacity's ``Retrying`` and ``AsyncRetrying`` are made with."""
+
+    stop: stop_base
+    wait: wait_base
+    retry: retry_base
+    reraise: bool
+    before_sleep: Notify | None
+    retry_error_callback: Callable[[RetryCallState], None] | None
 
 
 @dataclass(frozen=True)
@@ -66,14 +79,7 @@ class RetryPolicy:
     ) -> Retrying:
         """A tenacity ``Retrying`` for blocking calls; the last error is raised when the
         bounds are reached (or nothing, when ``until`` ended it)."""
-        retrying = Retrying(
-            stop=self._stop(until),
-            wait=self.wait,
-            retry=_retry_condition(retry),
-            reraise=True,
-            before_sleep=before_sleep,
-            retry_error_callback=None if until is None else _ended,
-        )
+        retrying = Retrying(**self._options(retry, until, before_sleep))
         return retrying if sleep is None else retrying.copy(sleep=sleep)
 
     def async_retrying(
@@ -82,10 +88,14 @@ class RetryPolicy:
         *,
         until: Callable[[], bool] | None = None,
         before_sleep: Notify | None = None,
-        sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> AsyncRetrying:
-        """The same for coroutines: the pauses are ``asyncio.sleep`` unless ``sleep`` is given."""
-        retrying = AsyncRetrying(
+        """The same for coroutines, pausing with ``asyncio.sleep``."""
+        return AsyncRetrying(**self._options(retry, until, before_sleep))
+
+    def _options(
+        self, retry: Retryable, until: Callable[[], bool] | None, before_sleep: Notify | None
+    ) -> _Options:
+        return _Options(
             stop=self._stop(until),
             wait=self.wait,
             retry=_retry_condition(retry),
@@ -94,7 +104,6 @@ class RetryPolicy:
             # A worker's loop ended by its own life ends quietly, whatever the last attempt raised.
             retry_error_callback=None if until is None else _ended,
         )
-        return retrying if sleep is None else retrying.copy(sleep=sleep)
 
     def _stop(self, until: Callable[[], bool] | None) -> stop_base:
         stops: list[stop_base] = []
@@ -119,7 +128,7 @@ class _Until(stop_base):
         return self._condition()
 
 
-def _retry_condition(retry: Retryable) -> retry_if_exception:
+def _retry_condition(retry: Retryable) -> retry_base:
     if isinstance(retry, (type, tuple)):
         return retry_if_exception_type(retry)
     return retry_if_exception(retry)

@@ -330,7 +330,7 @@ class DeviceSender:
 
     async def _mark_sent(self, send: Send, epoch: int, network_id: str, sent_at: float) -> bool:
         try:
-            marked = await SENT_MARK.async_retrying(AWS_ERRORS)(
+            marked: bool = await SENT_MARK.async_retrying(AWS_ERRORS)(
                 self._store.mark_sent, send, epoch, network_id, sent_at
             )
         except AWS_ERRORS as error:
