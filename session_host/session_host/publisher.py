@@ -1,5 +1,5 @@
-"""Publishing event envelopes to the events queue, in batches, without dropping any and
-without ever stopping on one.
+"""Publishing event envelopes to the events queue, in batches, without ever stopping on one,
+and dropping none the queue takes within the retry's bound.
 
 Sessions' sinks hand envelopes to :meth:`EventPublisher.publish`, which waits while the
 bounded buffer is full: a slow queue slows the sessions down instead of losing events.
@@ -10,9 +10,11 @@ Sizes are counted as SQS counts them (:mod:`gateway.webhooks.claim_check`): UTF-
 the body and of each attribute, at most 256 KiB a message and a request. An envelope too large
 for a message is stored in the media bucket first and travels as a claim check.
 
-What fails is retried with exponential backoff: a failed call (throttling, an outage, missing
-credentials: nothing an event did, and it would stop every event alike), the entries SQS
-reports as failed on its side, a claimed envelope S3 did not take. What SQS (or S3) refuses
+What fails is retried with exponential backoff (:data:`gateway.retries.EVENT_PUBLISH`): a
+failed call (throttling, an outage, missing credentials: nothing an event did, and it would
+stop every event alike), the entries SQS reports as failed on its side, a claimed envelope S3
+did not take. The retry is bounded: events still not taken after its 10 minutes are dropped
+and logged, so that one long outage does not hold every later event behind them. What SQS (or S3) refuses
 for good is never sent again: an entry reported as the sender's fault, or a whole request
 refused for its content (:data:`REFUSED_CODES`), whose events then go one per request, so
 only the one at fault is dropped. A dropped event is logged with its id, name, device and
@@ -31,6 +33,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from gateway.observability import logger
+from gateway.retries import EVENT_PUBLISH, RetryPolicy
 from gateway.webhooks import claim_check
 from gateway.webhooks.claim_check import QueueMessage
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
@@ -39,8 +42,6 @@ from session_host.network.port import NetworkEvent
 MAX_BATCH_ENTRIES = 10
 MAX_BATCH_BYTES = claim_check.MAX_MESSAGE_BYTES
 """SQS's limit for a whole batch: the sum of its messages' sizes."""
-_FIRST_BACKOFF = 0.1
-_MAX_BACKOFF = 5.0
 
 REFUSED_CODES = frozenset(
     {
@@ -66,6 +67,10 @@ REFUSED_CODES = frozenset(
 )
 """Error codes that refuse a request for what it holds: sending the same again cannot succeed.
 Any other error (throttling, an outage, credentials, a missing queue) is retried."""
+
+
+class _NotTaken(Exception):
+    """Some envelopes of a batch are not on the queue yet: tried again after a pause."""
 
 
 def refused_for_good(error: Exception) -> bool:
@@ -140,8 +145,10 @@ class EventPublisher:
         buffer_size: int,
         senders: int,
         store: Callable[[QueueMessage], None] = claim_check.store,
+        retry: RetryPolicy = EVENT_PUBLISH,
     ) -> None:
         self._sqs = sqs
+        self._retry = retry
         self._store = store
         self._queue_url = queue_url
         self._aws = aws
@@ -220,12 +227,18 @@ class EventPublisher:
     async def _send(self, batch: list[Outgoing]) -> None:
         """Send ``batch`` until every envelope is on the queue or refused for good."""
         pending = batch
-        backoff = _FIRST_BACKOFF
-        while pending:
-            pending = await self._attempt(pending)
-            if pending:
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, _MAX_BACKOFF)
+        try:
+            async for attempt in self._retry.async_retrying(_NotTaken):
+                with attempt:
+                    pending = await self._attempt(pending)
+                    if pending:
+                        raise _NotTaken
+        except _NotTaken:
+            for item in pending:
+                logger.error(
+                    "an event the events queue did not take in time is dropped",
+                    extra={**item.described(), "within_seconds": self._retry.within},
+                )
 
     async def _attempt(self, items: list[Outgoing]) -> list[Outgoing]:
         """One try at sending ``items``; those to try again."""

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from stand_in_bus import StandInBus, install
 
 from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply
 from gateway.devices import commands
@@ -16,26 +17,9 @@ from gateway.errors import ApiError
 from gateway.models import DeviceModel
 
 
-class StandInBus:
-    """Records each request and answers with the reply (or raises the error) it was given."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.answer: Reply | Exception | None = None
-
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        assert self.answer is not None
-        return self.answer
-
-
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    stand_in = StandInBus()
-    monkeypatch.setattr(commands, "get_bus", lambda: stand_in)
-    return stand_in
+    return install(monkeypatch, commands)
 
 
 def device(**fields: Any) -> DeviceModel:

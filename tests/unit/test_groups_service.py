@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 import pytest
+from stand_in_bus import StandInBus, install
 
 from gateway.bus import BusTimeout, CommandName, Reply
 from gateway.devices import commands
@@ -51,32 +52,9 @@ def record(**fields: Any) -> dict[str, Any]:
     }
 
 
-class StandInBus:
-    """Records each request and answers with the reply (or raises the error) it was given."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.answer: Reply | Exception = Reply(command_id="c", ok=True)
-
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        return self.answer
-
-    def result(self, result: dict[str, Any]) -> None:
-        self.answer = Reply(command_id="c", ok=True, result=result)
-
-    def args(self) -> dict[str, Any]:
-        (sent,) = self.sent
-        return sent["args"]
-
-
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    stand_in = StandInBus()
-    monkeypatch.setattr(commands, "get_bus", lambda: stand_in)
-    return stand_in
+    return install(monkeypatch, commands, Reply(command_id="c", ok=True))
 
 
 def device(status: str = "connected") -> DeviceModel:

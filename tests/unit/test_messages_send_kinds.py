@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from stand_in_bus import StandInBus, install
 
-from gateway.bus import CommandName, Reply
+from gateway.bus import Reply
 from gateway.config import get_settings
 from gateway.errors import ApiError
 from gateway.media.limits import INLINE_MAX_BYTES
@@ -46,21 +47,9 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-class StandInBus:
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.answer = Reply(command_id="c", ok=True, result={"status": "sent"})
-
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
-        return self.answer
-
-
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    stand_in = StandInBus()
-    monkeypatch.setattr(sending, "get_bus", lambda: stand_in)
-    return stand_in
+    return install(monkeypatch, sending, Reply(command_id="c", ok=True, result={"status": "sent"}))
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import pytest
+from stand_in_bus import StandInBus, install
 from waiting import wait_until
 
 from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply
@@ -15,31 +16,16 @@ from gateway.errors import ApiError
 from gateway.messages import outbox, sending
 from gateway.messages.schemas import SendTextRequest
 from gateway.models import DeviceModel
-from gateway.web.idempotency import Answer, Unclear
+from gateway.web.idempotency import StoredResponse, Unclear
 
 HOLD = 25.0
 PHONE = "4915112345678"
 JID = f"{PHONE}@s.whatsapp.net"
 
 
-class StandInBus:
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.answer: Reply | Exception | None = None
-
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        assert self.answer is not None
-        return self.answer
-
-
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    stand_in = StandInBus()
-    monkeypatch.setattr(sending, "get_bus", lambda: stand_in)
-    return stand_in
+    return install(monkeypatch, sending)
 
 
 @pytest.fixture
@@ -214,7 +200,7 @@ def test_the_state_now_of_a_bound_send(stored: dict[str, outbox.Send]) -> None:
     for send in (queued, sent, timed_out, refused):
         stored[send.send_key] = send
 
-    def now(send: outbox.Send) -> Answer | None:
+    def now(send: outbox.Send) -> StoredResponse | None:
         return sending.state_now(device(), {"send_key": send.send_key})
 
     # Then a repeat is answered: 202 while it waits (still bound), 200 once sent
@@ -225,7 +211,7 @@ def test_the_state_now_of_a_bound_send(stored: dict[str, outbox.Send]) -> None:
         queued.message_id,
         {"send_key": queued.send_key},
     )
-    assert now(sent) == Answer(
+    assert now(sent) == StoredResponse(
         200, {"success": True, "message_id": sent.message_id, "status": "sent", "chat_jid": JID}
     )
     # And a failure as its kind answers it (a failure without a kind as the network's),

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from stand_in_bus import StandInBus, install
 
 from gateway.bus import BusTimeout, CommandName, Reply
 from gateway.devices import commands
@@ -27,29 +28,9 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 MP4 = b"\x00\x00\x00\x18ftypisom" + b"\x00" * 32
 
 
-class StandInBus:
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.answer: Reply | Exception = Reply(command_id="c", ok=True)
-
-    def request(self, name: CommandName, **kwargs: Any) -> Reply:
-        self.sent.append({"name": name, **kwargs})
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        return self.answer
-
-    def result(self, result: dict[str, Any]) -> None:
-        self.answer = Reply(command_id="c", ok=True, result=result)
-
-    def fail(self, kind: str, message: str | None = None) -> None:
-        self.answer = Reply(command_id="c", ok=False, error_kind=kind, error_message=message)
-
-
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    stand_in = StandInBus()
-    monkeypatch.setattr(commands, "get_bus", lambda: stand_in)
-    return stand_in
+    return install(monkeypatch, commands, Reply(command_id="c", ok=True))
 
 
 @pytest.fixture

@@ -117,7 +117,7 @@ def _once(
         scope=(device.tenant_id, device.device_id),
         operation=operation,
         request=body.model_dump(mode="json"),
-        run=lambda: idempotency.Answer(200, publish().model_dump(mode="json")),
+        run=lambda: idempotency.StoredResponse(200, publish().model_dump(mode="json")),
         in_progress_seconds=get_settings().command_timeout_seconds + IN_PROGRESS_MARGIN_SECONDS,
     )
     return answer.response()

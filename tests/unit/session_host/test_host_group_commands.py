@@ -19,7 +19,7 @@ from session_host.network.group_types import (
     GroupMember,
     GroupSettings,
     JoinOutcome,
-    MemberResult,
+    MemberOutcome,
     ParticipantAction,
 )
 from session_host.network.port import NetworkError, SessionState
@@ -79,7 +79,7 @@ class _Session:
 
 _OLD_LINK, _NEW_LINK = "https://chat.whatsapp.com/old", "https://chat.whatsapp.com/new"
 _ANSWERS: dict[str, Any] = {
-    "change_participants": lambda *args: [MemberResult(p, "ok", True) for p in args[2]],
+    "change_participants": lambda *args: [MemberOutcome(p, "ok", True) for p in args[2]],
     "update_group": lambda *_: None,
     "create_group": lambda *_: GroupCreated(_group(True), ()),
     "join_group": lambda *_: JoinOutcome(GROUP, True),

@@ -8,12 +8,14 @@ import asyncio
 import json
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
 from gateway.config import get_settings
+from gateway.retries import EVENT_PUBLISH, RetryPolicy
 from gateway.webhooks.claim_check import QueueMessage
 from session_host.aws_calls import AwsCalls
 from session_host.network.port import NetworkEvent
@@ -104,6 +106,7 @@ def run(
     buffer_size: int = 100,
     linger: float = 0.01,
     bucket: FakeBucket | None = None,
+    retry: RetryPolicy = EVENT_PUBLISH,
 ) -> FakeSqs:
     sqs = FakeSqs()
     store = (bucket or FakeBucket()).store
@@ -111,7 +114,7 @@ def run(
     async def main() -> None:
         aws = AwsCalls(4, "test-aws")
         publisher = EventPublisher(
-            sqs, QUEUE, aws, linger=linger, buffer_size=buffer_size, senders=1, store=store
+            sqs, QUEUE, aws, linger=linger, buffer_size=buffer_size, senders=1, store=store, retry=retry
         )
         publisher.start()
         try:
@@ -166,6 +169,37 @@ def test_a_failed_call_is_retried_until_it_succeeds() -> None:
 
     # Then the same batch is sent again and nothing is lost
     assert [bodies(call) for call in sqs.calls] == [[0, 1, 2], [0, 1, 2]]
+
+
+def test_a_batch_the_queue_never_takes_is_dropped_and_logged_after_the_bound_and_the_next_goes_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Given SQS throttling every call for longer than the publish retry's bound (here 0.3 s)
+    def throttled(_entries: list[dict[str, Any]]) -> dict[str, Any]:
+        raise ClientError(
+            {"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "SendMessageBatch"
+        )
+
+    async def scenario(sqs: FakeSqs, publisher: EventPublisher) -> None:
+        sqs.script.extend([throttled] * 1000)
+        await publish_all(publisher, 2)
+        deadline = asyncio.get_running_loop().time() + 5
+        while not logged(caplog, DROPPED) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+        sqs.script.clear()  # SQS is back
+        await publisher.publish(item(7), "t1")
+
+    # When events are published
+    sqs = run(scenario, retry=replace(EVENT_PUBLISH, within=0.3))
+
+    # Then the batch was tried several times, then dropped with each event logged, not retried forever
+    assert len(sqs.calls) >= 2
+    assert sorted(record["event_id"] for record in logged(caplog, DROPPED)) == ["e0", "e1"]
+    # And the events after it still go out
+    assert bodies(sqs.sent()) == [7]
+
+
+DROPPED = "an event the events queue did not take in time is dropped"
 
 
 def test_entries_that_failed_in_a_batch_are_sent_again_and_only_they() -> None:

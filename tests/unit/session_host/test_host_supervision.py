@@ -154,7 +154,11 @@ def test_reaching_the_network_cancels_the_deadline() -> None:
         h = Harness(SupervisionSettings(backoff=Backoff(initial=30), dial_timeout=0.05))
         await h.supervisor.start()
         await h.sink(payloads.qr_generated("dev-1", "2@qr", 2_000.0))
-        await asyncio.sleep(0.15)  # past the deadline: nothing may fire
+        # (a twin started after it, that never reaches the network, proves its deadline is past)
+        twin = Harness(SupervisionSettings(backoff=Backoff(initial=30), dial_timeout=0.05))
+        await twin.supervisor.start()
+        await twin.wait(lambda: bool(twin.failures()))
+        twin.supervisor.stop()
         assert h.failures() == []
         assert h.session.closes == 0
         assert not h.supervisor.trying
@@ -236,7 +240,12 @@ def test_nothing_fires_after_the_tenure_ends() -> None:
         await h.supervisor.start()
         await h.sink(payloads.connection_failure("dev-1", "dial_error", "refused"))
         h.supervisor.stop()
-        await asyncio.sleep(0.1)  # past the retry: it must not come
+        # (a twin failing after it, whose tenure goes on, proves the retry's time is past)
+        twin = Harness(FAST)
+        await twin.supervisor.start()
+        await twin.sink(payloads.connection_failure("dev-1", "dial_error", "refused"))
+        await twin.wait(lambda: twin.session.connects == 2)
+        twin.supervisor.stop()
         assert h.session.connects == 1
 
     asyncio.run(scenario())

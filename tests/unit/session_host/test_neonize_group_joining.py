@@ -42,8 +42,8 @@ from session_host.network.group_types import (
     GroupOptions,
     GroupSettings,
     JoinOutcome,
-    JoinRequest,
     ParticipantAction,
+    PendingJoinRequest,
     RequestAction,
 )
 from session_host.network.neonize.errors import group_error
@@ -144,7 +144,7 @@ def test_leave_link_unlink_and_join_requests(tmp_path: Path) -> None:
             call.get_group_request_participants(GROUP),
         ]
         # TimeAt is in microseconds
-        assert requests == [JoinRequest("12025550101@s.whatsapp.net", 1_700_000_123.456789)]
+        assert requests == [PendingJoinRequest("12025550101@s.whatsapp.net", 1_700_000_123.456789)]
 
     on_connected(tmp_path, body)
 

@@ -34,7 +34,7 @@ from session_host.network.group_types import (
     GroupCreated,
     GroupMember,
     GroupOptions,
-    MemberResult,
+    MemberOutcome,
 )
 from session_host.network.port import NetworkError, NetworkErrorKind
 
@@ -59,10 +59,10 @@ def test_create_group_sends_the_people_but_the_creator_and_reports_each_person(t
         )
         # And each person asked gets a result, in order; only real members are in the group
         assert created.participants == (
-            MemberResult("12025550101@s.whatsapp.net", "ok"),
-            MemberResult(ACCOUNT_JID, "already_member", is_admin=True, is_super_admin=True),
-            MemberResult("12025550102@s.whatsapp.net", "invite_sent"),
-            MemberResult("12025550103@s.whatsapp.net", "not_found"),
+            MemberOutcome("12025550101@s.whatsapp.net", "ok"),
+            MemberOutcome(ACCOUNT_JID, "already_member", is_admin=True, is_super_admin=True),
+            MemberOutcome("12025550102@s.whatsapp.net", "invite_sent"),
+            MemberOutcome("12025550103@s.whatsapp.net", "not_found"),
         )
         assert [p.jid for p in created.group.participants] == [ACCOUNT_JID, "12025550101@s.whatsapp.net"]
         assert created.group.jid == GROUP_JID

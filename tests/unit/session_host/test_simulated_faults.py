@@ -7,7 +7,16 @@ import time
 from pathlib import Path
 
 import pytest
-from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, fast_network, open_session, paired
+from fakes_simulated import (
+    CONTACT,
+    CONTACT_JID,
+    JID,
+    PHONE,
+    fast_network,
+    network_timers_passed,
+    open_session,
+    paired,
+)
 
 from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
 
@@ -122,7 +131,7 @@ def test_a_failed_reconnect_after_a_drop_is_reported_and_left_to_the_host(
         failure = await recorder.wait_for("connection.failure")
         assert failure.data["reason"] == reason
         assert session.state is SessionState.DISCONNECTED
-        await asyncio.sleep(0.1)  # room for a retry the session must not make
+        await network_timers_passed(network, tmp_path)  # past a retry the session must not make
         assert recorder.names().count("device.connected") == 1
         await session.connect()
         await recorder.wait_for("device.connected", 2)

@@ -28,7 +28,7 @@ from session_host.network.group_types import (
     GroupOptions,
     GroupSettings,
     MemberAddMode,
-    MemberResult,
+    MemberOutcome,
     ParticipantAction,
     RequestAction,
 )
@@ -144,9 +144,9 @@ def test_the_device_creates_a_group_and_every_member_s_devices_get_it(tmp_path: 
         )
         assert group.jid.endswith("@g.us")
         assert created.participants == (
-            MemberResult(CONTACT_JID, "ok"),
-            MemberResult(THIRD_JID, "ok"),
-            MemberResult(GHOST_JID, "not_found"),
+            MemberOutcome(CONTACT_JID, "ok"),
+            MemberOutcome(THIRD_JID, "ok"),
+            MemberOutcome(GHOST_JID, "not_found"),
         )
         assert network.groups.record(group.jid)["name"] == "Trip"
 
@@ -257,8 +257,8 @@ def test_the_device_changes_members_and_their_devices_hear_of_it(tmp_path: Path)
         promoted = await session.groups.change_participants(group, ParticipantAction.PROMOTE, [CONTACT_JID])
 
         # Then each person has their outcome and flags
-        assert added == [MemberResult(THIRD_JID, "ok"), MemberResult(GHOST_JID, "not_found")]
-        assert promoted == [MemberResult(CONTACT_JID, "ok", is_admin=True)]
+        assert added == [MemberOutcome(THIRD_JID, "ok"), MemberOutcome(GHOST_JID, "not_found")]
+        assert promoted == [MemberOutcome(CONTACT_JID, "ok", is_admin=True)]
 
         # And the added account's device gets group.joined, the device itself group.info for each
         joined = await other_events.wait_for("group.joined")
@@ -271,7 +271,7 @@ def test_the_device_changes_members_and_their_devices_hear_of_it(tmp_path: Path)
         removed = await session.groups.change_participants(group, ParticipantAction.REMOVE, [THIRD_JID, JID])
 
         # Then the removed device is told it left, and nobody removes itself
-        assert removed == [MemberResult(THIRD_JID, "ok"), MemberResult(JID, "not_allowed", True, True)]
+        assert removed == [MemberOutcome(THIRD_JID, "ok"), MemberOutcome(JID, "not_allowed", True, True)]
         left = await other_events.wait_for("group.info", where=lambda e: e.data["leave"] == [THIRD_JID])
         assert left.data["author"] == JID
         assert [p.jid for p in (await session.groups.group_info(group)).participants] == [JID, CONTACT_JID]
@@ -299,7 +299,7 @@ def test_members_change_members_only_as_the_network_allows(tmp_path: Path) -> No
         # When the admin lets every member add, Then it may add, still not remove
         network.groups.update(CONTACT, group, {"member_add_mode": "all"})
         assert await session.groups.change_participants(group, ParticipantAction.ADD, [THIRD_JID]) == [
-            MemberResult(THIRD_JID, "ok")
+            MemberOutcome(THIRD_JID, "ok")
         ]
         remove = session.groups.change_participants(group, ParticipantAction.REMOVE, [THIRD_JID])
         assert await refusal(remove) == "not_group_admin"

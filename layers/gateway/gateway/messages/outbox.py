@@ -160,14 +160,6 @@ def store(send: Send) -> None:
             raise
 
 
-def enqueue(tenant_id: str, device_id: str, **fields: Any) -> Send:
-    """Store a new ``queued`` send (:func:`new_send`'s fields); the caller then tells the
-    device's host (SEND_TEXT)."""
-    send = new_send(tenant_id, device_id, **fields)
-    store(send)
-    return send
-
-
 def command_args(send: Send) -> dict[str, Any]:
     """The ``SEND_TEXT`` arguments that carry the whole send (a few KB at most)."""
     return {"send_key": send.send_key, "send": dataclasses.asdict(send)}

@@ -46,7 +46,7 @@ from gateway.observability import logger
 from gateway.timestamps import iso_utc
 from gateway.web.error_docs import standard
 from gateway.web.fields import is_blank
-from gateway.web.idempotency import HEADER, Answer, Unclear
+from gateway.web.idempotency import HEADER, StoredResponse, Unclear
 
 SEND_FAILED = "SEND_FAILED"
 _NETWORK = "network"  # the host's error kind of a send the network failed
@@ -74,14 +74,14 @@ class Addressed(Protocol):
     disable_presence: bool
 
 
-def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: float) -> Answer:
+def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: float) -> StoredResponse:
     """POST /send/text: the text checked, then :func:`send`."""
     text = request.text or ""
     require_fields(number=(request.number or "").strip(), text="" if is_blank(text) else text)
     return send(device, request, send_kinds.text(text), hold_seconds=hold_seconds)
 
 
-def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seconds: float) -> Answer:
+def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seconds: float) -> StoredResponse:
     """Enqueue ``message`` and wait up to ``hold_seconds`` for its dispatch; 200 or 202.
 
     The one path of every kind of send. The input is checked first (400: the kind's fields
@@ -148,7 +148,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
     return _answer(device, send, reply.result)
 
 
-def state_now(device: DeviceModel, bound: dict[str, Any]) -> Answer | None:
+def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | None:
     """What the send a first request started (``bound``: its outbox key) is now, for a repeat
     with its ``Idempotency-Key``: 200 sent, 202 scheduled, or its failure (raised); None when
     the outbox does not have it (a write that never landed: the first answer stands)."""
@@ -198,7 +198,7 @@ def _settle(stored: Future[None], device: DeviceModel, send: outbox.Send) -> Non
         logger.exception("outbox write of a sent message failed", extra=_about(device, send))
 
 
-def _answer(device: DeviceModel, send: outbox.Send, result: dict[str, Any]) -> Answer:
+def _answer(device: DeviceModel, send: outbox.Send, result: dict[str, Any]) -> StoredResponse:
     status = result.get("status")
     if status == "sent":
         logger.info("message sent", extra=_about(device, send))
@@ -211,17 +211,17 @@ def _answer(device: DeviceModel, send: outbox.Send, result: dict[str, Any]) -> A
     raise Unclear(error, _bound(send))
 
 
-def _sent(send: outbox.Send) -> Answer:
+def _sent(send: outbox.Send) -> StoredResponse:
     body = TextSentResponse(message_id=send.message_id, chat_jid=send.chat_jid)
-    return Answer(200, body.model_dump(mode="json"))
+    return StoredResponse(200, body.model_dump(mode="json"))
 
 
-def _scheduled(send: outbox.Send, scheduled_for: str) -> Answer:
+def _scheduled(send: outbox.Send, scheduled_for: str) -> StoredResponse:
     """202: the send goes out later; a repeat with its key looks it up again."""
     body = TextScheduledResponse(
         message_id=send.message_id, chat_jid=send.chat_jid, scheduled_for=scheduled_for
     )
-    return Answer(202, body.model_dump(mode="json"), _bound(send))
+    return StoredResponse(202, body.model_dump(mode="json"), _bound(send))
 
 
 def _failed(device: DeviceModel, send: outbox.Send, reply: Reply, field: dict[str, Any]) -> ApiError:

@@ -35,8 +35,8 @@ class GatewayModel(Model):
 
     PynamoDB would give each model class a connection with a botocore session and client of
     its own, made on the model's first use: 1-4 of them on a function's first request, each
-    costing more than the request's DynamoDB calls (~50 ms against ~4 ms for a client of the
-    shared session). Every model uses the connection of :func:`transaction_connection` instead
+    costing more than the request's DynamoDB calls (figures: bench/README.md, "Figures the
+    code's choices rest on"). Every model uses the connection of :func:`transaction_connection` instead
     (same region, retries and timeouts).
 
     PynamoDB offers no public way to give a model a connection or a session (its open issue

@@ -9,10 +9,10 @@ Traps of neonize 0.5.2 that shape this module (measured on the real library, off
   every client object for the life of the process and hands the same object back for the
   same key, so no client is ever collected while the process runs.
 - ``connect()`` blocks its thread for the whole session; it registers the client in the Go
-  maps within a few milliseconds (6 ms on a new database, 1 ms on an existing one), then
+  maps within a few milliseconds (bench/README.md, "Figures the code's choices rest on"), then
   dials. A failed dial makes it return (raise) at once when refused; over a silent network
   it returns after whatsmeow's 60 s dial deadline. ``stop()`` and ``disconnect()`` both wait
-  for a dial in progress (59.5 s measured): nobody may wait for them, and no lock may be held
+  for a dial in progress (up to that deadline): nobody may wait for them, and no lock may be held
   around them.
 
 :class:`ClientRunner` is one run. It starts ``connect()`` on its own thread inside the

@@ -48,9 +48,9 @@ from ..group_types import (
     GroupOptions,
     GroupSettings,
     JoinOutcome,
-    JoinRequest,
-    MemberResult,
+    MemberOutcome,
     ParticipantAction,
+    PendingJoinRequest,
     RequestAction,
 )
 from ..port import NetworkError
@@ -128,7 +128,7 @@ class NeonizeGroups:
         if len(others) < len(asked):  # the creator is its group's super admin already
             results.insert(
                 [jid_str(p) for p in asked].index(own),
-                MemberResult(own or "", "already_member", is_admin=True, is_super_admin=True),
+                MemberOutcome(own or "", "already_member", is_admin=True, is_super_admin=True),
             )
         group = await self._create_settings(group_convert.group_info(info), options)
         return GroupCreated(group=group, participants=tuple(results))
@@ -187,7 +187,7 @@ class NeonizeGroups:
 
     async def change_participants(
         self, group_jid: str, action: ParticipantAction, participants: list[str]
-    ) -> list[MemberResult]:
+    ) -> list[MemberOutcome]:
         target = group_of(group_jid)
         action = ParticipantAction(action)
         asked = people(participants)
@@ -323,7 +323,7 @@ class NeonizeGroups:
 
     # --- join requests --------------------------------------------------------------------
 
-    async def group_requests(self, group_jid: str) -> list[JoinRequest]:
+    async def group_requests(self, group_jid: str) -> list[PendingJoinRequest]:
         target = group_of(group_jid)
         requests = await self._link.call(
             "list join requests",
@@ -334,6 +334,6 @@ class NeonizeGroups:
 
     async def answer_group_requests(
         self, group_jid: str, action: RequestAction, participants: list[str]
-    ) -> list[MemberResult]:
+    ) -> list[MemberOutcome]:
         asked = f"{RequestAction(action).value} {len(participants)} join request(s) of {group_jid}"
         raise unsupported("answer_group_requests", asked)

@@ -39,7 +39,7 @@ class DeviceLink:
     async def fault(self, operation: str) -> bool:
         """Apply a fault pending for this call: raise its error (nothing reaches the network),
         or, for a lost answer (only ever queued for sends), return True: the caller carries
-        the operation out, then fails it with :meth:`answer_lost`."""
+        the operation out, then fails it with :meth:`ack_lost`."""
         kind = self.network.take_fault(operation, self.device_id)
         if kind is None:
             return False
@@ -51,7 +51,7 @@ class DeviceLink:
             await asyncio.sleep(self.network.timeout_fault_delay)
         raise NetworkError(kind, f"simulated {kind.value} fault on {operation}")
 
-    async def answer_lost(self, operation: str) -> NoReturn:
+    async def ack_lost(self, operation: str) -> NoReturn:
         """The network has what ``operation`` sent, but its answer never comes: a timeout."""
         await asyncio.sleep(self.network.timeout_fault_delay)
         message = f"simulated ack_lost fault on {operation}: the network took it, no answer came"

@@ -97,5 +97,5 @@ class SimulatedSending:
             turn.changed()
             at = turn.account.sent[-1]["timestamp"]
         if lost:
-            await self._link.answer_lost(operation)
+            await self._link.ack_lost(operation)
         return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)
