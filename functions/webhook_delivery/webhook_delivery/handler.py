@@ -26,6 +26,7 @@ at once; none of these calls waits on a receiver)."""
 
 
 @logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
+# Powertools annotates the handler this returns as Callable[..., Any].
+@tracer.capture_lambda_handler(capture_response=False)  # type: ignore[untyped-decorator]
 def handler(event: dict[str, Any], context: Any) -> PartialItemFailureResponse:
     return deliver_batch(event, context, _pool)

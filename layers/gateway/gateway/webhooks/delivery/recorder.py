@@ -137,7 +137,8 @@ def write_log(attempts: Sequence[Attempted], sleep: Callable[[float], None] = ti
 
 def _write_chunk(items: Items, sleep: Callable[[float], None]) -> list[Key]:
     """Write up to 25 items, again and again while some are unprocessed; the keys left over."""
-    dynamodb = transaction_connection().client  # the process's one DynamoDB client
+    # The process's one DynamoDB client; botocore makes its operations at run time, untyped.
+    dynamodb: Any = transaction_connection().client
     table = DeliveryModel.Meta.table_name
     for round_ in range(LOG_WRITE_ROUNDS):
         if round_:
