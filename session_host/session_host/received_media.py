@@ -39,6 +39,7 @@ StoreMedia = Callable[[str, str, bytes, str, str | None], StoredMedia]
 """``store.put``'s shape: (tenant_id, device_id, data, mimetype, filename) -> StoredMedia."""
 
 STORE_ATTEMPTS = 3
+_STORE_ERRORS: tuple[type[Exception], ...] = (*AWS_ERRORS, ValueError)
 _BACKOFF_SECONDS = 0.2
 
 
@@ -107,7 +108,7 @@ class ReceivedMediaKeeper:
                 return await self._aws(
                     put, tenant_id, device_id, attachment.data, attachment.mimetype, attachment.filename
                 )
-            except (*AWS_ERRORS, ValueError) as error:
+            except _STORE_ERRORS as error:
                 if isinstance(error, ValueError) or attempt == STORE_ATTEMPTS:
                     logger.error(
                         "received media not stored; the event is published with media_path null",
