@@ -113,7 +113,7 @@ def _delivery_handler() -> Handler:
     share in the local stack, and would label their lines as the function's."""
     from webhook_delivery.handler import handler  # imported once the environment is set
 
-    return handler.__wrapped__  # type: ignore[attr-defined,no-any-return]
+    return handler.__wrapped__  # type: ignore[union-attr,no-any-return]
 
 
 class DeliveryWorker:

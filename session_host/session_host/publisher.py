@@ -173,7 +173,8 @@ class EventPublisher:
                 extra={**ids, "device_id": device_id, "tenant_id": tenant_id, "reason": str(error)},
             )
             return
-        await self._buffer.put(Outgoing(device_id=device_id, tenant_id=tenant_id, message=message, **ids))
+        outgoing = Outgoing(ids["event_id"], ids["event"], device_id, tenant_id, message)
+        await self._buffer.put(outgoing)
 
     async def stop(self, timeout: float) -> None:
         """Send what is buffered (up to ``timeout`` seconds), then stop the senders."""

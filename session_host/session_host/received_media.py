@@ -35,6 +35,9 @@ from session_host.network import payloads
 from session_host.network.media_types import received_max_bytes
 from session_host.network.port import NetworkEvent
 
+_NOT_STORED: tuple[type[Exception], ...] = (*AWS_ERRORS, ValueError)
+"""What leaves a received media unstored: AWS failing past the retries, or a refused upload."""
+
 StoreMedia = Callable[[str, str, bytes, str, str | None], StoredMedia]
 """``store.put``'s shape: (tenant_id, device_id, data, mimetype, filename) -> StoredMedia."""
 
@@ -109,7 +112,7 @@ class ReceivedMediaKeeper:
                 attachment.mimetype,
                 attachment.filename,
             )
-        except (*AWS_ERRORS, ValueError) as error:
+        except _NOT_STORED as error:
             logger.error(
                 "received media not stored; the event is published with media_path null",
                 extra={

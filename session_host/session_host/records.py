@@ -122,6 +122,7 @@ def index_if_restorable(tenant_id: str, device_id: str) -> bool:
     """Put a wanted, logged-in record written before the ``restorable`` index into it; False
     when the record is not (or no longer) such a record, or is indexed already."""
     shard = restore_shard(device_id, wants_connection=True, is_logged_in=True)
+    assert shard is not None  # wanted and logged in: always in a shard
     condition = (
         (DeviceModel.wants_connection == True)  # noqa: E712
         & (DeviceModel.is_logged_in == True)  # noqa: E712

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -50,7 +50,7 @@ class Backoff:
     reset_after: float = 60.0  # seconds connected after which failures are counted afresh
 
     def delay(self, attempt: int, rand: Callable[[], float] = random.random) -> float:
-        base = min(self.maximum, self.initial * 2 ** max(0, attempt - 1))
+        base = min(self.maximum, self.initial * 2.0 ** max(0, attempt - 1))
         return base * (1 + self.jitter * (2 * rand() - 1))
 
 
@@ -60,7 +60,7 @@ class SupervisionSettings:
     dial_timeout: float = 90.0  # an attempt with no outcome by then failed (whatsmeow gives up at ~60 s)
 
 
-RunLocked = Callable[[Callable[[], Awaitable[None]]], Awaitable[None]]
+RunLocked = Callable[[Callable[[], Awaitable[None]]], Coroutine[object, object, None]]
 """Runs a step under the device's lock, only while the tenure lasts and no command ends it."""
 
 REACHED = frozenset({"device.connected", "qr.generated"})

@@ -20,8 +20,10 @@ from gateway.observability import logger, tracer
 from gateway.webhooks.delivery.constants import DELIVERY_THREAD_PREFIX, DELIVERY_THREADS
 from gateway.webhooks.delivery.invocation import deliver_batch
 
+
 @logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
+# Powertools annotates the handler this returns as Callable[..., Any].
+@tracer.capture_lambda_handler(capture_response=False)  # type: ignore[untyped-decorator]
 def handler(event: dict[str, Any], context: Any) -> PartialItemFailureResponse:
     # A pool of the invocation's own (its threads start as its records need them): on Lambda
     # one invocation runs at a time anyway, and the local stack runs many in one process, where

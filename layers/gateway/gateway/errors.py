@@ -11,6 +11,7 @@ Handlers raise :class:`ApiError` subclasses; the app turns them into responses.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi.responses import JSONResponse
@@ -29,7 +30,7 @@ class ApiError(Exception):
         *,
         validation: list[dict[str, Any]] | None = None,
         extra: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status

@@ -20,7 +20,7 @@ from typing import Any
 
 from gateway import jids
 from gateway.bus import Command, CommandName, Reply
-from session_host.commands.context import Host, failed, ok, refuse_unless_connected
+from session_host.commands.context import Host, Later, failed, ok, refuse_unless_connected
 from session_host.commands.registry import OnRunning, handles
 from session_host.network.group_types import (
     GroupInfo,
@@ -207,7 +207,7 @@ _RESET_INVITE = _served(_reset_invite, admin_of="group_jid")
 
 
 @handles(CommandName.GROUP_INVITE)
-async def invite_link(host: Host, command: Command, owned: OwnedDevice) -> Reply:
+async def invite_link(host: Host, command: Command, owned: OwnedDevice) -> Reply | Later:
     """The invite link; resetting it is an admin's act (reading it is the network's to allow)."""
     serve = _RESET_INVITE if command.args.get("reset") is True else _READ_INVITE
     return await serve(host, command, owned)

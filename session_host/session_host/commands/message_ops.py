@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
+from typing import Any, TypeGuard
 
 from gateway.bus import Command, CommandName, Reply
 from gateway.messages.schemas import MAX_SYNC_COUNT
@@ -94,9 +94,9 @@ async def sync_history(_host: Host, command: Command, owned: OwnedDevice) -> Rep
     return ok(command, session_snapshot(owned.session), {"chat_jid": chat, "count": count})
 
 
-def _count(value: Any) -> bool:
+def _count(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SYNC_COUNT
 
 
-def _text(value: Any) -> bool:
+def _text(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from gateway.bus import Command, CommandName, Reply
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
@@ -24,5 +24,5 @@ async def mark_read(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
     return ok(command, session_snapshot(owned.session))
 
 
-def _text(value: Any) -> bool:
+def _text(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value)

@@ -11,7 +11,7 @@ or a url that cannot be used are ``invalid``, answered without touching the netw
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypeGuard
 
 from gateway.bus import Command, CommandName, Reply
 from gateway.media import fetch, kinds, store
@@ -51,8 +51,12 @@ async def get_status_privacy(_host: Host, command: Command, owned: OwnedDevice) 
 async def set_status_privacy(_host: Host, command: Command, owned: OwnedDevice) -> Reply:
     """Set the story audience; the answer is the setting now in force."""
     kind, people = command.args.get("type"), command.args.get("list")
-    valid_type = kind in {member.value for member in PrivacyType}
-    if not valid_type or not isinstance(people, list) or not all(isinstance(p, str) for p in people):
+    if (
+        not isinstance(kind, str)
+        or kind not in {member.value for member in PrivacyType}
+        or not isinstance(people, list)
+        or not all(isinstance(p, str) for p in people)
+    ):
         return failed(
             command, NetworkErrorKind.INVALID, "type (contacts, whitelist, blacklist) and list are required"
         )
@@ -112,9 +116,9 @@ async def _content(host: Host, command: Command) -> StatusContent:
     return MediaStatus(data=data if checked is None else checked.data, mimetype=mimetype, caption=caption)
 
 
-def _text(value: Any) -> bool:
+def _text(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value)
 
 
-def _font(value: Any) -> bool:
+def _font(value: Any) -> TypeGuard[int | None]:
     return value is None or (isinstance(value, int) and not isinstance(value, bool))

@@ -12,6 +12,7 @@ from gateway.devices.access import visible_devices
 from gateway.devices.views import device_summary
 from gateway.errors import conflict, insufficient_permissions, invalid_token, not_found
 from gateway.models import UserModel
+from gateway.models.base import TenantGone
 from gateway.pagination import Page, PageRequest
 from gateway.timestamps import iso_utc
 from gateway.webhooks.service import checked_webhook_url
@@ -28,7 +29,7 @@ def create_user(
         store.create_user(created.user, created.token_record)
     except store.UniqueValueTaken:
         raise conflict("USER_EXISTS", "a user with this email exists in the tenant") from None
-    except store.TenantGone:  # deleted after the caller's token was read
+    except TenantGone:  # deleted after the caller's token was read
         raise invalid_token() from None
     return {**user_view(created.user), "token": created.token}
 

@@ -120,10 +120,10 @@ def command_error(
     kind = reply.error_kind or ""
     message = reply.error_message or None
     if kind in (_NOT_RUNNING, _NOT_CONNECTED):
-        status = reply.device.status if reply.device is not None else recorded_status
-        if kind == _NOT_RUNNING and status != "disconnected":
+        device_status = reply.device.status if reply.device is not None else recorded_status
+        if kind == _NOT_RUNNING and device_status != "disconnected":
             message = "the device's session is not running: connect the device first"
-        return session_unavailable(status, message)
+        return session_unavailable(device_status, message)
     if kind == "invalid":
         text = message or "the messaging network refused the input"
         if args:

@@ -335,7 +335,8 @@ def _new_attributes(send: Send) -> dict[str, Any]:
 
 
 def _sending_at(epoch: int) -> Condition:
-    return (SendModel.state == SendState.SENDING.value) & (SendModel.sending_epoch == epoch)
+    sending: Condition = (SendModel.state == SendState.SENDING.value) & (SendModel.sending_epoch == epoch)
+    return sending
 
 
 def _update(send: Send, actions: list[Any], condition: Condition) -> bool:

@@ -143,8 +143,8 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
         _durable(stored, device, send)
     if not reply.ok:
         named = request.number if message.field == "number" else message.value
-        error = _failed(device, send, reply, {message.field: named})
-        raise error if reply.error_kind in CLEAR_REFUSALS else Unclear(error, _bound(send))
+        failure = _failed(device, send, reply, {message.field: named})
+        raise failure if reply.error_kind in CLEAR_REFUSALS else Unclear(failure, _bound(send))
     return _answer(device, send, reply.result)
 
 

@@ -18,8 +18,11 @@ from gateway.config import get_settings
 MAX_RETRY_ATTEMPTS = 3
 
 
-def table_meta(table_setting: str) -> type:
-    """A PynamoDB ``Meta`` class for the table named by ``table_setting``."""
+def table_meta(table_setting: str) -> Any:
+    """A PynamoDB ``Meta`` class for the table named by ``table_setting``.
+
+    Typed ``Any``: PynamoDB declares ``Model.Meta`` as an instance of its ``MetaProtocol``, while a
+    model's ``Meta`` is a class of settings, which no annotation of both can describe."""
     settings = get_settings()
 
     class Meta:

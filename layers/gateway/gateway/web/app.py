@@ -124,7 +124,8 @@ def make_lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[st
     first_request = True
 
     @logger.inject_lambda_context(clear_state=True)
-    @tracer.capture_lambda_handler(capture_response=False)
+    # Powertools annotates the handler this returns as Callable[..., Any].
+    @tracer.capture_lambda_handler(capture_response=False)  # type: ignore[untyped-decorator]
     @metrics.log_metrics
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         nonlocal first_request

@@ -18,7 +18,7 @@ import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
@@ -52,7 +52,8 @@ def operation(status: int, *codes: str) -> Answer:
     return Answer(status, OperationErrorEnvelope, codes)
 
 
-Answers = Answer | Iterable[Answer]
+# Causes nest: a cause may be a tuple of other causes (ROLE_GATED holds AUTHENTICATED).
+Answers: TypeAlias = "Answer | Iterable[Answers]"
 
 # gateway.web.middleware (body over the limit, last-resort 500): any request.
 EVERY_ROUTE = (standard(413, "PAYLOAD_TOO_LARGE"), standard(500, "INTERNAL_ERROR"))

@@ -46,6 +46,7 @@ from gateway.web.error_docs import standard
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+    from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
 
 HEADER = "Idempotency-Key"
 MAX_KEY_CHARS = 255
@@ -175,10 +176,11 @@ def once(
             first.append(error)
             return asdict(StoredResponse(error.status, error.body(), unclear.bound))
 
-    def repeated(stored: dict[str, Any], _record: object) -> dict[str, Any]:
-        bound = stored.get("bound")
+    # Named as Powertools' IdempotentHookFunction names them: its protocol says both.
+    def repeated(response: dict[str, Any], idempotent_data: DataRecord) -> dict[str, Any]:  # noqa: ARG001
+        bound = response.get("bound")
         current = now(bound) if now is not None and bound is not None else None
-        return asdict(current) if current is not None else stored
+        return asdict(current) if current is not None else response
 
     config = IdempotencyConfig(
         event_key_jmespath="key",

@@ -16,6 +16,7 @@ import uuid
 from typing import Any
 
 from pydantic import HttpUrl, TypeAdapter, ValidationError
+from pynamodb.expressions.condition import Condition
 
 from gateway.accounts.roles import Principal
 from gateway.config import get_settings
@@ -105,6 +106,7 @@ def configure(device: DeviceModel, request: WebhookRequest) -> tuple[dict[str, A
     for _ in range(_WRITE_ATTEMPTS):
         current = store.get_config(device.tenant_id, device.device_id)
         config = _merged(device, request, url, events, current)
+        condition: Condition
         if current is None:
             condition = WebhookModel.device_id.does_not_exist()
         else:  # still the configuration read: one deleted (or re-created) meanwhile starts over

@@ -217,6 +217,7 @@ class ClientRunner:
                 self._returned.set()
                 self.finished.set()
                 return
+            assert ticket is not None  # acquired unless retired, and retiring is for good
             self._start_ticket = ticket
             self._connect_started = True
         error: BaseException | None = None

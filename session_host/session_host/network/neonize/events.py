@@ -73,6 +73,7 @@ def enum_name(message: ProtoMessage, field: str) -> str | None:
     if not message.HasField(field):
         return None
     enum = message.DESCRIPTOR.fields_by_name[field].enum_type
+    assert enum is not None, f"{field} is not an enum field"
     value = enum.values_by_number.get(getattr(message, field))
     return value.name.lower() if value is not None else None
 
@@ -80,7 +81,8 @@ def enum_name(message: ProtoMessage, field: str) -> str | None:
 def _failure_reason(reason: int, default: str) -> str:
     """``ConnectFailureReason`` as a lowercase name (``logged_out``, ``main_device_gone``)."""
     try:
-        return ConnectFailureReason.Name(reason).lower()
+        name: str = ConnectFailureReason.Name(reason)
+        return name.lower()
     except ValueError:
         return default
 

@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from typing import Any
 
+from neonize.client import NewClient
 from neonize.proto.Neonize_pb2 import JID, GroupLinkedParent, GroupParent
 from neonize.utils.enum import ParticipantChange
 
@@ -157,17 +159,18 @@ class NeonizeGroups:
         for label, wanted, attribute, method in steps:
             if not wanted:
                 continue
+
+            def turn_on(client: NewClient, method: str = method) -> object:
+                return getattr(client, method)(target, True)
+
             try:
-                await self._link.call(
-                    f"set {label}",
-                    lambda client, method=method: getattr(client, method)(target, True),
-                    error=group_error,
-                )
+                await self._link.call(f"set {label}", turn_on, error=group_error)
             except NetworkError as exc:
                 done = f"{label} not set (applied: {_applied(applied)})"
                 raise _after(exc, f"create group: the group was created as {group.jid}, {done}") from exc
             applied.append(label)
-            group = dataclasses.replace(group, **{attribute: True})
+            turned_on: dict[str, Any] = {attribute: True}  # a bool field of GroupInfo
+            group = dataclasses.replace(group, **turned_on)
         return group
 
     async def joined_groups(self) -> list[GroupInfo]:

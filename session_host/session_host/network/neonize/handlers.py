@@ -140,7 +140,7 @@ class NetworkHandlers:
         for event_type, handler in own.items():
             client.event(event_type)(self._guarded(runner, event_type.__name__, handler))
 
-    def _mapper(self, mapper: Mapper) -> Callable:
+    def _mapper(self, mapper: Mapper) -> Callable[[ClientRunner, Any], None]:
         def handle(_runner: ClientRunner, ev: Any) -> None:
             event = mapper(self._link.context(), ev)
             if event is not None and event.name == "message.received" and isinstance(ev, MessageEv):
@@ -149,7 +149,9 @@ class NetworkHandlers:
 
         return handle
 
-    def _guarded(self, runner: ClientRunner, name: str, handler: Callable[[ClientRunner, Any], None]):
+    def _guarded(
+        self, runner: ClientRunner, name: str, handler: Callable[[ClientRunner, Any], None]
+    ) -> Callable[[Any, Any], None]:
         def guarded(_client: Any, payload: Any) -> None:
             runner.mark_started()
             if runner is not self._link.runner:

@@ -37,7 +37,8 @@ def full_jid_str(jid: JID) -> str:
 
 
 def is_lid(jid: JID) -> bool:
-    return jid.Server == LID_SERVER
+    server: str = jid.Server
+    return server == LID_SERVER
 
 
 def prefer_phone(primary: JID, alternative: JID) -> JID:

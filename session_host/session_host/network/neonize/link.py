@@ -112,7 +112,7 @@ class DeviceLink:
         runner = self.connected_runner()
         client = GatedClient(runner.client, self.gate, lambda: self.connected_runner(runner))
         try:
-            return call(client)  # type: ignore[arg-type]  # the gated client answers as NewClient
+            return call(client)  # the gated client answers as NewClient
         except NetworkError:
             raise
         except Exception as exc:

@@ -189,7 +189,8 @@ class NeonizeSession:
             if runner is None or not runner.alive or state is not SessionState.PAIRING:
                 raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "no pairing session is running")
             try:
-                return runner.client.PairPhone(phone, True, ClientName.LINUX)
+                code: str = runner.client.PairPhone(phone, True, ClientName.LINUX)
+                return code
             except Exception as exc:
                 raise library_error("pair phone", exc, phone=True) from exc
 

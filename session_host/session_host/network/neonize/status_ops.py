@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterable
 
 from neonize.client import NewClient
+from neonize.proto.Neonize_pb2 import SendResponse
 from neonize.proto.Neonize_pb2 import StatusPrivacy as NeonizeStatusPrivacy
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ExtendedTextMessage, Message
 
@@ -68,7 +69,7 @@ class NeonizeStatus:
         kind = status_checks.check_content(content)
         to = parse_jid(jids.STATUS_BROADCAST_JID)
 
-        def publish(client: NewClient) -> object:
+        def publish(client: NewClient) -> SendResponse:
             return client.send_message(to, story_message(client, content, kind))
 
         response = await self._link.call("publish status", publish)
@@ -95,7 +96,7 @@ def story_message(client: NewClient, content: StatusContent, kind: StatusKind) -
         if content.background_color is not None:
             text.backgroundArgb = status_checks.background_argb(content.background_color)
         if content.font is not None:
-            text.font = content.font  # type: ignore[assignment]
+            text.font = content.font
         return Message(extendedTextMessage=text)
     assert isinstance(content, MediaStatus)
     data, caption = bytes(content.data), content.caption or None  # bytes: never a path or URL

@@ -189,12 +189,10 @@ def group_info(change: GroupChange, author_name: str | None) -> NetworkEvent | N
     if "picture_id" in change.fields:
         fields["picture"] = {"picture_id": change.fields["picture_id"], "removed": False}
     deleted = bool(change.fields.get("deleted"))
-    links = {
-        "linked_group": _link(change.linked[0]) if change.linked and change.kind == "link" else None,
-        "unlinked_group": _link(change.unlinked[0]) if change.unlinked and change.kind == "unlink" else None,
-    }
+    linked = _link(change.linked[0]) if change.linked and change.kind == "link" else None
+    unlinked = _link(change.unlinked[0]) if change.unlinked and change.kind == "unlink" else None
     told = fields or deleted or change.join or change.leave or change.promote or change.demote
-    if not (told or any(links.values())):
+    if not (told or linked or unlinked):
         return None
     return group_payloads.group_info(
         group_jid=change.group_jid,
@@ -207,7 +205,8 @@ def group_info(change: GroupChange, author_name: str | None) -> NetworkEvent | N
         promote=change.promote,
         demote=change.demote,
         join_reason=change.join_reason if change.join else None,
-        **links,
+        linked_group=linked,
+        unlinked_group=unlinked,
         **fields,
     )
 

@@ -213,9 +213,10 @@ class Groups(GroupAccess):
         """
         if topic is not None and description is not None and topic != description:
             raise GroupError("invalid_request", "topic and description are one field: give one")
+        text = topic if topic is not None else description
         given = {
             "name": name,
-            "topic": topic if topic is not None else description,
+            "topic": text,
             "announce": announce,
             "locked": locked,
             "join_approval": join_approval,
@@ -226,7 +227,7 @@ class Groups(GroupAccess):
             raise GroupError("invalid_request", "nothing to change")
         if "name" in wanted:
             _check_name(name)
-        if len(wanted.get("topic", "")) > TOPIC_MAX:
+        if text is not None and len(text) > TOPIC_MAX:
             raise GroupError("invalid_request", f"a description has at most {TOPIC_MAX} characters")
         if member_add_mode is not None:
             if member_add_mode not in MEMBER_ADD_MODES:

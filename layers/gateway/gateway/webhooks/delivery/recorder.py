@@ -144,7 +144,8 @@ class _Unprocessed(Exception):
 def _write_chunk(items: Items) -> list[Key]:
     """Write up to 25 items, again while some are unprocessed (:data:`DELIVERY_LOG_WRITE`);
     the keys left over."""
-    dynamodb = transaction_connection().client  # the process's one DynamoDB client
+    # The process's one DynamoDB client; botocore makes its operations at run time, untyped.
+    dynamodb: Any = transaction_connection().client
     table = DeliveryModel.Meta.table_name
     try:
         for attempt in DELIVERY_LOG_WRITE.retrying(_Unprocessed):
