@@ -28,13 +28,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
 from session_host.network import payloads
 from session_host.network.port import (
     DeviceSession,
     EventSink,
     NetworkError,
-    NetworkErrorKind,
     NetworkEvent,
     SessionState,
 )
@@ -112,7 +112,7 @@ class Supervisor:
         try:
             await self._session.connect()
         except NetworkError as error:
-            if error.kind is NetworkErrorKind.UNSUPPORTED:
+            if error.kind is ErrorKind.UNSUPPORTED:
                 raise
             await self._sink(payloads.connection_failure(self._device_id, _reason(error), str(error)))
             return
@@ -250,7 +250,7 @@ class Supervisor:
 
 
 def _reason(error: NetworkError) -> str:
-    return "timeout" if error.kind is NetworkErrorKind.TIMEOUT else "dial_error"
+    return "timeout" if error.kind is ErrorKind.TIMEOUT else "dial_error"
 
 
 def _parse_time(value: object) -> float | None:

@@ -9,8 +9,9 @@ from gateway.accounts.outputs import (
     TenantListResponse,
     TenantResponse,
 )
-from gateway.devices.command_errors import COMMAND_ERRORS
+from gateway.bus import CommandName
 from gateway.errors import ApiError
+from gateway.failures.answers import command_errors
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import require_master
 from gateway.web.error_docs import MASTER, WITH_BODY, WITH_PARAMETERS, answers, standard
@@ -51,7 +52,10 @@ def update_tenant(tenant_id: str, body: UpdateTenantRequest) -> TenantResponse:
     return TenantResponse(tenant=tenants.set_limits(tenant_id, body.max_devices))
 
 
-@router.delete("/global/tenants/{tenant_id}", responses=answers(MASTER, TENANT_NOT_FOUND, COMMAND_ERRORS))
+@router.delete(
+    "/global/tenants/{tenant_id}",
+    responses=answers(MASTER, TENANT_NOT_FOUND, command_errors(CommandName.DELETE)),
+)
 def delete_tenant(tenant_id: str) -> TenantDeletedResponse:
     """Stops the tenant's sessions first: a session host that fails answers as a device command does."""
     return TenantDeletedResponse(deleted=tenants.delete_tenant(tenant_id))

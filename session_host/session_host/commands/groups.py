@@ -20,6 +20,7 @@ from typing import Any
 
 from gateway import jids
 from gateway.bus import Command, CommandName, Reply
+from gateway.failures.kinds import ErrorKind
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
 from session_host.commands.registry import OnRunning, handles
 from session_host.network.group_types import (
@@ -31,7 +32,7 @@ from session_host.network.group_types import (
     ParticipantAction,
     RequestAction,
 )
-from session_host.network.port import DeviceSession, NetworkError, NetworkErrorKind
+from session_host.network.port import DeviceSession, NetworkError
 from session_host.owned import OwnedDevice, session_snapshot
 
 _OPTIONS = frozenset(GroupOptions.__dataclass_fields__)
@@ -58,7 +59,7 @@ def _served(operation: Operation, *, admin_of: str | None = None) -> OnRunning:
                 await _as_admin(session, _group_jid(command.args, admin_of))
             result = await operation(session, command.args)
         except _Malformed as error:
-            return failed(command, NetworkErrorKind.INVALID, str(error), session_snapshot(session))
+            return failed(command, ErrorKind.INVALID, str(error), session_snapshot(session))
         return ok(command, session_snapshot(session), result)
 
     handler.__doc__ = operation.__doc__

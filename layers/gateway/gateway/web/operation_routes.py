@@ -2,7 +2,7 @@
 message}}``: the group operations, as the decisions require, validation failures included.
 (The status-privacy routes answer their operation's errors lowercase too, but a field that
 fails validation there is the standard ``VALIDATION_ERROR``: they are plain routes raising
-``OperationError``, see ``gateway.status.errors``.)
+``OperationError``, see ``gateway.failures.table``.)
 
 A router of such routes is declared ``APIRouter(route_class=OperationRoute)``. The app's
 exception handlers (``gateway.web.app``) pass each error through :func:`as_answered`, which

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 
-from ..port import NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+
+from ..port import NetworkError
 
 _RATE_LIMITED = ("rate-overlimit", "429")
 _TIMEOUT = ("timed out", "deadline exceeded", "timeout")
@@ -45,13 +47,13 @@ def library_error(operation: str, exc: BaseException, *, phone: bool = False) ->
     text = str(exc) or type(exc).__name__
     lowered = text.lower()
     if any(marker in lowered for marker in _RATE_LIMITED):
-        kind = NetworkErrorKind.RATE_LIMITED
+        kind = ErrorKind.RATE_LIMITED
     elif any(marker in lowered for marker in _TIMEOUT):
-        kind = NetworkErrorKind.TIMEOUT
+        kind = ErrorKind.TIMEOUT
     elif phone and any(marker in lowered for marker in _INVALID_PHONE):
-        kind = NetworkErrorKind.INVALID
+        kind = ErrorKind.INVALID
     else:
-        kind = NetworkErrorKind.NETWORK
+        kind = ErrorKind.NETWORK
     return NetworkError(kind, f"{operation} failed: {text}")
 
 
@@ -68,7 +70,7 @@ def group_error(operation: str, exc: BaseException, *, joining: bool = False) ->
     timeouts keep their kinds; anything else is ``NETWORK``.
     """
     error = library_error(operation, exc)
-    if error.kind is not NetworkErrorKind.NETWORK:
+    if error.kind is not ErrorKind.NETWORK:
         return error
     code = _refusal(str(exc).lower(), joining=joining)
     return NetworkError.refused(code, str(error)) if code else error

@@ -20,11 +20,12 @@ from functools import cached_property
 from typing import Any
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
 
 from .. import message_checks
 from ..media_types import OutgoingMedia, QuickReply
 from ..payloads import iso_utc
-from ..port import NetworkError, NetworkErrorKind
+from ..port import NetworkError
 from . import bodies, events
 from .bodies import Body
 from .core import REAL_QR_LIFETIMES, NetworkCore
@@ -321,7 +322,7 @@ class SimulatedNetwork(NetworkCore):
 
 
 def _control_error(error: NetworkError) -> ControlError:
-    if error.kind is NetworkErrorKind.NOT_FOUND:
+    if error.kind is ErrorKind.NOT_FOUND:
         return ControlError(404, "RECIPIENT_NOT_FOUND", str(error))
     return ControlError(400, "INVALID_CHAT_JID", str(error))
 
