@@ -12,6 +12,7 @@ from gateway.accounts.outputs import (
 from gateway.bus import CommandName
 from gateway.errors import ApiError
 from gateway.failures.answers import command_errors
+from gateway.failures.codes import ErrorCode
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import require_master
 from gateway.web.error_docs import MASTER, WITH_BODY, WITH_PARAMETERS, answers, standard
@@ -21,11 +22,11 @@ from platform_api.schemas import RegisterRequest, UpdateTenantRequest
 
 router = APIRouter(dependencies=[Depends(require_master)], tags=["platform"])
 
-TENANT_NOT_FOUND = standard(404, "TENANT_NOT_FOUND")
+TENANT_NOT_FOUND = standard(404, ErrorCode.TENANT_NOT_FOUND)
 
 
 @router.post(
-    "/register", status_code=201, responses=answers(MASTER, WITH_BODY, standard(409, "TENANT_EXISTS"))
+    "/register", status_code=201, responses=answers(MASTER, WITH_BODY, standard(409, ErrorCode.TENANT_EXISTS))
 )
 def register(body: RegisterRequest) -> RegisterResponse:
     webhook_url = str(body.webhook_url) if body.webhook_url else None
@@ -77,5 +78,7 @@ def unknown_route(request: Request, path: str) -> None:
     """API Gateway sends every unmatched route (``$default``) here: the standard 404 or 405."""
     allowed = allowed_methods(f"/{path}")
     if allowed:
-        raise ApiError(405, "METHOD_NOT_ALLOWED", "method not allowed", headers={"Allow": ", ".join(allowed)})
-    raise ApiError(404, "NOT_FOUND", f"route not found: {request.method} /{path}")
+        raise ApiError(
+            405, ErrorCode.METHOD_NOT_ALLOWED, "method not allowed", headers={"Allow": ", ".join(allowed)}
+        )
+    raise ApiError(404, ErrorCode.NOT_FOUND, f"route not found: {request.method} /{path}")

@@ -29,6 +29,7 @@ from gateway.devices import commands
 from gateway.devices.access import require_session
 from gateway.errors import ApiError, internal_error, validation_error
 from gateway.failures import answers
+from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import NETWORK_REFUSALS, NOT_STARTED, ErrorKind
 from gateway.groups.codes import OperationCode
 from gateway.media import kinds, store, urls
@@ -138,7 +139,7 @@ def inline_media(kind: MediaKind, data_base64: str) -> kinds.CheckedMedia:
         raise validation_error("data_base64", message, f"{len(data)} bytes")
     if len(data) > INLINE_MAX_BYTES:
         message = f"data_base64 is over {INLINE_MAX_BYTES // MB} MB once decoded: use url for media over 4 MB"
-        raise ApiError(413, "PAYLOAD_TOO_LARGE", message)
+        raise ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, message)
     try:
         return kinds.check(kind, data, "data", status=True)
     except MediaError as refused:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from gateway.failures.kinds import ErrorKind
+from gateway.groups.codes import OperationCode
 
 from ..port import NetworkError
 
@@ -80,13 +81,13 @@ def _refusal(text: str, *, joining: bool) -> str | None:
     match = _IQ_STATUS.search(text)
     status = int(match.group(1)) if match else None
     if status == 410 or any(marker in text for marker in _INVITE_REVOKED):
-        return "invite_link_revoked"
+        return OperationCode.INVITE_LINK_REVOKED
     if any(marker in text for marker in _INVALID_IMAGE):
-        return "invalid_image"
+        return OperationCode.INVALID_IMAGE
     if status == 404 or any(marker in text for marker in _GROUP_NOT_FOUND):
-        return "group_not_found"
+        return OperationCode.GROUP_NOT_FOUND
     if joining:
-        return {406: "group_not_found", 409: "already_member"}.get(status or 0)
+        return {406: OperationCode.GROUP_NOT_FOUND, 409: OperationCode.ALREADY_MEMBER}.get(status or 0)
     if status in (401, 403) or any(marker in text for marker in _NOT_ADMIN):
-        return "not_group_admin"
+        return OperationCode.NOT_GROUP_ADMIN
     return None

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind
 
 from ..port import REAL_REVOKE_WINDOW_SECONDS, NetworkError
@@ -260,7 +261,7 @@ class NetworkCore:
         with self._lock:
             account = self._world.accounts.get(phone)
             if account is None:
-                raise ControlError(404, "ACCOUNT_NOT_FOUND", f"no account for phone {phone}")
+                raise ControlError(404, ErrorCode.ACCOUNT_NOT_FOUND, f"no account for phone {phone}")
             turn = Turn(self._world, account)
             yield turn
             if turn.dirty:
