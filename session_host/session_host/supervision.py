@@ -30,6 +30,7 @@ from datetime import datetime
 
 from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
+from gateway.webhooks.catalog import EventName
 from session_host.network import payloads
 from session_host.network.port import (
     DeviceSession,
@@ -63,7 +64,7 @@ class SupervisionSettings:
 RunLocked = Callable[[Callable[[], Awaitable[None]]], Awaitable[None]]
 """Runs a step under the device's lock, only while the tenure lasts and no command ends it."""
 
-REACHED = frozenset({"device.connected", "qr.generated"})
+REACHED = frozenset({EventName.DEVICE_CONNECTED, EventName.QR_GENERATED})
 """Events that say an attempt reached the network."""
 
 
@@ -143,16 +144,16 @@ class Supervisor:
         if name in REACHED:
             self._cancel_deadline()
             self.reconnect_at = None
-            if name == "device.connected":
+            if name == EventName.DEVICE_CONNECTED:
                 self._connected_since = self._clock()
             return event, False
-        if name == "device.disconnected" and data.get("reason") == "connection_lost":
+        if name == EventName.DEVICE_DISCONNECTED and data.get("reason") == "connection_lost":
             self._forget_connection()
             self._arm_deadline()  # the adapter reconnects by itself; watch that it does
             return event, False
-        if name == "connection.failure":
+        if name == EventName.CONNECTION_FAILURE:
             return self._failed(event)
-        if name == "connection.temporary_ban":
+        if name == EventName.CONNECTION_TEMPORARY_BAN:
             self._cancel_deadline()
             until = _parse_time(data.get("expires_at"))
             delay = max(0.0, until - self._clock()) if until is not None else self._next_delay()

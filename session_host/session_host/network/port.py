@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from gateway.failures.kinds import ErrorKind
 from gateway.groups import codes
+from gateway.webhooks.catalog import EventName
 
 from .group_types import GroupOperations
 from .media_types import ContactCard, Location, OutgoingMedia, ReceivedMedia, Template
@@ -55,7 +56,7 @@ class NetworkEvent:
     queues that take no bytes): the session host stores them and adds ``media_path``.
     """
 
-    name: str
+    name: EventName
     data: Mapping[str, Any]
     occurred_at: float = field(default_factory=time.time)
     attachment: ReceivedMedia | None = None

@@ -17,6 +17,7 @@ from typing import Any
 
 from gateway import jids
 from gateway.failures.kinds import ErrorKind
+from gateway.webhooks.catalog import EventName
 
 from ..payloads import ReceiptKind, iso_utc, iso_utc_or_none
 from ..port import NetworkError, NetworkEvent
@@ -360,7 +361,10 @@ class World:
                 self.queues[conn.device_key] = queued[index:]
                 return True
             data = item["data"]
-            if item["name"] == "message.received" and data.get("chat_jid") != jids.STATUS_BROADCAST_JID:
+            if (
+                item["name"] == EventName.MESSAGE_RECEIVED
+                and data.get("chat_jid") != jids.STATUS_BROADCAST_JID
+            ):
                 self.receipt("delivered", data["from"], data["to"], [data["message_id"]], by=conn.jid)
         return bool(queued)
 
