@@ -119,7 +119,7 @@ class DeadlinesMiddleware:
         except TimeoutError:
             if not started:
                 error = ApiError(
-                    504, "GATEWAY_TIMEOUT", "the response was not ready within the write timeout"
+                    504, ErrorCode.GATEWAY_TIMEOUT, "the response was not ready within the write timeout"
                 )
                 await error.response()(scope, receive, send)
 

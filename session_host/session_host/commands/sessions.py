@@ -24,7 +24,7 @@ async def _start(host: Host, command: Command, owned: OwnedDevice, _claimed: boo
         await owned.supervisor.start()  # a failed attempt is retried; only UNSUPPORTED raises
     except NetworkError as error:
         snapshot = await host.own.retire(owned, RecordOnEnd.STOP_WANTING)
-        return failed(command, error.kind.value, str(error), snapshot)
+        return failed(command, error.kind, str(error), snapshot, code=error.code)
     logger.info("device session started", extra={"device_id": owned.device_id, "tenant_id": owned.tenant_id})
     return ok(command, session_snapshot(owned.session))
 
@@ -76,7 +76,7 @@ async def _reconnect_now(command: Command, owned: OwnedDevice) -> Reply:
     try:
         await owned.supervisor.reconnect_now()
     except NetworkError as error:
-        return failed(command, error.kind.value, str(error), session_snapshot(owned.session))
+        return failed(command, error.kind, str(error), session_snapshot(owned.session), code=error.code)
     return ok(command, session_snapshot(owned.session))
 
 
@@ -154,7 +154,7 @@ async def _logout_taken(host: Host, command: Command, owned: OwnedDevice, _claim
         await unlink(owned)
     except NetworkError as error:
         snapshot = await host.own.retire(owned, RecordOnEnd.HAND_BACK)
-        return failed(command, error.kind.value, str(error), snapshot)
+        return failed(command, error.kind, str(error), snapshot, code=error.code)
     return ok(command, await host.own.retire(owned, RecordOnEnd.STOP_WANTING))
 
 

@@ -292,7 +292,7 @@ def message_receipt(
     }
     if kind == "read":
         data["reader"] = reader
-    return _event(f"message.{kind}", data)
+    return _event(EventName.MESSAGE_READ if kind == "read" else EventName.MESSAGE_DELIVERED, data)
 
 
 def chat_presence(

@@ -2,7 +2,7 @@
 
 A route lists the causes it has, and each cause brings its answers::
 
-    @router.put("/users/{user_id}", responses=answers(ROLE_GATED, WITH_BODY, standard(404, "USER_NOT_FOUND")))
+    @router.put("/users/{user_id}", responses=answers(ROLE_GATED, WITH_BODY, USER_NOT_FOUND))
 
 Answers of one status are merged: their `error_code` values are listed in the description and
 in the response's ``x-error-codes``, and different body shapes become a union. Every route
