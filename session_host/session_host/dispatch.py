@@ -13,12 +13,11 @@ import time
 from typing import Any
 
 from gateway.bus import Command, CommandName, Reply
-from gateway.bus.messages import ErrorKind
+from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.commands import CommandExecutor, Forward, Later
 from session_host.consumer import Received
-from session_host.network.port import NetworkErrorKind
 from session_host.ownership import Ownership
 
 
@@ -106,7 +105,7 @@ class CommandDispatcher:
         logger.warning("unreadable command refused", extra=about)
         if deadline > time.time():
             message = "this session host cannot read the command"
-            kind = NetworkErrorKind.UNSUPPORTED.value
+            kind = ErrorKind.UNSUPPORTED
             await self._send_reply(
                 reply_to, Reply(command_id, ok=False, error_kind=kind, error_message=message)
             )

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +35,7 @@ from gateway.observability import logger
 from gateway.retries import EVENT_PUBLISH, RetryPolicy
 from gateway.webhooks import claim_check
 from gateway.webhooks.claim_check import QueueMessage
+from gateway.webhooks.envelope import EventEnvelope
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.network.port import NetworkEvent
 
@@ -81,15 +81,9 @@ def refused_for_good(error: Exception) -> bool:
     return code.removeprefix("AWS.SimpleQueueService.") in REFUSED_CODES
 
 
-def envelope(event: NetworkEvent, device_id: str) -> dict[str, Any]:
+def envelope(event: NetworkEvent, device_id: str) -> EventEnvelope:
     """The delivery envelope of an event; ``id`` stays the same on every delivery attempt."""
-    return {
-        "id": uuid.uuid4().hex,
-        "event": event.name,
-        "timestamp": int(event.occurred_at),
-        "device_id": device_id,
-        "data": dict(event.data),
-    }
+    return EventEnvelope.new(event.name, event.data, event.occurred_at, device_id)
 
 
 @dataclass
@@ -160,11 +154,12 @@ class EventPublisher:
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._send_forever()) for _ in range(self._senders)]
 
-    async def publish(self, envelope: dict[str, Any], tenant_id: str) -> None:
+    async def publish(self, envelope: EventEnvelope, tenant_id: str) -> None:
         """Queue one envelope for sending; waits while the buffer is full."""
-        body = json.dumps(envelope, separators=(",", ":"), default=str)  # ASCII: SQS takes every character
-        ids = {"event_id": str(envelope["id"]), "event": str(envelope["event"])}
-        device_id = str(envelope["device_id"])
+        # ASCII: SQS takes every character.
+        body = json.dumps(envelope.fields(), separators=(",", ":"), default=str)
+        ids = {"event_id": envelope.id, "event": envelope.event.value}
+        device_id = envelope.device_id
         try:
             message = claim_check.queue_message(body, tenant_id=tenant_id, device_id=device_id, **ids)
         except ValueError as error:  # ids the gateway never issues: no key to store it under

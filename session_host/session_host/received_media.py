@@ -30,6 +30,7 @@ from gateway.media import store
 from gateway.media.store import StoredMedia
 from gateway.observability import logger
 from gateway.retries import SESSION_RECORD_WRITE, RetryPolicy
+from gateway.webhooks.catalog import EventName
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.network import payloads
 from session_host.network.media_types import received_max_bytes
@@ -78,7 +79,7 @@ class ReceivedMediaKeeper:
     async def without_bytes(self, event: NetworkEvent, tenant_id: str, device_id: str) -> NetworkEvent:
         """``event`` as it is published: no attachment, ``media.media_path`` and ``media.error`` set."""
         described = event.data.get("media")
-        if event.name != "message.received" or not isinstance(described, dict):
+        if event.name != EventName.MESSAGE_RECEIVED or not isinstance(described, dict):
             return replace(event, attachment=None) if event.attachment is not None else event
         attachment = event.attachment
         if attachment is None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from gateway.observability import logger
 from gateway.retries import SESSION_RECORD_WRITE
+from gateway.webhooks.catalog import EventName
 from session_host import records
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.network.port import EventSink, NetworkEvent
@@ -18,7 +19,7 @@ from session_host.owned import OwnedDevice
 from session_host.publisher import EventPublisher, envelope
 from session_host.received_media import ReceivedMediaKeeper
 
-SESSION_ENDING_EVENTS = frozenset({"connection.pair_error", "device.logged_out"})
+SESSION_ENDING_EVENTS = frozenset({EventName.CONNECTION_PAIR_ERROR, EventName.DEVICE_LOGGED_OUT})
 """After these the session has nothing left to run: the host ends the tenure (so does a
 permanent ``connection.failure``, as the supervisor says)."""
 

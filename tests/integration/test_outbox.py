@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 
+from gateway.failures.kinds import ErrorKind
 from gateway.messages import outbox
 from gateway.messages.outbox import SendState
 from gateway.models import SendModel
@@ -61,11 +62,11 @@ def test_a_send_is_claimed_once_and_only_its_claimer_finishes_it(device_id: str)
     assert (again, foreign) == (False, False)
     assert outbox.requeue(send, 2)
     assert outbox.claim(send, 3)
-    assert outbox.mark_failed(send, "interrupted", kind="timeout")
+    assert outbox.mark_failed(send, "interrupted", kind=ErrorKind.TIMEOUT)
     stored = outbox.get(TENANT, device_id, send.send_key)
     assert stored is not None
     assert stored.state is SendState.FAILED
-    assert (stored.error, stored.error_kind) == ("interrupted", "timeout")
+    assert (stored.error, stored.error_kind) == ("interrupted", ErrorKind.TIMEOUT)
     assert outbox.unfinished(TENANT, device_id) == []
 
 
@@ -93,7 +94,7 @@ def test_a_finished_send_leaves_the_pending_index(device_id: str) -> None:
     for send in (sent, failed):
         assert outbox.claim(send, 1)
     assert outbox.mark_sent(sent, 1, "NET2", time.time())
-    assert outbox.mark_failed(failed, "refused", kind="network", epoch=1)
+    assert outbox.mark_failed(failed, "refused", kind=ErrorKind.NETWORK, epoch=1)
 
     # Then neither is in the index a dispatcher reads: its reads cost what waits, not history
     keys = [item.pending_key for item in SendModel.pending.query(outbox.device_key(TENANT, device_id))]

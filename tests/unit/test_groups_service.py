@@ -13,6 +13,7 @@ from stand_in_bus import StandInBus, install
 from gateway.bus import BusTimeout, CommandName, Reply
 from gateway.devices import commands
 from gateway.errors import OperationError
+from gateway.failures.kinds import ErrorKind
 from gateway.groups import service
 from gateway.groups.schemas import (
     AnswerRequestsRequest,
@@ -263,7 +264,13 @@ def test_no_answer_in_time_is_504_operation_timeout(bus: StandInBus) -> None:
 
 
 def test_a_refusal_reply_is_answered_lowercase(bus: StandInBus) -> None:
-    bus.answer = Reply(command_id="c", ok=False, error_kind="not_group_admin", error_message="not an admin")
+    bus.answer = Reply(
+        command_id="c",
+        ok=False,
+        error_kind=ErrorKind.REFUSED,
+        error_code="not_group_admin",
+        error_message="not an admin",
+    )
     with pytest.raises(OperationError) as error:
         service.set_ephemeral(device(), GROUP, EphemeralRequest(duration_seconds=0))
     assert (error.value.status, error.value.code) == (403, "not_group_admin")

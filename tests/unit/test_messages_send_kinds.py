@@ -15,6 +15,7 @@ from stand_in_bus import StandInBus, install
 from gateway.bus import Reply
 from gateway.config import get_settings
 from gateway.errors import ApiError
+from gateway.failures.kinds import ErrorKind
 from gateway.media.limits import INLINE_MAX_BYTES
 from gateway.media.store import StoredMedia
 from gateway.messages import outbox, send_kinds, sending
@@ -237,7 +238,7 @@ def test_a_host_refusing_fetched_media_names_the_url(
     bus.answer = Reply(
         command_id="c",
         ok=False,
-        error_kind="invalid",
+        error_kind=ErrorKind.INVALID,
         error_message="invalid: the server of url answered HTTP 404",
     )
     request = media_request(url="http://127.0.0.1:9/missing.png")

@@ -13,6 +13,7 @@ from waiting import wait_until
 
 from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply
 from gateway.errors import ApiError
+from gateway.failures.kinds import ErrorKind
 from gateway.messages import outbox, sending
 from gateway.messages.schemas import SendTextRequest
 from gateway.models import DeviceModel
@@ -195,7 +196,7 @@ def test_the_state_now_of_a_bound_send(stored: dict[str, outbox.Send]) -> None:
     # Given a send queued, one sent, one failed unclearly and one refused
     queued = a_send(outbox.SendState.QUEUED)
     sent = a_send(outbox.SendState.SENT)
-    timed_out = a_send(outbox.SendState.FAILED, error="timeout: no answer", error_kind="timeout")
+    timed_out = a_send(outbox.SendState.FAILED, error="timeout: no answer", error_kind=ErrorKind.TIMEOUT)
     refused = a_send(outbox.SendState.FAILED, error="network: refused", error_kind=None)
     for send in (queued, sent, timed_out, refused):
         stored[send.send_key] = send

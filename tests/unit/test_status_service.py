@@ -16,6 +16,7 @@ from stand_in_bus import StandInBus, install
 from gateway.bus import BusTimeout, CommandName, Reply
 from gateway.devices import commands
 from gateway.errors import ApiError, OperationError
+from gateway.failures.kinds import ErrorKind
 from gateway.media.limits import INLINE_MAX_BYTES, STATUS_VIDEO_MAX_BYTES
 from gateway.models import DeviceModel
 from gateway.status import service
@@ -244,11 +245,11 @@ def test_publishing_needs_a_connected_device(bus: StandInBus) -> None:
 @pytest.mark.parametrize(
     ("answer", "status", "code", "unclear"),
     [
-        (Reply(command_id="c", ok=False, error_kind="network"), 502, "NETWORK_ERROR", False),
-        (Reply(command_id="c", ok=False, error_kind="not_running"), 503, "DEVICE_NOT_READY", False),
-        (Reply(command_id="c", ok=False, error_kind="rate_limited"), 429, "RATE_LIMITED", False),
-        (Reply(command_id="c", ok=False, error_kind="timeout"), 503, "SERVICE_UNAVAILABLE", True),
-        (Reply(command_id="c", ok=False, error_kind="host_error"), 500, "DEVICE_ERROR", True),
+        (Reply(command_id="c", ok=False, error_kind=ErrorKind.NETWORK), 502, "NETWORK_ERROR", False),
+        (Reply(command_id="c", ok=False, error_kind=ErrorKind.NOT_RUNNING), 503, "DEVICE_NOT_READY", False),
+        (Reply(command_id="c", ok=False, error_kind=ErrorKind.RATE_LIMITED), 429, "RATE_LIMITED", False),
+        (Reply(command_id="c", ok=False, error_kind=ErrorKind.TIMEOUT), 503, "SERVICE_UNAVAILABLE", True),
+        (Reply(command_id="c", ok=False, error_kind=ErrorKind.HOST_ERROR), 500, "DEVICE_ERROR", True),
         (Reply(command_id="c", ok=True, result={}), 500, "DEVICE_ERROR", True),
         (BusTimeout("no answer"), 503, "SERVICE_UNAVAILABLE", True),
         (RuntimeError("SQS answered 500"), 500, "INTERNAL_ERROR", True),

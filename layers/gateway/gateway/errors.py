@@ -16,6 +16,7 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 
+from gateway.failures.codes import ErrorCode
 from gateway.timestamps import iso_utc
 
 
@@ -78,7 +79,7 @@ class ShortBodyError(ApiError):
 
 def internal_error() -> ApiError:
     """The last-resort 500: what failed is in the logs, under the request's id."""
-    return ApiError(500, "INTERNAL_ERROR", "internal error; quote the X-Request-Id when reporting")
+    return ApiError(500, ErrorCode.INTERNAL_ERROR, "internal error; quote the X-Request-Id when reporting")
 
 
 def invalid_token() -> ShortBodyError:
@@ -125,7 +126,7 @@ def validation_error(field: str, message: str, value: Any = None) -> ApiError:
     field = bounded(field)
     return ApiError(
         400,
-        "VALIDATION_ERROR",
+        ErrorCode.VALIDATION_ERROR,
         f"{field}: {message}",
         validation=[{"field": field, "message": message, "value": bounded(value)}],
     )

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from gateway.bus import Command, DeviceSnapshot, Reply
-from gateway.bus.messages import ErrorKind
+from gateway.failures.kinds import ErrorKind
 from session_host import records
 from session_host.config import READY_WAIT_SECONDS
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.network.port import NetworkError, SessionState
 from session_host.owned import OwnedDevice, session_snapshot
 from session_host.ownership import Ownership, RecordOnEnd
 
@@ -52,8 +52,15 @@ def ok(command: Command, device: DeviceSnapshot | None, result: dict[str, Any] |
     return Reply.success(command, result or {}, device)
 
 
-def failed(command: Command, kind: str, message: str, device: DeviceSnapshot | None = None) -> Reply:
-    return Reply.failure(command, kind, message, device)
+def failed(
+    command: Command,
+    kind: ErrorKind,
+    message: str,
+    device: DeviceSnapshot | None = None,
+    *,
+    code: str | None = None,
+) -> Reply:
+    return Reply.failure(command, kind, message, device, code=code)
 
 
 class Host:
@@ -103,7 +110,7 @@ class Host:
             claimed = await own.claim(owned, how)
             if not claimed and not missing_ok:
                 await own.retire(owned, RecordOnEnd.NOTHING)
-                return failed(command, NetworkErrorKind.NOT_FOUND, "the device does not exist")
+                return failed(command, ErrorKind.NOT_FOUND, "the device does not exist")
             return await then(self, command, owned, claimed)
         except Exception:
             if owned.active:
@@ -138,7 +145,7 @@ async def refuse_if_paired(command: Command, owned: OwnedDevice) -> Reply | None
         lambda: session.jid is not None or session.current_qr is not None, READY_WAIT_SECONDS
     )
     if session.jid is not None:
-        return failed(command, NetworkErrorKind.ALREADY_LOGGED_IN, "the device is already paired")
+        return failed(command, ErrorKind.ALREADY_LOGGED_IN, "the device is already paired")
     return None
 
 
@@ -148,4 +155,4 @@ def refuse_unless_connected(command: Command, owned: OwnedDevice) -> Reply | Non
     if session.state is SessionState.CONNECTED:
         return None
     message = f"the device is not connected (status {session.state.value})"
-    return failed(command, NetworkErrorKind.NOT_CONNECTED, message, session_snapshot(session))
+    return failed(command, ErrorKind.NOT_CONNECTED, message, session_snapshot(session))

@@ -10,7 +10,7 @@ touched: the command is forwarded to that host's queue.
 from __future__ import annotations
 
 from gateway.bus import Command, Reply
-from gateway.bus.messages import ErrorKind
+from gateway.failures.kinds import ErrorKind
 from session_host.commands.context import Host, Later, Outcome, failed
 from session_host.commands.registry import REGISTRY, CommandRegistry
 from session_host.network.port import NetworkError
@@ -53,4 +53,5 @@ class CommandExecutor:
 
     def _network_failure(self, command: Command, error: NetworkError) -> Reply:
         owned = self._host.own.devices.get(command.device_id)
-        return failed(command, error.reason, str(error), session_snapshot(owned.session) if owned else None)
+        snapshot = session_snapshot(owned.session) if owned else None
+        return failed(command, error.kind, str(error), snapshot, code=error.code)

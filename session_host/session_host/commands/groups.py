@@ -20,6 +20,8 @@ from typing import Any
 
 from gateway import jids
 from gateway.bus import Command, CommandName, Reply
+from gateway.failures.kinds import ErrorKind
+from gateway.groups.codes import OperationCode
 from session_host.commands.context import Host, Later, failed, ok, refuse_unless_connected
 from session_host.commands.registry import OnRunning, handles
 from session_host.network.group_types import (
@@ -31,7 +33,7 @@ from session_host.network.group_types import (
     ParticipantAction,
     RequestAction,
 )
-from session_host.network.port import DeviceSession, NetworkError, NetworkErrorKind
+from session_host.network.port import DeviceSession, NetworkError
 from session_host.owned import OwnedDevice, session_snapshot
 
 _OPTIONS = frozenset(GroupOptions.__dataclass_fields__)
@@ -58,7 +60,7 @@ def _served(operation: Operation, *, admin_of: str | None = None) -> OnRunning:
                 await _as_admin(session, _group_jid(command.args, admin_of))
             result = await operation(session, command.args)
         except _Malformed as error:
-            return failed(command, NetworkErrorKind.INVALID, str(error), session_snapshot(session))
+            return failed(command, ErrorKind.INVALID, str(error), session_snapshot(session))
         return ok(command, session_snapshot(session), result)
 
     handler.__doc__ = operation.__doc__
@@ -80,7 +82,9 @@ async def _as_admin(session: DeviceSession, group_jid: str) -> GroupInfo:
     refusal ``not_group_admin`` (the executor answers it with the device's state)."""
     info = await session.groups.group_info(group_jid)
     if session.jid is None or not info.is_admin(session.jid):
-        raise NetworkError.refused("not_group_admin", f"the device is not an admin of {group_jid}")
+        raise NetworkError.refused(
+            OperationCode.NOT_GROUP_ADMIN, f"the device is not an admin of {group_jid}"
+        )
     return info
 
 
@@ -242,7 +246,9 @@ async def link_group(session: DeviceSession, args: dict[str, Any]) -> dict[str, 
     await _community(session, community_jid)
     child = await session.groups.group_info(group_jid)
     if child.parent_jid is not None:
-        raise NetworkError.refused("already_linked", f"{group_jid} is linked to {child.parent_jid}")
+        raise NetworkError.refused(
+            OperationCode.ALREADY_LINKED, f"{group_jid} is linked to {child.parent_jid}"
+        )
     await session.groups.link_group(community_jid, group_jid)
     return {}
 
@@ -256,11 +262,13 @@ async def unlink_group(session: DeviceSession, args: dict[str, Any]) -> dict[str
     try:
         child = await session.groups.group_info(group_jid)
     except NetworkError as error:
-        if error.code != "group_not_found":  # a community admin need not be in the group
+        if error.code != OperationCode.GROUP_NOT_FOUND:  # a community admin need not be in the group
             raise
     else:
         if child.parent_jid != community_jid:
-            raise NetworkError.refused("not_linked", f"{group_jid} is not linked to {community_jid}")
+            raise NetworkError.refused(
+                OperationCode.NOT_LINKED, f"{group_jid} is not linked to {community_jid}"
+            )
     await session.groups.unlink_group(community_jid, group_jid)
     return {}
 
@@ -268,7 +276,7 @@ async def unlink_group(session: DeviceSession, args: dict[str, Any]) -> dict[str
 async def _community(session: DeviceSession, community_jid: str) -> None:
     """The device administers ``community_jid`` and it is a community: one read for both."""
     if not (await _as_admin(session, community_jid)).is_community:
-        raise NetworkError.refused("not_a_community", f"{community_jid} is not a community")
+        raise NetworkError.refused(OperationCode.NOT_A_COMMUNITY, f"{community_jid} is not a community")
 
 
 # --- join requests ----------------------------------------------------------------------------

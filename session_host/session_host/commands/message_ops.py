@@ -16,11 +16,12 @@ import uuid
 from typing import Any, TypeGuard
 
 from gateway.bus import Command, CommandName, Reply
+from gateway.failures.kinds import ErrorKind
 from gateway.messages.schemas import MAX_SYNC_COUNT
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
 from session_host.commands.registry import handles
 from session_host.network import payloads
-from session_host.network.port import MessageRef, NetworkErrorKind
+from session_host.network.port import MessageRef
 from session_host.owned import OwnedDevice, session_snapshot
 
 
@@ -30,7 +31,7 @@ async def delete_message(host: Host, command: Command, owned: OwnedDevice) -> Re
     args = command.args
     message_id, chat, for_everyone = args.get("message_id"), args.get("chat_jid"), args.get("for_everyone")
     if not (_text(message_id) and _text(chat) and isinstance(for_everyone, bool)):
-        return failed(command, NetworkErrorKind.INVALID, "message_id, chat_jid and for_everyone are required")
+        return failed(command, ErrorKind.INVALID, "message_id, chat_jid and for_everyone are required")
     if refused := refuse_unless_connected(command, owned):
         return refused
     store = host.own.senders.store
@@ -44,11 +45,11 @@ async def delete_message(host: Host, command: Command, owned: OwnedDevice) -> Re
         or not send.deletable(chat, for_everyone=for_everyone)
     ):
         message = f"the device sent no message {message_id} in {chat}, or it was already deleted"
-        return failed(command, NetworkErrorKind.NOT_FOUND, message, session_snapshot(session))
+        return failed(command, ErrorKind.NOT_FOUND, message, session_snapshot(session))
     if for_everyone:
         if time.time() - sent_at > session.messages.revoke_window_seconds:
             message = "the network's window to delete this for everyone has passed; delete it for me"
-            return failed(command, NetworkErrorKind.EXPIRED, message, session_snapshot(session))
+            return failed(command, ErrorKind.EXPIRED, message, session_snapshot(session))
         await session.messages.revoke_message(chat, network_id)
         await store.mark_revoked(send, time.time())
     else:
@@ -82,9 +83,7 @@ async def sync_history(_host: Host, command: Command, owned: OwnedDevice) -> Rep
     """
     chat, count = command.args.get("chat_jid"), command.args.get("count")
     if not _text(chat) or not _count(count):
-        return failed(
-            command, NetworkErrorKind.INVALID, f"chat_jid and count (1 to {MAX_SYNC_COUNT}) are required"
-        )
+        return failed(command, ErrorKind.INVALID, f"chat_jid and count (1 to {MAX_SYNC_COUNT}) are required")
     if refused := refuse_unless_connected(command, owned):
         return refused
     # Networks keep milliseconds: an anchor one millisecond on counts what was sent just now.

@@ -16,12 +16,12 @@ import time
 from typing import Any
 
 from gateway.bus import Command, CommandName, Reply
+from gateway.failures.kinds import ErrorKind
 from gateway.messages import outbox
 from gateway.messages.outbox import Send, SendState
 from session_host.commands.context import Host, Later, Outcome, failed, ok
 from session_host.commands.registry import handles
 from session_host.network.payloads import iso_utc
-from session_host.network.port import NetworkErrorKind
 from session_host.owned import OwnedDevice, session_snapshot
 from session_host.sending import DeviceSender, Dispatched
 
@@ -51,12 +51,12 @@ def scheduled_result(send: Send, scheduled_for: float) -> dict[str, Any]:
 async def _find(host: Host, command: Command) -> Send | Reply:
     key = command.args.get("send_key")
     if not isinstance(key, str) or not key:
-        return failed(command, NetworkErrorKind.INVALID, "send_key is required")
+        return failed(command, ErrorKind.INVALID, "send_key is required")
     if carried := outbox.from_command_args(command.args, command.tenant_id, command.device_id):
         return carried
     send = await host.own.senders.store.get(command.tenant_id, command.device_id, key)
     if send is None:
-        return failed(command, NetworkErrorKind.NOT_FOUND, "no such send in the device's outbox")
+        return failed(command, ErrorKind.NOT_FOUND, "no such send in the device's outbox")
     return send
 
 
@@ -65,7 +65,7 @@ def _finished(command: Command, send: Send, device: Any) -> Reply | None:
     if send.state is SendState.SENT:
         return ok(command, device, sent_result(send, send.network_message_id, send.sent_at))
     if send.state is SendState.FAILED:
-        kind = send.error_kind or NetworkErrorKind.NETWORK.value
+        kind = send.error_kind or ErrorKind.NETWORK
         return failed(command, kind, send.error or "the send failed", device)
     return None
 
@@ -112,5 +112,5 @@ async def _await_dispatch(command: Command, owned: OwnedDevice, sender: DeviceSe
         return ok(command, session_snapshot(owned.session), scheduled)
     device = session_snapshot(owned.session)
     if outcome.error is not None:
-        return failed(command, outcome.error_kind or NetworkErrorKind.NETWORK, outcome.error, device)
+        return failed(command, outcome.error_kind or ErrorKind.NETWORK, outcome.error, device)
     return ok(command, device, sent_result(send, outcome.network_message_id, outcome.sent_at))

@@ -14,12 +14,12 @@ import time
 from typing import Any, TypeGuard
 
 from gateway.bus import Command, CommandName, Reply
+from gateway.failures.kinds import ErrorKind
 from gateway.media import fetch, kinds, store
 from gateway.media.errors import MediaError
 from gateway.media.limits import FETCH_TIMEOUT_SECONDS
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
 from session_host.commands.registry import handles
-from session_host.network.port import NetworkErrorKind
 from session_host.network.status_types import (
     MediaStatus,
     PrivacyType,
@@ -58,7 +58,7 @@ async def set_status_privacy(_host: Host, command: Command, owned: OwnedDevice) 
         or not all(isinstance(p, str) for p in people)
     ):
         return failed(
-            command, NetworkErrorKind.INVALID, "type (contacts, whitelist, blacklist) and list are required"
+            command, ErrorKind.INVALID, "type (contacts, whitelist, blacklist) and list are required"
         )
     if refused := refuse_unless_connected(command, owned):
         return refused
@@ -75,7 +75,7 @@ async def publish_status(host: Host, command: Command, owned: OwnedDevice) -> Re
     try:
         content = await _content(host, command)
     except _Refused as error:
-        return failed(command, NetworkErrorKind.INVALID, str(error), session_snapshot(session))
+        return failed(command, ErrorKind.INVALID, str(error), session_snapshot(session))
     sent = await session.status.publish_status(content)
     result = {"message_id": sent.message_id, "chat_jid": sent.chat_jid, "timestamp": sent.timestamp}
     return ok(command, session_snapshot(session), result)

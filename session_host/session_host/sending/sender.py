@@ -34,6 +34,7 @@ from typing import Any
 
 from tenacity import RetryCallState
 
+from gateway.failures.kinds import ErrorKind
 from gateway.messages.outbox import Send, SendState
 from gateway.observability import logger
 from gateway.retries import SENT_MARK, WORKER_STEP, failed_with
@@ -43,7 +44,6 @@ from session_host.network import payloads
 from session_host.network.port import (
     ChatPresence,
     NetworkError,
-    NetworkErrorKind,
     NetworkEvent,
     SentMessage,
     SessionState,
@@ -56,7 +56,7 @@ INTERRUPTED = (
     "interrupted: the session host stopped during the network call; "
     "not sent again, so that it is never sent twice"
 )
-INTERRUPTED_KIND = NetworkErrorKind.TIMEOUT
+INTERRUPTED_KIND = ErrorKind.TIMEOUT
 """The error kind of an interrupted send: like a network that did not answer, its outcome is
 unknown (the API keeps its ``Idempotency-Key`` bound to it, so it is never sent twice)."""
 Publish = Callable[[NetworkEvent], Awaitable[None]]
@@ -75,7 +75,7 @@ class Dispatched:
     network_message_id: str | None = None
     sent_at: float | None = None
     error: str | None = None
-    error_kind: str | None = None  # a NetworkErrorKind value or a refusal code
+    error_kind: ErrorKind | None = None
 
 
 class DeviceSender:
@@ -258,16 +258,16 @@ class DeviceSender:
             try:
                 sent = await network_calls.send_message(self.owned.session.sending, send, self._store)
             except NetworkError as error:
-                if error.kind is NetworkErrorKind.NOT_CONNECTED:  # nothing reached the network
+                if error.kind is ErrorKind.NOT_CONNECTED:  # nothing reached the network
                     recorded = await self._store.requeue(send, epoch)
                     if recorded:  # it goes when the device is back, in its turn
                         self._queued.setdefault(send.send_key, send)
                     return
                 self._last_dispatch = time.time()
-                message = f"{error.reason}: {error}"
-                recorded = await self._store.mark_failed(send, message, kind=error.reason, epoch=epoch)
+                message = f"{error.code or error.kind}: {error}"
+                recorded = await self._store.mark_failed(send, message, kind=error.kind, epoch=epoch)
                 logger.warning("send refused by the network", extra=self._about(message))
-                self._resolve(Dispatched(send, error=message, error_kind=error.reason))
+                self._resolve(Dispatched(send, error=message, error_kind=error.kind))
                 return
             self._last_dispatch = time.time()
             sent_at = sent.timestamp or self._last_dispatch
@@ -342,7 +342,7 @@ class DeviceSender:
 
     async def _interrupted(self, send: Send) -> None:
         # A timeout as far as the caller can tell: the network may or may not have it.
-        kind = INTERRUPTED_KIND.value
+        kind = INTERRUPTED_KIND
         if await self._store.mark_failed(send, INTERRUPTED, kind=kind):
             logger.warning(
                 "send interrupted by a host stop marked failed",

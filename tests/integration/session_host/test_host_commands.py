@@ -11,6 +11,7 @@ from log_capture import logged, said
 
 from gateway import leases
 from gateway.bus import Command, CommandName, Reply, queues
+from gateway.failures.kinds import ErrorKind
 
 JID = f"{PHONE}@s.whatsapp.net"
 
@@ -95,7 +96,7 @@ def test_pair_phone_gives_a_code_the_phone_enters(harness: Harness) -> None:
     assert device.record().messaging_jid == JID
     for name, args in ((CommandName.QR, {}), (CommandName.PAIR_PHONE, {"phone": PHONE})):
         refused = harness.send(name, device, **args)
-        assert (refused.ok, refused.error_kind) == (False, "already_logged_in")
+        assert (refused.ok, refused.error_kind) == (False, ErrorKind.ALREADY_LOGGED_IN)
 
 
 def test_pair_phone_refuses_a_bad_phone(harness: Harness) -> None:
@@ -109,8 +110,8 @@ def test_pair_phone_refuses_a_bad_phone(harness: Harness) -> None:
     malformed = harness.send(CommandName.PAIR_PHONE, device, phone="12ab")
 
     # Then both are invalid input
-    assert (missing.ok, missing.error_kind) == (False, "invalid")
-    assert (malformed.ok, malformed.error_kind) == (False, "invalid")
+    assert (missing.ok, missing.error_kind) == (False, ErrorKind.INVALID)
+    assert (malformed.ok, malformed.error_kind) == (False, ErrorKind.INVALID)
 
 
 def test_commands_for_a_device_no_host_runs(harness: Harness) -> None:
@@ -125,8 +126,8 @@ def test_commands_for_a_device_no_host_runs(harness: Harness) -> None:
     logout = harness.send(CommandName.LOGOUT, device)
 
     # Then nothing runs: no session, the disconnect is a no-op and the logout is refused
-    assert (qr.ok, qr.error_kind) == (False, "not_running")
-    assert (pair.ok, pair.error_kind) == (False, "not_running")
+    assert (qr.ok, qr.error_kind) == (False, ErrorKind.NOT_RUNNING)
+    assert (pair.ok, pair.error_kind) == (False, ErrorKind.NOT_RUNNING)
     assert disconnect.ok
     assert disconnect.device is not None
     assert disconnect.device.status == "not_ready"
@@ -288,7 +289,7 @@ def test_a_network_failure_is_answered_with_its_kind(harness: Harness) -> None:
     reply = harness.send(CommandName.PAIR_PHONE, device, phone=PHONE)
 
     # Then the reply carries the network's failure kind, and the session keeps running
-    assert (reply.ok, reply.error_kind) == (False, "rate_limited")
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.RATE_LIMITED)
     assert harness.send(CommandName.QR, device).ok
 
 
@@ -342,7 +343,7 @@ def test_a_command_the_host_cannot_read_is_answered_unsupported(harness: Harness
         # Then the sender gets a failure reply instead of waiting for its deadline
         messages = sqs.receive_message(QueueUrl=reply_queue, WaitTimeSeconds=10).get("Messages", [])
         reply = Reply.from_json(messages[0]["Body"])
-        assert (reply.command_id, reply.ok, reply.error_kind) == ("command-1", False, "unsupported")
+        assert (reply.command_id, reply.ok, reply.error_kind) == ("command-1", False, ErrorKind.UNSUPPORTED)
         wait_until(lambda: harness.queue_is_empty(harness.command_queue), what="empty command queue")
     # And the log names the command, never its arguments
     (refused,) = [r for r in records if r.getMessage() == "unreadable command refused"]

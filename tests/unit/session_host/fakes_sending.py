@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from gateway.bus import Command, CommandName, Reply
+from gateway.failures.kinds import ErrorKind
 from gateway.leases import Lease
 from gateway.media import kinds
 from gateway.media.errors import MediaNotFetched, MediaNotFound
@@ -21,7 +22,6 @@ from session_host.commands import CommandExecutor
 from session_host.network.port import (
     ChatPresence,
     NetworkError,
-    NetworkErrorKind,
     NetworkEvent,
     SentMessage,
     SessionState,
@@ -106,7 +106,7 @@ class FakeOutbox:
             sent_at=sent_at,
         )
 
-    async def mark_failed(self, send: Send, error: str, *, kind: str, epoch: int | None = None) -> bool:
+    async def mark_failed(self, send: Send, error: str, *, kind: ErrorKind, epoch: int | None = None) -> bool:
         return self._move(
             send, SendState.SENDING, epoch, state=SendState.FAILED, error=error, error_kind=kind
         )
@@ -180,7 +180,7 @@ class RecordingSession:
 
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         if self.fail_with is not None:
-            if self.fail_with.kind is NetworkErrorKind.NOT_CONNECTED:  # the connection just dropped
+            if self.fail_with.kind is ErrorKind.NOT_CONNECTED:  # the connection just dropped
                 self.set_state(SessionState.DISCONNECTED)
             raise self.fail_with
         self.log.append(("text", text, time.monotonic()))

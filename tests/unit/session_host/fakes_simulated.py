@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 import pytest
 from recording_sink import RecordingSink
 
-from session_host.network.port import NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
 
 T = TypeVar("T")
@@ -85,7 +86,7 @@ async def refusal(call: Awaitable[object]) -> str:
     """The code of the network's refusal of ``call`` (it must be refused)."""
     with pytest.raises(NetworkError) as caught:
         await call
-    assert caught.value.kind is NetworkErrorKind.REFUSED, caught.value
+    assert caught.value.kind is ErrorKind.REFUSED, caught.value
     assert caught.value.code is not None
     return caught.value.code
 

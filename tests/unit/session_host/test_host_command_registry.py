@@ -10,12 +10,12 @@ from typing import Any, cast
 import pytest
 
 from gateway.bus import Command, CommandName, Reply
-from gateway.bus.messages import ErrorKind
+from gateway.failures.kinds import ErrorKind
 from gateway.leases import Lease
 from session_host.commands import CommandExecutor, Forward, Later
 from session_host.commands.context import Host, needs_a_session
 from session_host.commands.registry import NOT_EXECUTED, REGISTRY, CommandRegistry
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 from session_host.owned import OwnedDevice
 from session_host.ownership import Ownership
 
@@ -97,7 +97,7 @@ def test_a_later_reply_is_awaited_by_finish_and_a_network_failure_there_is_the_a
         return Reply.success(command, {"late": True}, None)
 
     async def refuse(_command: Command) -> Reply:
-        raise NetworkError(NetworkErrorKind.TIMEOUT, "too slow")
+        raise NetworkError(ErrorKind.TIMEOUT, "too slow")
 
     async def scenario() -> list[Reply]:
         executor = CommandExecutor(cast(Ownership, _Ownership(None)), CommandRegistry())
@@ -112,4 +112,4 @@ def test_a_later_reply_is_awaited_by_finish_and_a_network_failure_there_is_the_a
     # Then the first is the handler's reply and the second a failure of that kind
     assert late.ok
     assert late.result == {"late": True}
-    assert (refused.ok, refused.error_kind) == (False, "timeout")
+    assert (refused.ok, refused.error_kind) == (False, ErrorKind.TIMEOUT)

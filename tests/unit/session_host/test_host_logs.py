@@ -10,6 +10,7 @@ from typing import Any
 
 from log_capture import logged, said
 
+from gateway.webhooks.envelope import EventEnvelope
 from session_host.aws_calls import AwsCalls
 from session_host.publisher import EventPublisher
 
@@ -33,15 +34,17 @@ class FakeSqs:
         return self.answer(Entries)
 
 
-def envelope(number: int) -> dict[str, Any]:
+def envelope(number: int) -> EventEnvelope:
     data = {"content": f"{SECRET} #{number}", "message_type": "text"}
-    return {
-        "id": f"event-{number}",
-        "event": "message.received",
-        "timestamp": 1,
-        "device_id": "d1",
-        "data": data,
-    }
+    return EventEnvelope.model_validate(
+        {
+            "id": f"event-{number}",
+            "event": "message.received",
+            "timestamp": 1,
+            "device_id": "d1",
+            "data": data,
+        }
+    )
 
 
 def publish_then_stop(sqs: FakeSqs, *, count: int, stop_timeout: float) -> None:

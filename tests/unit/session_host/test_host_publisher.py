@@ -16,7 +16,9 @@ from botocore.exceptions import ClientError
 
 from gateway.config import get_settings
 from gateway.retries import EVENT_PUBLISH, RetryPolicy
+from gateway.webhooks.catalog import EventName
 from gateway.webhooks.claim_check import QueueMessage
+from gateway.webhooks.envelope import EventEnvelope
 from session_host.aws_calls import AwsCalls
 from session_host.network.port import NetworkEvent
 from session_host.publisher import EventPublisher, envelope
@@ -85,14 +87,16 @@ class FakeBucket:
         self.objects[message.key] = message.claimed
 
 
-def item(number: int, **data: Any) -> dict[str, Any]:
-    return {
-        "id": f"e{number}",
-        "event": "message.received",
-        "timestamp": 1,
-        "device_id": "d1",
-        "data": {"n": number, **data},
-    }
+def item(number: int, **data: Any) -> EventEnvelope:
+    return EventEnvelope.model_validate(
+        {
+            "id": f"e{number}",
+            "event": "message.received",
+            "timestamp": 1,
+            "device_id": "d1",
+            "data": {"n": number, **data},
+        }
+    )
 
 
 async def publish_all(publisher: EventPublisher, count: int, tenant: str = "t1") -> None:
@@ -292,26 +296,26 @@ def test_stop_flushes_what_is_buffered() -> None:
 def test_the_envelope_of_an_event() -> None:
     # Given a network event
     event = NetworkEvent(
-        "device.connected", {"device_id": "d1", "status": "connected"}, occurred_at=1700000000.9
+        EventName.DEVICE_CONNECTED, {"device_id": "d1", "status": "connected"}, occurred_at=1700000000.9
     )
 
     # When it is wrapped / Then the envelope has the delivery fields, a whole-second timestamp
     wrapped = envelope(event, "d1")
-    assert wrapped == {
-        "id": wrapped["id"],
+    assert wrapped.fields() == {
+        "id": wrapped.id,
         "event": "device.connected",
         "timestamp": 1700000000,
         "device_id": "d1",
         "data": {"device_id": "d1", "status": "connected"},
     }
-    assert len(wrapped["id"]) == 32
-    assert envelope(event, "d1")["id"] != wrapped["id"]
+    assert len(wrapped.id) == 32
+    assert envelope(event, "d1").id != wrapped.id
 
 
-def sized(number: int, message_bytes: int) -> dict[str, Any]:
+def sized(number: int, message_bytes: int) -> EventEnvelope:
     """An envelope of emoji (padded with ASCII) whose message, body and attributes, is exactly
     ``message_bytes`` long."""
-    bare = len(json.dumps(item(number, text=""), separators=(",", ":")))
+    bare = len(json.dumps(item(number, text="").fields(), separators=(",", ":")))
     attributes = len("tenant_id") + len("String") + len("t1") + len("event") + len("String")
     attributes += len("message.received")
     text = message_bytes - bare - attributes
@@ -323,7 +327,7 @@ def test_emoji_heavy_envelopes_go_out_in_batches_sqs_takes_attributes_counted() 
     # SQS's limit) but not with their message attributes, then 20 of 7,000 emoji (7,000
     # characters but 84 KB as escaped JSON)
     near = [sized(number, SQS_LIMIT // 3 + 44) for number in range(3)]
-    assert sum(len(json.dumps(wrapped, separators=(",", ":"))) for wrapped in near) == SQS_LIMIT - 1
+    assert sum(len(json.dumps(wrapped.fields(), separators=(",", ":"))) for wrapped in near) == SQS_LIMIT - 1
 
     async def scenario(_sqs: FakeSqs, publisher: EventPublisher) -> None:
         for wrapped in near:
@@ -365,7 +369,7 @@ def test_an_envelope_as_large_as_a_message_allows_stays_inline_one_byte_more_goe
         {"s3BucketName": get_settings().media_bucket, "s3Key": "events/t1/d1/e1"},
     ]
     stored = bucket.objects["events/t1/d1/e1"]
-    assert json.loads(stored) == sized(1, largest + 1)
+    assert json.loads(stored) == sized(1, largest + 1).fields()
     assert claimed["MessageAttributes"]["ExtendedPayloadSize"] == {
         "DataType": "Number",
         "StringValue": str(len(stored)),
@@ -390,7 +394,7 @@ def test_an_oversized_envelope_travels_whole_through_the_bucket_and_the_others_i
     # whole envelope
     (call,) = sqs.calls
     assert sum(map(sqs_size, call)) < 4_000
-    assert json.loads(bucket.objects["events/t1/d1/e1"]) == big
+    assert json.loads(bucket.objects["events/t1/d1/e1"]) == big.fields()
     assert [json.loads(entry["MessageBody"]) for entry in call][1][1]["s3Key"] == "events/t1/d1/e1"
 
 

@@ -7,8 +7,9 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network import payloads
-from session_host.network.port import NetworkError, NetworkErrorKind, NetworkEvent, SessionState
+from session_host.network.port import NetworkError, NetworkEvent, SessionState
 from session_host.supervision import Backoff, SupervisionSettings, Supervisor
 
 
@@ -205,11 +206,11 @@ def test_a_temporary_ban_is_waited_out() -> None:
 def test_a_refusal_to_start_counts_as_a_failed_attempt_but_unsupported_raises() -> None:
     async def scenario() -> None:
         h = Harness(SupervisionSettings(backoff=Backoff(initial=30), dial_timeout=5))
-        h.session.refuse_with = NetworkError(NetworkErrorKind.TIMEOUT, "slow")
+        h.session.refuse_with = NetworkError(ErrorKind.TIMEOUT, "slow")
         await h.supervisor.start()
         assert h.failures()[0]["reason"] == "timeout"
         assert h.supervisor.trying
-        h.session.refuse_with = NetworkError(NetworkErrorKind.UNSUPPORTED, "same account twice")
+        h.session.refuse_with = NetworkError(ErrorKind.UNSUPPORTED, "same account twice")
         with pytest.raises(NetworkError):
             await h.supervisor.start()
         h.supervisor.stop()

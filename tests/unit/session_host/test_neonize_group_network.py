@@ -85,7 +85,7 @@ def test_the_networks_refusals_arrive_as_the_same_codes(tmp_path: Path, groups: 
                 await session.groups.join_group(GroupInvite(code=old_code))
             with pytest.raises(NetworkError) as already:
                 await session.groups.join_group(GroupInvite(code=locked.invite_code))
-            assert [e.value.reason for e in (not_admin, not_in, revoked, already)] == [
+            assert [e.value.code for e in (not_admin, not_in, revoked, already)] == [
                 "not_group_admin",
                 "group_not_found",
                 "invite_link_revoked",

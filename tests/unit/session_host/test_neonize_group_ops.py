@@ -30,13 +30,14 @@ from fakes_neonize_groups import (
 from neonize.exc import CreateGroupError, SetGroupLockedError
 from neonize.proto.Neonize_pb2 import GroupLinkedParent, GroupParent
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import (
     GroupCreated,
     GroupMember,
     GroupOptions,
     MemberOutcome,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 
 # --- creating -------------------------------------------------------------------------------
 
@@ -106,18 +107,18 @@ def test_create_group_in_a_community_passes_the_linked_parent(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("options", "kind", "words"),
     [
-        (GroupOptions(join_approval=True), NetworkErrorKind.UNSUPPORTED, "with join approval"),
-        (GroupOptions(community=True), NetworkErrorKind.UNSUPPORTED, "community without join approval"),
+        (GroupOptions(join_approval=True), ErrorKind.UNSUPPORTED, "with join approval"),
+        (GroupOptions(community=True), ErrorKind.UNSUPPORTED, "community without join approval"),
         (
             GroupOptions(community=True, join_approval=True, parent_jid=COMMUNITY_JID),
-            NetworkErrorKind.REFUSED,
+            ErrorKind.REFUSED,
             "cannot belong",
         ),
     ],
     ids=["group-with-approval", "community-without-approval", "community-in-community"],
 )
 def test_create_options_neonize_cannot_honour_are_refused_before_creating(
-    tmp_path: Path, options: GroupOptions, kind: NetworkErrorKind, words: str
+    tmp_path: Path, options: GroupOptions, kind: ErrorKind, words: str
 ) -> None:
     async def body(session: Any, client: Any) -> None:
         with pytest.raises(NetworkError) as raised:
@@ -147,7 +148,7 @@ def test_a_setting_failing_after_the_create_names_the_new_group_and_what_was_app
         client.set_group_locked.side_effect = SetGroupLockedError("websocket not connected")
         with pytest.raises(NetworkError) as raised:
             await session.groups.create_group("Team", [], GroupOptions(announcement=True, locked=True))
-        assert raised.value.kind is NetworkErrorKind.NETWORK
+        assert raised.value.kind is ErrorKind.NETWORK
         message = str(raised.value)
         assert f"created as {GROUP_JID}" in message
         assert "locked not set (applied: announcement)" in message
@@ -161,7 +162,7 @@ def test_a_failed_create_is_mapped_and_changes_nothing_more(tmp_path: Path) -> N
         client.create_group.side_effect = CreateGroupError("info query returned status 429: rate-overlimit")
         with pytest.raises(NetworkError) as raised:
             await session.groups.create_group("Team", [], GroupOptions(announcement=True))
-        assert raised.value.kind is NetworkErrorKind.RATE_LIMITED
+        assert raised.value.kind is ErrorKind.RATE_LIMITED
         assert library_calls(client) == ["create_group"]
 
     on_connected(tmp_path, body)

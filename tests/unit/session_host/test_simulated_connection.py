@@ -16,7 +16,8 @@ from fakes_simulated import (
     paired,
 )
 
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError, SessionState
 
 
 def test_drop_disconnects_then_reconnects_and_delivers_what_was_queued(tmp_path: Path) -> None:
@@ -34,7 +35,7 @@ def test_drop_disconnects_then_reconnects_and_delivers_what_was_queued(tmp_path:
         assert network.queued_count("dev-1") == 1
         with pytest.raises(NetworkError) as offline:
             await session.sending.send_text(CONTACT_JID, "hello")
-        assert offline.value.kind is NetworkErrorKind.NOT_CONNECTED
+        assert offline.value.kind is ErrorKind.NOT_CONNECTED
 
         # Then the device reconnects by itself and gets the queued message after device.connected
         received = await recorder.wait_for("message.received")

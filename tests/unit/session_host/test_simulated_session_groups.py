@@ -21,6 +21,7 @@ from fakes_simulated import (
     refusal,
 )
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import (
     GroupInfo,
     GroupInvite,
@@ -32,7 +33,7 @@ from session_host.network.group_types import (
     ParticipantAction,
     RequestAction,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 from session_host.network.simulated import SimulatedSession
 from session_host.network.simulated.model import GROUP_OPERATIONS
 
@@ -82,7 +83,7 @@ def test_a_group_operation_needs_a_connected_session_and_uses_no_fault_without(
         # When it tries the operation, Then it is not connected and the fault still waits
         with pytest.raises(NetworkError) as failed:
             await CALLS[operation](session)
-        assert failed.value.kind is NetworkErrorKind.NOT_CONNECTED
+        assert failed.value.kind is ErrorKind.NOT_CONNECTED
         assert [f["operation"] for f in network.pending_faults()] == [operation]
         await session.close()
 
@@ -100,7 +101,7 @@ def test_a_fault_named_after_the_command_fails_the_group_operation(tmp_path: Pat
         # When it tries the operation, Then it fails that way, and the network did nothing
         with pytest.raises(NetworkError) as failed:
             await CALLS[operation](session)
-        assert failed.value.kind is NetworkErrorKind.RATE_LIMITED
+        assert failed.value.kind is ErrorKind.RATE_LIMITED
         assert network.pending_faults() == []
         assert await session.groups.joined_groups() == []
         await session.close()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, THIRD, THIRD_JID, fast_network, paired, refusal
 
+from gateway.failures.kinds import ErrorKind
 from gateway.groups.invites import code_of_link
 from session_host.network.group_types import (
     GroupInvite,
@@ -18,7 +19,7 @@ from session_host.network.group_types import (
     PendingJoinRequest,
     RequestAction,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 from session_host.network.simulated.group_records import GroupError
 
 
@@ -139,7 +140,7 @@ def test_a_rate_limited_join_fails_then_the_next_one_joins(tmp_path: Path) -> No
             await session.groups.join_group(invite)
 
         # Then the first is throttled and changes nothing, the second joins
-        assert throttled.value.kind is NetworkErrorKind.RATE_LIMITED
+        assert throttled.value.kind is ErrorKind.RATE_LIMITED
         assert JID not in [p["jid"] for p in network.groups.record(group)["participants"]]
         assert (await session.groups.join_group(invite)).group_jid == group
         await session.close()

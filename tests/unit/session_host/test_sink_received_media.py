@@ -15,6 +15,7 @@ from botocore.exceptions import ClientError
 from gateway.media.limits import URL_DOCUMENT_MAX_BYTES, URL_MAX_BYTES
 from gateway.media.store import StoredMedia
 from gateway.retries import SESSION_RECORD_WRITE
+from gateway.webhooks.envelope import EventEnvelope
 from session_host.aws_calls import AwsCalls
 from session_host.network import payloads
 from session_host.network.media_payloads import media_object
@@ -53,7 +54,7 @@ class FakePublisher:
     def __init__(self) -> None:
         self.published: list[tuple[dict[str, Any], str]] = []
 
-    async def publish(self, envelope: dict[str, Any], tenant_id: str) -> None:
+    async def publish(self, envelope: EventEnvelope, tenant_id: str) -> None:
         self.published.append((envelope, tenant_id))
 
 
@@ -235,7 +236,7 @@ def test_the_sink_publishes_the_media_path_and_never_the_bytes() -> None:
     # Then one envelope went out for the tenant, with the media path and no bytes
     [(envelope, tenant_id)] = publisher.published
     assert tenant_id == "t1"
-    assert envelope["data"]["media"]["media_path"] == f"/media/d1.{'a' * 32}"
-    body = json.dumps(envelope)
+    assert envelope.data["media"]["media_path"] == f"/media/d1.{'a' * 32}"
+    body = json.dumps(envelope.fields())
     assert "attachment" not in body
     assert len(body) < len(PNG)

@@ -1,8 +1,8 @@
 """What travels on the command bus: commands, replies, and their JSON form.
 
 The wire form is versioned (``v``) so a host and the API functions can be deployed one after
-the other. Error kinds are the network port's (``NetworkErrorKind`` values) plus the bus's
-own: ``not_running`` (no session runs the device) and ``host_error`` (the host failed).
+the other. A failure's kind is a :class:`~gateway.failures.kinds.ErrorKind`; a ``REFUSED``
+one names its group code in ``error_code``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from gateway.failures.kinds import ErrorKind
 
 WIRE_VERSION = 1
 
@@ -85,15 +87,6 @@ GROUP_COMMANDS: frozenset[CommandName] = frozenset(
 """The commands of groups and communities (their names are also the simulator's fault names)."""
 
 
-class ErrorKind(StrEnum):
-    """Bus-level failure kinds; a reply may also carry any ``NetworkErrorKind`` value."""
-
-    NOT_RUNNING = "not_running"
-    HOST_ERROR = "host_error"
-    CONFLICT = "conflict"  # the command does not apply to the device's state (reconnect)
-    HOST_FULL = "host_full"  # the host runs as many sessions as it may (MAX_SESSIONS)
-
-
 @dataclass(frozen=True)
 class DeviceSnapshot:
     """A device's session state as the host saw it when it answered.
@@ -143,23 +136,38 @@ class Command:
 
 @dataclass(frozen=True)
 class Reply:
-    """The host's answer to a command: a result, or an error ``kind`` and ``message``."""
+    """The host's answer to a command: a result, or an error ``kind`` and ``message`` (and
+    for a ``REFUSED`` kind, the group ``code`` of the refusal)."""
 
     command_id: str
     ok: bool
     result: dict[str, Any] = field(default_factory=dict)
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     error_message: str | None = None
     device: DeviceSnapshot | None = None
+    error_code: str | None = None
 
     @classmethod
     def success(cls, command: Command, result: dict[str, Any], device: DeviceSnapshot | None) -> Reply:
         return cls(command_id=command.id, ok=True, result=result, device=device)
 
     @classmethod
-    def failure(cls, command: Command, kind: str, message: str, device: DeviceSnapshot | None) -> Reply:
+    def failure(
+        cls,
+        command: Command,
+        kind: ErrorKind,
+        message: str,
+        device: DeviceSnapshot | None,
+        *,
+        code: str | None = None,
+    ) -> Reply:
         return cls(
-            command_id=command.id, ok=False, error_kind=str(kind), error_message=message, device=device
+            command_id=command.id,
+            ok=False,
+            error_kind=kind,
+            error_message=message,
+            device=device,
+            error_code=code,
         )
 
     def to_json(self) -> str:
@@ -173,7 +181,8 @@ class Reply:
             command_id=str(raw["command_id"]),
             ok=bool(raw["ok"]),
             result=dict(raw.get("result") or {}),
-            error_kind=raw.get("error_kind"),
+            error_kind=ErrorKind.read(str(raw["error_kind"])) if raw.get("error_kind") else None,
             error_message=raw.get("error_message"),
             device=DeviceSnapshot(**device) if device else None,
+            error_code=raw.get("error_code"),
         )

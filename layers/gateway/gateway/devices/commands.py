@@ -9,60 +9,25 @@ deadline is 503 SERVICE_UNAVAILABLE, and the host will not execute the command a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from gateway.bus import BusTimeout, CommandName, Reply, Target, get_bus
-from gateway.devices.command_errors import already_logged_in, bus_timeout, command_error
 from gateway.devices.qr_image import qr_png_base64
 from gateway.devices.views import device_view
 from gateway.errors import ApiError
+from gateway.failures import answers
+from gateway.failures.kinds import ErrorKind
 from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.timestamps import iso_utc
 
-
-class FailureAnswers(Protocol):
-    """How a command's failures are answered over HTTP: the standard envelope by default
-    (:data:`STANDARD_ANSWERS`); group operations answer in their lowercase one."""
-
-    def timed_out(self, name: CommandName) -> ApiError:
-        """No reply before the deadline: the host will not execute the command afterwards."""
-
-    def failed(
-        self, name: CommandName, reply: Reply, recorded_status: str, args: dict[str, Any] | None
-    ) -> ApiError:
-        """The host answered with an error kind."""
+Escalate = Callable[[ApiError, ErrorKind | None], ApiError]
+"""What a caller makes of a command's failure answer, given the reply's error kind (None: no
+reply in time); the status routes' publishing turns an unclear outcome into ``Unclear``."""
 
 
-class _StandardAnswers:
-    def timed_out(self, _name: CommandName) -> ApiError:
-        return bus_timeout()
-
-    def failed(
-        self, name: CommandName, reply: Reply, recorded_status: str, args: dict[str, Any] | None
-    ) -> ApiError:
-        return command_error(reply, recorded_status, args, name)
-
-
-STANDARD_ANSWERS: FailureAnswers = _StandardAnswers()
-
-
-@dataclass(frozen=True)
-class AnswersBy:
-    """:class:`FailureAnswers` of operations whose answers depend on the command and the
-    reply only (the lowercase-envelope ones: groups, status privacy)."""
-
-    on_timeout: Callable[[CommandName], ApiError]
-    on_failure: Callable[[CommandName, Reply], ApiError]
-
-    def timed_out(self, name: CommandName) -> ApiError:
-        return self.on_timeout(name)
-
-    def failed(
-        self, name: CommandName, reply: Reply, _recorded_status: str, _args: dict[str, Any] | None
-    ) -> ApiError:
-        return self.on_failure(name, reply)
+def _as_answered(error: ApiError, _kind: ErrorKind | None) -> ApiError:
+    return error
 
 
 def connect(device: DeviceModel) -> dict[str, Any]:
@@ -140,8 +105,8 @@ def stop_all_for_deletion(devices: list[DeviceModel]) -> None:
     )
     device, reply = failures[0]
     if reply is None:
-        raise bus_timeout()
-    raise command_error(reply, device.status)
+        raise answers.timed_out(CommandName.DELETE)
+    raise answers.failed(CommandName.DELETE, reply, device.status)
 
 
 def _has_session(device: DeviceModel) -> bool:
@@ -152,7 +117,7 @@ def _has_session(device: DeviceModel) -> bool:
 def _refuse_if_paired(device: DeviceModel) -> None:
     """Pairing a paired device is refused from the record, without asking the host."""
     if device.is_logged_in:
-        raise already_logged_in()
+        raise answers.known(CommandName.QR, ErrorKind.ALREADY_LOGGED_IN)
 
 
 def execute(
@@ -160,10 +125,10 @@ def execute(
     name: CommandName,
     args: dict[str, Any] | None = None,
     *,
-    answers: FailureAnswers = STANDARD_ANSWERS,
+    escalate: Escalate = _as_answered,
 ) -> Reply:
-    """Send a command for the device and return its successful reply; failures raise the
-    ApiErrors ``answers`` gives them."""
+    """Send a command for the device and return its successful reply; a failure raises its
+    answer in :mod:`gateway.failures.table` (as ``escalate`` makes it)."""
     try:
         reply = get_bus().request(
             name,
@@ -176,7 +141,7 @@ def execute(
         logger.warning(
             "device command timed out", extra={"command": name.value, "device_id": device.device_id}
         )
-        raise answers.timed_out(name) from None
+        raise escalate(answers.timed_out(name), None) from None
     if not reply.ok:
         logger.info(
             "device command failed",
@@ -187,7 +152,7 @@ def execute(
                 "host_message": reply.error_message,
             },
         )
-        raise answers.failed(name, reply, device.status, args)
+        raise escalate(answers.failed(name, reply, device.status, args), reply.error_kind)
     return reply
 
 
@@ -196,4 +161,4 @@ def _malformed(device: DeviceModel, name: CommandName) -> ApiError:
         "session host answered without the expected result",
         extra={"command": name.value, "device_id": device.device_id},
     )
-    return ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
+    return answers.incomplete(name)

@@ -3,7 +3,7 @@
 Each operation checks its input first (400, :mod:`gateway.groups.inputs`), then the device's
 status on its record (503 ``device_disconnected``, nothing sent), then sends one command on
 the bus to the session host that runs the device (``gateway.devices.commands.execute``),
-whose failures :mod:`gateway.groups.errors` answers. Results are the network port's records
+whose failures :mod:`gateway.failures.table` answers. Results are the network port's records
 (``GroupInfo.to_json``, ``MemberResult.to_json``), converted here to the response models:
 times become ISO 8601, ``description`` repeats ``topic``, ``members_count`` is counted.
 """
@@ -18,8 +18,10 @@ from pydantic import ValidationError
 from gateway.bus import CommandName
 from gateway.devices import commands
 from gateway.devices.access import require_group_session
+from gateway.failures import answers
+from gateway.failures.answers import operation_error
 from gateway.groups import inputs
-from gateway.groups.errors import GROUP_ANSWERS, incomplete
+from gateway.groups.codes import OperationCode
 from gateway.groups.outputs import (
     AnsweredRequestsResponse,
     CreatedGroupResponse,
@@ -58,7 +60,7 @@ T = TypeVar("T")
 def _run(device: DeviceModel, name: CommandName, args: dict[str, Any] | None = None) -> dict[str, Any]:
     """The result of the group command ``name`` on the device, which must be connected."""
     require_group_session(device)
-    reply = commands.execute(device, name, args, answers=GROUP_ANSWERS)
+    reply = commands.execute(device, name, args)
     logger.info("group command done", extra={"command": name.value, "device_id": device.device_id})
     return reply.result
 
@@ -70,7 +72,7 @@ def _read(name: CommandName, build: Callable[[], T]) -> T:
         return build()
     except (KeyError, TypeError, ValueError, ValidationError):
         logger.error("session host answered without the expected result", extra={"command": name.value})
-        raise incomplete(name) from None
+        raise answers.incomplete(name) from None
 
 
 def group_view(record: dict[str, Any]) -> Group:
@@ -174,13 +176,14 @@ def settings_of(body: UpdateGroupRequest) -> dict[str, Any]:
     if "description" in given:
         description = given.pop("description")
         if given.setdefault("topic", description) != description:
-            raise inputs.refusal(
-                "invalid_request",
+            raise operation_error(
+                OperationCode.INVALID_REQUEST,
                 "topic and description are the same field: give one, or both with the same text",
             )
     if not given:
-        raise inputs.refusal(
-            "invalid_request", f"give at least one of: {', '.join(sorted({*_SETTING_NAMES, 'description'}))}"
+        raise operation_error(
+            OperationCode.INVALID_REQUEST,
+            f"give at least one of: {', '.join(sorted({*_SETTING_NAMES, 'description'}))}",
         )
     return {_SETTING_NAMES[key]: value for key, value in given.items()}
 

@@ -30,6 +30,7 @@ from typing import Any
 from pynamodb.exceptions import DoesNotExist, PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
+from gateway.failures.kinds import ErrorKind
 from gateway.models import SendModel
 
 KEEP_FINISHED_SECONDS = 7 * 24 * 3600
@@ -74,7 +75,7 @@ class Send:
     network_message_id: str | None = None
     sent_at: float | None = None
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     """Why it failed: the session host's error kind (``network``, ``timeout``, ...); None
     for a send failed before the kind was recorded (read as ``network``)."""
     revoked_at: float | None = None
@@ -247,7 +248,7 @@ def mark_sent(send: Send, epoch: int, network_message_id: str, sent_at: float) -
     )
 
 
-def mark_failed(send: Send, error: str, *, kind: str, epoch: int | None = None) -> bool:
+def mark_failed(send: Send, error: str, *, kind: ErrorKind, epoch: int | None = None) -> bool:
     """``sending`` (by ``epoch``, or by any tenure when None: an interrupted dispatch) →
     ``failed``, for the reason ``kind`` (the error kind the host answers with)."""
     condition = _sending_at(epoch) if epoch is not None else SendModel.state == SendState.SENDING.value
@@ -257,7 +258,7 @@ def mark_failed(send: Send, error: str, *, kind: str, epoch: int | None = None) 
             SendModel.state.set(SendState.FAILED.value),
             SendModel.pending_key.remove(),
             SendModel.error.set(error[:1000]),
-            SendModel.error_kind.set(kind),
+            SendModel.error_kind.set(kind.value),
             SendModel.expires_at.set(int(time.time() + KEEP_FINISHED_SECONDS)),
         ],
         condition,
@@ -369,7 +370,7 @@ def _send(item: SendModel) -> Send:
         network_message_id=item.network_message_id,
         sent_at=float(item.sent_at) if item.sent_at is not None else None,
         error=item.error,
-        error_kind=item.error_kind,
+        error_kind=ErrorKind.read(item.error_kind) if item.error_kind else None,
         revoked_at=float(item.revoked_at) if item.revoked_at is not None else None,
         deleted_for_me_at=float(item.deleted_for_me_at) if item.deleted_for_me_at is not None else None,
         kind=item.kind or TEXT,

@@ -31,8 +31,10 @@ from typing import Any, Protocol
 from gateway.bus import BusTimeout, CommandName, Reply, get_bus
 from gateway.context_pool import ContextThreadPool
 from gateway.devices.access import require_session
-from gateway.devices.command_errors import COMMAND_ERRORS, NETWORK_REFUSALS, command_error
 from gateway.errors import ApiError, internal_error
+from gateway.failures import answers
+from gateway.failures.codes import ErrorCode
+from gateway.failures.kinds import NETWORK_REFUSALS, ErrorKind
 from gateway.jids import PHONE_RULE, parse_chat
 from gateway.media import store as media_store
 from gateway.messages import outbox, send_kinds
@@ -48,8 +50,6 @@ from gateway.web.error_docs import standard
 from gateway.web.fields import is_blank
 from gateway.web.idempotency import HEADER, StoredResponse, Unclear
 
-SEND_FAILED = "SEND_FAILED"
-_NETWORK = "network"  # the host's error kind of a send the network failed
 CLEAR_REFUSALS = NETWORK_REFUSALS
 """The host's error kinds of a send the network refused: the host marked it ``failed``
 before any of it went out (``SEND_FAILED`` and the 4xx/501 answers). Every other failure of
@@ -57,12 +57,11 @@ a send on its way leaves its outcome unclear, ``not_connected`` included: the ou
 such a send, and it goes out when the device is back."""
 
 SEND_ERRORS = (
-    *(answer for answer in COMMAND_ERRORS if "NETWORK_ERROR" not in answer.codes),
-    standard(400, "MISSING_REQUIRED_FIELDS", "INVALID_CHAT_JID"),
-    standard(500, SEND_FAILED),
+    *answers.command_errors(CommandName.SEND_TEXT),
+    standard(400, ErrorCode.MISSING_REQUIRED_FIELDS, ErrorCode.INVALID_CHAT_JID),
 )
 """What POST /send/* may answer after its device is found (a network failure of the send
-is ``SEND_FAILED``, not the ``NETWORK_ERROR`` of other commands)."""
+is ``SEND_FAILED``, not the ``NETWORK_ERROR`` of other commands: ``gateway.failures.table``)."""
 
 
 class Addressed(Protocol):
@@ -92,7 +91,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
     if chat is None:
         raise ApiError(
             400,
-            "INVALID_CHAT_JID",
+            ErrorCode.INVALID_CHAT_JID,
             f"number must be a phone number ({PHONE_RULE}), a user JID "
             "(<phone number>@s.whatsapp.net) or a group JID (<digits>@g.us)",
         )
@@ -159,7 +158,7 @@ def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | No
     if send.state is SendState.SENT:
         return _sent(send)
     if send.state is SendState.FAILED:
-        kind = send.error_kind or _NETWORK
+        kind = send.error_kind or ErrorKind.NETWORK
         reply = Reply(command_id="", ok=False, error_kind=kind, error_message=send.error)
         error = _failed(device, send, reply, {"number": send.chat_jid})
         message = f"{error.message}. This {HEADER} is bound to this failed send: use a new key to send again."
@@ -207,8 +206,7 @@ def _answer(device: DeviceModel, send: outbox.Send, result: dict[str, Any]) -> S
         logger.info("message scheduled", extra=_about(device, send))
         return _scheduled(send, result["scheduled_for"])
     logger.error("session host answered a send without its status", extra=_about(device, send))
-    error = ApiError(500, "DEVICE_ERROR", "the device's session host gave an incomplete answer")
-    raise Unclear(error, _bound(send))
+    raise Unclear(answers.incomplete(CommandName.SEND_TEXT), _bound(send))
 
 
 def _sent(send: outbox.Send) -> StoredResponse:
@@ -225,15 +223,13 @@ def _scheduled(send: outbox.Send, scheduled_for: str) -> StoredResponse:
 
 
 def _failed(device: DeviceModel, send: outbox.Send, reply: Reply, field: dict[str, Any]) -> ApiError:
-    """A network failure of the send is 500 SEND_FAILED; the other kinds as for any command
-    (an ``invalid`` one names ``field``: the recipient, or the content the host refused)."""
+    """The send's failure as :mod:`gateway.failures.table` answers it (an ``invalid`` one
+    names ``field``: the recipient, or the content the host refused)."""
     logger.info(
         "send failed",
         extra={**_about(device, send), "kind": reply.error_kind, "host_message": reply.error_message},
     )
-    if reply.error_kind == _NETWORK:
-        return ApiError(500, SEND_FAILED, reply.error_message or "sending to the network failed")
-    return command_error(reply, device.status, field)
+    return answers.failed(CommandName.SEND_TEXT, reply, device.status, field)
 
 
 def _about(device: DeviceModel, send: outbox.Send) -> dict[str, str]:

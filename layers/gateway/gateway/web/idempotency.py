@@ -42,6 +42,7 @@ from gateway import aws
 from gateway.config import get_settings
 from gateway.context_pool import ContextThreadPool
 from gateway.errors import ApiError
+from gateway.failures.codes import ErrorCode
 from gateway.web.error_docs import standard
 
 if TYPE_CHECKING:
@@ -52,8 +53,8 @@ HEADER = "Idempotency-Key"
 MAX_KEY_CHARS = 255
 KEEP_SECONDS = 24 * 3600
 """How long a key's first answer is returned to repeats (decisions: "within 24 hours")."""
-KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
-KEY_IN_PROGRESS = "IDEMPOTENCY_KEY_IN_PROGRESS"
+KEY_REUSED = ErrorCode.IDEMPOTENCY_KEY_REUSED
+KEY_IN_PROGRESS = ErrorCode.IDEMPOTENCY_KEY_IN_PROGRESS
 _KEY_PREFIX = "idempotency-key"
 """One namespace for every route (a key reused on another operation is refused too); the
 record id is ``idempotency-key#<tenant_id>#<device_id>#<hash>``."""
@@ -65,7 +66,7 @@ UNCLEAR_NOTE = (
 )
 
 IDEMPOTENT_ERRORS = (
-    standard(400, "VALIDATION_ERROR"),  # the header is empty or longer than 255 characters
+    standard(400, ErrorCode.VALIDATION_ERROR),  # the header is empty or longer than 255 characters
     standard(409, KEY_REUSED, KEY_IN_PROGRESS),
 )
 """What a route taking the header may answer because of it, for its documented errors."""

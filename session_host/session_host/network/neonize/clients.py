@@ -45,7 +45,9 @@ from typing import Any, TypeVar
 from neonize.client import NewClient, ProxySettings
 from neonize.proto.Neonize_pb2 import JID
 
-from ..port import NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+
+from ..port import NetworkError
 from .catalog import unsupported
 from .locks import GoCallGate, Ticket
 
@@ -321,7 +323,7 @@ async def call_with_deadline(func: Callable[[], T], deadline: float, operation: 
         return await asyncio.wait_for(asyncio.shield(future), deadline)
     except TimeoutError as exc:
         raise NetworkError(
-            NetworkErrorKind.TIMEOUT, f"{operation}: no answer from the network library within {deadline:g} s"
+            ErrorKind.TIMEOUT, f"{operation}: no answer from the network library within {deadline:g} s"
         ) from exc
 
 

@@ -29,9 +29,10 @@ from neonize.proto.Neonize_pb2 import StatusPrivacy as NeonizeStatusPrivacy
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ExtendedTextMessage, Message
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
 
 from .. import status_checks
-from ..port import NetworkError, NetworkErrorKind, SentMessage
+from ..port import NetworkError, SentMessage
 from ..status_types import (
     MediaStatus,
     PrivacyType,
@@ -107,4 +108,4 @@ def story_message(client: NewClient, content: StatusContent, kind: StatusKind) -
     except (ConnectionError, TimeoutError):
         raise  # the network's, not the bytes'
     except OSError as exc:  # Pillow's UnidentifiedImageError: the bytes are no image it reads
-        raise NetworkError(NetworkErrorKind.INVALID, f"the image story is not an image: {exc}") from exc
+        raise NetworkError(ErrorKind.INVALID, f"the image story is not an image: {exc}") from exc

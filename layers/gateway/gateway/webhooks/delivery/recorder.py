@@ -89,7 +89,7 @@ def log_items(attempted: Attempted) -> Items:
         delivery_key=event_key(incoming.event_id),
         status=attempted.status,
         # A claimed envelope is logged as its claim check: it may exceed DynamoDB's item size.
-        envelope=incoming.claim_check or _COMPACT.encode(incoming.envelope),
+        envelope=incoming.claim_check or _COMPACT.encode(incoming.envelope.fields()),
     )
     return [attempt, event]
 
