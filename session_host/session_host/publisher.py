@@ -1,5 +1,5 @@
-"""Publishing event envelopes to the events queue, in batches, without ever stopping on one,
-and dropping none the queue takes within the retry's bound.
+"""Publishing event envelopes to the events queue, in batches, without dropping any and
+without ever stopping on one.
 
 Sessions' sinks hand envelopes to :meth:`EventPublisher.publish`, which waits while the
 bounded buffer is full: a slow queue slows the sessions down instead of losing events.
@@ -13,9 +13,9 @@ for a message is stored in the media bucket first and travels as a claim check.
 What fails is retried with exponential backoff (:data:`gateway.retries.EVENT_PUBLISH`): a
 failed call (throttling, an outage, missing credentials: nothing an event did, and it would
 stop every event alike), the entries SQS reports as failed on its side, a claimed envelope S3
-did not take. The retry is bounded: events still not taken after its 10 minutes are dropped
-and logged, so that one long outage does not hold every later event behind them. What SQS (or S3) refuses
-for good is never sent again: an entry reported as the sender's fault, or a whole request
+did not take. It lasts as long as the publisher runs: an outage holds the events (and, once
+the buffer is full, the sessions) instead of losing them; a stop logs those still unsent. What
+SQS (or S3) refuses for good is never sent again: an entry reported as the sender's fault, or a whole request
 refused for its content (:data:`REFUSED_CODES`), whose events then go one per request, so
 only the one at fault is dropped. A dropped event is logged with its id, name, device and
 size, never its body; so are, on a clean stop, those still unsent when the flush times out.
@@ -71,6 +71,12 @@ Any other error (throttling, an outage, credentials, a missing queue) is retried
 
 class _NotTaken(Exception):
     """Some envelopes of a batch are not on the queue yet: tried again after a pause."""
+
+
+def _log_lost(items: list[Outgoing]) -> None:
+    if items:
+        lost = [item.described() for item in items]
+        logger.error("events not published before the stop", extra={"count": len(lost), "events": lost})
 
 
 def refused_for_good(error: Exception) -> bool:
@@ -150,6 +156,7 @@ class EventPublisher:
         self._senders = senders
         self._buffer: asyncio.Queue[Outgoing] = asyncio.Queue(buffer_size)
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = asyncio.Event()
 
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._send_forever()) for _ in range(self._senders)]
@@ -179,8 +186,9 @@ class EventPublisher:
         except TimeoutError:
             lost = []
             while not self._buffer.empty():
-                lost.append(self._buffer.get_nowait().described())
-            logger.error("events not published before the stop", extra={"count": len(lost), "events": lost})
+                lost.append(self._buffer.get_nowait())
+            _log_lost(lost)
+        self._stopping.set()  # a batch still being retried is given up (and logged) too
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -221,20 +229,18 @@ class EventPublisher:
         return batch, None
 
     async def _send(self, batch: list[Outgoing]) -> None:
-        """Send ``batch`` until every envelope is on the queue or refused for good."""
+        """Send ``batch`` until every envelope is on the queue or refused for good, or the
+        publisher stops (then those left are logged as lost)."""
         pending = batch
         try:
-            async for attempt in self._retry.async_retrying(_NotTaken):
+            async for attempt in self._retry.async_retrying(_NotTaken, until=self._stopping.is_set):
                 with attempt:
                     pending = await self._attempt(pending)
                     if pending:
                         raise _NotTaken
-        except _NotTaken:
-            for item in pending:
-                logger.error(
-                    "an event the events queue did not take in time is dropped",
-                    extra={**item.described(), "within_seconds": self._retry.within},
-                )
+        finally:  # ended by the stop, or cancelled by it
+            if pending:
+                _log_lost(pending)
 
     async def _attempt(self, items: list[Outgoing]) -> list[Outgoing]:
         """One try at sending ``items``; those to try again."""

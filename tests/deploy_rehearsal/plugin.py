@@ -103,6 +103,9 @@ class RehearsalPlugin:
             return result
         unattributed: Counter[str] = sum((Counter(o["unattributed"]) for o in outputs), Counter())
         self._report = _report(verdict, complete, len({r.principal for r in requests}), unattributed)
+        if len(outputs) > 1:  # which worker recorded what: a worker that recorded little stands out
+            counts = ", ".join(str(len(output["requests"])) for output in outputs)
+            self._report.insert(1, f"recorded per test worker: {counts}")
         if verdict.findings:
             session.testsfailed += 1
         return result

@@ -55,11 +55,12 @@ def test_a_call_that_keeps_failing_is_tried_the_policys_attempts_then_its_error_
 
 
 def test_every_named_policy_is_bounded_or_meant_for_a_worker_loop() -> None:
-    # Worker loops (no attempts, no total delay) are the two named for them; every other is bounded
+    # Worker loops (no attempts, no total delay: bounded by the life of the loop) are the three
+    # named for them; every other is bounded
     unbounded = {
         name for name, policy in policies().items() if policy.attempts is None and policy.within is None
     }
-    assert unbounded == {"WORKER_STEP", "COMMAND_RECEIVE"}
+    assert unbounded == {"WORKER_STEP", "COMMAND_RECEIVE", "EVENT_PUBLISH"}
 
 
 def test_an_error_not_named_is_not_retried() -> None:

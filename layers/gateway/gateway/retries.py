@@ -163,10 +163,10 @@ SENT_MARK = RetryPolicy(attempts=5, wait=wait_incrementing(start=0.5, increment=
 """Marking a message the network took as sent (``sending/sender.py``): more patient, as a
 send left unmarked is later reported interrupted."""
 
-EVENT_PUBLISH = RetryPolicy(within=600.0, wait=wait_exponential(multiplier=0.1, max=5.0))
+EVENT_PUBLISH = RetryPolicy(wait=wait_exponential(multiplier=0.1, max=5.0))
 """A batch of events the events queue did not take (``publisher.py``): 0.1 s doubling to 5 s,
-for at most 10 minutes; then its events are dropped and logged, so an outage that long does
-not hold every later event behind them."""
+for as long as the publisher runs (an event is never dropped for an outage); its stop logs
+those still unsent."""
 
 WORKER_STEP = RetryPolicy(wait=wait_exponential(multiplier=0.5, max=30.0))
 """A failed step of a send dispatcher (``sending/sender.py``): 0.5 s doubling to 30 s, for
