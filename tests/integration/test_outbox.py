@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,13 @@ TENANT = "tenant-outbox"
 CHAT = "15550001111@s.whatsapp.net"
 
 
+def queued_send(tenant_id: str, device_id: str, **fields: Any) -> outbox.Send:
+    """A new ``queued`` send in the outbox, as the send route stores it."""
+    send = outbox.new_send(tenant_id, device_id, **fields)
+    outbox.store(send)
+    return send
+
+
 @pytest.fixture
 def device_id(stack: LocalStack) -> str:
     return f"device-{uuid.uuid4().hex}"
@@ -27,11 +35,9 @@ def device_id(stack: LocalStack) -> str:
 def test_unfinished_sends_come_in_request_order_without_finished_ones(device_id: str) -> None:
     # Given three sends requested one after the other, the first one already sent
     t0 = time.time()
-    first = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="one", requested_at=t0)
-    second = outbox.enqueue(
-        TENANT, device_id, chat_jid=CHAT, text="two", delay_seconds=60, requested_at=t0 + 1
-    )
-    third = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="three", requested_at=t0 + 2)
+    first = queued_send(TENANT, device_id, chat_jid=CHAT, text="one", requested_at=t0)
+    second = queued_send(TENANT, device_id, chat_jid=CHAT, text="two", delay_seconds=60, requested_at=t0 + 1)
+    third = queued_send(TENANT, device_id, chat_jid=CHAT, text="three", requested_at=t0 + 2)
     assert outbox.claim(first, 1)
     assert outbox.mark_sent(first, 1, "NET1", t0 + 3)
 
@@ -51,7 +57,7 @@ def test_unfinished_sends_come_in_request_order_without_finished_ones(device_id:
 
 def test_a_send_is_claimed_once_and_only_its_claimer_finishes_it(device_id: str) -> None:
     # Given a queued send claimed by the tenure at epoch 2
-    send = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="hello")
+    send = queued_send(TENANT, device_id, chat_jid=CHAT, text="hello")
     assert outbox.claim(send, 2)
 
     # When another tenure claims it, or one at another epoch tries to finish it
@@ -89,8 +95,8 @@ def test_a_claim_that_comes_before_the_apis_write_writes_the_send_whole(device_i
 
 def test_a_finished_send_leaves_the_pending_index(device_id: str) -> None:
     # Given a sent and a failed send
-    sent = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="sent")
-    failed = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="failed")
+    sent = queued_send(TENANT, device_id, chat_jid=CHAT, text="sent")
+    failed = queued_send(TENANT, device_id, chat_jid=CHAT, text="failed")
     for send in (sent, failed):
         assert outbox.claim(send, 1)
     assert outbox.mark_sent(sent, 1, "NET2", time.time())
@@ -116,8 +122,8 @@ def test_a_send_travels_whole_in_its_command_and_only_for_its_own_device(device_
 
 def test_a_send_is_found_by_either_id_and_deleted_once(device_id: str) -> None:
     # Given a sent message and a send still queued, of the same device
-    sent = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="hello")
-    queued = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="later")
+    sent = queued_send(TENANT, device_id, chat_jid=CHAT, text="hello")
+    queued = queued_send(TENANT, device_id, chat_jid=CHAT, text="later")
     assert outbox.claim(sent, 1)
     network_id = f"NET{uuid.uuid4().hex[:8]}"
     assert outbox.mark_sent(sent, 1, network_id, time.time())

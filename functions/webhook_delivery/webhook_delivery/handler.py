@@ -27,7 +27,10 @@ from gateway.webhooks.delivery.invocation import deliver_batch
 def handler(event: dict[str, Any], context: Any) -> PartialItemFailureResponse:
     # A pool of the invocation's own (its threads start as its records need them): on Lambda
     # one invocation runs at a time anyway, and the local stack runs many in one process, where
-    # a shared pool made one invocation's blocking calls wait behind another's. Leaving the
-    # block waits for the invocation's last write.
-    with ThreadPoolExecutor(DELIVERY_THREADS, thread_name_prefix=DELIVERY_THREAD_PREFIX) as pool:
+    # a shared pool made one invocation's blocking calls wait behind another's. It is not
+    # waited for: a call still blocked when the invocation must return finishes on its own.
+    pool = ThreadPoolExecutor(DELIVERY_THREADS, thread_name_prefix=DELIVERY_THREAD_PREFIX)
+    try:
         return deliver_batch(event, context, pool)
+    finally:
+        pool.shutdown(wait=False)
