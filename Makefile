@@ -65,6 +65,7 @@ NPM_PREREQUISITE := $(if $(shell command -v npm),,/usr/bin/npm)
 # (Defined before the rules that name it: make expands a rule's prerequisites as it reads it.)
 test: $(STAMP) $(BROWSER_PREREQUISITE) $(IAM_EVALUATOR)
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 	$(PY) -m pytest -n $(TEST_WORKERS)
 
 /usr/bin/chromium:
@@ -80,8 +81,11 @@ $(IAM_EVALUATOR): $(IAM_EVALUATOR_DIR)/package-lock.json $(NPM_PREREQUISITE)
 	$(SUDO) apt-get update
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm
 
+# mypy checks what pyproject.toml's [tool.mypy] names, strictly; its cache (.mypy_cache) makes
+# a run after a small change take seconds.
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 	$(VENV)/bin/cfn-lint template.yaml
 
 format: $(STAMP)
@@ -115,4 +119,4 @@ $(UV):
 	$(PY) -m pip install --quiet "uv==$(UV_VERSION)"
 
 clean:
-	rm -rf $(VENV) .aws-sam .pytest_cache .ruff_cache $(IAM_EVALUATOR_DIR)/node_modules
+	rm -rf $(VENV) .aws-sam .pytest_cache .ruff_cache .mypy_cache $(IAM_EVALUATOR_DIR)/node_modules

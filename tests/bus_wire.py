@@ -14,6 +14,7 @@ from typing import Any
 from gateway.bus import Command, CommandName, Reply
 from gateway.bus.contracts import CommandArgs, Contract
 from gateway.bus.messages import WIRE_VERSION, UnreadableReply, read_command, read_reply
+from gateway.failures.kinds import ErrorKind
 
 
 def wire_args(contract: Contract[Any, Any], args: CommandArgs | None) -> dict[str, Any]:
@@ -34,11 +35,12 @@ def received(contract: Contract[Any, Any], answer: Reply[Any]) -> Reply[Any]:
         "error_kind": answer.error_kind,
         "error_message": answer.error_message,
         "device": asdict(answer.device) if answer.device is not None else None,
+        "error_code": answer.error_code,
     }
     try:
         return read_reply(json.loads(json.dumps(raw)), contract.result)
     except UnreadableReply as unreadable:
-        return unreadable.as_failure()
+        return unreadable.as_reply()
 
 
 def command(
@@ -67,7 +69,8 @@ def on_the_wire(reply: Reply[Any]) -> Reply[Any]:
         raw["command_id"],
         ok=raw["ok"],
         result=raw["result"],
-        error_kind=raw["error_kind"],
+        error_kind=ErrorKind.read(raw["error_kind"]) if raw["error_kind"] else None,
         error_message=raw["error_message"],
         device=reply.device,
+        error_code=raw["error_code"],
     )

@@ -30,6 +30,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,11 +114,15 @@ def _delivery_handler() -> Handler:
     share in the local stack, and would label their lines as the function's."""
     from webhook_delivery.handler import handler  # imported once the environment is set
 
-    return handler.__wrapped__  # type: ignore[attr-defined,no-any-return]
+    return handler.__wrapped__  # type: ignore[union-attr,no-any-return]
 
 
 class DeliveryWorker:
-    """Polls ``queue_url`` and invokes ``handler`` with SQS events, like the event source mapping."""
+    """Polls ``queue_url`` and invokes ``handler`` with SQS events, like the event source mapping.
+
+    Its AWS calls are the function's (``as_function``: the deploy rehearsal judges them against
+    its role); a worker on a queue of a test's own is not the function and passes False.
+    """
 
     def __init__(
         self,
@@ -128,10 +133,12 @@ class DeliveryWorker:
         poll_interval: float = 0.05,
         source: SqsEventSource | None = None,
         function: str = FUNCTION_NAME,
+        as_function: bool = True,
     ) -> None:
         self._queue_url = queue_url
         self._handler = handler or _delivery_handler()
         self._function = function
+        self._principal = function if as_function else None
         self._source = source or template_event_source(function)
         self._timeout = template_timeout(function)
         self._poll_interval = poll_interval
@@ -141,10 +148,13 @@ class DeliveryWorker:
         self._short_polls_until = 0.0  # time.monotonic() until which retries may come back
         self._poller = threading.Thread(target=self._poll, name=f"poller-{function}", daemon=True)
 
+    def _as_function(self) -> AbstractContextManager[None]:
+        return running_as(self._principal) if self._principal is not None else nullcontext()
+
     def start(self) -> DeliveryWorker:
         sqs = self._sqs = sqs_client()
         # The mapping polls, deletes and reads the queue with the function's role, as on AWS.
-        with running_as(self._function):
+        with self._as_function():
             attributes = sqs.get_queue_attributes(QueueUrl=self._queue_url, AttributeNames=["QueueArn"])
         self._queue_arn = attributes["Attributes"]["QueueArn"]
         self._region = self._queue_arn.split(":")[3]
@@ -158,7 +168,7 @@ class DeliveryWorker:
         self._invokers.shutdown(wait=True)
 
     def _poll(self) -> None:
-        with running_as(self._function):
+        with self._as_function():
             self._poll_until_stopped()
 
     def _poll_until_stopped(self) -> None:
@@ -214,7 +224,7 @@ class DeliveryWorker:
         return messages
 
     def _invoke(self, messages: list[dict[str, Any]]) -> None:
-        with running_as(self._function):
+        with self._as_function():
             self._invoke_as_function(messages)
 
     def _invoke_as_function(self, messages: list[dict[str, Any]]) -> None:

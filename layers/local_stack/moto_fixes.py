@@ -63,7 +63,8 @@ def _unix_time_millis(dt: datetime.datetime | None = None) -> float:
 def _is_message_valid_based_on_retention_period(
     self: models.SQSBackend, queue_name: str, message: Any
 ) -> bool:
-    retention_period = int(self.get_queue(queue_name).message_retention_period)
+    # moto sets a queue's attributes at run time, from the names CreateQueue takes.
+    retention_period = int(self.get_queue(queue_name).message_retention_period)  # type: ignore[attr-defined]
     return bool(retention_period + message.sent_timestamp / 1000 > _unix_time())
 
 
@@ -85,9 +86,9 @@ def _locked_delete_message(self: models.Queue, receipt_handle: str) -> None:
 
 def apply() -> None:
     """Patch moto in this process (idempotent)."""
-    backends.list_of_moto_modules = _list_of_moto_modules  # type: ignore[assignment]
-    models.unix_time = _unix_time  # type: ignore[assignment]
-    models.unix_time_millis = _unix_time_millis  # type: ignore[assignment]
+    backends.list_of_moto_modules = _list_of_moto_modules
+    models.unix_time = _unix_time  # type: ignore[attr-defined]  # moto.core.utils's, imported there
+    models.unix_time_millis = _unix_time_millis  # type: ignore[attr-defined]  # as unix_time
     models.SQSBackend.is_message_valid_based_on_retention_period = (  # type: ignore[method-assign]
         _is_message_valid_based_on_retention_period
     )

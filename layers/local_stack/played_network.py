@@ -236,4 +236,4 @@ class PlayedNetwork:
 def _checked(mode: str) -> Mode:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-    return mode  # type: ignore[return-value]
+    return mode

@@ -21,7 +21,7 @@ def load_event(name: str, body: dict[str, Any] | None = None, **values: str) -> 
     text = (EVENTS_DIR / f"{name}.json").read_text()
     for key, value in values.items():
         text = text.replace(f"REPLACE_WITH_{key.upper()}", value)
-    event = json.loads(text)
+    event: dict[str, Any] = json.loads(text)
     if body is not None:
         event["body"] = json.dumps(body, separators=(",", ":"))
         event["headers"]["content-length"] = str(len(event["body"].encode()))

@@ -42,7 +42,8 @@ class Gateway:
         headers = {"Authorization": f"Bearer {token}", **({"X-Device-Id": device} if device else {})}
         response = requests.request(method, self.base + path, json=body, headers=headers, timeout=30)
         assert response.ok, response.text
-        return response.json()
+        answer: dict[str, Any] = response.json()
+        return answer
 
     def wait_for(self, token: str, device_id: str, status: str) -> None:
         deadline = time.monotonic() + 15
@@ -52,7 +53,7 @@ class Gateway:
 
     def scene(self, hooks_url: str) -> str:
         """A tenant with three devices (connected, pairing, new); its admin token."""
-        token = self.call(
+        token: str = self.call(
             "POST",
             "/register",
             self.master,

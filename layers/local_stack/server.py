@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from gateway.errors import ApiError
+from gateway.failures.codes import ErrorCode
 
 READ_TIMEOUT = 60.0
 READ_HEADER_TIMEOUT = 60.0
@@ -94,7 +95,7 @@ class DeadlinesMiddleware:
             await self.app(scope, receive, send)
             return
         if sum(len(name) + len(value) for name, value in scope["headers"]) > MAX_HEADER_BYTES:
-            error = ApiError(431, "HEADERS_TOO_LARGE", "request headers exceed 1 MB")
+            error = ApiError(431, ErrorCode.HEADERS_TOO_LARGE, "request headers exceed 1 MB")
             await error.response()(scope, receive, send)
             return
         loop = asyncio.get_running_loop()
@@ -106,7 +107,7 @@ class DeadlinesMiddleware:
             try:
                 return await asyncio.wait_for(receive(), remaining)
             except TimeoutError:
-                raise ApiError(408, "REQUEST_TIMEOUT", "request body not received in time") from None
+                raise ApiError(408, ErrorCode.REQUEST_TIMEOUT, "request body not received in time") from None
 
         async def tracking_send(message: Message) -> None:
             nonlocal started
@@ -118,7 +119,7 @@ class DeadlinesMiddleware:
         except TimeoutError:
             if not started:
                 error = ApiError(
-                    504, "GATEWAY_TIMEOUT", "the response was not ready within the write timeout"
+                    504, ErrorCode.GATEWAY_TIMEOUT, "the response was not ready within the write timeout"
                 )
                 await error.response()(scope, receive, send)
 

@@ -22,6 +22,7 @@ def _intrinsic(loader: yaml.SafeLoader, tag_suffix: str, node: yaml.Node) -> dic
     elif isinstance(node, yaml.SequenceNode):
         value = loader.construct_sequence(node, deep=True)
     else:
+        assert isinstance(node, yaml.MappingNode)  # YAML has no fourth kind of node
         value = loader.construct_mapping(node, deep=True)
     if tag_suffix == "Ref":
         return {"Ref": value}
@@ -34,7 +35,8 @@ _CloudFormationLoader.add_multi_constructor("!", _intrinsic)
 
 
 def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
-    return yaml.load(path.read_text(), Loader=_CloudFormationLoader)  # noqa: S506 - SafeLoader subclass
+    template: dict[str, Any] = yaml.load(path.read_text(), Loader=_CloudFormationLoader)  # noqa: S506 - SafeLoader
+    return template
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tenacity import RetryCallState
+
 from gateway.observability import logger
+from gateway.retries import COMMAND_RECEIVE, failed_with
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 
 MAX_WAIT_SECONDS = 20  # the longest long poll SQS allows
@@ -84,26 +87,31 @@ class QueueConsumer:
     # --- the poll thread ----------------------------------------------------------------
 
     def _poll(self) -> None:
-        backoff = 1.0
+        receiving = COMMAND_RECEIVE.retrying(
+            AWS_ERRORS, until=self._stopped.is_set, before_sleep=self._receive_failed, sleep=self._pause
+        )
         while not self._stopped.is_set():
             with self._room:
                 while self._in_flight >= self._capacity and not self._stopped.is_set():
                     self._room.wait(1.0)
-            try:
-                response = self._sqs.receive_message(
-                    QueueUrl=self.queue_url, MaxNumberOfMessages=_BATCH, WaitTimeSeconds=MAX_WAIT_SECONDS
-                )
-            except AWS_ERRORS as error:
-                if self._stopped.is_set():
-                    return
-                logger.warning("receiving commands failed", extra={"queue": self.name, "error": str(error)})
-                self._stopped.wait(backoff)
-                backoff = min(backoff * 2, MAX_WAIT_SECONDS)
-                continue
-            backoff = 1.0
-            messages = list(response.get("Messages", []))
+            response = receiving(
+                self._sqs.receive_message,
+                QueueUrl=self.queue_url,
+                MaxNumberOfMessages=_BATCH,
+                WaitTimeSeconds=MAX_WAIT_SECONDS,
+            )
+            messages = list(response.get("Messages", [])) if response else []
             if messages:
                 self._pass_on(messages)
+
+    def _pause(self, seconds: float) -> None:
+        """The pause after a failed receive, cut short by a stop."""
+        self._stopped.wait(seconds)
+
+    def _receive_failed(self, retry_state: RetryCallState) -> None:
+        logger.warning(
+            "receiving commands failed", extra={"queue": self.name, "error": str(failed_with(retry_state))}
+        )
 
     def _pass_on(self, messages: list[dict[str, Any]]) -> None:
         if self._stopped.is_set() or self._loop is None:

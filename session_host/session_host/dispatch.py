@@ -13,12 +13,12 @@ from typing import Any
 
 from gateway.bus import Command, CommandName, Reply
 from gateway.bus.contracts.sessions import Pong
-from gateway.bus.messages import ErrorKind, Unreadable, UnreadableCommand, read_command
+from gateway.bus.messages import Unreadable, UnreadableCommand, read_command
+from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.commands import CommandExecutor, Forward, Later
 from session_host.consumer import Received
-from session_host.network.port import NetworkErrorKind
 from session_host.ownership import Ownership
 
 
@@ -106,10 +106,7 @@ class CommandDispatcher:
         command_id, reply_to, deadline = unreadable.command_id, unreadable.reply_to, unreadable.deadline
         if command_id is None or reply_to is None or deadline is None or deadline <= time.time():
             return
-        if unreadable.why is Unreadable.ARGS:
-            kind = ErrorKind.HOST_ERROR.value
-        else:
-            kind = NetworkErrorKind.UNSUPPORTED.value
+        kind = ErrorKind.HOST_ERROR if unreadable.why is Unreadable.ARGS else ErrorKind.UNSUPPORTED
         reply: Reply[Any] = Reply(command_id, ok=False, error_kind=kind, error_message=str(unreadable))
         await self._send_reply(reply_to, reply)
 

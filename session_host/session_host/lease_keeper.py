@@ -19,6 +19,8 @@ from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.config import HostSettings
 from session_host.ownership import Ownership
 
+_HEARTBEAT_ERRORS: tuple[type[Exception], ...] = (TimeoutError, *AWS_ERRORS)
+
 
 class LeaseKeeper:
     def __init__(self, ownership: Ownership, aws: AwsCalls, settings: HostSettings) -> None:
@@ -45,7 +47,7 @@ class LeaseKeeper:
                     await own.begin_tenure()
                     return
                 renewed = await self._aws(leases.renew, tenure, self._ttl)
-        except (TimeoutError, *AWS_ERRORS) as error:
+        except _HEARTBEAT_ERRORS as error:
             logger.warning("host heartbeat failed", extra={"error": repr(error)})
             return
         if renewed is None:

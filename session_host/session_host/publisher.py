@@ -10,10 +10,12 @@ Sizes are counted as SQS counts them (:mod:`gateway.webhooks.claim_check`): UTF-
 the body and of each attribute, at most 256 KiB a message and a request. An envelope too large
 for a message is stored in the media bucket first and travels as a claim check.
 
-What fails is retried with exponential backoff: a failed call (throttling, an outage, missing
-credentials: nothing an event did, and it would stop every event alike), the entries SQS
-reports as failed on its side, a claimed envelope S3 did not take. What SQS (or S3) refuses
-for good is never sent again: an entry reported as the sender's fault, or a whole request
+What fails is retried with exponential backoff (:data:`gateway.retries.EVENT_PUBLISH`): a
+failed call (throttling, an outage, missing credentials: nothing an event did, and it would
+stop every event alike), the entries SQS reports as failed on its side, a claimed envelope S3
+did not take. It lasts as long as the publisher runs: an outage holds the events (and, once
+the buffer is full, the sessions) instead of losing them; a stop logs those still unsent. What
+SQS (or S3) refuses for good is never sent again: an entry reported as the sender's fault, or a whole request
 refused for its content (:data:`REFUSED_CODES`), whose events then go one per request, so
 only the one at fault is dropped. A dropped event is logged with its id, name, device and
 size, never its body; so are, on a clean stop, those still unsent when the flush times out.
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,16 +32,16 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from gateway.observability import logger
+from gateway.retries import EVENT_PUBLISH, RetryPolicy
 from gateway.webhooks import claim_check
 from gateway.webhooks.claim_check import QueueMessage
+from gateway.webhooks.envelope import EventEnvelope
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.network.port import NetworkEvent
 
 MAX_BATCH_ENTRIES = 10
 MAX_BATCH_BYTES = claim_check.MAX_MESSAGE_BYTES
 """SQS's limit for a whole batch: the sum of its messages' sizes."""
-_FIRST_BACKOFF = 0.1
-_MAX_BACKOFF = 5.0
 
 REFUSED_CODES = frozenset(
     {
@@ -68,6 +69,16 @@ REFUSED_CODES = frozenset(
 Any other error (throttling, an outage, credentials, a missing queue) is retried."""
 
 
+class _NotTaken(Exception):
+    """Some envelopes of a batch are not on the queue yet: tried again after a pause."""
+
+
+def _log_lost(items: list[Outgoing]) -> None:
+    if items:
+        lost = [item.described() for item in items]
+        logger.error("events not published before the stop", extra={"count": len(lost), "events": lost})
+
+
 def refused_for_good(error: Exception) -> bool:
     """Whether a failed call was refused for its content (see :data:`REFUSED_CODES`)."""
     if not isinstance(error, ClientError):
@@ -76,15 +87,9 @@ def refused_for_good(error: Exception) -> bool:
     return code.removeprefix("AWS.SimpleQueueService.") in REFUSED_CODES
 
 
-def envelope(event: NetworkEvent, device_id: str) -> dict[str, Any]:
+def envelope(event: NetworkEvent, device_id: str) -> EventEnvelope:
     """The delivery envelope of an event; ``id`` stays the same on every delivery attempt."""
-    return {
-        "id": uuid.uuid4().hex,
-        "event": event.name,
-        "timestamp": int(event.occurred_at),
-        "device_id": device_id,
-        "data": dict(event.data),
-    }
+    return EventEnvelope.new(event.name, event.data, event.occurred_at, device_id)
 
 
 @dataclass
@@ -140,8 +145,10 @@ class EventPublisher:
         buffer_size: int,
         senders: int,
         store: Callable[[QueueMessage], None] = claim_check.store,
+        retry: RetryPolicy = EVENT_PUBLISH,
     ) -> None:
         self._sqs = sqs
+        self._retry = retry
         self._store = store
         self._queue_url = queue_url
         self._aws = aws
@@ -149,15 +156,17 @@ class EventPublisher:
         self._senders = senders
         self._buffer: asyncio.Queue[Outgoing] = asyncio.Queue(buffer_size)
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = asyncio.Event()
 
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._send_forever()) for _ in range(self._senders)]
 
-    async def publish(self, envelope: dict[str, Any], tenant_id: str) -> None:
+    async def publish(self, envelope: EventEnvelope, tenant_id: str) -> None:
         """Queue one envelope for sending; waits while the buffer is full."""
-        body = json.dumps(envelope, separators=(",", ":"), default=str)  # ASCII: SQS takes every character
-        ids = {"event_id": str(envelope["id"]), "event": str(envelope["event"])}
-        device_id = str(envelope["device_id"])
+        # ASCII: SQS takes every character.
+        body = json.dumps(envelope.fields(), separators=(",", ":"), default=str)
+        ids = {"event_id": envelope.id, "event": envelope.event.value}
+        device_id = envelope.device_id
         try:
             message = claim_check.queue_message(body, tenant_id=tenant_id, device_id=device_id, **ids)
         except ValueError as error:  # ids the gateway never issues: no key to store it under
@@ -166,7 +175,8 @@ class EventPublisher:
                 extra={**ids, "device_id": device_id, "tenant_id": tenant_id, "reason": str(error)},
             )
             return
-        await self._buffer.put(Outgoing(device_id=device_id, tenant_id=tenant_id, message=message, **ids))
+        outgoing = Outgoing(ids["event_id"], ids["event"], device_id, tenant_id, message)
+        await self._buffer.put(outgoing)
 
     async def stop(self, timeout: float) -> None:
         """Send what is buffered (up to ``timeout`` seconds), then stop the senders."""
@@ -176,8 +186,9 @@ class EventPublisher:
         except TimeoutError:
             lost = []
             while not self._buffer.empty():
-                lost.append(self._buffer.get_nowait().described())
-            logger.error("events not published before the stop", extra={"count": len(lost), "events": lost})
+                lost.append(self._buffer.get_nowait())
+            _log_lost(lost)
+        self._stopping.set()  # a batch still being retried is given up (and logged) too
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -218,14 +229,18 @@ class EventPublisher:
         return batch, None
 
     async def _send(self, batch: list[Outgoing]) -> None:
-        """Send ``batch`` until every envelope is on the queue or refused for good."""
+        """Send ``batch`` until every envelope is on the queue or refused for good, or the
+        publisher stops (then those left are logged as lost)."""
         pending = batch
-        backoff = _FIRST_BACKOFF
-        while pending:
-            pending = await self._attempt(pending)
+        try:
+            async for attempt in self._retry.async_retrying(_NotTaken, until=self._stopping.is_set):
+                with attempt:
+                    pending = await self._attempt(pending)
+                    if pending:
+                        raise _NotTaken
+        finally:  # ended by the stop, or cancelled by it
             if pending:
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, _MAX_BACKOFF)
+                _log_lost(pending)
 
     async def _attempt(self, items: list[Outgoing]) -> list[Outgoing]:
         """One try at sending ``items``; those to try again."""

@@ -18,7 +18,6 @@ arrives without bytes keeps the adapter's ``error`` (neonize: ``too_large``, ``t
 
 from __future__ import annotations
 
-import asyncio
 import io
 from collections.abc import Callable
 from dataclasses import replace
@@ -30,16 +29,18 @@ from gateway.context_pool import ContextThreadPool
 from gateway.media import store
 from gateway.media.store import StoredMedia
 from gateway.observability import logger
+from gateway.retries import SESSION_RECORD_WRITE, RetryPolicy
+from gateway.webhooks.catalog import EventName
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.network import payloads
 from session_host.network.media_types import received_max_bytes
 from session_host.network.port import NetworkEvent
 
+_NOT_STORED: tuple[type[Exception], ...] = (*AWS_ERRORS, ValueError)
+"""What leaves a received media unstored: AWS failing past the retries, or a refused upload."""
+
 StoreMedia = Callable[[str, str, bytes, str, str | None], StoredMedia]
 """``store.put``'s shape: (tenant_id, device_id, data, mimetype, filename) -> StoredMedia."""
-
-STORE_ATTEMPTS = 3
-_BACKOFF_SECONDS = 0.2
 
 
 def media_path(media_id: str) -> str:
@@ -51,7 +52,7 @@ def media_path(media_id: str) -> str:
 def _transfers(client: Any) -> Any:
     """The S3 transfer manager boto3's ``upload_fileobj`` uses, over the media store's client, one
     per client; its threads run each part in the context of the call that started the upload."""
-    from boto3.s3.transfer import TransferConfig  # the host only: ~100 ms
+    from boto3.s3.transfer import TransferConfig  # the host only: a costly import (bench/README.md)
     from s3transfer.manager import TransferManager
 
     return TransferManager(client, TransferConfig(), executor_cls=ContextThreadPool)
@@ -69,16 +70,16 @@ class ReceivedMediaKeeper:
     """Turns an event with an attachment into one without, its media stored."""
 
     def __init__(
-        self, aws: AwsCalls, put: StoreMedia | None = None, *, backoff_seconds: float = _BACKOFF_SECONDS
+        self, aws: AwsCalls, put: StoreMedia | None = None, *, retry: RetryPolicy = SESSION_RECORD_WRITE
     ) -> None:
         self._aws = aws
         self._put = put
-        self._backoff = backoff_seconds
+        self._retry = retry
 
     async def without_bytes(self, event: NetworkEvent, tenant_id: str, device_id: str) -> NetworkEvent:
         """``event`` as it is published: no attachment, ``media.media_path`` and ``media.error`` set."""
         described = event.data.get("media")
-        if event.name != "message.received" or not isinstance(described, dict):
+        if event.name != EventName.MESSAGE_RECEIVED or not isinstance(described, dict):
             return replace(event, attachment=None) if event.attachment is not None else event
         attachment = event.attachment
         if attachment is None:
@@ -102,23 +103,25 @@ class ReceivedMediaKeeper:
         attachment = event.attachment
         assert attachment is not None
         put = self._put or upload  # looked up per call: this module's, unless given one
-        for attempt in range(1, STORE_ATTEMPTS + 1):
-            try:
-                return await self._aws(
-                    put, tenant_id, device_id, attachment.data, attachment.mimetype, attachment.filename
-                )
-            except (*AWS_ERRORS, ValueError) as error:
-                if isinstance(error, ValueError) or attempt == STORE_ATTEMPTS:
-                    logger.error(
-                        "received media not stored; the event is published with media_path null",
-                        extra={
-                            "device_id": device_id,
-                            "event": event.name,
-                            "message_id": event.data.get("message_id"),
-                            "size": attachment.size,
-                            "error": str(error),
-                        },
-                    )
-                    return None
-                await asyncio.sleep(self._backoff * attempt)
+        try:
+            return await self._retry.async_retrying(AWS_ERRORS)(
+                self._aws,
+                put,
+                tenant_id,
+                device_id,
+                attachment.data,
+                attachment.mimetype,
+                attachment.filename,
+            )
+        except _NOT_STORED as error:
+            logger.error(
+                "received media not stored; the event is published with media_path null",
+                extra={
+                    "device_id": device_id,
+                    "event": event.name,
+                    "message_id": event.data.get("message_id"),
+                    "size": attachment.size,
+                    "error": str(error),
+                },
+            )
         return None

@@ -29,6 +29,7 @@ from gateway.bus import DeviceSnapshot
 from gateway.models import DeviceModel
 from gateway.models.devices import RESTORE_SHARDS, restore_shard
 from gateway.timestamps import iso_utc
+from gateway.webhooks.catalog import EventName
 from session_host.network.port import NetworkEvent, SessionState
 
 
@@ -122,6 +123,7 @@ def index_if_restorable(tenant_id: str, device_id: str) -> bool:
     """Put a wanted, logged-in record written before the ``restorable`` index into it; False
     when the record is not (or no longer) such a record, or is indexed already."""
     shard = restore_shard(device_id, wants_connection=True, is_logged_in=True)
+    assert shard is not None  # wanted and logged in: always in a shard
     condition = (
         (DeviceModel.wants_connection == True)  # noqa: E712
         & (DeviceModel.is_logged_in == True)  # noqa: E712
@@ -146,7 +148,7 @@ def event_changes(event: NetworkEvent) -> dict[str, Any] | None:
     """The record fields an event changes, or None for events that change none."""
     data = event.data
     jid = data.get("messaging_jid")
-    if event.name == "device.connected":
+    if event.name == EventName.DEVICE_CONNECTED:
         changes: dict[str, Any] = {
             "status": SessionState.CONNECTED.value,
             "is_connected": True,
@@ -154,19 +156,19 @@ def event_changes(event: NetworkEvent) -> dict[str, Any] | None:
             **_NO_ERROR,
         }
         return changes | ({"messaging_jid": jid} if jid else {})
-    if event.name == "connection.failure":
+    if event.name == EventName.CONNECTION_FAILURE:
         return _last_error(event, str(data.get("reason")), str(data.get("message") or data.get("reason")))
-    if event.name == "connection.temporary_ban":
+    if event.name == EventName.CONNECTION_TEMPORARY_BAN:
         return _last_error(
             event, "temporary_ban", f"temporarily banned ({data.get('code')}) until {data.get('expires_at')}"
         )
-    if event.name == "connection.manual_reconnect":
+    if event.name == EventName.CONNECTION_MANUAL_RECONNECT:
         return {"reconnect_at": None}
-    if event.name == "device.disconnected":
+    if event.name == EventName.DEVICE_DISCONNECTED:
         logged_in = bool(data.get("is_logged_in", True))
         status = SessionState.DISCONNECTED if logged_in else SessionState.NOT_READY
         return {"status": status.value, "is_connected": False, "is_logged_in": logged_in}
-    if event.name == "device.logged_out":
+    if event.name == EventName.DEVICE_LOGGED_OUT:
         return {
             "status": SessionState.LOGGED_OUT.value,
             "is_connected": False,
@@ -174,11 +176,11 @@ def event_changes(event: NetworkEvent) -> dict[str, Any] | None:
             "wants_connection": False,
             "messaging_jid": None,
         }
-    if event.name == "qr.generated":
+    if event.name == EventName.QR_GENERATED:
         return {"status": SessionState.PAIRING.value, "is_connected": False, "is_logged_in": False}
-    if event.name == "pair.success":
+    if event.name == EventName.PAIR_SUCCESS:
         return {"is_logged_in": True} | ({"messaging_jid": jid} if jid else {})
-    if event.name == "connection.pair_error":
+    if event.name == EventName.CONNECTION_PAIR_ERROR:
         return {"status": SessionState.NOT_READY.value, "is_connected": False}
     return None
 

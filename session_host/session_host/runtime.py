@@ -52,7 +52,7 @@ def build_port(adapter: str, simulated_state: Path | None = None) -> NetworkPort
     control API instead).
     """
     if adapter == "neonize":
-        # Imported only here: it loads the Go library (~64 MB) and configures root logging.
+        # Imported only here: it loads the Go library (~64 MB).
         from session_host.network.neonize import NeonizePort
 
         return NeonizePort()
@@ -167,11 +167,14 @@ def _say_overdue(seconds: float) -> None:
 
 
 def main() -> None:
+    from gateway.observability import configure_logging
+
+    # Before anything logs, and before neonize's import, whose logging.basicConfig then does nothing.
+    configure_logging()
     settings = HostSettings()
     if settings.workers > 1:
         from session_host.workers import Supervisor
 
         sys.exit(Supervisor(settings).run())
-    # Before anything logs: neonize sets up logging.
     port = build_port(settings.network_adapter, settings.simulated_network_state)
     asyncio.run(_serve_then_exit(settings, port))

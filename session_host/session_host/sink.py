@@ -7,10 +7,11 @@ after the record shows the state it announces.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from gateway.observability import logger
+from gateway.retries import SESSION_RECORD_WRITE
+from gateway.webhooks.catalog import EventName
 from session_host import records
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.network.port import EventSink, NetworkEvent
@@ -18,10 +19,9 @@ from session_host.owned import OwnedDevice
 from session_host.publisher import EventPublisher, envelope
 from session_host.received_media import ReceivedMediaKeeper
 
-SESSION_ENDING_EVENTS = frozenset({"connection.pair_error", "device.logged_out"})
+SESSION_ENDING_EVENTS = frozenset({EventName.CONNECTION_PAIR_ERROR, EventName.DEVICE_LOGGED_OUT})
 """After these the session has nothing left to run: the host ends the tenure (so does a
 permanent ``connection.failure``, as the supervisor says)."""
-_RECORD_ATTEMPTS = 3
 
 
 class Sinks:
@@ -69,23 +69,18 @@ class Sinks:
         return sink
 
     async def _write(self, owned: OwnedDevice, event: NetworkEvent, changes: dict[str, object]) -> None:
-        for attempt in range(1, _RECORD_ATTEMPTS + 1):
-            try:
-                written = await self._aws(
-                    records.apply_changes, owned.tenant_id, owned.device_id, self._queue_url(), changes
-                )
-            except AWS_ERRORS as error:
-                if attempt == _RECORD_ATTEMPTS:
-                    logger.error(
-                        "device record not updated for an event",
-                        extra={"device_id": owned.device_id, "event": event.name, "error": str(error)},
-                    )
-                    return
-                await asyncio.sleep(0.2 * attempt)
-                continue
-            if not written:
-                logger.info(
-                    "device record gone or claimed by another host; event not recorded",
-                    extra={"device_id": owned.device_id, "event": event.name},
-                )
+        try:
+            written: bool = await SESSION_RECORD_WRITE.async_retrying(AWS_ERRORS)(
+                self._aws, records.apply_changes, owned.tenant_id, owned.device_id, self._queue_url(), changes
+            )
+        except AWS_ERRORS as error:
+            logger.error(
+                "device record not updated for an event",
+                extra={"device_id": owned.device_id, "event": event.name, "error": str(error)},
+            )
             return
+        if not written:
+            logger.info(
+                "device record gone or claimed by another host; event not recorded",
+                extra={"device_id": owned.device_id, "event": event.name},
+            )

@@ -24,17 +24,18 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
+from gateway.webhooks.catalog import EventName
 from session_host.network import payloads
 from session_host.network.port import (
     DeviceSession,
     EventSink,
     NetworkError,
-    NetworkErrorKind,
     NetworkEvent,
     SessionState,
 )
@@ -50,7 +51,7 @@ class Backoff:
     reset_after: float = 60.0  # seconds connected after which failures are counted afresh
 
     def delay(self, attempt: int, rand: Callable[[], float] = random.random) -> float:
-        base = min(self.maximum, self.initial * 2 ** max(0, attempt - 1))
+        base = min(self.maximum, self.initial * 2.0 ** max(0, attempt - 1))
         return base * (1 + self.jitter * (2 * rand() - 1))
 
 
@@ -60,10 +61,10 @@ class SupervisionSettings:
     dial_timeout: float = 90.0  # an attempt with no outcome by then failed (whatsmeow gives up at ~60 s)
 
 
-RunLocked = Callable[[Callable[[], Awaitable[None]]], Awaitable[None]]
+RunLocked = Callable[[Callable[[], Awaitable[None]]], Coroutine[object, object, None]]
 """Runs a step under the device's lock, only while the tenure lasts and no command ends it."""
 
-REACHED = frozenset({"device.connected", "qr.generated"})
+REACHED = frozenset({EventName.DEVICE_CONNECTED, EventName.QR_GENERATED})
 """Events that say an attempt reached the network."""
 
 
@@ -112,7 +113,7 @@ class Supervisor:
         try:
             await self._session.connect()
         except NetworkError as error:
-            if error.kind is NetworkErrorKind.UNSUPPORTED:
+            if error.kind is ErrorKind.UNSUPPORTED:
                 raise
             await self._sink(payloads.connection_failure(self._device_id, _reason(error), str(error)))
             return
@@ -143,16 +144,16 @@ class Supervisor:
         if name in REACHED:
             self._cancel_deadline()
             self.reconnect_at = None
-            if name == "device.connected":
+            if name == EventName.DEVICE_CONNECTED:
                 self._connected_since = self._clock()
             return event, False
-        if name == "device.disconnected" and data.get("reason") == "connection_lost":
+        if name == EventName.DEVICE_DISCONNECTED and data.get("reason") == "connection_lost":
             self._forget_connection()
             self._arm_deadline()  # the adapter reconnects by itself; watch that it does
             return event, False
-        if name == "connection.failure":
+        if name == EventName.CONNECTION_FAILURE:
             return self._failed(event)
-        if name == "connection.temporary_ban":
+        if name == EventName.CONNECTION_TEMPORARY_BAN:
             self._cancel_deadline()
             until = _parse_time(data.get("expires_at"))
             delay = max(0.0, until - self._clock()) if until is not None else self._next_delay()
@@ -250,7 +251,7 @@ class Supervisor:
 
 
 def _reason(error: NetworkError) -> str:
-    return "timeout" if error.kind is NetworkErrorKind.TIMEOUT else "dial_error"
+    return "timeout" if error.kind is ErrorKind.TIMEOUT else "dial_error"
 
 
 def _parse_time(value: object) -> float | None:

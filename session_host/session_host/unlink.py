@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
 from session_host.config import READY_WAIT_SECONDS
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.network.port import NetworkError, SessionState
 from session_host.owned import OwnedDevice
 
 
@@ -30,7 +31,7 @@ async def unlink(owned: OwnedDevice) -> None:
     if session.jid is None:  # the network unlinked it meanwhile
         return
     if not owned.active:  # the lease was lost meanwhile: the credentials are the new owner's
-        raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "another host runs the device now; retry")
+        raise NetworkError(ErrorKind.NOT_CONNECTED, "another host runs the device now; retry")
     await session.logout()
 
 

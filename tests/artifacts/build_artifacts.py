@@ -21,6 +21,7 @@ import tomllib
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aws_lambda_builders.builder import LambdaBuilder
 from packaging.utils import canonicalize_name
@@ -187,16 +188,22 @@ def link_locked_distributions(lock: Path, target: Path) -> Path:
     return target
 
 
-def sam_make_build(source: Path, logical_id: str, workdir: Path, *, layer: bool) -> Path:
-    """``sam build`` of a ``BuildMethod: makefile`` resource, run as SAM CLI runs it in-process:
-    aws-lambda-builders' custom make workflow copies ``source`` to a scratch directory and runs
-    ``make build-<logical_id>`` there with ``ARTIFACTS_DIR``. Returns the artifacts' root."""
+def sam_make_build(resource: dict[str, Any], logical_id: str, workdir: Path) -> Path:
+    """``sam build`` of a ``BuildMethod: makefile`` function or layer of the template, run as SAM
+    CLI runs it in-process: aws-lambda-builders' custom make workflow copies the resource's
+    ``CodeUri`` (a layer's ``ContentUri``) to a scratch directory and runs ``make
+    build-<logical_id>`` there with ``ARTIFACTS_DIR``, the Makefile being the one in the
+    ``ContextPath`` folder when the metadata names one, else in the code folder. Returns the
+    artifacts' root."""
+    layer = resource["Type"] == "AWS::Serverless::LayerVersion"
+    source = REPO_ROOT / resource["Properties"]["ContentUri" if layer else "CodeUri"]
+    makefile = REPO_ROOT / resource["Metadata"].get("ContextPath", source) / "Makefile"
     artifacts = workdir / logical_id
     LambdaBuilder(language="provided", dependency_manager=None, application_framework=None).build(
         str(source),
         str(artifacts),
         str(workdir / f"{logical_id}-scratch"),
-        str(source / "Makefile"),
+        str(makefile),
         runtime="provided",
         architecture="x86_64",
         options={"build_logical_id": logical_id},

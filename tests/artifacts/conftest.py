@@ -9,7 +9,6 @@ import pytest
 from build_artifacts import (
     IMAGE_LOCK,
     LAYER_LOCK,
-    REPO_ROOT,
     build_wheel,
     link_locked_distributions,
     sam_make_build,
@@ -56,10 +55,10 @@ def layer(
     ``LOCKED_SITE`` points its Makefile at ``layer_site`` instead of the registry, so nothing is
     downloaded; every step after the install is the deployed build's.
     """
-    source = REPO_ROOT / template_resources["SharedLayer"]["Properties"]["ContentUri"]
     with pytest.MonkeyPatch.context() as patch:  # the make workflow hands make os.environ
         patch.setenv("LOCKED_SITE", str(layer_site))
-        return sam_make_build(source, "SharedLayer", tmp_path_factory.mktemp("layer-build"), layer=True)
+        workdir = tmp_path_factory.mktemp("layer-build")
+        return sam_make_build(template_resources["SharedLayer"], "SharedLayer", workdir)
 
 
 @pytest.fixture(scope="session")
@@ -69,7 +68,7 @@ def function_artifacts(
     """Each function's logical id -> its artifacts' root as ``sam build`` leaves it."""
     workdir = tmp_path_factory.mktemp("functions-build")
     return {
-        name: sam_make_build(REPO_ROOT / resource["Properties"]["CodeUri"], name, workdir, layer=False)
+        name: sam_make_build(resource, name, workdir)
         for name, resource in template_resources.items()
         if resource["Type"] == "AWS::Serverless::Function"
     }

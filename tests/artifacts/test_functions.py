@@ -3,8 +3,8 @@ the root Lambda puts on ``sys.path``, with CPython 3.11 bytecode; and a cold sta
 function's artifact and the layer on the path, compiles nothing and reads no source.
 
 The functions are built as SAM CLI builds ``BuildMethod: makefile`` functions (``make
-build-<LogicalId>`` of functions/Makefile in a scratch copy of the shared ``CodeUri``), the layer
-as test_layer.py builds it.
+build-<LogicalId>`` of the ``ContextPath``'s Makefile, functions/Makefile, in a scratch copy of
+the function's own ``CodeUri``), the layer as test_layer.py builds it.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 from deploy_rehearsal.deployment import ACCOUNT, REGION, Deployment, Statement
-from deploy_rehearsal.recording import ANY_RESOURCE, Request
+from deploy_rehearsal.recording import ANY_RESOURCE, Request, in_order
 from deploy_rehearsal.simulator import Evaluation, simulate
 
 Grant = tuple[str, str, str]  # (statement, action pattern, resource pattern)
@@ -97,7 +97,7 @@ def per_container(requests: Iterable[Request]) -> set[Request]:
 def check(requests: Iterable[Request], deployment: Deployment, *, complete: bool) -> Verdict:
     verdict = Verdict()
     named: list[tuple[Request, str]] = []
-    for request in sorted(per_container(requests)):
+    for request in in_order(per_container(requests)):
         if request.principal not in deployment.roles:
             verdict.unnamed.append(f"{request.principal}: not a principal of the template")
             continue

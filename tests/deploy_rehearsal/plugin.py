@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from deploy_rehearsal.recording import Recorder, merge
+from deploy_rehearsal.recording import Recorder, in_order, merge
 
 if TYPE_CHECKING:
     from deploy_rehearsal.check import Verdict
@@ -87,7 +87,7 @@ class RehearsalPlugin:
             return result  # no end-to-end test ran: nothing to judge
         kept = os.environ.get(RECORDING_VARIABLE)
         if kept:  # to read what each principal called: one request per line
-            lines = [json.dumps(request.to_json(), sort_keys=True) for request in sorted(requests)]
+            lines = [json.dumps(request.to_json(), sort_keys=True) for request in in_order(requests)]
             Path(kept).write_text("\n".join(lines) + "\n", encoding="utf-8")
         complete = all(output["complete"] for output in outputs) and not session.testsfailed
         # Imported here: the SAM translator and cfn-lint are worth loading only to judge.
@@ -103,6 +103,9 @@ class RehearsalPlugin:
             return result
         unattributed: Counter[str] = sum((Counter(o["unattributed"]) for o in outputs), Counter())
         self._report = _report(verdict, complete, len({r.principal for r in requests}), unattributed)
+        if len(outputs) > 1:  # which worker recorded what: a worker that recorded little stands out
+            counts = ", ".join(str(len(output["requests"])) for output in outputs)
+            self._report.insert(1, f"recorded per test worker: {counts}")
         if verdict.findings:
             session.testsfailed += 1
         return result

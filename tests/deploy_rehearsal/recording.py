@@ -32,7 +32,7 @@ from local_stack.principals import PRINCIPAL
 ANY_RESOURCE = "*"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Resource:
     """A resource as the code names it: ``kind`` (table, queue, bucket, object, secret, or ``*``),
     the environment variable whose value names it (None: no variable does), and what follows
@@ -44,7 +44,7 @@ class Resource:
     suffix: str = ""
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Request:
     """One IAM request of one recorded call."""
 
@@ -223,7 +223,25 @@ class Recorder:
 
     def snapshot(self) -> list[dict[str, Any]]:
         with self._lock:
-            return [request.to_json() for request in sorted(self.requests)]
+            return [request.to_json() for request in in_order(self.requests)]
+
+
+def in_order(requests: Iterable[Request]) -> list[Request]:
+    """``requests`` sorted (by principal, action, resource; one named by no variable first)."""
+
+    def place(request: Request) -> tuple[str, ...]:
+        resource = request.resource
+        return (
+            request.principal,
+            request.action,
+            resource.kind,
+            resource.variable or "",
+            resource.name,
+            resource.suffix,
+            request.operation,
+        )
+
+    return sorted(requests, key=place)
 
 
 def merge(recordings: Iterable[list[dict[str, Any]]]) -> set[Request]:

@@ -132,7 +132,10 @@ def sent_message(api: Any, token: str) -> str:
     response = api.request("POST", "/devices", token, json={})
     assert response.status_code == 201, response.text
     device = response.json()["device"]
-    send = outbox.enqueue(device["tenant_id"], device["id"], chat_jid="15551234567@s.whatsapp.net", text="hi")
+    send = outbox.new_send(
+        device["tenant_id"], device["id"], chat_jid="15551234567@s.whatsapp.net", text="hi"
+    )
+    outbox.store(send)
     assert outbox.claim(send, 1)
     assert outbox.mark_sent(send, 1, f"3EB0{uuid.uuid4().hex[:16].upper()}", time.time())
     return send.message_id

@@ -254,7 +254,8 @@ def test_a_device_without_a_session_is_not_ready_but_unknown_ids_are_known_at_on
     envelope(delete(api, tenant.admin_token, "3EB0AA", {"chat_jid": chat}), 404, "MESSAGE_NOT_FOUND")
     envelope(sync(api, tenant.admin_token, {"chat_jid": chat, "count": 5}), 503, "DEVICE_NOT_READY")
     # A message it sent before it was disconnected cannot be deleted while it is not connected
-    send = outbox.enqueue(tenant.id, device_id, chat_jid=f"{chat}@s.whatsapp.net", text="x")
+    send = outbox.new_send(tenant.id, device_id, chat_jid=f"{chat}@s.whatsapp.net", text="x")
+    outbox.store(send)
     assert outbox.claim(send, 1)
     assert outbox.mark_sent(send, 1, "NETOLD", 1.0)
     envelope(delete(api, tenant.admin_token, "NETOLD", {"chat_jid": chat}), 503, "DEVICE_NOT_READY")

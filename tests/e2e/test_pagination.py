@@ -35,16 +35,20 @@ def forged(list_name: str, key: dict[str, str]) -> str:
 def log_attempts(device_id: str, tenant_id: str, count: int) -> list[str]:
     """``count`` failed attempts in the device's delivery log, written as the delivery function
     writes them, one millisecond apart; their event ids, oldest first."""
+    from gateway.webhooks.catalog import EventName
     from gateway.webhooks.delivery.constants import EventStatus
     from gateway.webhooks.delivery.incoming import IncomingEvent
     from gateway.webhooks.delivery.recorder import Attempted, write_log
     from gateway.webhooks.delivery.transport import AttemptResult
+    from gateway.webhooks.envelope import EventEnvelope
 
     attempts = []
     now = time.time()
     for index in range(count):
         event_id = uuid.uuid4().hex
-        envelope = {"id": event_id, "event": "message.received", "device_id": device_id, "data": {}}
+        envelope = EventEnvelope(
+            id=event_id, event=EventName.MESSAGE_RECEIVED, timestamp=int(now), device_id=device_id, data={}
+        )
         incoming = IncomingEvent(
             envelope, tenant_id, attempt=1, redelivery=False, receipt_handle="", queue_url=""
         )

@@ -27,8 +27,8 @@ from test_delivery_handler import (  # noqa: F401 - setup is a fixture
 
 from gateway.bus.queues import sqs_client
 from gateway.models.webhooks import DeliveryModel
+from gateway.retries import DELIVERY_LOG_WRITE
 from gateway.webhooks.delivery import recorder
-from gateway.webhooks.delivery.constants import LOG_WRITE_ROUNDS
 from gateway.webhooks.delivery.transport import Transport
 
 MALFORMED = "{not json"  # a record body that is not an envelope
@@ -65,7 +65,6 @@ class FlakyConnection:
 def flaky_log(monkeypatch: pytest.MonkeyPatch, **behaviour: Any) -> Flaky:
     flaky = Flaky(recorder.transaction_connection().client, **behaviour)
     monkeypatch.setattr(recorder, "transaction_connection", lambda: FlakyConnection(flaky))
-    monkeypatch.setattr(recorder.time, "sleep", lambda _seconds: None)  # the back-off, not waited for
     return flaky
 
 
@@ -110,7 +109,7 @@ def test_an_event_whose_log_cannot_be_written_stays_on_the_queue(
     assert log_of(setup.device_id) == {}
 
     # And items left unprocessed round after round keep it too
-    flaky.fail, flaky.unprocessed_rounds = False, LOG_WRITE_ROUNDS * 2
+    flaky.fail, flaky.unprocessed_rounds = False, (DELIVERY_LOG_WRITE.attempts or 0) * 2
     assert invoke(setup, [message]) == {message["MessageId"]}
 
     # When DynamoDB is back, the next attempt is delivered and logged, and the record done with

@@ -69,7 +69,7 @@ def send(queue_url: str, *bodies: str) -> None:
 def test_processed_records_are_deleted_and_failed_ones_come_back(queue_url: str) -> None:
     # Given a worker on a queue holding two good events and one the handler fails
     handler = RecordingHandler()
-    worker = DeliveryWorker(queue_url, handler, source=NO_WINDOW).start()
+    worker = DeliveryWorker(queue_url, handler, source=NO_WINDOW, as_function=False).start()
     try:
         send(queue_url, "ok-1", "ok-2", "fail-1")
 
@@ -87,7 +87,7 @@ def test_processed_records_are_deleted_and_failed_ones_come_back(queue_url: str)
 
 def test_a_failed_invocation_leaves_its_whole_batch_on_the_queue(queue_url: str) -> None:
     handler = RecordingHandler()
-    worker = DeliveryWorker(queue_url, handler, source=NO_WINDOW).start()
+    worker = DeliveryWorker(queue_url, handler, source=NO_WINDOW, as_function=False).start()
     try:
         send(queue_url, "boom")
         # Then the record comes back after its visibility timeout and is handled again
@@ -104,7 +104,7 @@ def test_the_handler_gets_lambdas_sqs_event(queue_url: str) -> None:
         events.append(event)
         return {"batchItemFailures": []}
 
-    worker = DeliveryWorker(queue_url, keep, source=NO_WINDOW).start()
+    worker = DeliveryWorker(queue_url, keep, source=NO_WINDOW, as_function=False).start()
     try:
         send(queue_url, "hello")
         wait_until(lambda: events, what="the handler invoked")
@@ -129,7 +129,7 @@ def test_batches_are_gathered_as_the_templates_event_source_mapping_gathers_them
     assert source.report_batch_item_failures
     url = sqs_client().create_queue(QueueName=f"worker-it-{uuid.uuid4().hex[:12]}")["QueueUrl"]
     handler = RecordingHandler()
-    worker = DeliveryWorker(url, handler, invokers=1).start()
+    worker = DeliveryWorker(url, handler, invokers=1, as_function=False).start()
     try:
         # When more than a batch is queued at once
         bodies = [f"ok-{n}" for n in range(source.batch_size + 5)]

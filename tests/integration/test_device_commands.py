@@ -183,7 +183,6 @@ def test_deleting_arunning_device_stops_it_first(api, host, owner) -> None:
         ("rate_limited", 429, "RATE_LIMITED"),
         ("unsupported", 501, "UNSUPPORTED_OPERATION"),
         ("not_found", 404, "NOT_FOUND"),
-        ("already_logged_in", 409, "ALREADY_LOGGED_IN"),
         ("host_error", 500, "DEVICE_ERROR"),
         ("not_running", 503, "DEVICE_NOT_READY"),
     ],
@@ -199,6 +198,17 @@ def test_a_hosts_failure_becomes_its_documented_error(api, host, owner, kind, st
     body = response.json()
     assert (body["success"], body["error_code"]) == (False, code)
     assert body["error"]
+
+
+def test_a_qr_code_asked_of_a_logged_in_device_is_409_already_logged_in(api, host, owner) -> None:
+    device, token = owner["device"], owner["token"]
+    # Given a host that says the device is logged in already (only pairing can say so)
+    host.fail(device["id"], CommandName.QR, "already_logged_in", "the device is paired")
+    # When the QR code is asked for
+    response = api.request("GET", f"/devices/{device['id']}/qr", token)
+    # Then 409 ALREADY_LOGGED_IN
+    assert response.status_code == 409, response.text
+    assert response.json()["error_code"] == "ALREADY_LOGGED_IN"
 
 
 def test_a_session_that_lost_its_connection_is_device_disconnected(api, host, owner) -> None:

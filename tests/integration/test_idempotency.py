@@ -14,7 +14,7 @@ from waiting import wait_until
 
 from gateway.errors import ApiError
 from gateway.web import idempotency
-from gateway.web.idempotency import Answer
+from gateway.web.idempotency import StoredResponse
 from local_stack.stack import LocalStack
 
 REQUEST = {"number": "4915112345678", "text": "hello"}
@@ -23,12 +23,12 @@ REQUEST = {"number": "4915112345678", "text": "hello"}
 class Work:
     """Counts its runs and answers ``answer`` (or raises ``error``)."""
 
-    def __init__(self, answer: Answer | None = None) -> None:
+    def __init__(self, answer: StoredResponse | None = None) -> None:
         self.runs = 0
-        self.answer = answer or Answer(202, {"success": True, "status": "scheduled"})
+        self.answer = answer or StoredResponse(202, {"success": True, "status": "scheduled"})
         self.error: BaseException | None = None
 
-    def __call__(self) -> Answer:
+    def __call__(self) -> StoredResponse:
         self.runs += 1
         if self.error is not None:
             raise self.error
@@ -40,7 +40,9 @@ def key(stack: LocalStack) -> str:
     return str(uuid.uuid4())
 
 
-def once(key: str | None, work: Work, *, scope: tuple[str, ...] = ("t1", "d1"), **overrides: Any) -> Answer:
+def once(
+    key: str | None, work: Work, *, scope: tuple[str, ...] = ("t1", "d1"), **overrides: Any
+) -> StoredResponse:
     arguments: dict[str, Any] = {
         "scope": scope,
         "operation": "send_text",
@@ -58,7 +60,7 @@ def test_a_repeat_gets_the_first_answer_and_runs_nothing(key: str) -> None:
     # When it is repeated with the same key and request
     second = once(key, work)
     # Then the repeat gets the stored status and body, and the work ran once
-    assert first == second == Answer(202, {"success": True, "status": "scheduled"})
+    assert first == second == StoredResponse(202, {"success": True, "status": "scheduled"})
     assert work.runs == 1
 
 
@@ -106,10 +108,10 @@ def test_a_repeat_while_the_first_runs_is_refused_in_progress(key: str) -> None:
     # Given a first request still running
     release, started = threading.Event(), threading.Event()
 
-    def slow() -> Answer:
+    def slow() -> StoredResponse:
         started.set()
         assert release.wait(10)
-        return Answer(200, {"success": True})
+        return StoredResponse(200, {"success": True})
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         first = pool.submit(
@@ -151,7 +153,7 @@ def test_a_record_left_in_progress_stops_blocking_after_its_bound(key: str) -> N
     work.error = None
 
     # When the request is repeated: at first it is in progress, after the bound it runs
-    def repeat() -> Answer | None:
+    def repeat() -> StoredResponse | None:
         try:
             return once(key, work, in_progress_seconds=1)
         except ApiError as error:
@@ -186,12 +188,12 @@ def test_an_unclear_failure_keeps_the_key_bound_and_a_repeat_gets_the_error_with
 
 def test_a_repeat_of_a_bound_answer_gets_the_state_now(key: str) -> None:
     # Given a request answered 202 and bound to what it started, and one that failed unclearly
-    scheduled = Answer(202, {"status": "scheduled"}, bound={"send_key": "k1"})
+    scheduled = StoredResponse(202, {"status": "scheduled"}, bound={"send_key": "k1"})
     looked_up: list[dict[str, Any]] = []
 
-    def now(bound: dict[str, Any]) -> Answer | None:
+    def now(bound: dict[str, Any]) -> StoredResponse | None:
         looked_up.append(bound)
-        return Answer(200, {"status": "sent"}) if bound["send_key"] == "k1" else None
+        return StoredResponse(200, {"status": "sent"}) if bound["send_key"] == "k1" else None
 
     once(key, Work(scheduled), now=now)
     unclear_key = str(uuid.uuid4())
@@ -207,16 +209,16 @@ def test_a_repeat_of_a_bound_answer_gets_the_state_now(key: str) -> None:
     unknown = once(unclear_key, Work(), now=now)
 
     # Then the first is answered as it is now, and the second (nothing known) as it was
-    assert sent == Answer(200, {"status": "sent"})
+    assert sent == StoredResponse(200, {"status": "sent"})
     assert (unknown.status_code, unknown.body["error_code"]) == (500, "DEVICE_ERROR")
     assert looked_up == [{"send_key": "k1"}, {"send_key": "k2"}]
 
 
 def test_a_failure_of_the_state_now_is_the_repeats_answer(key: str) -> None:
     # Given a bound answer whose work has failed since
-    once(key, Work(Answer(202, {"status": "scheduled"}, bound={"send_key": "k"})))
+    once(key, Work(StoredResponse(202, {"status": "scheduled"}, bound={"send_key": "k"})))
 
-    def now(_bound: dict[str, Any]) -> Answer | None:
+    def now(_bound: dict[str, Any]) -> StoredResponse | None:
         raise ApiError(500, "SEND_FAILED", "the network failed it")
 
     # When it is repeated, twice

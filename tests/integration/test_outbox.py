@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from gateway.bus.contracts.messages import SendTextArgs
+from gateway.failures.kinds import ErrorKind
 from gateway.messages import outbox
 from gateway.messages.outbox import SendState
 from gateway.models import SendModel
@@ -18,6 +20,13 @@ from local_stack.stack import LocalStack
 
 TENANT = "tenant-outbox"
 CHAT = "15550001111@s.whatsapp.net"
+
+
+def queued_send(tenant_id: str, device_id: str, **fields: Any) -> outbox.Send:
+    """A new ``queued`` send in the outbox, as the send route stores it."""
+    send = outbox.new_send(tenant_id, device_id, **fields)
+    outbox.store(send)
+    return send
 
 
 @pytest.fixture
@@ -28,11 +37,9 @@ def device_id(stack: LocalStack) -> str:
 def test_unfinished_sends_come_in_request_order_without_finished_ones(device_id: str) -> None:
     # Given three sends requested one after the other, the first one already sent
     t0 = time.time()
-    first = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="one", requested_at=t0)
-    second = outbox.enqueue(
-        TENANT, device_id, chat_jid=CHAT, text="two", delay_seconds=60, requested_at=t0 + 1
-    )
-    third = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="three", requested_at=t0 + 2)
+    first = queued_send(TENANT, device_id, chat_jid=CHAT, text="one", requested_at=t0)
+    second = queued_send(TENANT, device_id, chat_jid=CHAT, text="two", delay_seconds=60, requested_at=t0 + 1)
+    third = queued_send(TENANT, device_id, chat_jid=CHAT, text="three", requested_at=t0 + 2)
     assert outbox.claim(first, 1)
     assert outbox.mark_sent(first, 1, "NET1", t0 + 3)
 
@@ -52,7 +59,7 @@ def test_unfinished_sends_come_in_request_order_without_finished_ones(device_id:
 
 def test_a_send_is_claimed_once_and_only_its_claimer_finishes_it(device_id: str) -> None:
     # Given a queued send claimed by the tenure at epoch 2
-    send = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="hello")
+    send = queued_send(TENANT, device_id, chat_jid=CHAT, text="hello")
     assert outbox.claim(send, 2)
 
     # When another tenure claims it, or one at another epoch tries to finish it
@@ -63,11 +70,11 @@ def test_a_send_is_claimed_once_and_only_its_claimer_finishes_it(device_id: str)
     assert (again, foreign) == (False, False)
     assert outbox.requeue(send, 2)
     assert outbox.claim(send, 3)
-    assert outbox.mark_failed(send, "interrupted", kind="timeout")
+    assert outbox.mark_failed(send, "interrupted", kind=ErrorKind.TIMEOUT)
     stored = outbox.get(TENANT, device_id, send.send_key)
     assert stored is not None
     assert stored.state is SendState.FAILED
-    assert (stored.error, stored.error_kind) == ("interrupted", "timeout")
+    assert (stored.error, stored.error_kind) == ("interrupted", ErrorKind.TIMEOUT)
     assert outbox.unfinished(TENANT, device_id) == []
 
 
@@ -90,12 +97,12 @@ def test_a_claim_that_comes_before_the_apis_write_writes_the_send_whole(device_i
 
 def test_a_finished_send_leaves_the_pending_index(device_id: str) -> None:
     # Given a sent and a failed send
-    sent = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="sent")
-    failed = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="failed")
+    sent = queued_send(TENANT, device_id, chat_jid=CHAT, text="sent")
+    failed = queued_send(TENANT, device_id, chat_jid=CHAT, text="failed")
     for send in (sent, failed):
         assert outbox.claim(send, 1)
     assert outbox.mark_sent(sent, 1, "NET2", time.time())
-    assert outbox.mark_failed(failed, "refused", kind="network", epoch=1)
+    assert outbox.mark_failed(failed, "refused", kind=ErrorKind.NETWORK, epoch=1)
 
     # Then neither is in the index a dispatcher reads: its reads cost what waits, not history
     keys = [item.pending_key for item in SendModel.pending.query(outbox.device_key(TENANT, device_id))]
@@ -124,8 +131,8 @@ def _carried(args: SendTextArgs) -> SendTextArgs:
 
 def test_a_send_is_found_by_either_id_and_deleted_once(device_id: str) -> None:
     # Given a sent message and a send still queued, of the same device
-    sent = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="hello")
-    queued = outbox.enqueue(TENANT, device_id, chat_jid=CHAT, text="later")
+    sent = queued_send(TENANT, device_id, chat_jid=CHAT, text="hello")
+    queued = queued_send(TENANT, device_id, chat_jid=CHAT, text="later")
     assert outbox.claim(sent, 1)
     network_id = f"NET{uuid.uuid4().hex[:8]}"
     assert outbox.mark_sent(sent, 1, network_id, time.time())

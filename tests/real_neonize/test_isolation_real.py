@@ -28,10 +28,11 @@ from session_support import (
     until,
 )
 
+from gateway.failures.kinds import ErrorKind
 from local_stack.played_network import PlayedNetwork
 from session_host.network.neonize.clients import GatedClient, call_with_deadline
 from session_host.network.neonize.locks import GO_GATE
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.network.port import NetworkError, SessionState
 
 DEVICES = 50
 ISOLATION_SECONDS = 1.0
@@ -65,7 +66,7 @@ def test_fifty_devices_hanging_on_a_dial_never_delay_another_device(
             library_delays.append(took)
             took, refused = await timed(other.sending.send_text(PEER, "hello"))
             assert isinstance(refused, NetworkError)
-            assert refused.kind is NetworkErrorKind.NOT_CONNECTED
+            assert refused.kind is ErrorKind.NOT_CONNECTED
             adapter_delays.append(took)
             await asyncio.sleep(0.02)
 

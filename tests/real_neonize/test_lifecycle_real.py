@@ -15,9 +15,10 @@ from neonize.proto.Neonize_pb2 import ConnectFailureReason, Node
 from recording_sink import RecordingSink
 from session_support import SessionFactory, run, timed, until
 
+from gateway.failures.kinds import ErrorKind
 from local_stack.played_network import Mode, PlayedNetwork
 from session_host.network.neonize import NeonizeSession
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.network.port import NetworkError, SessionState
 
 
 def new_device(
@@ -53,7 +54,7 @@ def test_a_refused_dial_reports_one_failure_and_the_next_connect_tries_again(
         await until(lambda: session._last_run.finished.is_set(), what="the run stopped")
         took, refused = await timed(session.pair_phone("5511999998888"))
         assert isinstance(refused, NetworkError)
-        assert (refused.kind, took < 0.5) == (NetworkErrorKind.NOT_CONNECTED, True)
+        assert (refused.kind, took < 0.5) == (ErrorKind.NOT_CONNECTED, True)
         # When it connects again
         await session.connect()
         # Then a new attempt reached the network and failed the same way, once
@@ -79,7 +80,7 @@ def test_a_device_dialing_a_hanging_network_shows_not_ready_and_closes_at_once(
         assert (session.state, session.current_qr) == (SessionState.NOT_READY, None)
         took, refused = await timed(session.pair_phone("5511999998888"))
         assert isinstance(refused, NetworkError)
-        assert refused.kind is NetworkErrorKind.TIMEOUT
+        assert refused.kind is ErrorKind.TIMEOUT
         assert took < 2.0
         # And connect() while it dials is a no-op (no second dial)
         await session.connect()

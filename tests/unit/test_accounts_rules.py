@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import uuid
 
 import pytest
 
-from gateway.accounts.credentials import hash_password, is_uuid4, token_digest, verify_password
+from gateway.accounts.credentials import hash_password, is_uuid4, token_digest
 from gateway.accounts.roles import Principal, Role, check_user_update
 from gateway.errors import ApiError, ShortBodyError
 from gateway.web.validation import standard_validation_error
@@ -14,6 +17,13 @@ from gateway.web.validation import standard_validation_error
 ADMIN = Principal("t", "admin-id", Role.ADMIN)
 MANAGER = Principal("t", "manager-id", Role.MANAGER)
 USER = Principal("t", "user-id", Role.USER)
+
+
+def verify_password(password: str, stored: str) -> bool:
+    """What a login would check: ``stored`` is scrypt of ``password`` with its own salt and costs."""
+    _, n, r, p, salt, digest = stored.split("$")
+    candidate = hashlib.scrypt(password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p))
+    return hmac.compare_digest(candidate, base64.b64decode(digest))
 
 
 def test_password_hash_is_salted_and_verifies() -> None:

@@ -240,7 +240,7 @@ def test_a_reply_of_another_version_is_refused(version: Any) -> None:
     with pytest.raises(UnreadableReply) as refused:
         read_reply(raw, s.Pong)
     # And what the API makes of it is the host's failure, not a result
-    failure = refused.value.as_failure()
+    failure = refused.value.as_reply()
     assert (failure.command_id, failure.ok, failure.error_kind) == ("c1", False, ErrorKind.HOST_ERROR)
 
 
@@ -316,13 +316,20 @@ class _Queue:
     "result",
     [{"qr_code": "2@abc"}, {"qr_code": "", "expires_at": 1.5}, {"qr_code": "2@abc", "expires_at": "soon"}],
 )
-def test_a_result_out_of_the_contract_reaches_the_caller_as_the_hosts_failure(result: dict[str, Any]) -> None:
+def test_a_result_out_of_the_contract_reaches_the_caller_as_an_incomplete_answer(
+    result: dict[str, Any],
+) -> None:
     # Given a host that answers QR with an incomplete result
-    body = json.dumps({"v": WIRE_VERSION, "command_id": "c1", "ok": True, "result": result, "device": None})
+    device = {"status": "pairing", "is_connected": True, "is_logged_in": False, "messaging_jid": None}
+    body = json.dumps({"v": WIRE_VERSION, "command_id": "c1", "ok": True, "result": result, "device": device})
     inbox = ReplyInbox(_Queue(body), "https://sqs/replies")
     inbox.expect("c1", s.QrCode)
-    # When the caller waits for it, Then it gets a host_error failure at once, never a result
-    # it would index (a 500 with a stack trace before) nor a wait until the deadline
+    # When the caller waits for it, Then it gets at once a success without a result (what
+    # gateway.devices.commands answers with the failure table's incomplete answer), never a
+    # result it would index (a 500 with a stack trace before) nor a wait until the deadline
     reply = inbox.wait("c1", time.time() + 5)
     assert reply is not None
-    assert (reply.ok, reply.error_kind, reply.result) == (False, ErrorKind.HOST_ERROR, None)
+    assert (reply.ok, reply.error_kind, reply.result) == (True, None, None)
+    # And the device's state it carried is kept
+    assert reply.device is not None
+    assert reply.device.status == "pairing"

@@ -11,14 +11,11 @@ from gateway.webhooks.delivery.constants import RETENTION_SECONDS, EventStatus
 from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.recorder import Attempted, log_items
 from gateway.webhooks.delivery.transport import AttemptResult
+from gateway.webhooks.envelope import EventEnvelope
 
-ENVELOPE = {
-    "id": "e-1",
-    "event": "message.received",
-    "timestamp": 5,
-    "device_id": "dev-1",
-    "data": {"t": "grüße"},
-}
+ENVELOPE = EventEnvelope.model_validate(
+    {"id": "e-1", "event": "message.received", "timestamp": 5, "device_id": "dev-1", "data": {"t": "grüße"}}
+)
 AT = 1767225600.25
 
 
@@ -56,7 +53,7 @@ def test_log_items_are_what_the_model_serializes(
     expected_attempt = DeliveryModel(
         "dev-1", "attempt#1767225600250#e-1#03", status=attempt_status, **common
     ).serialize()
-    envelope = json.dumps(ENVELOPE, separators=(",", ":"), ensure_ascii=False)
+    envelope = json.dumps(ENVELOPE.fields(), separators=(",", ":"), ensure_ascii=False)
     expected_event = DeliveryModel(
         "dev-1", "event#e-1", status=status.value, envelope=envelope, **common
     ).serialize()

@@ -83,7 +83,7 @@ def test_an_envelope_record_gives_the_event_its_tenant_and_attempt_number() -> N
     incoming = parse_record(record(json.dumps(ENVELOPE), 3, tenant_id="t-1", event="message.received"))
 
     # Then the event is read with its tenant, its attempt number and where to change visibility
-    assert incoming.envelope == ENVELOPE
+    assert incoming.envelope.fields() == ENVELOPE
     assert (incoming.event_id, incoming.event, incoming.device_id) == (
         ENVELOPE["id"],
         "message.received",

@@ -19,6 +19,7 @@ from gateway.models.webhooks import WebhookModel
 from gateway.webhooks.delivery import batch, service
 from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.target import Target, target_of
+from gateway.webhooks.envelope import EventEnvelope
 from gateway.webhooks.signing import body_bytes, signed_envelope
 
 TENANT, DEVICE = "t-1", "dev-1"
@@ -26,13 +27,15 @@ TENANT, DEVICE = "t-1", "dev-1"
 
 def incoming(event: str = "message.received", attempt: int = 1, device_id: str = DEVICE) -> IncomingEvent:
     return IncomingEvent(
-        envelope={
-            "id": "e1" * 16,
-            "event": event,
-            "timestamp": 1767225600,
-            "device_id": device_id,
-            "data": {"content": "hi"},
-        },
+        envelope=EventEnvelope.model_validate(
+            {
+                "id": "e1" * 16,
+                "event": event,
+                "timestamp": 1767225600,
+                "device_id": device_id,
+                "data": {"content": "hi"},
+            }
+        ),
         tenant_id=TENANT,
         attempt=attempt,
         redelivery=False,
@@ -187,7 +190,7 @@ def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
     custom = {"Authorization": "Bearer x", "content-type": "text/plain", "Webhook-Signature": "v1,forged"}
     webhook = config(secret=secret, headers=custom)
     event = incoming()
-    body = body_bytes(signed_envelope(event.envelope, secret))
+    body = body_bytes(signed_envelope(event.envelope.fields(), secret))
 
     # When the request headers are built
     before = int(time.time())
@@ -216,7 +219,7 @@ def test_headers_carry_the_event_the_signature_and_the_custom_headers() -> None:
 
 def test_without_a_secret_there_is_no_signature_header() -> None:
     event = incoming()
-    body = body_bytes(signed_envelope(event.envelope, None))
+    body = body_bytes(signed_envelope(event.envelope.fields(), None))
     headers = service.request_headers(event, target_of(config()), body)
     assert "X-Webhook-Signature-256" not in headers
     assert not {"webhook-id", "webhook-timestamp", "webhook-signature"} & set(headers)

@@ -8,12 +8,12 @@ import uuid
 from typing import Any
 
 import pytest
-from bus_wire import received, wire_args
+from stand_in_bus import StandInBus, install
 
 from gateway.bus import BusTimeout, CommandName, Reply
-from gateway.bus.contracts import CommandArgs, Contract
 from gateway.devices import commands
 from gateway.errors import OperationError
+from gateway.failures.kinds import ErrorKind
 from gateway.groups import service
 from gateway.groups.schemas import (
     AnswerRequestsRequest,
@@ -53,32 +53,9 @@ def record(**fields: Any) -> dict[str, Any]:
     }
 
 
-class StandInBus:
-    """Records each request and answers with the reply (or raises the error) it was given."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.answer: Reply | Exception = Reply(command_id="c", ok=True)
-
-    def request(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> Reply:
-        self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        return received(contract, self.answer)
-
-    def result(self, result: dict[str, Any]) -> None:
-        self.answer = Reply(command_id="c", ok=True, result=result)
-
-    def args(self) -> dict[str, Any]:
-        (sent,) = self.sent
-        return sent["args"]
-
-
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    stand_in = StandInBus()
-    monkeypatch.setattr(commands, "get_bus", lambda: stand_in)
-    return stand_in
+    return install(monkeypatch, commands, Reply(command_id="c", ok=True))
 
 
 def device(status: str = "connected") -> DeviceModel:
@@ -287,7 +264,13 @@ def test_no_answer_in_time_is_504_operation_timeout(bus: StandInBus) -> None:
 
 
 def test_a_refusal_reply_is_answered_lowercase(bus: StandInBus) -> None:
-    bus.answer = Reply(command_id="c", ok=False, error_kind="not_group_admin", error_message="not an admin")
+    bus.answer = Reply(
+        command_id="c",
+        ok=False,
+        error_kind=ErrorKind.REFUSED,
+        error_code="not_group_admin",
+        error_message="not an admin",
+    )
     with pytest.raises(OperationError) as error:
         service.set_ephemeral(device(), GROUP, EphemeralRequest(duration_seconds=0))
     assert (error.value.status, error.value.code) == (403, "not_group_admin")

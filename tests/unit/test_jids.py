@@ -20,7 +20,6 @@ from gateway.jids import (
     parse_chat,
     parse_jid,
     parse_participant,
-    phone_of,
     user_jid,
 )
 
@@ -138,13 +137,6 @@ def test_other_forms_are_neither_chats_nor_participants(value: str) -> None:
 def test_a_lid_is_no_chat_and_a_group_is_no_participant() -> None:
     assert parse_chat(LID) is None
     assert parse_participant(GROUP) is None
-
-
-def test_the_phone_of_a_user_jid() -> None:
-    assert phone_of(USER) == PHONE
-    assert phone_of(LID) is None
-    assert phone_of(GROUP) is None
-    assert phone_of(PHONE) is None
 
 
 SAMPLES = [PHONE, USER, GROUP, LEGACY_GROUP, LID, *NOT_PHONES.values(), *NEITHER.values()]

@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from bus_wire import received, wire_args
 from PIL import Image
+from stand_in_bus import StandInBus, install
 
 from gateway.bus import Reply
-from gateway.bus.contracts import CommandArgs, Contract
 from gateway.config import get_settings
 from gateway.errors import ApiError
+from gateway.failures.kinds import ErrorKind
 from gateway.media.limits import INLINE_MAX_BYTES
 from gateway.media.store import StoredMedia
 from gateway.messages import outbox, send_kinds, sending
@@ -48,23 +48,10 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-class StandInBus:
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.answer = Reply(
-            command_id="c", ok=True, result={"status": "sent", "message_id": "M", "chat_jid": "c"}
-        )
-
-    def request(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> Reply:
-        self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})
-        return received(contract, self.answer)
-
-
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    stand_in = StandInBus()
-    monkeypatch.setattr(sending, "get_bus", lambda: stand_in)
-    return stand_in
+    sent = {"status": "sent", "message_id": "M", "chat_jid": "c"}
+    return install(monkeypatch, sending, Reply(command_id="c", ok=True, result=sent))
 
 
 @pytest.fixture
@@ -252,7 +239,7 @@ def test_a_host_refusing_fetched_media_names_the_url(
     bus.answer = Reply(
         command_id="c",
         ok=False,
-        error_kind="invalid",
+        error_kind=ErrorKind.INVALID,
         error_message="invalid: the server of url answered HTTP 404",
     )
     request = media_request(url="http://127.0.0.1:9/missing.png")

@@ -8,40 +8,25 @@ import time
 from typing import Any
 
 import pytest
-from bus_wire import received, wire_args
+from stand_in_bus import StandInBus, install
 from waiting import wait_until
 
 from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply
-from gateway.bus.contracts import CommandArgs, Contract
 from gateway.errors import ApiError
+from gateway.failures.kinds import ErrorKind
 from gateway.messages import outbox, sending
 from gateway.messages.schemas import SendTextRequest
 from gateway.models import DeviceModel
-from gateway.web.idempotency import Answer, Unclear
+from gateway.web.idempotency import StoredResponse, Unclear
 
 HOLD = 25.0
 PHONE = "4915112345678"
 JID = f"{PHONE}@s.whatsapp.net"
 
 
-class StandInBus:
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.answer: Reply | Exception | None = None
-
-    def request(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> Reply:
-        self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        assert self.answer is not None
-        return received(contract, self.answer)
-
-
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    stand_in = StandInBus()
-    monkeypatch.setattr(sending, "get_bus", lambda: stand_in)
-    return stand_in
+    return install(monkeypatch, sending)
 
 
 @pytest.fixture
@@ -213,12 +198,12 @@ def test_the_state_now_of_a_bound_send(stored: dict[str, outbox.Send]) -> None:
     # Given a send queued, one sent, one failed unclearly and one refused
     queued = a_send(outbox.SendState.QUEUED)
     sent = a_send(outbox.SendState.SENT)
-    timed_out = a_send(outbox.SendState.FAILED, error="timeout: no answer", error_kind="timeout")
+    timed_out = a_send(outbox.SendState.FAILED, error="timeout: no answer", error_kind=ErrorKind.TIMEOUT)
     refused = a_send(outbox.SendState.FAILED, error="network: refused", error_kind=None)
     for send in (queued, sent, timed_out, refused):
         stored[send.send_key] = send
 
-    def now(send: outbox.Send) -> Answer | None:
+    def now(send: outbox.Send) -> StoredResponse | None:
         return sending.state_now(device(), {"send_key": send.send_key})
 
     # Then a repeat is answered: 202 while it waits (still bound), 200 once sent
@@ -229,7 +214,7 @@ def test_the_state_now_of_a_bound_send(stored: dict[str, outbox.Send]) -> None:
         queued.message_id,
         {"send_key": queued.send_key},
     )
-    assert now(sent) == Answer(
+    assert now(sent) == StoredResponse(
         200, {"success": True, "message_id": sent.message_id, "status": "sent", "chat_jid": JID}
     )
     # And a failure as its kind answers it (a failure without a kind as the network's),

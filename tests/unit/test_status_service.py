@@ -10,13 +10,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from bus_wire import received, wire_args
 from pydantic import ValidationError
+from stand_in_bus import StandInBus, install
 
 from gateway.bus import BusTimeout, CommandName, Reply
-from gateway.bus.contracts import CommandArgs, Contract
 from gateway.devices import commands
 from gateway.errors import ApiError, OperationError
+from gateway.failures.kinds import ErrorKind
 from gateway.media.limits import INLINE_MAX_BYTES, STATUS_VIDEO_MAX_BYTES
 from gateway.models import DeviceModel
 from gateway.status import service
@@ -29,29 +29,9 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 MP4 = b"\x00\x00\x00\x18ftypisom" + b"\x00" * 32
 
 
-class StandInBus:
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.answer: Reply | Exception = Reply(command_id="c", ok=True)
-
-    def request(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> Reply:
-        self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        return received(contract, self.answer)
-
-    def result(self, result: dict[str, Any]) -> None:
-        self.answer = Reply(command_id="c", ok=True, result=result)
-
-    def fail(self, kind: str, message: str | None = None) -> None:
-        self.answer = Reply(command_id="c", ok=False, error_kind=kind, error_message=message)
-
-
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    stand_in = StandInBus()
-    monkeypatch.setattr(commands, "get_bus", lambda: stand_in)
-    return stand_in
+    return install(monkeypatch, commands, Reply(command_id="c", ok=True))
 
 
 @pytest.fixture
@@ -271,11 +251,11 @@ def test_publishing_needs_a_connected_device(bus: StandInBus) -> None:
 @pytest.mark.parametrize(
     ("answer", "status", "code", "unclear"),
     [
-        (Reply(command_id="c", ok=False, error_kind="network"), 502, "NETWORK_ERROR", False),
-        (Reply(command_id="c", ok=False, error_kind="not_running"), 503, "DEVICE_NOT_READY", False),
-        (Reply(command_id="c", ok=False, error_kind="rate_limited"), 429, "RATE_LIMITED", False),
-        (Reply(command_id="c", ok=False, error_kind="timeout"), 503, "SERVICE_UNAVAILABLE", True),
-        (Reply(command_id="c", ok=False, error_kind="host_error"), 500, "DEVICE_ERROR", True),
+        (Reply(command_id="c", ok=False, error_kind=ErrorKind.NETWORK), 502, "NETWORK_ERROR", False),
+        (Reply(command_id="c", ok=False, error_kind=ErrorKind.NOT_RUNNING), 503, "DEVICE_NOT_READY", False),
+        (Reply(command_id="c", ok=False, error_kind=ErrorKind.RATE_LIMITED), 429, "RATE_LIMITED", False),
+        (Reply(command_id="c", ok=False, error_kind=ErrorKind.TIMEOUT), 503, "SERVICE_UNAVAILABLE", True),
+        (Reply(command_id="c", ok=False, error_kind=ErrorKind.HOST_ERROR), 500, "DEVICE_ERROR", True),
         (Reply(command_id="c", ok=True, result={}), 500, "DEVICE_ERROR", True),
         (BusTimeout("no answer"), 503, "SERVICE_UNAVAILABLE", True),
         (RuntimeError("SQS answered 500"), 500, "INTERNAL_ERROR", True),

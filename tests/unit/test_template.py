@@ -10,6 +10,7 @@ the tables and queues, and the media bucket have modules of their own
 from __future__ import annotations
 
 import json
+import tomllib
 from typing import Any
 
 from cfnlint.api import lint_file
@@ -64,20 +65,27 @@ def test_shared_layer_is_attached_to_every_function(transformed: dict[str, Any])
         assert properties["TracingConfig"] == {"Mode": "Active"}, name
 
 
-def test_code_locations_hold_the_declared_handlers(template: dict[str, Any]) -> None:
+def test_each_function_is_built_from_its_own_folder_holding_its_handler(template: dict[str, Any]) -> None:
     # Given every function and the layer, with the local paths `sam build` builds from
     functions = resources_of_type(template, "AWS::Serverless::Function")
     layer = template["Resources"]["SharedLayer"]
+    pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+    package_dirs = pyproject["tool"]["setuptools"]["package-dir"]
 
-    # When each Handler is looked up in the function packages under CodeUri
-    # Then each function is built by functions/Makefile, and its handler module is in exactly one
-    # package there (tests/artifacts/test_functions.py builds each and finds it at the root)
+    # When each Handler is looked up under its function's CodeUri
+    # Then each function is built by functions/Makefile (its ContextPath), and its handler is one
+    # hop away: `<package>.handler.handler` is <CodeUri>/<package>/handler.py
     for name, function in functions.items():
-        assert function["Metadata"] == {"BuildMethod": "makefile"}, name
-        assert function["Properties"]["CodeUri"] == "functions", name
+        assert function["Metadata"] == {"BuildMethod": "makefile", "ContextPath": "functions"}, name
+        code = REPO_ROOT / function["Properties"]["CodeUri"]
         module, _, _attribute = function["Properties"]["Handler"].rpartition(".")
-        found = list((REPO_ROOT / "functions").glob("*/" + module.replace(".", "/") + ".py"))
-        assert len(found) == 1, f"{name}: {module} found at {found}"
+        package = module.partition(".")[0]
+        assert code.parent == REPO_ROOT / "functions", name
+        assert (code / (module.replace(".", "/") + ".py")).is_file(), f"{name}: no {module} in {code}"
+        # And the folder holds that package alone: the build ships the folder as it is
+        assert {entry.name for entry in code.iterdir()} == {package}, name
+        # And `pip install .` takes the package from the same place
+        assert REPO_ROOT / package_dirs[package] == code / package, name
     assert (REPO_ROOT / "functions" / "Makefile").is_file()
     # And the layer directory has the Makefile, the lock and the gateway package its build uses
     assert layer["Metadata"]["BuildMethod"] == "makefile"

@@ -10,7 +10,6 @@ from gateway.accounts.roles import Principal
 from gateway.bus import CommandName
 from gateway.devices import commands, service
 from gateway.devices.access import PATH_DEVICE_ERRORS
-from gateway.devices.command_errors import COMMAND_ERRORS, PAIRING_ERRORS, command_specific_errors
 from gateway.devices.dependencies import path_device
 from gateway.devices.outputs import (
     DeviceDeletedResponse,
@@ -21,6 +20,7 @@ from gateway.devices.outputs import (
 )
 from gateway.devices.schemas import CreateDeviceRequest, PairPhoneRequest, UpdateDeviceRequest
 from gateway.devices.views import device_view
+from gateway.failures.answers import command_errors
 from gateway.models import DeviceModel
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal
@@ -29,7 +29,6 @@ from gateway.web.error_docs import AUTHENTICATED, ROLE_GATED, WITH_BODY, WITH_PA
 router = APIRouter(tags=["devices"])
 
 DEVICE_ROUTE = (AUTHENTICATED, PATH_DEVICE_ERRORS)
-COMMAND_ROUTE = (*DEVICE_ROUTE, COMMAND_ERRORS)
 
 
 @router.post("/devices", status_code=201, responses=answers(AUTHENTICATED, WITH_BODY, service.CREATE_ERRORS))
@@ -63,7 +62,10 @@ def update_device(
     return DeviceResponse(device=service.update_device(caller, device, body.min_send_interval_seconds))
 
 
-@router.delete("/devices/{device_id}", responses=answers(ROLE_GATED, COMMAND_ROUTE))
+@router.delete(
+    "/devices/{device_id}",
+    responses=answers(ROLE_GATED, DEVICE_ROUTE, command_errors(CommandName.DELETE)),
+)
 def delete_device(
     device: DeviceModel = Depends(path_device), caller: Principal = Depends(current_principal)
 ) -> DeviceDeletedResponse:
@@ -72,7 +74,11 @@ def delete_device(
     return DeviceDeletedResponse(message="device deleted", device_id=device.device_id)
 
 
-@router.post("/devices/{device_id}/connect", status_code=202, responses=answers(COMMAND_ROUTE))
+@router.post(
+    "/devices/{device_id}/connect",
+    status_code=202,
+    responses=answers(DEVICE_ROUTE, command_errors(CommandName.CONNECT)),
+)
 def connect_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
     return DeviceResponse(device=commands.connect(device))
 
@@ -80,7 +86,7 @@ def connect_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse
 @router.post(
     "/devices/{device_id}/reconnect",
     status_code=202,
-    responses=answers(COMMAND_ROUTE, command_specific_errors(CommandName.RECONNECT)),
+    responses=answers(DEVICE_ROUTE, command_errors(CommandName.RECONNECT)),
 )
 def reconnect_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
     """Try to reach the network now instead of at `reconnect_at` (backoff reset); emits
@@ -88,21 +94,28 @@ def reconnect_device(device: DeviceModel = Depends(path_device)) -> DeviceRespon
     return DeviceResponse(device=commands.reconnect(device))
 
 
-@router.get("/devices/{device_id}/qr", responses=answers(DEVICE_ROUTE, PAIRING_ERRORS))
+@router.get("/devices/{device_id}/qr", responses=answers(DEVICE_ROUTE, command_errors(CommandName.QR)))
 def device_qr(device: DeviceModel = Depends(path_device)) -> QrCodeResponse:
     return QrCodeResponse(**commands.qr(device))
 
 
-@router.post("/devices/{device_id}/pair-phone", responses=answers(DEVICE_ROUTE, WITH_BODY, PAIRING_ERRORS))
+@router.post(
+    "/devices/{device_id}/pair-phone",
+    responses=answers(DEVICE_ROUTE, WITH_BODY, command_errors(CommandName.PAIR_PHONE)),
+)
 def pair_phone(body: PairPhoneRequest, device: DeviceModel = Depends(path_device)) -> PairCodeResponse:
     return PairCodeResponse(pair_code=commands.pair_phone(device, body.phone))
 
 
-@router.post("/devices/{device_id}/disconnect", responses=answers(COMMAND_ROUTE))
+@router.post(
+    "/devices/{device_id}/disconnect", responses=answers(DEVICE_ROUTE, command_errors(CommandName.DISCONNECT))
+)
 def disconnect_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
     return DeviceResponse(device=commands.disconnect(device))
 
 
-@router.post("/devices/{device_id}/logout", responses=answers(COMMAND_ROUTE))
+@router.post(
+    "/devices/{device_id}/logout", responses=answers(DEVICE_ROUTE, command_errors(CommandName.LOGOUT))
+)
 def logout_device(device: DeviceModel = Depends(path_device)) -> DeviceResponse:
     return DeviceResponse(device=commands.logout(device))

@@ -12,8 +12,9 @@ from fastapi import APIRouter, Depends, Path
 
 from gateway.bus import CommandName
 from gateway.devices.dependencies import authenticated_device
+from gateway.failures.answers import command_errors, refusal_errors
 from gateway.groups import service
-from gateway.groups.errors import answered, command_answers
+from gateway.groups.codes import OperationCode
 from gateway.groups.outputs import (
     AnsweredRequestsResponse,
     CreatedGroupResponse,
@@ -58,13 +59,13 @@ GroupJid = Annotated[
 Device = Annotated[DeviceModel, Depends(authenticated_device)]
 
 
-def documented(command: CommandName, *refusals: str) -> dict[int | str, dict[str, Any]]:
+def documented(command: CommandName, *refusals: OperationCode) -> dict[int | str, dict[str, Any]]:
     """The answers of a route sending ``command``, with the refusals it may meet."""
-    return answers(AUTHENTICATED, ACTING_DEVICE_ANSWERS, command_answers(command), answered(*refusals))
+    return answers(AUTHENTICATED, ACTING_DEVICE_ANSWERS, command_errors(command), refusal_errors(*refusals))
 
 
-ON_GROUP = ("invalid_group_jid",)
-AS_ADMIN = ("invalid_group_jid", "not_group_admin")
+ON_GROUP = (OperationCode.INVALID_GROUP_JID,)
+AS_ADMIN = (OperationCode.INVALID_GROUP_JID, OperationCode.NOT_GROUP_ADMIN)
 
 
 @router.post(
@@ -72,10 +73,10 @@ AS_ADMIN = ("invalid_group_jid", "not_group_admin")
     status_code=201,
     responses=documented(
         CommandName.CREATE_GROUP,
-        "invalid_participant",
-        "invalid_group_jid",
-        "not_group_admin",
-        "not_a_community",
+        OperationCode.INVALID_PARTICIPANT,
+        OperationCode.INVALID_GROUP_JID,
+        OperationCode.NOT_GROUP_ADMIN,
+        OperationCode.NOT_A_COMMUNITY,
     ),
 )
 def create_group(body: CreateGroupRequest, device: Device) -> CreatedGroupResponse:
@@ -103,7 +104,7 @@ def update_group(jid: GroupJid, body: UpdateGroupRequest, device: Device) -> Gro
 
 @router.post(
     "/groups/{jid}/participants",
-    responses=documented(CommandName.GROUP_PARTICIPANTS, *AS_ADMIN, "invalid_participant"),
+    responses=documented(CommandName.GROUP_PARTICIPANTS, *AS_ADMIN, OperationCode.INVALID_PARTICIPANT),
 )
 def change_group_participants(
     jid: GroupJid, body: ParticipantsRequest, device: Device
@@ -114,7 +115,7 @@ def change_group_participants(
 
 @router.delete(
     "/groups/{jid}/participants",
-    responses=documented(CommandName.GROUP_PARTICIPANTS, *AS_ADMIN, "invalid_participant"),
+    responses=documented(CommandName.GROUP_PARTICIPANTS, *AS_ADMIN, OperationCode.INVALID_PARTICIPANT),
 )
 def remove_group_participants(
     jid: GroupJid, body: RemoveParticipantsRequest, device: Device
@@ -124,7 +125,8 @@ def remove_group_participants(
 
 
 @router.post(
-    "/groups/{jid}/picture", responses=documented(CommandName.GROUP_PICTURE, *AS_ADMIN, "invalid_image")
+    "/groups/{jid}/picture",
+    responses=documented(CommandName.GROUP_PICTURE, *AS_ADMIN, OperationCode.INVALID_IMAGE),
 )
 def set_group_picture(jid: GroupJid, body: PictureRequest, device: Device) -> PictureResponse:
     """Set the group's picture from a base64 JPEG (admin only)."""
@@ -133,7 +135,7 @@ def set_group_picture(jid: GroupJid, body: PictureRequest, device: Device) -> Pi
 
 @router.put(
     "/groups/{jid}/ephemeral",
-    responses=documented(CommandName.GROUP_EPHEMERAL, *AS_ADMIN, "invalid_duration"),
+    responses=documented(CommandName.GROUP_EPHEMERAL, *AS_ADMIN, OperationCode.INVALID_DURATION),
 )
 def set_group_ephemeral(jid: GroupJid, body: EphemeralRequest, device: Device) -> EphemeralResponse:
     """Set the disappearing-message timer (admin only)."""
@@ -156,11 +158,11 @@ def reset_group_invite_link(jid: GroupJid, device: Device) -> InviteResetRespons
     "/groups/join",
     responses=documented(
         CommandName.JOIN_GROUP,
-        "invalid_invite_link",
-        "invalid_group_jid",
-        "invalid_participant",
-        "already_member",
-        "invite_link_revoked",
+        OperationCode.INVALID_INVITE_LINK,
+        OperationCode.INVALID_GROUP_JID,
+        OperationCode.INVALID_PARTICIPANT,
+        OperationCode.ALREADY_MEMBER,
+        OperationCode.INVITE_LINK_REVOKED,
     ),
 )
 def join_group(body: JoinRequest, device: Device) -> JoinResponse:
@@ -176,7 +178,9 @@ def leave_group(jid: GroupJid, device: Device) -> DoneResponse:
 
 @router.post(
     "/groups/{jid}/community/link",
-    responses=documented(CommandName.LINK_GROUP, *AS_ADMIN, "not_a_community", "already_linked"),
+    responses=documented(
+        CommandName.LINK_GROUP, *AS_ADMIN, OperationCode.NOT_A_COMMUNITY, OperationCode.ALREADY_LINKED
+    ),
 )
 def link_community_group(jid: GroupJid, body: CommunityLinkRequest, device: Device) -> DoneResponse:
     """Link a group into the community `jid` (admin of both)."""
@@ -185,7 +189,9 @@ def link_community_group(jid: GroupJid, body: CommunityLinkRequest, device: Devi
 
 @router.delete(
     "/groups/{jid}/community/link",
-    responses=documented(CommandName.UNLINK_GROUP, *AS_ADMIN, "not_a_community", "not_linked"),
+    responses=documented(
+        CommandName.UNLINK_GROUP, *AS_ADMIN, OperationCode.NOT_A_COMMUNITY, OperationCode.NOT_LINKED
+    ),
 )
 def unlink_community_group(jid: GroupJid, body: CommunityLinkRequest, device: Device) -> DoneResponse:
     """Remove a group from the community `jid` (admin of the community)."""
@@ -200,7 +206,7 @@ def list_group_join_requests(jid: GroupJid, device: Device) -> JoinRequestsRespo
 
 @router.post(
     "/groups/{jid}/requests",
-    responses=documented(CommandName.ANSWER_GROUP_REQUESTS, *AS_ADMIN, "invalid_participant"),
+    responses=documented(CommandName.ANSWER_GROUP_REQUESTS, *AS_ADMIN, OperationCode.INVALID_PARTICIPANT),
 )
 def answer_group_join_requests(
     jid: GroupJid, body: AnswerRequestsRequest, device: Device

@@ -1,5 +1,7 @@
 """Received media: GET /media/{media_id}, the ``media_path`` of ``message.received``."""
 
+from typing import Any
+
 from fastapi import APIRouter, Depends
 from fastapi.responses import RedirectResponse
 
@@ -11,7 +13,7 @@ from gateway.web.error_docs import AUTHENTICATED, answers
 
 router = APIRouter(tags=["media"])
 
-_REDIRECT = {
+_REDIRECT: dict[int | str, dict[str, Any]] = {
     302: {
         "description": f"Found: the media's bytes are at `Location`, a pre-signed URL valid "
         f"{PRESIGNED_URL_SECONDS} s (fetch it without the gateway's token).",

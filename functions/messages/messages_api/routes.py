@@ -8,8 +8,9 @@ from fastapi import APIRouter, Depends
 
 from gateway.bus import CommandName
 from gateway.devices.access import ACTING_DEVICE_ERRORS
-from gateway.devices.command_errors import COMMAND_ERRORS, command_specific_errors
 from gateway.devices.dependencies import authenticated_device
+from gateway.failures.answers import command_errors
+from gateway.failures.codes import ErrorCode
 from gateway.messages import operations, receipts
 from gateway.messages.outputs import DeleteMessageResponse, HistorySyncResponse, MarkReadResponse
 from gateway.messages.schemas import DeleteMessageRequest, HistorySyncRequest, MarkReadRequest
@@ -18,6 +19,8 @@ from gateway.web.error_docs import AUTHENTICATED, WITH_BODY, answers, standard
 
 router = APIRouter(tags=["messages"])
 
+INPUT_ERRORS = standard(400, ErrorCode.MISSING_REQUIRED_FIELDS, ErrorCode.INVALID_CHAT_JID)
+
 
 @router.post(
     "/messages/read",
@@ -25,8 +28,8 @@ router = APIRouter(tags=["messages"])
         AUTHENTICATED,
         WITH_BODY,
         ACTING_DEVICE_ERRORS,
-        COMMAND_ERRORS,
-        standard(400, "MISSING_REQUIRED_FIELDS", "INVALID_CHAT_JID"),
+        command_errors(CommandName.MARK_READ),
+        INPUT_ERRORS,
     ),
 )
 def mark_messages_read(
@@ -42,9 +45,8 @@ def mark_messages_read(
         AUTHENTICATED,
         WITH_BODY,
         ACTING_DEVICE_ERRORS,
-        COMMAND_ERRORS,
-        command_specific_errors(CommandName.DELETE_MESSAGE),
-        standard(400, "MISSING_REQUIRED_FIELDS", "INVALID_CHAT_JID"),
+        command_errors(CommandName.DELETE_MESSAGE),
+        INPUT_ERRORS,
     ),
 )
 def delete_message(
@@ -61,9 +63,8 @@ def delete_message(
         AUTHENTICATED,
         WITH_BODY,
         ACTING_DEVICE_ERRORS,
-        COMMAND_ERRORS,
-        command_specific_errors(CommandName.SYNC_HISTORY),
-        standard(400, "MISSING_REQUIRED_FIELDS", "INVALID_CHAT_JID"),
+        command_errors(CommandName.SYNC_HISTORY),
+        INPUT_ERRORS,
     ),
 )
 def sync_history(

@@ -59,7 +59,7 @@ def _send(
     """Check the content, send it through the one path, once per ``Idempotency-Key``."""
     hold = get_settings().send_hold_seconds
 
-    def run() -> idempotency.Answer:
+    def run() -> idempotency.StoredResponse:
         return sending.send(device, body, content(), hold_seconds=hold)
 
     answer = idempotency.once(

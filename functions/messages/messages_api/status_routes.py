@@ -13,13 +13,14 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
+from gateway.bus import CommandName
 from gateway.config import get_settings
 from gateway.devices.access import ACTING_DEVICE_ERRORS
-from gateway.devices.command_errors import COMMAND_ERRORS
 from gateway.devices.dependencies import authenticated_device
+from gateway.failures.answers import command_errors
+from gateway.failures.codes import ErrorCode
 from gateway.models import DeviceModel
 from gateway.status import service
-from gateway.status.errors import PRIVACY_ERRORS
 from gateway.status.outputs import StatusPrivacyResponse, StatusPublishedResponse
 from gateway.status.schemas import MediaStatusRequest, StatusPrivacyRequest, TextStatusRequest
 from gateway.web import idempotency
@@ -32,15 +33,15 @@ IN_PROGRESS_MARGIN_SECONDS = 5.0
 """A publish ends within the command timeout plus this; a record left in progress longer is stale."""
 
 PUBLISH_ERRORS = (
-    COMMAND_ERRORS,
-    standard(400, "VALIDATION_ERROR"),
+    command_errors(CommandName.PUBLISH_STATUS),
+    standard(400, ErrorCode.VALIDATION_ERROR),
     idempotency.IDEMPOTENT_ERRORS,
 )
 
 
 @router.get(
     "/status/privacy",
-    responses=answers(AUTHENTICATED, ACTING_DEVICE_ERRORS, PRIVACY_ERRORS),
+    responses=answers(AUTHENTICATED, ACTING_DEVICE_ERRORS, command_errors(CommandName.GET_STATUS_PRIVACY)),
 )
 def get_status_privacy(device: DeviceModel = Depends(authenticated_device)) -> StatusPrivacyResponse:
     """Who sees the device's stories: the setting in force on its account."""
@@ -49,7 +50,9 @@ def get_status_privacy(device: DeviceModel = Depends(authenticated_device)) -> S
 
 @router.put(
     "/status/privacy",
-    responses=answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PRIVACY_ERRORS),
+    responses=answers(
+        AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, command_errors(CommandName.SET_STATUS_PRIVACY)
+    ),
 )
 def set_status_privacy(
     body: StatusPrivacyRequest, device: DeviceModel = Depends(authenticated_device)
@@ -117,7 +120,7 @@ def _once(
         scope=(device.tenant_id, device.device_id),
         operation=operation,
         request=body.model_dump(mode="json"),
-        run=lambda: idempotency.Answer(200, publish().model_dump(mode="json")),
+        run=lambda: idempotency.StoredResponse(200, publish().model_dump(mode="json")),
         in_progress_seconds=get_settings().command_timeout_seconds + IN_PROGRESS_MARGIN_SECONDS,
     )
     return answer.response()

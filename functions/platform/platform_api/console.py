@@ -15,6 +15,7 @@ from pathlib import Path
 from fastapi import APIRouter, Response
 
 from gateway.errors import ApiError
+from gateway.failures.codes import ErrorCode
 
 ROOT = Path(__file__).with_name("console")
 
@@ -64,7 +65,7 @@ def _files() -> dict[str, Path]:
 def _serve(name: str) -> Response:
     path = _files().get(name)
     if path is None:
-        raise ApiError(404, "NOT_FOUND", f"route not found: GET /console/{name}")
+        raise ApiError(404, ErrorCode.NOT_FOUND, f"route not found: GET /console/{name}")
     return Response(path.read_bytes(), media_type=CONTENT_TYPES[path.suffix], headers=HEADERS)
 
 

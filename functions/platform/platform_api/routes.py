@@ -9,8 +9,10 @@ from gateway.accounts.outputs import (
     TenantListResponse,
     TenantResponse,
 )
-from gateway.devices.command_errors import COMMAND_ERRORS
+from gateway.bus import CommandName
 from gateway.errors import ApiError
+from gateway.failures.answers import command_errors
+from gateway.failures.codes import ErrorCode
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import require_master
 from gateway.web.error_docs import MASTER, WITH_BODY, WITH_PARAMETERS, answers, standard
@@ -20,11 +22,11 @@ from platform_api.schemas import RegisterRequest, UpdateTenantRequest
 
 router = APIRouter(dependencies=[Depends(require_master)], tags=["platform"])
 
-TENANT_NOT_FOUND = standard(404, "TENANT_NOT_FOUND")
+TENANT_NOT_FOUND = standard(404, ErrorCode.TENANT_NOT_FOUND)
 
 
 @router.post(
-    "/register", status_code=201, responses=answers(MASTER, WITH_BODY, standard(409, "TENANT_EXISTS"))
+    "/register", status_code=201, responses=answers(MASTER, WITH_BODY, standard(409, ErrorCode.TENANT_EXISTS))
 )
 def register(body: RegisterRequest) -> RegisterResponse:
     webhook_url = str(body.webhook_url) if body.webhook_url else None
@@ -51,7 +53,10 @@ def update_tenant(tenant_id: str, body: UpdateTenantRequest) -> TenantResponse:
     return TenantResponse(tenant=tenants.set_limits(tenant_id, body.max_devices))
 
 
-@router.delete("/global/tenants/{tenant_id}", responses=answers(MASTER, TENANT_NOT_FOUND, COMMAND_ERRORS))
+@router.delete(
+    "/global/tenants/{tenant_id}",
+    responses=answers(MASTER, TENANT_NOT_FOUND, command_errors(CommandName.DELETE)),
+)
 def delete_tenant(tenant_id: str) -> TenantDeletedResponse:
     """Stops the tenant's sessions first: a session host that fails answers as a device command does."""
     return TenantDeletedResponse(deleted=tenants.delete_tenant(tenant_id))
@@ -73,5 +78,7 @@ def unknown_route(request: Request, path: str) -> None:
     """API Gateway sends every unmatched route (``$default``) here: the standard 404 or 405."""
     allowed = allowed_methods(f"/{path}")
     if allowed:
-        raise ApiError(405, "METHOD_NOT_ALLOWED", "method not allowed", headers={"Allow": ", ".join(allowed)})
-    raise ApiError(404, "NOT_FOUND", f"route not found: {request.method} /{path}")
+        raise ApiError(
+            405, ErrorCode.METHOD_NOT_ALLOWED, "method not allowed", headers={"Allow": ", ".join(allowed)}
+        )
+    raise ApiError(404, ErrorCode.NOT_FOUND, f"route not found: {request.method} /{path}")

@@ -2,13 +2,13 @@
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from gateway.web.deferred import DeferredModel
-from gateway.web.fields import Email, non_blank
+from gateway.web.fields import Email, NonBlank
 from gateway.webhooks.schemas import OptionalWebhookUrl
 
-TenantName = non_blank(100)
+TenantName = Annotated[NonBlank, StringConstraints(max_length=100)]
 MaxDevices = Annotated[
     int | None,
     Field(

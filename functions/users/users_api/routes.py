@@ -5,6 +5,7 @@ from fastapi import APIRouter, Depends
 from gateway.accounts import users
 from gateway.accounts.outputs import NewUserResponse, StatusResponse, UserListResponse, UserResponse
 from gateway.accounts.roles import Principal, Role
+from gateway.failures.codes import ErrorCode
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal, require_roles
 from gateway.web.error_docs import AUTHENTICATED, ROLE_GATED, WITH_BODY, WITH_PARAMETERS, answers, standard
@@ -12,11 +13,11 @@ from users_api.schemas import CreateUserRequest, UpdateUserRequest
 
 router = APIRouter(tags=["users"])
 
-USER_NOT_FOUND = standard(404, "USER_NOT_FOUND")
+USER_NOT_FOUND = standard(404, ErrorCode.USER_NOT_FOUND)
 
 
 @router.post(
-    "/users", status_code=201, responses=answers(ROLE_GATED, WITH_BODY, standard(409, "USER_EXISTS"))
+    "/users", status_code=201, responses=answers(ROLE_GATED, WITH_BODY, standard(409, ErrorCode.USER_EXISTS))
 )
 def create_user(
     body: CreateUserRequest, caller: Principal = Depends(require_roles(Role.ADMIN))
@@ -42,7 +43,7 @@ def get_user(user_id: str, caller: Principal = Depends(current_principal)) -> Us
 
 @router.put(
     "/users/{user_id}",
-    responses=answers(ROLE_GATED, WITH_BODY, USER_NOT_FOUND, standard(409, "CONFLICT")),
+    responses=answers(ROLE_GATED, WITH_BODY, USER_NOT_FOUND, standard(409, ErrorCode.CONFLICT)),
 )
 def update_user(
     user_id: str, body: UpdateUserRequest, caller: Principal = Depends(require_roles(Role.MANAGER))

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Query, Response
 from gateway.accounts.roles import Principal
 from gateway.devices.access import ACTING_DEVICE_ERRORS
 from gateway.devices.dependencies import authenticated_device
+from gateway.failures.codes import ErrorCode
 from gateway.models import DeviceModel
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal
@@ -31,7 +32,7 @@ from gateway.webhooks.schemas import PendingWebhookRequest, WebhookRequest
 router = APIRouter(tags=["webhooks"])
 
 DEVICE_WEBHOOK = (AUTHENTICATED, ACTING_DEVICE_ERRORS)
-NOT_CONFIGURED = standard(404, "WEBHOOK_NOT_CONFIGURED")
+NOT_CONFIGURED = standard(404, ErrorCode.WEBHOOK_NOT_CONFIGURED)
 
 
 @router.post(
@@ -43,7 +44,7 @@ NOT_CONFIGURED = standard(404, "WEBHOOK_NOT_CONFIGURED")
             "model": WebhookSavedResponse,
             "description": "Updated: the device had a configuration, now changed",
         },
-        **answers(DEVICE_WEBHOOK, WITH_BODY, standard(409, "CONFLICT")),
+        **answers(DEVICE_WEBHOOK, WITH_BODY, standard(409, ErrorCode.CONFLICT)),
     },
 )
 def configure_webhook(
@@ -97,8 +98,8 @@ def list_deliveries(
     responses=answers(
         DEVICE_WEBHOOK,
         NOT_CONFIGURED,
-        standard(404, "EVENT_NOT_FOUND"),
-        standard(409, "WEBHOOK_DISABLED", "EVENT_NOT_SUBSCRIBED"),
+        standard(404, ErrorCode.EVENT_NOT_FOUND),
+        standard(409, ErrorCode.WEBHOOK_DISABLED, ErrorCode.EVENT_NOT_SUBSCRIBED),
     ),
 )
 def redeliver(event_id: str, device: DeviceModel = Depends(authenticated_device)) -> RedeliveryResponse:

@@ -1,7 +1,7 @@
 """One botocore session per process, shared by every AWS client the gateway makes.
 
 A new botocore session parses the endpoint and service data again, and that costs more than
-the client it makes (tens of milliseconds each on a Lambda cold start); a client made from a
+the client it makes (on every Lambda cold start: bench/README.md); a client made from a
 session that already made one reuses its loader's caches. So every boto3 client, PynamoDB
 connection and Powertools utility of the gateway is made here, from one session, which is
 botocore's own (its loader, its data: nothing of botocore is replaced).
@@ -34,8 +34,8 @@ def client(service: str, config: Config | None = None) -> Any:
     """A new client of ``service`` in the settings' region, made from the shared session.
 
     A botocore client, which is what boto3 would hand out too (boto3 only adds resources and
-    S3 transfer helpers, which the gateway does not use): importing boto3 costs a cold start
-    ~100 ms (it loads s3transfer), so only Powertools' idempotency layer, which imports it
+    S3 transfer helpers, which the gateway does not use): importing boto3 is a cold start's
+    largest import (it loads s3transfer), so only Powertools' idempotency layer, which imports it
     itself, brings it in. Callers keep the client they make (clients are thread-safe): this
     makes a new one each call.
     """

@@ -16,7 +16,8 @@ class Settings(BaseModel):
     """Deployment settings. Names are the environment variables, upper-cased.
 
     A pydantic model validated from ``os.environ`` (:func:`get_settings`): these flat fields
-    need nothing of pydantic-settings, whose import cost every cold start ~15 ms.
+    need nothing of pydantic-settings, whose import every cold start would pay (its cost:
+    bench/README.md, "Figures the code's choices rest on").
     """
 
     model_config = ConfigDict(frozen=True, extra="ignore")

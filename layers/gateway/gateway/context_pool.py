@@ -17,4 +17,5 @@ class ContextThreadPool(ThreadPoolExecutor):
     request id its log lines carry) follows the work it hands to the pool."""
 
     def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
-        return super().submit(contextvars.copy_context().run, fn, *args, **kwargs)
+        context = contextvars.copy_context()
+        return super().submit(lambda: context.run(fn, *args, **kwargs))

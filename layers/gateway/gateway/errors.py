@@ -11,10 +11,12 @@ Handlers raise :class:`ApiError` subclasses; the app turns them into responses.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi.responses import JSONResponse
 
+from gateway.failures.codes import ErrorCode
 from gateway.timestamps import iso_utc
 
 
@@ -29,7 +31,7 @@ class ApiError(Exception):
         *,
         validation: list[dict[str, Any]] | None = None,
         extra: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -77,7 +79,7 @@ class ShortBodyError(ApiError):
 
 def internal_error() -> ApiError:
     """The last-resort 500: what failed is in the logs, under the request's id."""
-    return ApiError(500, "INTERNAL_ERROR", "internal error; quote the X-Request-Id when reporting")
+    return ApiError(500, ErrorCode.INTERNAL_ERROR, "internal error; quote the X-Request-Id when reporting")
 
 
 def invalid_token() -> ShortBodyError:
@@ -124,7 +126,7 @@ def validation_error(field: str, message: str, value: Any = None) -> ApiError:
     field = bounded(field)
     return ApiError(
         400,
-        "VALIDATION_ERROR",
+        ErrorCode.VALIDATION_ERROR,
         f"{field}: {message}",
         validation=[{"field": field, "message": message, "value": bounded(value)}],
     )

@@ -4,9 +4,8 @@ A cold start allocates hundreds of thousands of objects that all stay alive (mod
 classes, botocore's parsed endpoint and service data) and makes no cyclic garbage worth
 collecting; yet every 700 allocations the collector runs, and its older generations rescan
 the growing heap. Paused while a handler module imports, while a client is made and during a
-function's first request (which builds its route and its clients): a function's import ~20 ms
-of CPU less, a botocore client ~10 ms, the first request ~0.03x of the bare imports
-(``bench/coldstart``). Everything made while paused stays collectable afterwards.
+function's first request (which builds its route and its clients); what it saves is in
+bench/README.md (``bench/coldstart``). Everything made while paused stays collectable afterwards.
 """
 
 from __future__ import annotations

@@ -164,11 +164,6 @@ def mentioned_jids(text: str) -> list[str]:
     return list(dict.fromkeys(user_jid(phone) for phone in _MENTION.findall(text)))
 
 
-def phone_of(jid: str) -> str | None:
-    """The phone number of a user JID; None for anything else (a LID has none)."""
-    return jid.partition("@")[0] if is_user_jid(jid) else None
-
-
 def parse_chat(value: object) -> Address | None:
     """The chat ``value`` names: a person (phone number or user JID) or a group (group JID).
 

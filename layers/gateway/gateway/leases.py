@@ -280,7 +280,10 @@ def _unchanged(seen: LeaseModel | None) -> Condition:
     same_tenure = (
         LeaseModel.tenure.does_not_exist() if seen.tenure is None else LeaseModel.tenure == seen.tenure
     )
-    return (LeaseModel.owner_host_id == seen.owner_host_id) & (LeaseModel.epoch == seen.epoch) & same_tenure
+    unchanged: Condition = (
+        (LeaseModel.owner_host_id == seen.owner_host_id) & (LeaseModel.epoch == seen.epoch) & same_tenure
+    )
+    return unchanged
 
 
 def _live_tenure(host_id: str, token: str, now: float, consistent: bool = True) -> Tenure | None:

@@ -10,10 +10,10 @@ from typing import Any
 
 from gateway.bus import Command, DeviceSnapshot, Reply
 from gateway.bus.contracts import CommandResult, Done
-from gateway.bus.messages import ErrorKind
+from gateway.failures.kinds import ErrorKind
 from session_host import records
 from session_host.config import READY_WAIT_SECONDS
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.network.port import NetworkError, SessionState
 from session_host.owned import OwnedDevice, session_snapshot
 from session_host.ownership import Ownership, RecordOnEnd
 
@@ -58,9 +58,14 @@ def ok(
 
 
 def failed(
-    command: Command[Any], kind: str, message: str, device: DeviceSnapshot | None = None
+    command: Command[Any],
+    kind: ErrorKind,
+    message: str,
+    device: DeviceSnapshot | None = None,
+    *,
+    code: str | None = None,
 ) -> Reply[Any]:
-    return Reply.failure(command, kind, message, device)
+    return Reply.failure(command, kind, message, device, code=code)
 
 
 class Host:
@@ -110,7 +115,7 @@ class Host:
             claimed = await own.claim(owned, how)
             if not claimed and not missing_ok:
                 await own.retire(owned, RecordOnEnd.NOTHING)
-                return failed(command, NetworkErrorKind.NOT_FOUND, "the device does not exist")
+                return failed(command, ErrorKind.NOT_FOUND, "the device does not exist")
             return await then(self, command, owned, claimed)
         except Exception:
             if owned.active:
@@ -147,7 +152,7 @@ async def refuse_if_paired(command: Command[Any], owned: OwnedDevice) -> Reply[A
         lambda: session.jid is not None or session.current_qr is not None, READY_WAIT_SECONDS
     )
     if session.jid is not None:
-        return failed(command, NetworkErrorKind.ALREADY_LOGGED_IN, "the device is already paired")
+        return failed(command, ErrorKind.ALREADY_LOGGED_IN, "the device is already paired")
     return None
 
 
@@ -157,4 +162,4 @@ def refuse_unless_connected(command: Command[Any], owned: OwnedDevice) -> Reply[
     if session.state is SessionState.CONNECTED:
         return None
     message = f"the device is not connected (status {session.state.value})"
-    return failed(command, NetworkErrorKind.NOT_CONNECTED, message, session_snapshot(session))
+    return failed(command, ErrorKind.NOT_CONNECTED, message, session_snapshot(session))

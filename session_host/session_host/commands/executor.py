@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.bus import Command, Reply
-from gateway.bus.messages import ErrorKind
+from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
 from session_host.commands.context import Host, Later, Outcome, failed
 from session_host.commands.registry import REGISTRY, CommandRegistry, Handler
@@ -62,7 +62,8 @@ class CommandExecutor:
 
     def _network_failure(self, command: Command[Any], error: NetworkError) -> Reply[Any]:
         owned = self._host.own.devices.get(command.device_id)
-        return failed(command, error.reason, str(error), session_snapshot(owned.session) if owned else None)
+        snapshot = session_snapshot(owned.session) if owned else None
+        return failed(command, error.kind, str(error), snapshot, code=error.code)
 
 
 def _checked(handler: Handler[Any], command: Command[Any], reply: Reply[Any]) -> Reply[Any]:

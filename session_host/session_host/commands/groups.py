@@ -22,9 +22,16 @@ from gateway.bus import Command, Reply, contracts
 from gateway.bus.contracts import CommandResult, Contract, Done, NoArgs
 from gateway.bus.contracts import groups as bus
 from gateway.bus.contracts.base import A
+from gateway.groups.codes import OperationCode
 from session_host.commands.context import Host, Later, ok, refuse_unless_connected
 from session_host.commands.registry import OnRunning, handles
-from session_host.network.group_types import GroupInfo, GroupInvite, GroupOptions, GroupSettings, MemberResult
+from session_host.network.group_types import (
+    GroupInfo,
+    GroupInvite,
+    GroupOptions,
+    GroupSettings,
+    MemberOutcome,
+)
 from session_host.network.port import DeviceSession, NetworkError
 from session_host.owned import OwnedDevice, session_snapshot
 
@@ -69,7 +76,9 @@ async def _as_admin(session: DeviceSession, group_jid: str) -> GroupInfo:
     refusal ``not_group_admin`` (the executor answers it with the device's state)."""
     info = await session.groups.group_info(group_jid)
     if session.jid is None or not info.is_admin(session.jid):
-        raise NetworkError.refused("not_group_admin", f"the device is not an admin of {group_jid}")
+        raise NetworkError.refused(
+            OperationCode.NOT_GROUP_ADMIN, f"the device is not an admin of {group_jid}"
+        )
     return info
 
 
@@ -77,7 +86,7 @@ def _record(info: GroupInfo) -> bus.GroupRecord:
     return bus.GroupRecord.model_validate(info, from_attributes=True)
 
 
-def _outcomes(results: list[MemberResult] | tuple[MemberResult, ...]) -> list[bus.MemberOutcome]:
+def _outcomes(results: list[MemberOutcome] | tuple[MemberOutcome, ...]) -> list[bus.MemberOutcome]:
     return [bus.MemberOutcome.model_validate(result, from_attributes=True) for result in results]
 
 
@@ -184,7 +193,9 @@ async def link_group(session: DeviceSession, args: bus.CommunityLinkArgs) -> Don
     await _community(session, community_jid)
     child = await session.groups.group_info(group_jid)
     if child.parent_jid is not None:
-        raise NetworkError.refused("already_linked", f"{group_jid} is linked to {child.parent_jid}")
+        raise NetworkError.refused(
+            OperationCode.ALREADY_LINKED, f"{group_jid} is linked to {child.parent_jid}"
+        )
     await session.groups.link_group(community_jid, group_jid)
     return Done()
 
@@ -198,11 +209,13 @@ async def unlink_group(session: DeviceSession, args: bus.CommunityLinkArgs) -> D
     try:
         child = await session.groups.group_info(group_jid)
     except NetworkError as error:
-        if error.code != "group_not_found":  # a community admin need not be in the group
+        if error.code != OperationCode.GROUP_NOT_FOUND:  # a community admin need not be in the group
             raise
     else:
         if child.parent_jid != community_jid:
-            raise NetworkError.refused("not_linked", f"{group_jid} is not linked to {community_jid}")
+            raise NetworkError.refused(
+                OperationCode.NOT_LINKED, f"{group_jid} is not linked to {community_jid}"
+            )
     await session.groups.unlink_group(community_jid, group_jid)
     return Done()
 
@@ -210,7 +223,7 @@ async def unlink_group(session: DeviceSession, args: bus.CommunityLinkArgs) -> D
 async def _community(session: DeviceSession, community_jid: str) -> None:
     """The device administers ``community_jid`` and it is a community: one read for both."""
     if not (await _as_admin(session, community_jid)).is_community:
-        raise NetworkError.refused("not_a_community", f"{community_jid} is not a community")
+        raise NetworkError.refused(OperationCode.NOT_A_COMMUNITY, f"{community_jid} is not a community")
 
 
 # --- join requests ----------------------------------------------------------------------------

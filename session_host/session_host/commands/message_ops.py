@@ -22,10 +22,11 @@ from gateway.bus.contracts.messages import (
     HistoryRequested,
     SyncHistoryArgs,
 )
+from gateway.failures.kinds import ErrorKind
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
 from session_host.commands.registry import handles
 from session_host.network import payloads
-from session_host.network.port import MessageRef, NetworkErrorKind
+from session_host.network.port import MessageRef
 from session_host.owned import OwnedDevice, session_snapshot
 
 
@@ -46,11 +47,11 @@ async def delete_message(host: Host, command: Command[DeleteMessageArgs], owned:
         or not send.deletable(chat, for_everyone=for_everyone)
     ):
         message = f"the device sent no message {message_id} in {chat}, or it was already deleted"
-        return failed(command, NetworkErrorKind.NOT_FOUND, message, session_snapshot(session))
+        return failed(command, ErrorKind.NOT_FOUND, message, session_snapshot(session))
     if for_everyone:
         if time.time() - sent_at > session.messages.revoke_window_seconds:
             message = "the network's window to delete this for everyone has passed; delete it for me"
-            return failed(command, NetworkErrorKind.EXPIRED, message, session_snapshot(session))
+            return failed(command, ErrorKind.EXPIRED, message, session_snapshot(session))
         await session.messages.revoke_message(chat, network_id)
         await store.mark_revoked(send, time.time())
     else:

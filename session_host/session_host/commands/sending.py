@@ -17,11 +17,11 @@ from typing import Any
 
 from gateway.bus import Command, DeviceSnapshot, Reply, contracts
 from gateway.bus.contracts.messages import SendOutcome, SendTextArgs
+from gateway.failures.kinds import ErrorKind
 from gateway.messages.outbox import Send, SendState
 from session_host.commands.context import Host, Later, Outcome, failed, ok
 from session_host.commands.registry import handles
 from session_host.network.payloads import iso_utc
-from session_host.network.port import NetworkErrorKind
 from session_host.owned import OwnedDevice, session_snapshot
 from session_host.sending import DeviceSender, Dispatched
 
@@ -53,7 +53,7 @@ async def _find(host: Host, command: Command[SendTextArgs]) -> Send | Reply[Any]
         return carried
     send = await host.own.senders.store.get(command.tenant_id, command.device_id, command.args.send_key)
     if send is None:
-        return failed(command, NetworkErrorKind.NOT_FOUND, "no such send in the device's outbox")
+        return failed(command, ErrorKind.NOT_FOUND, "no such send in the device's outbox")
     return send
 
 
@@ -62,7 +62,7 @@ def _finished(command: Command[Any], send: Send, device: DeviceSnapshot | None) 
     if send.state is SendState.SENT:
         return ok(command, device, sent_result(send, send.network_message_id, send.sent_at))
     if send.state is SendState.FAILED:
-        kind = send.error_kind or NetworkErrorKind.NETWORK.value
+        kind = send.error_kind or ErrorKind.NETWORK
         return failed(command, kind, send.error or "the send failed", device)
     return None
 
@@ -111,5 +111,5 @@ async def _await_dispatch(
         return ok(command, session_snapshot(owned.session), scheduled)
     device = session_snapshot(owned.session)
     if outcome.error is not None:
-        return failed(command, outcome.error_kind or NetworkErrorKind.NETWORK, outcome.error, device)
+        return failed(command, outcome.error_kind or ErrorKind.NETWORK, outcome.error, device)
     return ok(command, device, sent_result(send, outcome.network_message_id, outcome.sent_at))

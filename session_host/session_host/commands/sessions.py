@@ -9,12 +9,12 @@ from typing import Any
 from gateway.bus import Command, Reply, contracts
 from gateway.bus.contracts import NoArgs
 from gateway.bus.contracts.sessions import PairCode, PairPhoneArgs, QrCode
-from gateway.bus.messages import ErrorKind
+from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
 from session_host import records
 from session_host.commands.context import NOT_LOGGED_IN, Host, Outcome, failed, ok, refuse_if_paired
 from session_host.commands.registry import handles
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.network.port import NetworkError, SessionState
 from session_host.owned import OwnedDevice, session_snapshot
 from session_host.ownership import RecordOnEnd
 from session_host.unlink import forget, unlink
@@ -27,7 +27,7 @@ async def _start(host: Host, command: Command[Any], owned: OwnedDevice, _claimed
         await owned.supervisor.start()  # a failed attempt is retried; only UNSUPPORTED raises
     except NetworkError as error:
         snapshot = await host.own.retire(owned, RecordOnEnd.STOP_WANTING)
-        return failed(command, error.kind.value, str(error), snapshot)
+        return failed(command, error.kind, str(error), snapshot, code=error.code)
     logger.info("device session started", extra={"device_id": owned.device_id, "tenant_id": owned.tenant_id})
     return ok(command, session_snapshot(owned.session))
 
@@ -60,7 +60,7 @@ async def _reconnect_taken(
         return failed(command, ErrorKind.CONFLICT, _NOTHING_TO_RECONNECT, snapshot)
     if not await host.own.claim(owned, records.Claim.CONNECT):
         await host.own.retire(owned, RecordOnEnd.NOTHING)
-        return failed(command, NetworkErrorKind.NOT_FOUND, "the device does not exist")
+        return failed(command, ErrorKind.NOT_FOUND, "the device does not exist")
     return await _reconnect_now(command, owned)
 
 
@@ -81,7 +81,7 @@ async def _reconnect_now(command: Command[Any], owned: OwnedDevice) -> Reply[Any
     try:
         await owned.supervisor.reconnect_now()
     except NetworkError as error:
-        return failed(command, error.kind.value, str(error), session_snapshot(owned.session))
+        return failed(command, error.kind, str(error), session_snapshot(owned.session), code=error.code)
     return ok(command, session_snapshot(owned.session))
 
 
@@ -98,13 +98,13 @@ async def qr(_host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Reply
     if shown is not None:
         return ok(command, session_snapshot(session), QrCode(qr_code=shown[0], expires_at=shown[1]))
     if session.state is SessionState.PAIRING:
-        return failed(command, NetworkErrorKind.TIMEOUT, "the network has shown no QR code yet; retry")
+        return failed(command, ErrorKind.TIMEOUT, "the network has shown no QR code yet; retry")
     if owned.supervisor.trying:
         message = "the device is still reaching the network and has no QR code yet; retry (see last_error)"
-        return failed(command, NetworkErrorKind.TIMEOUT, message)
+        return failed(command, ErrorKind.TIMEOUT, message)
     return failed(
         command,
-        NetworkErrorKind.NOT_CONNECTED,
+        ErrorKind.NOT_CONNECTED,
         "the device is not pairing; connect it first",
         session_snapshot(session),
     )
@@ -150,13 +150,13 @@ async def _logout_taken(host: Host, command: Command[Any], owned: OwnedDevice, _
     """Logout of a device no host ran: connect it just to unlink it, then stop."""
     if owned.session.jid is None:
         snapshot = await host.own.retire(owned, RecordOnEnd.RELEASE_ONLY)
-        return failed(command, NetworkErrorKind.NOT_CONNECTED, NOT_LOGGED_IN, snapshot)
+        return failed(command, ErrorKind.NOT_CONNECTED, NOT_LOGGED_IN, snapshot)
     owned.ending = True
     try:
         await unlink(owned)
     except NetworkError as error:
         snapshot = await host.own.retire(owned, RecordOnEnd.HAND_BACK)
-        return failed(command, error.kind.value, str(error), snapshot)
+        return failed(command, error.kind, str(error), snapshot, code=error.code)
     return ok(command, await host.own.retire(owned, RecordOnEnd.STOP_WANTING))
 
 
@@ -169,7 +169,7 @@ async def logout(host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Re
     """Unlink the device from its account and forget the credentials."""
     session = owned.session
     if session.jid is None:
-        return failed(command, NetworkErrorKind.NOT_CONNECTED, NOT_LOGGED_IN, session_snapshot(session))
+        return failed(command, ErrorKind.NOT_CONNECTED, NOT_LOGGED_IN, session_snapshot(session))
     return await host.end(command, owned, partial(unlink, owned))
 
 

@@ -22,12 +22,12 @@ from gateway.bus.contracts.status import (
     StatusPrivacyArgs,
     StatusPrivacySetting,
 )
+from gateway.failures.kinds import ErrorKind
 from gateway.media import fetch, kinds, store
 from gateway.media.errors import MediaError
 from gateway.media.limits import FETCH_TIMEOUT_SECONDS
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
 from session_host.commands.registry import handles
-from session_host.network.port import NetworkErrorKind
 from session_host.network.status_types import MediaStatus, StatusContent, StatusPrivacy, TextStatus
 from session_host.owned import OwnedDevice, session_snapshot
 
@@ -74,7 +74,7 @@ async def publish_status(host: Host, command: Command[PublishStatusArgs], owned:
     try:
         content = await _content(host, command)
     except _Refused as error:
-        return failed(command, NetworkErrorKind.INVALID, str(error), session_snapshot(session))
+        return failed(command, ErrorKind.INVALID, str(error), session_snapshot(session))
     sent = await session.status.publish_status(content)
     result = PublishedStatus(message_id=sent.message_id, chat_jid=sent.chat_jid, timestamp=sent.timestamp)
     return ok(command, session_snapshot(session), result)

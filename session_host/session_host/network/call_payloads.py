@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gateway.webhooks.catalog import EventName
+
 from .payloads import iso_utc_or_none
 from .port import NetworkEvent
 
 
 def call_event(
-    name: str,
+    name: EventName,
     *,
     call_id: str,
     sender: str | None,
@@ -52,7 +54,9 @@ def call_offer(
         "remote_platform": remote_platform or None,
         "remote_version": remote_version or None,
     }
-    return call_event("call.offer", call_id=call_id, sender=sender, creator=creator, at=at, extra=extra)
+    return call_event(
+        EventName.CALL_OFFER, call_id=call_id, sender=sender, creator=creator, at=at, extra=extra
+    )
 
 
 def call_terminate(
@@ -60,4 +64,6 @@ def call_terminate(
 ) -> NetworkEvent:
     """The call ended (hung up, not answered in time, answered elsewhere)."""
     extra = {"reason": reason or None}
-    return call_event("call.terminate", call_id=call_id, sender=sender, creator=creator, at=at, extra=extra)
+    return call_event(
+        EventName.CALL_TERMINATE, call_id=call_id, sender=sender, creator=creator, at=at, extra=extra
+    )

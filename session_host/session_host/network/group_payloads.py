@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gateway.webhooks.catalog import EventName
+
 from .payloads import iso_utc_or_none
 from .port import NetworkEvent
 
@@ -33,7 +35,7 @@ def group_joined(
     """The account was added to a group, joined one, or created one: the group as it is now
     (``participants``: ``{jid, is_admin, is_super_admin}`` each)."""
     return NetworkEvent(
-        name="group.joined",
+        name=EventName.GROUP_JOINED,
         data={
             "group_jid": group_jid,
             "name": name,
@@ -87,7 +89,7 @@ def group_info(
     other field ``None`` (the lists empty, ``deleted`` False). ``picture`` is
     ``{picture_id, removed}`` (``picture_id`` None where the network does not say it)."""
     return NetworkEvent(
-        name="group.info",
+        name=EventName.GROUP_INFO,
         data={
             "group_jid": group_jid,
             "author": author,

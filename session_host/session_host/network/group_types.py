@@ -71,10 +71,10 @@ class GroupInfo:
 
 
 @dataclass(frozen=True)
-class MemberResult:
-    """One person's part of a participant or join-request operation: ``status`` is ``ok`` or a
-    per-person code (``not_found``, ``already_member``, ``not_member``, ``invite_sent``,
-    ``not_allowed``); the admin flags are the person's after the operation."""
+class MemberOutcome:
+    """One person's part of a participant or join-request operation (the API's ``MemberResult``):
+    ``status`` is ``ok`` or a per-person code (``not_found``, ``already_member``, ``not_member``,
+    ``invite_sent``, ``not_allowed``); the admin flags are the person's after the operation."""
 
     jid: str
     status: str
@@ -131,7 +131,9 @@ class JoinOutcome:
 
 
 @dataclass(frozen=True)
-class JoinRequest:
+class PendingJoinRequest:
+    """Someone asking to join a group an admin must approve (the API's ``JoinRequestEntry``)."""
+
     jid: str
     requested_at: float
 
@@ -141,7 +143,7 @@ class GroupCreated:
     """A new group, and what became of each person asked for."""
 
     group: GroupInfo
-    participants: tuple[MemberResult, ...] = field(default=())
+    participants: tuple[MemberOutcome, ...] = field(default=())
 
 
 class GroupOperations(Protocol):
@@ -161,7 +163,7 @@ class GroupOperations(Protocol):
 
     async def change_participants(
         self, group_jid: str, action: ParticipantAction, participants: list[str]
-    ) -> list[MemberResult]:
+    ) -> list[MemberOutcome]:
         """Add, remove, promote or demote people; one result per person, in the order asked."""
 
     async def update_group(self, group_jid: str, settings: GroupSettings) -> None:
@@ -189,10 +191,10 @@ class GroupOperations(Protocol):
     async def unlink_group(self, community_jid: str, group_jid: str) -> None:
         """Remove a group from a community."""
 
-    async def group_requests(self, group_jid: str) -> list[JoinRequest]:
+    async def group_requests(self, group_jid: str) -> list[PendingJoinRequest]:
         """The join requests waiting for an admin."""
 
     async def answer_group_requests(
         self, group_jid: str, action: RequestAction, participants: list[str]
-    ) -> list[MemberResult]:
+    ) -> list[MemberOutcome]:
         """Approve or reject join requests; per person ``ok`` or ``not_found``."""

@@ -8,36 +8,37 @@ from __future__ import annotations
 import math
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
 
 from .media_types import MEDIA_RULES, ContactCard, Location, MediaKind, OutgoingMedia, Template
-from .port import MessageRef, NetworkError, NetworkErrorKind
+from .port import MessageRef, NetworkError
 
 MAX_BUTTONS = 3
 
 
 def check_message(chat: str, message_id: str) -> None:
     if not chat or not message_id:
-        raise NetworkError(NetworkErrorKind.INVALID, "chat and message_id are required")
+        raise NetworkError(ErrorKind.INVALID, "chat and message_id are required")
 
 
 def check_delete_for_me(chat: str, message_id: str, *, from_me: bool, sender: str | None) -> None:
     """A group message someone else sent is keyed by its author: ``sender`` is required then."""
     check_message(chat, message_id)
     if jids.is_group_jid(chat) and not from_me and not sender:
-        raise NetworkError(NetworkErrorKind.INVALID, "sender is required for a group message not from me")
+        raise NetworkError(ErrorKind.INVALID, "sender is required for a group message not from me")
 
 
 def check_history_sync(chat: str, count: int, oldest: MessageRef) -> None:
     """The request names one chat and starts at a message of it."""
     check_message(chat, oldest.message_id)
     if count < 1:
-        raise NetworkError(NetworkErrorKind.INVALID, "count must be at least 1")
+        raise NetworkError(ErrorKind.INVALID, "count must be at least 1")
     if oldest.chat != chat:
-        raise NetworkError(NetworkErrorKind.INVALID, "the oldest message must be of the chat synced")
+        raise NetworkError(ErrorKind.INVALID, "the oldest message must be of the chat synced")
 
 
 def _invalid(message: str) -> NetworkError:
-    return NetworkError(NetworkErrorKind.INVALID, message)
+    return NetworkError(ErrorKind.INVALID, message)
 
 
 def check_media(media: OutgoingMedia) -> None:

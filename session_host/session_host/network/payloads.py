@@ -18,6 +18,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from gateway.webhooks.catalog import EventName
+
 from .media_types import ReceivedMedia
 from .port import NetworkEvent
 
@@ -38,7 +40,7 @@ def iso_utc_or_none(epoch_seconds: float | None) -> str | None:
     return iso_utc(epoch_seconds) if epoch_seconds is not None and epoch_seconds > 0 else None
 
 
-def _event(name: str, data: dict[str, Any]) -> NetworkEvent:
+def _event(name: EventName, data: dict[str, Any]) -> NetworkEvent:
     return NetworkEvent(name=name, data=data)
 
 
@@ -48,7 +50,7 @@ def _event(name: str, data: dict[str, Any]) -> NetworkEvent:
 def device_connected(device_id: str, messaging_jid: str | None) -> NetworkEvent:
     """The session is logged in and connected (exactly the specification's five fields)."""
     return _event(
-        "device.connected",
+        EventName.DEVICE_CONNECTED,
         {
             "device_id": device_id,
             "status": "connected",
@@ -62,7 +64,7 @@ def device_connected(device_id: str, messaging_jid: str | None) -> NetworkEvent:
 def device_disconnected(device_id: str, reason: str, *, logged_in: bool = True) -> NetworkEvent:
     """The connection ended; a session stopped before it paired is ``not_ready``, not logged in."""
     return _event(
-        "device.disconnected",
+        EventName.DEVICE_DISCONNECTED,
         {
             "device_id": device_id,
             "status": "disconnected" if logged_in else "not_ready",
@@ -76,7 +78,7 @@ def device_disconnected(device_id: str, reason: str, *, logged_in: bool = True) 
 def device_logged_out(device_id: str, reason: str) -> NetworkEvent:
     """The device is unlinked and its credentials are gone: it must pair again."""
     return _event(
-        "device.logged_out",
+        EventName.DEVICE_LOGGED_OUT,
         {
             "device_id": device_id,
             "status": "logged_out",
@@ -92,7 +94,8 @@ def device_logged_out(device_id: str, reason: str) -> NetworkEvent:
 
 def qr_generated(device_id: str, qr_code: str, expires_at: float) -> NetworkEvent:
     return _event(
-        "qr.generated", {"device_id": device_id, "qr_code": qr_code, "expires_at": iso_utc(expires_at)}
+        EventName.QR_GENERATED,
+        {"device_id": device_id, "qr_code": qr_code, "expires_at": iso_utc(expires_at)},
     )
 
 
@@ -100,7 +103,7 @@ def pair_success(
     device_id: str, messaging_jid: str | None, *, platform: str, business_name: str | None
 ) -> NetworkEvent:
     return _event(
-        "pair.success",
+        EventName.PAIR_SUCCESS,
         {
             "device_id": device_id,
             "messaging_jid": messaging_jid,
@@ -112,7 +115,7 @@ def pair_success(
 
 def pair_error(device_id: str, reason: str, error: str) -> NetworkEvent:
     """The pairing attempt ended without a link (QR window over, connection lost, refused)."""
-    return _event("connection.pair_error", {"device_id": device_id, "reason": reason, "error": error})
+    return _event(EventName.CONNECTION_PAIR_ERROR, {"device_id": device_id, "reason": reason, "error": error})
 
 
 # --- connection -------------------------------------------------------------------------
@@ -120,7 +123,7 @@ def pair_error(device_id: str, reason: str, error: str) -> NetworkEvent:
 
 def stream_replaced(device_id: str) -> NetworkEvent:
     return _event(
-        "connection.stream_replaced",
+        EventName.CONNECTION_STREAM_REPLACED,
         {"device_id": device_id, "reason": "another client connected with the same credentials"},
     )
 
@@ -132,14 +135,14 @@ def connection_failure(device_id: str, reason: str, message: str, *, permanent: 
     event is recorded and published.
     """
     return _event(
-        "connection.failure",
+        EventName.CONNECTION_FAILURE,
         {"device_id": device_id, "reason": reason, "message": message, "permanent": permanent},
     )
 
 
 def manual_reconnect(device_id: str) -> NetworkEvent:
     """POST /devices/{id}/reconnect: the next attempt starts now, its backoff reset."""
-    return _event("connection.manual_reconnect", {"device_id": device_id})
+    return _event(EventName.CONNECTION_MANUAL_RECONNECT, {"device_id": device_id})
 
 
 # --- messages, receipts, presence -------------------------------------------------------
@@ -175,7 +178,7 @@ def message_received(
         "is_group": is_group,
     }
     data.update(extra or {})
-    return NetworkEvent(name="message.received", data=data, attachment=attachment)
+    return NetworkEvent(name=EventName.MESSAGE_RECEIVED, data=data, attachment=attachment)
 
 
 def media_not_kept(event: NetworkEvent, error: MediaError) -> NetworkEvent:
@@ -198,7 +201,7 @@ def message_edited(
     never the edit's own id; ``content`` the text it shows now (None: the network did not let
     the adapter read it)."""
     return _event(
-        "message.edited",
+        EventName.MESSAGE_EDITED,
         {
             "message_id": message_id,
             "chat_jid": chat_jid,
@@ -222,7 +225,7 @@ def message_sent(
     """The gateway dispatched a text for the device (the network does not echo it): the
     network's id, and the id the send request was answered with."""
     return NetworkEvent(
-        name="message.sent",
+        name=EventName.MESSAGE_SENT,
         data={
             "message_id": message_id,
             "gateway_message_id": gateway_message_id,
@@ -238,7 +241,7 @@ def message_sent(
 def mention_sent(*, message_id: str, chat_jid: str, mentioned: list[str], timestamp: float) -> NetworkEvent:
     """The gateway dispatched a text that mentions people (after its ``message.sent``)."""
     return NetworkEvent(
-        name="mention.sent",
+        name=EventName.MENTION_SENT,
         data={
             "message_id": message_id,
             "chat_jid": chat_jid,
@@ -255,7 +258,7 @@ def message_delete_for_me(
     """The gateway deleted a message the device sent from the account's own view (app state
     the adapters do not report): the network's id, and the id the send was answered with."""
     return NetworkEvent(
-        name="message.delete_for_me",
+        name=EventName.MESSAGE_DELETE_FOR_ME,
         data={
             "message_id": message_id,
             "gateway_message_id": gateway_message_id,
@@ -289,7 +292,7 @@ def message_receipt(
     }
     if kind == "read":
         data["reader"] = reader
-    return _event(f"message.{kind}", data)
+    return _event(EventName.MESSAGE_READ if kind == "read" else EventName.MESSAGE_DELIVERED, data)
 
 
 def chat_presence(
@@ -297,7 +300,7 @@ def chat_presence(
 ) -> NetworkEvent:
     """Someone shows (``composing``) or stops showing (``paused``) typing in a chat."""
     return _event(
-        "chat.presence",
+        EventName.CHAT_PRESENCE,
         {"chat_jid": chat_jid, "sender": sender, "is_group": is_group, "state": state, "media": media},
     )
 
@@ -305,7 +308,7 @@ def chat_presence(
 def contact_presence(jid: str | None, *, available: bool, last_seen: float | None) -> NetworkEvent:
     """A contact came online or went offline (``last_seen`` only when the network tells it)."""
     return _event(
-        "contact.presence",
+        EventName.CONTACT_PRESENCE,
         {
             "jid": jid,
             "available": available,

@@ -20,7 +20,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
+from gateway.failures.kinds import ErrorKind
 from gateway.groups import codes
+from gateway.webhooks.catalog import EventName
 
 from .group_types import GroupOperations
 from .media_types import ContactCard, Location, OutgoingMedia, ReceivedMedia, Template
@@ -54,7 +56,7 @@ class NetworkEvent:
     queues that take no bytes): the session host stores them and adds ``media_path``.
     """
 
-    name: str
+    name: EventName
     data: Mapping[str, Any]
     occurred_at: float = field(default_factory=time.time)
     attachment: ReceivedMedia | None = None
@@ -92,31 +94,17 @@ REAL_REVOKE_WINDOW_SECONDS = 60 * 3600.0
 """The real network lets a sender delete a message for everyone for 60 hours."""
 
 
-class NetworkErrorKind(StrEnum):
-    """Why a network operation failed; the session host maps these to API errors."""
-
-    NETWORK = "network"  # the network call failed (502 upstream / SEND_FAILED)
-    TIMEOUT = "timeout"  # no answer in time
-    RATE_LIMITED = "rate_limited"  # the network throttled the operation
-    NOT_CONNECTED = "not_connected"  # the session is not connected or not logged in
-    ALREADY_LOGGED_IN = "already_logged_in"  # pairing asked of a paired session
-    INVALID = "invalid"  # the network refused the input (bad phone, bad JID)
-    NOT_FOUND = "not_found"  # the target does not exist on the network
-    UNSUPPORTED = "unsupported"  # the adapter cannot do this (documented per adapter)
-    REFUSED = "refused"  # the network refused for a reason ``code`` names (group operations)
-    EXPIRED = "expired"  # the network's window for this has passed (delete for everyone)
-
-
 class NetworkError(Exception):
-    """A network operation failed. ``kind`` is stable; ``str(error)`` is for humans.
+    """A network operation failed. ``kind`` (:class:`gateway.failures.kinds.ErrorKind`) is
+    stable; ``str(error)`` is for humans.
 
     ``code`` is set exactly for ``REFUSED``: a lowercase code of
     :data:`gateway.groups.codes.REFUSALS` (``not_group_admin``, ``group_not_found``, ...).
     """
 
-    def __init__(self, kind: NetworkErrorKind, message: str, *, code: str | None = None) -> None:
+    def __init__(self, kind: ErrorKind, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
-        if (kind is NetworkErrorKind.REFUSED) != (code is not None):
+        if (kind is ErrorKind.REFUSED) != (code is not None):
             raise ValueError("a refusal, and only a refusal, names its code")
         self.kind = kind
         self.code = code
@@ -125,7 +113,7 @@ class NetworkError(Exception):
     def refused(cls, code: str, message: str) -> NetworkError:
         if not codes.is_refusal(code):
             raise ValueError(f"unknown refusal code {code!r}")
-        return cls(NetworkErrorKind.REFUSED, message, code=code)
+        return cls(ErrorKind.REFUSED, message, code=code)
 
     @classmethod
     def unsupported(cls, operation: str, adapter: str, why: str) -> NetworkError:
@@ -133,13 +121,7 @@ class NetworkError(Exception):
         out: ``UNSUPPORTED`` naming it, the adapter and why (501 ``UNSUPPORTED_OPERATION`` at
         the API, ``unsupported_operation`` on group routes). Raised before anything reaches
         the network, after the operation's own input checks."""
-        return cls(NetworkErrorKind.UNSUPPORTED, f"{operation} is not supported by {adapter}: {why}")
-
-    @property
-    def reason(self) -> str:
-        """What the session host replies as the command's error kind: the refusal's code, or
-        the kind."""
-        return self.code or self.kind.value
+        return cls(ErrorKind.UNSUPPORTED, f"{operation} is not supported by {adapter}: {why}")
 
 
 class SendOperations(Protocol):

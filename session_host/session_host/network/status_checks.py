@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
 
-from .port import NetworkError, NetworkErrorKind
+from .port import NetworkError
 from .status_types import STORY_FONTS, PrivacyType, StatusContent, StatusKind, StatusPrivacy, TextStatus
 
 _COLOR = re.compile(r"#[0-9A-Fa-f]{6}")
@@ -27,11 +28,11 @@ def check_privacy(privacy: StatusPrivacy) -> StatusPrivacy:
     people = tuple(dict.fromkeys(privacy.list))
     bad = [jid for jid in people if not jids.is_user_jid(jid)]
     if bad:
-        raise NetworkError(NetworkErrorKind.INVALID, f"not user JIDs: {', '.join(bad)}")
+        raise NetworkError(ErrorKind.INVALID, f"not user JIDs: {', '.join(bad)}")
     if kind is PrivacyType.WHITELIST and not people:
-        raise NetworkError(NetworkErrorKind.INVALID, "a whitelist must name at least one contact")
+        raise NetworkError(ErrorKind.INVALID, "a whitelist must name at least one contact")
     if kind is PrivacyType.CONTACTS and people:
-        raise NetworkError(NetworkErrorKind.INVALID, "the contacts setting takes no list")
+        raise NetworkError(ErrorKind.INVALID, "the contacts setting takes no list")
     return StatusPrivacy(kind, people)
 
 
@@ -40,16 +41,16 @@ def check_content(content: StatusContent) -> StatusKind:
     mimetype that is neither image nor video."""
     if isinstance(content, TextStatus):
         if not content.text:
-            raise NetworkError(NetworkErrorKind.INVALID, "the story's text is empty")
+            raise NetworkError(ErrorKind.INVALID, "the story's text is empty")
         if content.background_color is not None and not _COLOR.fullmatch(content.background_color):
-            raise NetworkError(NetworkErrorKind.INVALID, "background_color must be #RRGGBB")
+            raise NetworkError(ErrorKind.INVALID, "background_color must be #RRGGBB")
         if content.font is not None and content.font not in STORY_FONTS:
-            raise NetworkError(NetworkErrorKind.INVALID, f"font must be one of {sorted(STORY_FONTS)}")
+            raise NetworkError(ErrorKind.INVALID, f"font must be one of {sorted(STORY_FONTS)}")
         return content.kind
     if not isinstance(content.data, bytes) or not content.data:
-        raise NetworkError(NetworkErrorKind.INVALID, "a media story needs its bytes")
+        raise NetworkError(ErrorKind.INVALID, "a media story needs its bytes")
     kind = content.kind
     if kind is None:
         message = f"a story is an image or a video, not {content.mimetype!r}"
-        raise NetworkError(NetworkErrorKind.INVALID, message)
+        raise NetworkError(ErrorKind.INVALID, message)
     return kind

@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 # The command bus's contracts name the audiences; the port takes them as they arrive.
-from gateway.bus.contracts.status import PrivacyType
+from gateway.bus.contracts.status import PrivacyType as PrivacyType
 
 if TYPE_CHECKING:  # port.py imports this module
     from .port import SentMessage

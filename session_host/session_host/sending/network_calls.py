@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Protocol, cast
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
 from gateway.media import fetch, kinds
 from gateway.media.errors import MediaError
 from gateway.media.kinds import CheckedMedia
@@ -29,7 +30,7 @@ from session_host.network.media_types import (
     QuickReply,
     Template,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind, SendOperations, SentMessage
+from session_host.network.port import NetworkError, SendOperations, SentMessage
 
 MEDIA_KINDS = frozenset(kind.value for kind in MediaKind)
 
@@ -71,7 +72,7 @@ async def send_message(sending: SendOperations, send: Send, media: MediaReader) 
     if send.kind == "template":
         buttons = tuple(QuickReply(button["id"], button["text"]) for button in payload.get("buttons", []))
         return await sending.send_template(to, Template(send.text, payload.get("footer"), buttons))
-    raise NetworkError(NetworkErrorKind.INVALID, f"unknown kind of send: {send.kind}")
+    raise NetworkError(ErrorKind.INVALID, f"unknown kind of send: {send.kind}")
 
 
 async def _media(send: Send, payload: dict[str, Any], reader: MediaReader) -> OutgoingMedia:
@@ -86,10 +87,10 @@ async def _media(send: Send, payload: dict[str, Any], reader: MediaReader) -> Ou
             checked = await reader.fetched_media(kind, payload["url"], payload.get("mimetype"))
             data, mimetype = checked.data, checked.mimetype
     except MediaError as error:
-        raise NetworkError(NetworkErrorKind.INVALID, str(error)) from None
+        raise NetworkError(ErrorKind.INVALID, str(error)) from None
     except AWS_ERRORS as error:  # nothing reached the network, but the send cannot go out as is
         raise NetworkError(
-            NetworkErrorKind.NETWORK, f"the media could not be read ({type(error).__name__})"
+            ErrorKind.NETWORK, f"the media could not be read ({type(error).__name__})"
         ) from None
     return OutgoingMedia(
         kind=MediaKind(send.kind),

@@ -32,15 +32,18 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+from tenacity import RetryCallState
+
+from gateway.failures.kinds import ErrorKind
 from gateway.messages.outbox import Send, SendState
 from gateway.observability import logger
+from gateway.retries import SENT_MARK, WORKER_STEP, failed_with
 from session_host.aws_calls import AWS_ERRORS
 from session_host.config import SEND_POLL_SECONDS
 from session_host.network import payloads
 from session_host.network.port import (
     ChatPresence,
     NetworkError,
-    NetworkErrorKind,
     NetworkEvent,
     SentMessage,
     SessionState,
@@ -53,13 +56,10 @@ INTERRUPTED = (
     "interrupted: the session host stopped during the network call; "
     "not sent again, so that it is never sent twice"
 )
-INTERRUPTED_KIND = NetworkErrorKind.TIMEOUT
+INTERRUPTED_KIND = ErrorKind.TIMEOUT
 """The error kind of an interrupted send: like a network that did not answer, its outcome is
 unknown (the API keeps its ``Idempotency-Key`` bound to it, so it is never sent twice)."""
 Publish = Callable[[NetworkEvent], Awaitable[None]]
-_FIRST_BACKOFF = 0.5
-_MAX_BACKOFF = 30.0
-_MARK_ATTEMPTS = 5
 REPLY_WAIT_SECONDS = 1.0
 """How long the mark and the events of a send wait for its caller's reply to leave."""
 INDEX_LAG_SECONDS = 60.0
@@ -75,7 +75,7 @@ class Dispatched:
     network_message_id: str | None = None
     sent_at: float | None = None
     error: str | None = None
-    error_kind: str | None = None  # a NetworkErrorKind value or a refusal code
+    error_kind: ErrorKind | None = None
 
 
 class DeviceSender:
@@ -153,19 +153,22 @@ class DeviceSender:
     # --- the loop -----------------------------------------------------------------------
 
     async def run(self) -> None:
-        backoff = _FIRST_BACKOFF
+        """Step after step while the tenure lasts; a failed step is tried again after a pause
+        (:data:`~gateway.retries.WORKER_STEP`), which a step that succeeds starts over."""
         while self.owned.active:
-            try:
-                await self._step()
-                backoff = _FIRST_BACKOFF
-            except AWS_ERRORS as error:
-                logger.warning("send dispatcher: outbox not reachable", extra=self._about(str(error)))
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, _MAX_BACKOFF)
-            except Exception:
-                logger.exception("send dispatcher step failed", extra=self._about())
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, _MAX_BACKOFF)
+            await WORKER_STEP.async_retrying(Exception, until=self._ended, before_sleep=self._step_failed)(
+                self._step
+            )
+
+    def _ended(self) -> bool:
+        return not self.owned.active
+
+    def _step_failed(self, retry_state: RetryCallState) -> None:
+        error = failed_with(retry_state)
+        if isinstance(error, AWS_ERRORS):
+            logger.warning("send dispatcher: outbox not reachable", extra=self._about(str(error)))
+        else:
+            logger.error("send dispatcher step failed", exc_info=error, extra=self._about())
 
     async def _step(self) -> None:
         self._wake.clear()
@@ -255,16 +258,16 @@ class DeviceSender:
             try:
                 sent = await network_calls.send_message(self.owned.session.sending, send, self._store)
             except NetworkError as error:
-                if error.kind is NetworkErrorKind.NOT_CONNECTED:  # nothing reached the network
+                if error.kind is ErrorKind.NOT_CONNECTED:  # nothing reached the network
                     recorded = await self._store.requeue(send, epoch)
                     if recorded:  # it goes when the device is back, in its turn
                         self._queued.setdefault(send.send_key, send)
                     return
                 self._last_dispatch = time.time()
-                message = f"{error.reason}: {error}"
-                recorded = await self._store.mark_failed(send, message, kind=error.reason, epoch=epoch)
+                message = f"{error.code or error.kind}: {error}"
+                recorded = await self._store.mark_failed(send, message, kind=error.kind, epoch=epoch)
                 logger.warning("send refused by the network", extra=self._about(message))
-                self._resolve(Dispatched(send, error=message, error_kind=error.reason))
+                self._resolve(Dispatched(send, error=message, error_kind=error.kind))
                 return
             self._last_dispatch = time.time()
             sent_at = sent.timestamp or self._last_dispatch
@@ -326,21 +329,20 @@ class DeviceSender:
             )
 
     async def _mark_sent(self, send: Send, epoch: int, network_id: str, sent_at: float) -> bool:
-        for attempt in range(1, _MARK_ATTEMPTS + 1):
-            try:
-                if not await self._store.mark_sent(send, epoch, network_id, sent_at):
-                    logger.warning("a sent message was no longer ours to mark", extra=self._about())
-                return True
-            except AWS_ERRORS as error:
-                if attempt == _MARK_ATTEMPTS:
-                    logger.error("a sent message was not marked sent", extra=self._about(str(error)))
-                    return False
-                await asyncio.sleep(_FIRST_BACKOFF * attempt)
-        return False
+        try:
+            marked: bool = await SENT_MARK.async_retrying(AWS_ERRORS)(
+                self._store.mark_sent, send, epoch, network_id, sent_at
+            )
+        except AWS_ERRORS as error:
+            logger.error("a sent message was not marked sent", extra=self._about(str(error)))
+            return False
+        if not marked:
+            logger.warning("a sent message was no longer ours to mark", extra=self._about())
+        return True
 
     async def _interrupted(self, send: Send) -> None:
         # A timeout as far as the caller can tell: the network may or may not have it.
-        kind = INTERRUPTED_KIND.value
+        kind = INTERRUPTED_KIND
         if await self._store.mark_failed(send, INTERRUPTED, kind=kind):
             logger.warning(
                 "send interrupted by a host stop marked failed",

@@ -7,6 +7,7 @@ from typing import Protocol
 
 from pynamodb.exceptions import DoesNotExist
 
+from gateway.failures.kinds import ErrorKind
 from gateway.media import store as media_store
 from gateway.media.kinds import CheckedMedia, Kind
 from gateway.messages import outbox
@@ -22,7 +23,9 @@ class OutboxStore(Protocol):
     async def claim(self, send: Send, epoch: int) -> bool: ...
     async def requeue(self, send: Send, epoch: int) -> bool: ...
     async def mark_sent(self, send: Send, epoch: int, network_message_id: str, sent_at: float) -> bool: ...
-    async def mark_failed(self, send: Send, error: str, *, kind: str, epoch: int | None = None) -> bool: ...
+    async def mark_failed(
+        self, send: Send, error: str, *, kind: ErrorKind, epoch: int | None = None
+    ) -> bool: ...
     async def min_interval(self, tenant_id: str, device_id: str) -> float: ...
     async def last_sent_at(self, tenant_id: str, device_id: str) -> float | None: ...
     async def find(self, tenant_id: str, device_id: str, message_id: str) -> Send | None: ...
@@ -53,7 +56,7 @@ class HostOutbox:
     async def mark_sent(self, send: Send, epoch: int, network_message_id: str, sent_at: float) -> bool:
         return await self._aws(outbox.mark_sent, send, epoch, network_message_id, sent_at)
 
-    async def mark_failed(self, send: Send, error: str, *, kind: str, epoch: int | None = None) -> bool:
+    async def mark_failed(self, send: Send, error: str, *, kind: ErrorKind, epoch: int | None = None) -> bool:
         return await self._aws(outbox.mark_failed, send, error, kind=kind, epoch=epoch)
 
     async def last_sent_at(self, tenant_id: str, device_id: str) -> float | None:

@@ -14,6 +14,7 @@ from log_capture import logged, said
 from gateway import leases
 from gateway.bus import Command, CommandName, queues
 from gateway.bus.contracts import NoArgs
+from gateway.failures.kinds import ErrorKind
 
 JID = f"{PHONE}@s.whatsapp.net"
 
@@ -98,7 +99,7 @@ def test_pair_phone_gives_a_code_the_phone_enters(harness: Harness) -> None:
     assert device.record().messaging_jid == JID
     for name, args in ((CommandName.QR, {}), (CommandName.PAIR_PHONE, {"phone": PHONE})):
         refused = harness.send(name, device, **args)
-        assert (refused.ok, refused.error_kind) == (False, "already_logged_in")
+        assert (refused.ok, refused.error_kind) == (False, ErrorKind.ALREADY_LOGGED_IN)
 
 
 def test_pair_phone_refuses_a_bad_phone(harness: Harness) -> None:
@@ -112,7 +113,7 @@ def test_pair_phone_refuses_a_bad_phone(harness: Harness) -> None:
     malformed = harness.send(CommandName.PAIR_PHONE, device, phone="12ab")
 
     # Then it is invalid input
-    assert (malformed.ok, malformed.error_kind) == (False, "invalid")
+    assert (malformed.ok, malformed.error_kind) == (False, ErrorKind.INVALID)
 
 
 def test_commands_for_a_device_no_host_runs(harness: Harness) -> None:
@@ -127,8 +128,8 @@ def test_commands_for_a_device_no_host_runs(harness: Harness) -> None:
     logout = harness.send(CommandName.LOGOUT, device)
 
     # Then nothing runs: no session, the disconnect is a no-op and the logout is refused
-    assert (qr.ok, qr.error_kind) == (False, "not_running")
-    assert (pair.ok, pair.error_kind) == (False, "not_running")
+    assert (qr.ok, qr.error_kind) == (False, ErrorKind.NOT_RUNNING)
+    assert (pair.ok, pair.error_kind) == (False, ErrorKind.NOT_RUNNING)
     assert disconnect.ok
     assert disconnect.device is not None
     assert disconnect.device.status == "not_ready"
@@ -290,7 +291,7 @@ def test_a_network_failure_is_answered_with_its_kind(harness: Harness) -> None:
     reply = harness.send(CommandName.PAIR_PHONE, device, phone=PHONE)
 
     # Then the reply carries the network's failure kind, and the session keeps running
-    assert (reply.ok, reply.error_kind) == (False, "rate_limited")
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.RATE_LIMITED)
     assert harness.send(CommandName.QR, device).ok
 
 

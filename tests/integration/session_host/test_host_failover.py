@@ -14,7 +14,7 @@ from host_harness import LEASE_TTL, Harness, wait_until
 
 from gateway import leases
 from gateway.bus import CommandName, queues
-from gateway.bus.messages import ErrorKind
+from gateway.failures.kinds import ErrorKind
 from gateway.models import HostTenureModel, LeaseModel
 from session_host import recycling
 from session_host.network.port import EventSink, NetworkEvent

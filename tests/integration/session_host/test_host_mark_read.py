@@ -5,6 +5,7 @@ from __future__ import annotations
 from host_harness import Harness, wait_until
 
 from gateway.bus import CommandName
+from gateway.failures.kinds import ErrorKind
 
 CONTACT = "15550002222"
 CONTACT_JID = f"{CONTACT}@s.whatsapp.net"
@@ -80,7 +81,7 @@ def test_mark_read_on_a_device_no_host_runs_starts_nothing(harness: Harness) -> 
     )
 
     # Then no session runs it, and none is started for it
-    assert (reply.ok, reply.error_kind) == (False, "not_running")
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.NOT_RUNNING)
     assert host.host.owned_devices() == frozenset()
     assert harness.network.connection_count(device.device_id) == 0
 
@@ -105,7 +106,7 @@ def test_mark_read_on_a_session_that_is_not_connected(harness: Harness) -> None:
 
     # Then both are refused as not connected, with the state the session is in
     for status, reply in replies.items():
-        assert (reply.ok, reply.error_kind) == (False, "not_connected"), reply
+        assert (reply.ok, reply.error_kind) == (False, ErrorKind.NOT_CONNECTED), reply
         assert reply.device is not None
         assert reply.device.status == status
 
@@ -125,6 +126,6 @@ def test_mark_read_failures_are_answered_with_their_kind(harness: Harness) -> No
     # Then the network's failure comes back as its kind, and the retry works; the session
     # keeps running throughout (a command without message ids is refused by its contract,
     # tests/unit/test_bus_contracts.py)
-    assert (failed.ok, failed.error_kind) == (False, "network")
+    assert (failed.ok, failed.error_kind) == (False, ErrorKind.NETWORK)
     assert retried.ok, retried
     assert device.record().status == "connected"

@@ -12,12 +12,15 @@ from host_harness import Harness
 
 from gateway.config import get_settings
 from gateway.media import store
+from gateway.retries import SESSION_RECORD_WRITE
 from local_stack.stack import LocalStack
 from session_host.network.media_types import MediaKind, OutgoingMedia
-from session_host.received_media import STORE_ATTEMPTS, upload
+from session_host.received_media import upload
 
 CONTACT = "15550003333"
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 64
+
+_STORE_ATTEMPTS = SESSION_RECORD_WRITE.attempts
 
 
 def send_image(harness: Harness, jid: str) -> str:
@@ -63,7 +66,7 @@ def test_when_s3_keeps_failing_the_message_is_still_published(harness: Harness) 
     assert item["envelope"]["data"]["message_id"] == message_id
     assert item["envelope"]["data"]["media"]["media_path"] is None
     assert item["envelope"]["data"]["media"]["error"] == "store_failed"
-    assert put.call_count == STORE_ATTEMPTS
+    assert put.call_count == _STORE_ATTEMPTS
 
 
 def test_large_received_media_go_up_in_parts_with_their_type_and_name(stack: LocalStack) -> None:

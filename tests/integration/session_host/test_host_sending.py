@@ -29,7 +29,9 @@ def _messages(harness: Harness, text: str) -> list[dict[str, Any]]:
 
 
 def _enqueue(device: Any, text: str, **pacing: Any) -> Send:
-    return outbox.enqueue(device.tenant_id, device.device_id, chat_jid=RECIPIENT_JID, text=text, **pacing)
+    send = outbox.new_send(device.tenant_id, device.device_id, chat_jid=RECIPIENT_JID, text=text, **pacing)
+    outbox.store(send)
+    return send
 
 
 def _send_text(harness: Harness, device: Any, send: Send, timeout: float = 10.0) -> Reply:

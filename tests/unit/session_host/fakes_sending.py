@@ -13,6 +13,7 @@ from typing import Any, cast
 import bus_wire
 
 from gateway.bus import CommandName, Reply
+from gateway.failures.kinds import ErrorKind
 from gateway.leases import Lease
 from gateway.media import kinds
 from gateway.media.errors import MediaNotFetched, MediaNotFound
@@ -23,7 +24,6 @@ from session_host.commands import CommandExecutor
 from session_host.network.port import (
     ChatPresence,
     NetworkError,
-    NetworkErrorKind,
     NetworkEvent,
     SentMessage,
     SessionState,
@@ -108,7 +108,7 @@ class FakeOutbox:
             sent_at=sent_at,
         )
 
-    async def mark_failed(self, send: Send, error: str, *, kind: str, epoch: int | None = None) -> bool:
+    async def mark_failed(self, send: Send, error: str, *, kind: ErrorKind, epoch: int | None = None) -> bool:
         return self._move(
             send, SendState.SENDING, epoch, state=SendState.FAILED, error=error, error_kind=kind
         )
@@ -183,7 +183,7 @@ class RecordingSession:
 
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         if self.fail_with is not None:
-            if self.fail_with.kind is NetworkErrorKind.NOT_CONNECTED:  # the connection just dropped
+            if self.fail_with.kind is ErrorKind.NOT_CONNECTED:  # the connection just dropped
                 self.set_state(SessionState.DISCONNECTED)
             raise self.fail_with
         self.log.append(("text", text, time.monotonic()))

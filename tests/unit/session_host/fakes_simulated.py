@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 import pytest
 from recording_sink import RecordingSink
 
-from session_host.network.port import NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
 
 T = TypeVar("T")
@@ -63,11 +64,29 @@ async def paired(
     return session, recorder
 
 
+async def network_timers_passed(network: SimulatedNetwork, data_dir: Path) -> None:
+    """Wait (with a deadline) for proof that every timer the network armed before now has had
+    its time: a twin device, started now on a port of its own, waits out a whole pairing window
+    unscanned (every QR lifetime, then ``connection.pair_error``) and, paired, is dropped and
+    reconnects by itself (``reconnect_delay``). A test that asserts something did *not* happen
+    then knows it would have happened by now."""
+    twin_dir = data_dir / "timers-twin"
+    twin_dir.mkdir(parents=True, exist_ok=True)
+    unscanned, unscanned_events = open_session(network, twin_dir, "timers-twin-qr")
+    await unscanned.connect()
+    dropped, dropped_events = await paired(network, twin_dir, "timers-twin", THIRD)
+    network.drop("timers-twin")
+    await dropped_events.wait_for("device.connected", 2, timeout=5.0)
+    await unscanned_events.wait_for("connection.pair_error", timeout=5.0)
+    await dropped.close()
+    await unscanned.close()
+
+
 async def refusal(call: Awaitable[object]) -> str:
     """The code of the network's refusal of ``call`` (it must be refused)."""
     with pytest.raises(NetworkError) as caught:
         await call
-    assert caught.value.kind is NetworkErrorKind.REFUSED, caught.value
+    assert caught.value.kind is ErrorKind.REFUSED, caught.value
     assert caught.value.code is not None
     return caught.value.code
 

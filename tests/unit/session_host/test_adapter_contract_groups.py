@@ -13,6 +13,7 @@ import pytest
 from adapter_backends import DEVICE_JID, Backend, running
 from fakes_neonize import run
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import (
     GroupInvite,
     GroupOptions,
@@ -22,7 +23,7 @@ from session_host.network.group_types import (
     ParticipantAction,
     RequestAction,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 
 ADAPTERS = ["simulated", "neonize"]
 BOB, CAI, DEE, GHOST = "15550000002", "15550000003", "15550000004", "15550000099"
@@ -45,14 +46,14 @@ def on(adapter: str, tmp_path: Path, scenario: Scenario) -> None:
 async def refused(code: str, call: Awaitable[Any]) -> NetworkError:
     with pytest.raises(NetworkError) as caught:
         await call
-    assert (caught.value.kind, caught.value.code) == (NetworkErrorKind.REFUSED, code), caught.value
+    assert (caught.value.kind, caught.value.code) == (ErrorKind.REFUSED, code), caught.value
     return caught.value
 
 
 async def unsupported(call: Awaitable[Any]) -> None:
     with pytest.raises(NetworkError) as caught:
         await call
-    assert caught.value.kind is NetworkErrorKind.UNSUPPORTED, caught.value
+    assert caught.value.kind is ErrorKind.UNSUPPORTED, caught.value
 
 
 def roles(info: Any) -> dict[str, tuple[bool, bool]]:
@@ -275,7 +276,7 @@ def test_group_operations_need_a_connected_session(adapter: str, tmp_path: Path)
         for call in calls:
             with pytest.raises(NetworkError) as caught:
                 await call
-            assert caught.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert caught.value.kind is ErrorKind.NOT_CONNECTED
         assert net.record(group)["name"] == "Team"
 
     on(adapter, tmp_path, scenario)

@@ -17,6 +17,7 @@ from fakes_sending import CommandHost, FakeOutbox
 from test_adapter_contract_groups import ADAPTERS, BOB, on
 
 from gateway.bus import CommandName
+from gateway.failures.kinds import ErrorKind
 from gateway.messages.outbox import Send, SendState
 
 
@@ -51,7 +52,7 @@ def test_within_the_window_the_host_revokes_once(adapter: str, tmp_path: Path) -
         again = await host.run(
             CommandName.DELETE_MESSAGE, message_id=send.message_id, chat_jid=bob, for_everyone=True
         )
-        assert again.error_kind == "not_found"
+        assert again.error_kind is ErrorKind.NOT_FOUND
         assert net.put_on_network() == before + 1
 
     on(adapter, tmp_path, scenario)
@@ -68,7 +69,7 @@ def test_past_the_window_the_host_answers_expired_and_sends_nothing(adapter: str
         reply = await host.run(
             CommandName.DELETE_MESSAGE, message_id=send.network_message_id, chat_jid=bob, for_everyone=True
         )
-        assert (reply.ok, reply.error_kind) == (False, "expired")
+        assert (reply.ok, reply.error_kind) == (False, ErrorKind.EXPIRED)
         assert net.put_on_network() == before
 
     on(adapter, tmp_path, scenario)
@@ -87,7 +88,7 @@ def test_delete_for_me_goes_to_the_network_and_emits_the_event(adapter: str, tmp
         )
         if "delete_for_me" in net.unsupported:
             # Then an adapter that cannot write app state answers unsupported (501), sends nothing
-            assert (reply.ok, reply.error_kind) == (False, "unsupported")
+            assert (reply.ok, reply.error_kind) == (False, ErrorKind.UNSUPPORTED)
             assert (net.put_on_network(), host.published) == (before, [])
             return
         assert reply.ok, reply
@@ -99,7 +100,7 @@ def test_delete_for_me_goes_to_the_network_and_emits_the_event(adapter: str, tmp
         unknown = await host.run(
             CommandName.DELETE_MESSAGE, message_id="3EB0FEED", chat_jid=bob, for_everyone=False
         )
-        assert unknown.error_kind == "not_found"
+        assert unknown.error_kind is ErrorKind.NOT_FOUND
         assert net.put_on_network() == before + 1
 
     on(adapter, tmp_path, scenario)
@@ -118,7 +119,7 @@ def test_the_hosts_history_request_is_answered_or_unsupported(adapter: str, tmp_
         reply = await host.run(CommandName.SYNC_HISTORY, chat_jid=bob, count=10)
         if "request_history_sync" in net.unsupported:
             # Then an adapter that cannot says so and sends nothing
-            assert (reply.ok, reply.error_kind) == (False, "unsupported")
+            assert (reply.ok, reply.error_kind) == (False, ErrorKind.UNSUPPORTED)
             assert net.put_on_network() == before
             return
         # Then the phone answers with one on-demand chunk counting the message sent before now

@@ -14,6 +14,7 @@ import pytest
 from adapter_backends import Backend
 from test_adapter_contract_groups import ADAPTERS, BOB, JPEG, PNG, on
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.media_types import (
     MB,
     ContactCard,
@@ -23,7 +24,7 @@ from session_host.network.media_types import (
     QuickReply,
     Template,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 
 WEBP = b"RIFF\x00\x00\x00\x00WEBPVP8 " + b"\x00" * 8
 PDF = b"%PDF-1.4\n" + b"\x00" * 16
@@ -105,7 +106,7 @@ def test_a_template_shows_its_buttons_where_the_network_can(adapter: str, tmp_pa
             # Then the real network cannot show them: UNSUPPORTED, nothing sent
             with pytest.raises(NetworkError) as caught:
                 await net.session.sending.send_template(bob, TEMPLATE)
-            assert caught.value.kind is NetworkErrorKind.UNSUPPORTED
+            assert caught.value.kind is ErrorKind.UNSUPPORTED
             assert net.put_on_network() == before
             return
         await net.session.sending.send_template(bob, TEMPLATE)
@@ -160,7 +161,7 @@ def test_what_the_network_refuses_is_invalid_on_both_and_nothing_is_sent(
         with pytest.raises(NetworkError) as caught:
             await REFUSED[case](net.session)
         # Then it is INVALID and nothing went out
-        assert caught.value.kind is NetworkErrorKind.INVALID
+        assert caught.value.kind is ErrorKind.INVALID
         assert net.put_on_network() == before
 
     on(adapter, tmp_path, scenario)

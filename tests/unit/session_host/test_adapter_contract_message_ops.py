@@ -16,11 +16,12 @@ import pytest
 from adapter_backends import Backend
 from test_adapter_contract_groups import ADAPTERS, BOB, CAI, on
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import GroupOptions
-from session_host.network.port import MessageRef, NetworkError, NetworkErrorKind
+from session_host.network.port import MessageRef, NetworkError
 
 
-async def fails(kind: NetworkErrorKind, call: Awaitable[Any]) -> None:
+async def fails(kind: ErrorKind, call: Awaitable[Any]) -> None:
     with pytest.raises(NetworkError) as caught:
         await call
     assert caught.value.kind is kind, caught.value
@@ -55,11 +56,11 @@ def test_delete_for_me_takes_any_message_and_needs_a_group_author(adapter: str, 
         if "delete_for_me" in net.unsupported:
             # Then an adapter that cannot write app state says so for any message, nothing sent
             await fails(
-                NetworkErrorKind.UNSUPPORTED,
+                ErrorKind.UNSUPPORTED,
                 net.session.messages.delete_for_me(bob, sent.message_id, from_me=True, sender=None),
             )
             await fails(
-                NetworkErrorKind.UNSUPPORTED,
+                ErrorKind.UNSUPPORTED,
                 net.session.messages.delete_for_me(group, "3EB0C0C0", from_me=False, sender=cai),
             )
             assert net.put_on_network() == before
@@ -72,7 +73,7 @@ def test_delete_for_me_takes_any_message_and_needs_a_group_author(adapter: str, 
         assert net.put_on_network() == before + 3
         # And a group message of someone else without its author is refused, nothing sent
         await fails(
-            NetworkErrorKind.INVALID,
+            ErrorKind.INVALID,
             net.session.messages.delete_for_me(group, "3EB0D0D0", from_me=False, sender=None),
         )
         assert net.put_on_network() == before + 3
@@ -93,7 +94,7 @@ def test_history_sync_is_answered_with_history_sync_or_unsupported(adapter: str,
         call = net.session.messages.request_history_sync(bob, 50, oldest)
         if "request_history_sync" in net.unsupported:
             # Then an adapter that cannot says so and sends nothing
-            await fails(NetworkErrorKind.UNSUPPORTED, call)
+            await fails(ErrorKind.UNSUPPORTED, call)
             assert net.put_on_network() == before
             return
         await call
@@ -112,12 +113,10 @@ def test_bad_input_is_refused_before_anything_is_sent(adapter: str, tmp_path: Pa
         bob, _ = net.person(BOB)
         other = MessageRef("15550000005@s.whatsapp.net", "3EB0AAAA", from_me=True, timestamp=1.0)
         before = net.put_on_network()
-        await fails(NetworkErrorKind.INVALID, net.session.messages.revoke_message(bob, ""))
-        await fails(
-            NetworkErrorKind.INVALID, net.session.messages.delete_for_me(bob, "", from_me=True, sender=None)
-        )
-        await fails(NetworkErrorKind.INVALID, net.session.messages.request_history_sync(bob, 0, other))
-        await fails(NetworkErrorKind.INVALID, net.session.messages.request_history_sync(bob, 10, other))
+        await fails(ErrorKind.INVALID, net.session.messages.revoke_message(bob, ""))
+        await fails(ErrorKind.INVALID, net.session.messages.delete_for_me(bob, "", from_me=True, sender=None))
+        await fails(ErrorKind.INVALID, net.session.messages.request_history_sync(bob, 0, other))
+        await fails(ErrorKind.INVALID, net.session.messages.request_history_sync(bob, 10, other))
         assert net.put_on_network() == before
 
     on(adapter, tmp_path, scenario)
@@ -132,12 +131,12 @@ def test_a_disconnected_device_sends_nothing(adapter: str, tmp_path: Path) -> No
         before = net.put_on_network()
         oldest = MessageRef(bob, sent.message_id, from_me=True, timestamp=sent.timestamp)
 
-        def kind(operation: str) -> NetworkErrorKind:
+        def kind(operation: str) -> ErrorKind:
             unsupported = operation in net.unsupported
-            return NetworkErrorKind.UNSUPPORTED if unsupported else NetworkErrorKind.NOT_CONNECTED
+            return ErrorKind.UNSUPPORTED if unsupported else ErrorKind.NOT_CONNECTED
 
         history = kind("request_history_sync")
-        await fails(NetworkErrorKind.NOT_CONNECTED, net.session.messages.revoke_message(bob, sent.message_id))
+        await fails(ErrorKind.NOT_CONNECTED, net.session.messages.revoke_message(bob, sent.message_id))
         await fails(
             kind("delete_for_me"),
             net.session.messages.delete_for_me(bob, sent.message_id, from_me=True, sender=None),

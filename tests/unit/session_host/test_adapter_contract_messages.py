@@ -9,8 +9,9 @@ import pytest
 from adapter_backends import DEVICE_JID, Backend
 from test_adapter_contract_groups import ADAPTERS, BOB, on
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import GroupOptions
-from session_host.network.port import ChatPresence, NetworkError, NetworkErrorKind, SessionState
+from session_host.network.port import ChatPresence, NetworkError, SessionState
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -37,7 +38,7 @@ def test_sending_text_answers_the_networks_id_and_the_chat(adapter: str, tmp_pat
         assert to_bob.timestamp > 0
         with pytest.raises(NetworkError) as empty:
             await net.session.sending.send_text(bob, "")
-        assert empty.value.kind is NetworkErrorKind.INVALID
+        assert empty.value.kind is ErrorKind.INVALID
 
     on(adapter, tmp_path, scenario)
 
@@ -63,7 +64,7 @@ def test_typing_and_read_receipts(adapter: str, tmp_path: Path) -> None:
         await net.session.messages.mark_read(bob, bob, ["3EB0AAAA"])
         with pytest.raises(NetworkError) as nothing:
             await net.session.messages.mark_read(bob, bob, [])
-        assert nothing.value.kind is NetworkErrorKind.INVALID
+        assert nothing.value.kind is ErrorKind.INVALID
 
     on(adapter, tmp_path, scenario)
 
@@ -84,6 +85,6 @@ def test_disconnecting_keeps_the_login_and_stops_operations(adapter: str, tmp_pa
         ):
             with pytest.raises(NetworkError) as caught:
                 await call
-            assert caught.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert caught.value.kind is ErrorKind.NOT_CONNECTED
 
     on(adapter, tmp_path, scenario)

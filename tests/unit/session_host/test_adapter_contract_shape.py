@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from recording_sink import RecordingSink
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import GroupOperations
 from session_host.network.neonize import NeonizePort
 from session_host.network.neonize.catalog import LIBRARY, UNSUPPORTED_OPERATIONS, unsupported
@@ -23,7 +24,6 @@ from session_host.network.port import (
     DeviceSession,
     MessageOperations,
     NetworkError,
-    NetworkErrorKind,
     SendOperations,
 )
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort
@@ -82,8 +82,8 @@ def test_every_operation_neonize_refuses_is_an_operation_of_the_port() -> None:
 def test_the_refusal_is_the_ports_unsupported_naming_operation_adapter_and_reason() -> None:
     error = unsupported("answer_group_requests", "approve 2 join request(s) of 1@g.us")
     assert isinstance(error, NetworkError)
-    assert error.kind is NetworkErrorKind.UNSUPPORTED
-    assert error.reason == "unsupported"
+    assert error.kind is ErrorKind.UNSUPPORTED
+    assert error.kind is ErrorKind.UNSUPPORTED
     message = str(error)
     assert message.startswith("answer_group_requests (approve 2 join request(s) of 1@g.us)")
     assert LIBRARY in message

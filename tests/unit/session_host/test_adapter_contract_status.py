@@ -20,7 +20,8 @@ from adapter_backends import DEVICE_PHONE, Backend
 from test_adapter_contract_groups import ADAPTERS, BOB, CAI, DEE, JPEG, on
 
 from gateway import jids
-from session_host.network.port import NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError
 from session_host.network.status_types import (
     MediaStatus,
     PrivacyType,
@@ -37,7 +38,7 @@ STORIES: list[StatusContent] = [
 ]
 
 
-async def fails(kind: NetworkErrorKind, call: Awaitable[Any]) -> None:
+async def fails(kind: ErrorKind, call: Awaitable[Any]) -> None:
     with pytest.raises(NetworkError) as caught:
         await call
     assert caught.value.kind is kind, caught.value
@@ -71,7 +72,7 @@ def test_the_audience_reads_contacts_and_changes_where_the_adapter_can(adapter: 
         # When it shares with Bob only
         if "set_status_privacy" in net.unsupported:
             # Then neonize cannot, and nothing was sent
-            await fails(NetworkErrorKind.UNSUPPORTED, net.session.status.set_status_privacy(only_bob))
+            await fails(ErrorKind.UNSUPPORTED, net.session.status.set_status_privacy(only_bob))
         else:
             # Then the setting is in force and reads back
             assert await net.session.status.set_status_privacy(only_bob) == only_bob
@@ -87,7 +88,7 @@ def test_both_refuse_the_same_inputs_before_sending(adapter: str, tmp_path: Path
         before = net.put_on_network()
         # When the audience or the story breaks the rules, Then each is INVALID on both
         await fails(
-            NetworkErrorKind.INVALID,
+            ErrorKind.INVALID,
             net.session.status.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST)),
         )
         for story in (
@@ -97,7 +98,7 @@ def test_both_refuse_the_same_inputs_before_sending(adapter: str, tmp_path: Path
             MediaStatus(b"", "video/mp4"),
             MediaStatus(b"ID3", "audio/mpeg"),
         ):
-            await fails(NetworkErrorKind.INVALID, net.session.status.publish_status(story))
+            await fails(ErrorKind.INVALID, net.session.status.publish_status(story))
         # And nothing reached the network
         assert net.put_on_network() == before
 

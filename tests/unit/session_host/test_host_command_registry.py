@@ -13,12 +13,12 @@ from gateway.bus import Command, CommandName, Reply, contracts
 from gateway.bus.contracts import Done
 from gateway.bus.contracts.messages import MarkReadArgs
 from gateway.bus.contracts.sessions import Pong
-from gateway.bus.messages import ErrorKind
+from gateway.failures.kinds import ErrorKind
 from gateway.leases import Lease
 from session_host.commands import CommandExecutor, Forward, Later
 from session_host.commands.context import Host, needs_a_session
 from session_host.commands.registry import NOT_EXECUTED, REGISTRY, CommandRegistry
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 from session_host.owned import OwnedDevice
 from session_host.ownership import Ownership
 
@@ -105,7 +105,7 @@ def test_a_later_reply_is_awaited_by_finish_and_a_network_failure_there_is_the_a
         return Reply.success(command, Done(), None)
 
     async def refuse(_command: Command[Any]) -> Reply[Any]:
-        raise NetworkError(NetworkErrorKind.TIMEOUT, "too slow")
+        raise NetworkError(ErrorKind.TIMEOUT, "too slow")
 
     async def scenario() -> list[Reply[Any]]:
         executor = CommandExecutor(cast(Ownership, _Ownership(None)), CommandRegistry())
@@ -120,7 +120,7 @@ def test_a_later_reply_is_awaited_by_finish_and_a_network_failure_there_is_the_a
     # Then the first is the handler's reply and the second a failure of that kind
     assert late.ok
     assert late.result == Done()
-    assert (refused.ok, refused.error_kind) == (False, "timeout")
+    assert (refused.ok, refused.error_kind) == (False, ErrorKind.TIMEOUT)
 
 
 def test_a_result_out_of_the_contract_is_a_host_error_not_sent_as_a_success() -> None:

@@ -11,6 +11,7 @@ import bus_wire
 import pytest
 
 from gateway.bus import CommandName, Reply
+from gateway.failures.kinds import ErrorKind
 from gateway.leases import Lease
 from session_host.commands import CommandExecutor
 from session_host.network.group_types import (
@@ -19,7 +20,7 @@ from session_host.network.group_types import (
     GroupMember,
     GroupSettings,
     JoinOutcome,
-    MemberResult,
+    MemberOutcome,
     ParticipantAction,
 )
 from session_host.network.port import NetworkError, SessionState
@@ -79,7 +80,7 @@ class _Session:
 
 _OLD_LINK, _NEW_LINK = "https://chat.whatsapp.com/old", "https://chat.whatsapp.com/new"
 _ANSWERS: dict[str, Any] = {
-    "change_participants": lambda *args: [MemberResult(p, "ok", True) for p in args[2]],
+    "change_participants": lambda *args: [MemberOutcome(p, "ok", True) for p in args[2]],
     "update_group": lambda *_: None,
     "create_group": lambda *_: GroupCreated(_group(True), ()),
     "join_group": lambda *_: JoinOutcome(GROUP, True),
@@ -111,7 +112,7 @@ def test_a_device_that_is_not_an_admin_is_refused_before_the_network_is_asked_to
         session, CommandName.GROUP_PARTICIPANTS, group_jid=GROUP, action="promote", participants=[OTHER]
     )
     # Then not_group_admin, and the network was only read
-    assert (reply.ok, reply.error_kind) == (False, "not_group_admin")
+    assert (reply.ok, reply.error_kind, reply.error_code) == (False, ErrorKind.REFUSED, "not_group_admin")
     assert [name for name, _ in session.calls] == ["group_info"]
 
 
@@ -129,14 +130,14 @@ def test_a_device_that_is_not_an_admin_is_refused_before_the_network_is_asked_to
 def test_every_admin_operation_is_refused_to_a_member(name: CommandName, args: dict[str, Any]) -> None:
     session = _Session(admin=False)
     reply = _run(session, name, group_jid=GROUP, **args)
-    assert (reply.ok, reply.error_kind) == (False, "not_group_admin")
+    assert (reply.ok, reply.error_kind, reply.error_code) == (False, ErrorKind.REFUSED, "not_group_admin")
     assert [call for call, _ in session.calls] == ["group_info"]
 
 
 def test_community_links_need_the_device_to_administer_the_community() -> None:
     session = _Session(admin=False)
     reply = _run(session, CommandName.LINK_GROUP, community_jid=GROUP, group_jid="120363000000000002@g.us")
-    assert (reply.ok, reply.error_kind) == (False, "not_group_admin")
+    assert (reply.ok, reply.error_kind, reply.error_code) == (False, ErrorKind.REFUSED, "not_group_admin")
     assert session.calls == [("group_info", (GROUP,))]
 
 
@@ -158,7 +159,7 @@ def test_reading_the_invite_is_the_networks_to_allow_resetting_it_an_admins() ->
     assert read.ok
     assert read.result == {"invite_link": _OLD_LINK}
     reset = _run(member, CommandName.GROUP_INVITE, group_jid=GROUP, reset=True)
-    assert reset.error_kind == "not_group_admin"
+    assert (reset.error_kind, reset.error_code) == (ErrorKind.REFUSED, "not_group_admin")
 
 
 def test_an_update_answers_the_group_as_the_network_shows_it_afterwards() -> None:
@@ -176,7 +177,7 @@ def test_the_networks_refusal_is_the_replys_error_kind() -> None:
     # Given a network that refuses the join (the link was reset)
     session = _Session(admin=True, refusal="invite_link_revoked")
     reply = _run(session, CommandName.JOIN_GROUP, code="abc")
-    assert (reply.ok, reply.error_kind) == (False, "invite_link_revoked")
+    assert (reply.ok, reply.error_kind, reply.error_code) == (False, ErrorKind.REFUSED, "invite_link_revoked")
     assert reply.device is not None
     assert reply.device.status == "connected"
 
@@ -185,7 +186,7 @@ def test_a_session_that_is_not_connected_touches_nothing() -> None:
     session = _Session(admin=True)
     session.state = SessionState.DISCONNECTED
     reply = _run(session, CommandName.LIST_GROUPS)
-    assert (reply.ok, reply.error_kind) == (False, "not_connected")
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.NOT_CONNECTED)
     assert session.calls == []
 
 
@@ -203,9 +204,9 @@ def test_links_are_checked_against_the_networks_records_before_the_network_is_as
     linked = _run(session, CommandName.LINK_GROUP, community_jid=COMMUNITY, group_jid=CHILD)
     unlinked = _run(session, CommandName.UNLINK_GROUP, community_jid=COMMUNITY, group_jid=CHILD)
     # Then each is refused with its code, and the network was never asked to link
-    assert not_community.error_kind == "not_a_community"
-    assert linked.error_kind == "already_linked"
-    assert unlinked.error_kind == "not_linked"
+    assert (not_community.error_kind, not_community.error_code) == (ErrorKind.REFUSED, "not_a_community")
+    assert (linked.error_kind, linked.error_code) == (ErrorKind.REFUSED, "already_linked")
+    assert (unlinked.error_kind, unlinked.error_code) == (ErrorKind.REFUSED, "not_linked")
     assert {name for name, _ in session.calls} == {"group_info"}
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from log_capture import logged, said
 
+from gateway.webhooks.envelope import EventEnvelope
 from session_host.aws_calls import AwsCalls
 from session_host.publisher import EventPublisher
 
@@ -33,15 +34,17 @@ class FakeSqs:
         return self.answer(Entries)
 
 
-def envelope(number: int) -> dict[str, Any]:
+def envelope(number: int) -> EventEnvelope:
     data = {"content": f"{SECRET} #{number}", "message_type": "text"}
-    return {
-        "id": f"event-{number}",
-        "event": "message.received",
-        "timestamp": 1,
-        "device_id": "d1",
-        "data": data,
-    }
+    return EventEnvelope.model_validate(
+        {
+            "id": f"event-{number}",
+            "event": "message.received",
+            "timestamp": 1,
+            "device_id": "d1",
+            "data": data,
+        }
+    )
 
 
 def publish_then_stop(sqs: FakeSqs, *, count: int, stop_timeout: float) -> None:
@@ -96,9 +99,10 @@ def test_events_left_unsent_at_a_stop_are_logged_by_id_never_by_their_data() -> 
     with logged() as records:
         publish_then_stop(sqs, count=3, stop_timeout=0.3)
 
-    # Then the ones still buffered are listed by id, and their content is in no log line
-    (lost,) = [r for r in records if r.getMessage() == "events not published before the stop"]
-    ids = [event["event_id"] for event in lost.events]  # type: ignore[attr-defined]
-    assert ids == ["event-1", "event-2"]
-    assert all(event["device_id"] == "d1" and event["message_bytes"] > 0 for event in lost.events)  # type: ignore[attr-defined]
+    # Then the ones still buffered and the one whose send had not returned are listed by id,
+    # and their content is in no log line
+    stop_lines = [r for r in records if r.getMessage() == "events not published before the stop"]
+    lost = [event for line in stop_lines for event in line.events]  # type: ignore[attr-defined]
+    assert sorted(event["event_id"] for event in lost) == ["event-0", "event-1", "event-2"]
+    assert all(event["device_id"] == "d1" and event["message_bytes"] > 0 for event in lost)
     assert not [r for r in records if SECRET in said(r)]

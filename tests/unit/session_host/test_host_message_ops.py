@@ -12,8 +12,9 @@ import pytest
 from fakes_sending import CHAT, DEVICE, CommandHost, FakeOutbox
 
 from gateway.bus import CommandName, Reply
+from gateway.failures.kinds import ErrorKind
 from gateway.messages.outbox import Send, SendState
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.network.port import NetworkError, SessionState
 
 OWN_JID = "15550009999@s.whatsapp.net"
 
@@ -79,7 +80,7 @@ def test_a_message_sent_within_the_window_is_revoked_by_either_id(by: str) -> No
     again = _run(
         ownership, CommandName.DELETE_MESSAGE, message_id=message_id, chat_jid=CHAT, for_everyone=True
     )
-    assert (again.ok, again.error_kind) == (False, "not_found")
+    assert (again.ok, again.error_kind) == (False, ErrorKind.NOT_FOUND)
     assert len(session.calls) == 1
 
 
@@ -93,7 +94,7 @@ def test_past_the_window_a_delete_for_everyone_is_expired_and_nothing_is_sent() 
         chat_jid=CHAT,
         for_everyone=True,
     )
-    assert (reply.ok, reply.error_kind) == (False, "expired")
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.EXPIRED)
     assert session.calls == []
 
 
@@ -124,7 +125,7 @@ def test_delete_for_me_publishes_the_event_and_then_the_message_is_gone() -> Non
         again = _run(
             ownership, CommandName.DELETE_MESSAGE, message_id="NET1", chat_jid=CHAT, for_everyone=everyone
         )
-        assert again.error_kind == "not_found"
+        assert again.error_kind is ErrorKind.NOT_FOUND
 
 
 @pytest.mark.parametrize(
@@ -151,19 +152,19 @@ def test_what_the_device_did_not_send_there_is_not_found(
             chat_jid=chat,
             for_everyone=everyone,
         )
-        assert (reply.ok, reply.error_kind) == (False, "not_found")
+        assert (reply.ok, reply.error_kind) == (False, ErrorKind.NOT_FOUND)
     assert session.calls == []
 
 
 def test_a_network_failure_is_the_answer_and_nothing_is_recorded() -> None:
-    store, session = FakeOutbox(), _Session(error=NetworkError(NetworkErrorKind.NETWORK, "boom"))
+    store, session = FakeOutbox(), _Session(error=NetworkError(ErrorKind.NETWORK, "boom"))
     send = _sent(store)
     ownership = CommandHost(session, store)
     for everyone in (True, False):
         reply = _run(
             ownership, CommandName.DELETE_MESSAGE, message_id="NET1", chat_jid=CHAT, for_everyone=everyone
         )
-        assert (reply.ok, reply.error_kind) == (False, "network")
+        assert (reply.ok, reply.error_kind) == (False, ErrorKind.NETWORK)
     assert (store.state(send).revoked_at, store.state(send).deleted_for_me_at) == (None, None)
     assert ownership.published == []
 
@@ -177,7 +178,7 @@ def test_a_disconnected_session_is_refused_before_the_outbox_is_read() -> None:
         (CommandName.SYNC_HISTORY, {"chat_jid": CHAT, "count": 5}),
     ):
         reply = _run(CommandHost(session, store), name, **args)
-        assert reply.error_kind == "not_connected"
+        assert reply.error_kind is ErrorKind.NOT_CONNECTED
     assert session.calls == []
 
 
@@ -195,6 +196,6 @@ def test_history_is_asked_from_now_in_the_chat() -> None:
 
 
 def test_an_adapter_that_cannot_sync_history_answers_unsupported() -> None:
-    store, session = FakeOutbox(), _Session(error=NetworkError(NetworkErrorKind.UNSUPPORTED, "no peer send"))
+    store, session = FakeOutbox(), _Session(error=NetworkError(ErrorKind.UNSUPPORTED, "no peer send"))
     reply = _run(CommandHost(session, store), CommandName.SYNC_HISTORY, chat_jid=CHAT, count=5)
-    assert (reply.ok, reply.error_kind) == (False, "unsupported")
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.UNSUPPORTED)

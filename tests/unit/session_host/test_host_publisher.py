@@ -8,13 +8,18 @@ import asyncio
 import json
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from tenacity import wait_fixed
 
 from gateway.config import get_settings
+from gateway.retries import EVENT_PUBLISH, RetryPolicy
+from gateway.webhooks.catalog import EventName
 from gateway.webhooks.claim_check import QueueMessage
+from gateway.webhooks.envelope import EventEnvelope
 from session_host.aws_calls import AwsCalls
 from session_host.network.port import NetworkEvent
 from session_host.publisher import EventPublisher, envelope
@@ -83,14 +88,16 @@ class FakeBucket:
         self.objects[message.key] = message.claimed
 
 
-def item(number: int, **data: Any) -> dict[str, Any]:
-    return {
-        "id": f"e{number}",
-        "event": "message.received",
-        "timestamp": 1,
-        "device_id": "d1",
-        "data": {"n": number, **data},
-    }
+def item(number: int, **data: Any) -> EventEnvelope:
+    return EventEnvelope.model_validate(
+        {
+            "id": f"e{number}",
+            "event": "message.received",
+            "timestamp": 1,
+            "device_id": "d1",
+            "data": {"n": number, **data},
+        }
+    )
 
 
 async def publish_all(publisher: EventPublisher, count: int, tenant: str = "t1") -> None:
@@ -104,6 +111,8 @@ def run(
     buffer_size: int = 100,
     linger: float = 0.01,
     bucket: FakeBucket | None = None,
+    retry: RetryPolicy = EVENT_PUBLISH,
+    stop_timeout: float = 5,
 ) -> FakeSqs:
     sqs = FakeSqs()
     store = (bucket or FakeBucket()).store
@@ -111,12 +120,12 @@ def run(
     async def main() -> None:
         aws = AwsCalls(4, "test-aws")
         publisher = EventPublisher(
-            sqs, QUEUE, aws, linger=linger, buffer_size=buffer_size, senders=1, store=store
+            sqs, QUEUE, aws, linger=linger, buffer_size=buffer_size, senders=1, store=store, retry=retry
         )
         publisher.start()
         try:
             await scenario(sqs, publisher)
-            await publisher.stop(timeout=5)
+            await publisher.stop(timeout=stop_timeout)
         finally:
             aws.shutdown()
 
@@ -166,6 +175,36 @@ def test_a_failed_call_is_retried_until_it_succeeds() -> None:
 
     # Then the same batch is sent again and nothing is lost
     assert [bodies(call) for call in sqs.calls] == [[0, 1, 2], [0, 1, 2]]
+
+
+def test_a_batch_the_queue_does_not_take_is_tried_until_the_stop_and_then_logged_as_lost(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Given SQS throttling every call, for longer than the publisher waits
+    def throttled(_entries: list[dict[str, Any]]) -> dict[str, Any]:
+        raise ClientError(
+            {"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "SendMessageBatch"
+        )
+
+    async def scenario(sqs: FakeSqs, publisher: EventPublisher) -> None:
+        sqs.script.extend([throttled] * 1000)
+        await publish_all(publisher, 2)
+        deadline = asyncio.get_running_loop().time() + 5
+        while len(sqs.calls) < 5 and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+
+    # When events are published and the publisher stops while SQS still refuses them
+    sqs = run(scenario, retry=replace(EVENT_PUBLISH, wait=wait_fixed(0.02)), stop_timeout=0.2)
+
+    # Then the batch was tried again and again (no event dropped for the outage) until the
+    # stop, which logged both events as lost
+    assert len(sqs.calls) >= 5
+    assert not logged(caplog, "an event the events queue did not take in time is dropped")
+    (lost,) = logged(caplog, LOST)
+    assert sorted(event["event_id"] for event in lost["events"]) == ["e0", "e1"]
+
+
+LOST = "events not published before the stop"
 
 
 def test_entries_that_failed_in_a_batch_are_sent_again_and_only_they() -> None:
@@ -258,26 +297,26 @@ def test_stop_flushes_what_is_buffered() -> None:
 def test_the_envelope_of_an_event() -> None:
     # Given a network event
     event = NetworkEvent(
-        "device.connected", {"device_id": "d1", "status": "connected"}, occurred_at=1700000000.9
+        EventName.DEVICE_CONNECTED, {"device_id": "d1", "status": "connected"}, occurred_at=1700000000.9
     )
 
     # When it is wrapped / Then the envelope has the delivery fields, a whole-second timestamp
     wrapped = envelope(event, "d1")
-    assert wrapped == {
-        "id": wrapped["id"],
+    assert wrapped.fields() == {
+        "id": wrapped.id,
         "event": "device.connected",
         "timestamp": 1700000000,
         "device_id": "d1",
         "data": {"device_id": "d1", "status": "connected"},
     }
-    assert len(wrapped["id"]) == 32
-    assert envelope(event, "d1")["id"] != wrapped["id"]
+    assert len(wrapped.id) == 32
+    assert envelope(event, "d1").id != wrapped.id
 
 
-def sized(number: int, message_bytes: int) -> dict[str, Any]:
+def sized(number: int, message_bytes: int) -> EventEnvelope:
     """An envelope of emoji (padded with ASCII) whose message, body and attributes, is exactly
     ``message_bytes`` long."""
-    bare = len(json.dumps(item(number, text=""), separators=(",", ":")))
+    bare = len(json.dumps(item(number, text="").fields(), separators=(",", ":")))
     attributes = len("tenant_id") + len("String") + len("t1") + len("event") + len("String")
     attributes += len("message.received")
     text = message_bytes - bare - attributes
@@ -289,7 +328,7 @@ def test_emoji_heavy_envelopes_go_out_in_batches_sqs_takes_attributes_counted() 
     # SQS's limit) but not with their message attributes, then 20 of 7,000 emoji (7,000
     # characters but 84 KB as escaped JSON)
     near = [sized(number, SQS_LIMIT // 3 + 44) for number in range(3)]
-    assert sum(len(json.dumps(wrapped, separators=(",", ":"))) for wrapped in near) == SQS_LIMIT - 1
+    assert sum(len(json.dumps(wrapped.fields(), separators=(",", ":"))) for wrapped in near) == SQS_LIMIT - 1
 
     async def scenario(_sqs: FakeSqs, publisher: EventPublisher) -> None:
         for wrapped in near:
@@ -331,7 +370,7 @@ def test_an_envelope_as_large_as_a_message_allows_stays_inline_one_byte_more_goe
         {"s3BucketName": get_settings().media_bucket, "s3Key": "events/t1/d1/e1"},
     ]
     stored = bucket.objects["events/t1/d1/e1"]
-    assert json.loads(stored) == sized(1, largest + 1)
+    assert json.loads(stored) == sized(1, largest + 1).fields()
     assert claimed["MessageAttributes"]["ExtendedPayloadSize"] == {
         "DataType": "Number",
         "StringValue": str(len(stored)),
@@ -356,7 +395,7 @@ def test_an_oversized_envelope_travels_whole_through_the_bucket_and_the_others_i
     # whole envelope
     (call,) = sqs.calls
     assert sum(map(sqs_size, call)) < 4_000
-    assert json.loads(bucket.objects["events/t1/d1/e1"]) == big
+    assert json.loads(bucket.objects["events/t1/d1/e1"]) == big.fields()
     assert [json.loads(entry["MessageBody"]) for entry in call][1][1]["s3Key"] == "events/t1/d1/e1"
 
 
@@ -442,7 +481,8 @@ def test_the_events_lost_at_a_stop_are_logged_without_their_bodies(caplog: pytes
 
     asyncio.run(main())
 
-    # Then the envelope still buffered is named in the log, its content is not
-    (lost,) = logged(caplog, "events not published before the stop")
-    assert [event["event_id"] for event in lost["events"]] == ["e1"]
-    assert "secret" not in json.dumps(lost["events"])
+    # Then the envelope still buffered and the one whose send had not returned are named in the
+    # log, their content is not
+    lost = [event for record in logged(caplog, LOST) for event in record["events"]]
+    assert sorted(event["event_id"] for event in lost) == ["e0", "e1"]
+    assert "secret" not in json.dumps(lost)

@@ -11,11 +11,12 @@ import pytest
 from fakes_sending import DEVICE, TENANT, CommandHost, FakeOutbox
 
 from gateway.bus import CommandName, Reply
+from gateway.failures.kinds import ErrorKind
 from gateway.media import fetch, store
 from gateway.media.errors import MediaNotFound, MediaTooLarge
 from gateway.media.fetch import FetchedMedia
 from gateway.media.limits import STATUS_VIDEO_MAX_BYTES
-from session_host.network.port import NetworkError, NetworkErrorKind, SentMessage, SessionState
+from session_host.network.port import NetworkError, SentMessage, SessionState
 from session_host.network.status_types import MediaStatus, PrivacyType, StatusPrivacy, TextStatus
 
 FRIEND = "15551234567@s.whatsapp.net"
@@ -75,9 +76,9 @@ def test_privacy_is_read_and_set_through_the_port() -> None:
 
 
 def test_an_unsupported_setter_is_answered_unsupported() -> None:
-    session = _Session(NetworkError(NetworkErrorKind.UNSUPPORTED, "change it on the phone"))
+    session = _Session(NetworkError(ErrorKind.UNSUPPORTED, "change it on the phone"))
     reply = _run(session, CommandName.SET_STATUS_PRIVACY, type="blacklist", list=[])
-    assert (reply.ok, reply.error_kind) == (False, "unsupported")
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.UNSUPPORTED)
 
 
 def test_a_text_story_is_published() -> None:
@@ -111,7 +112,11 @@ def test_a_media_gone_is_invalid(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "get", get)
     session = _Session()
     reply = _run(session, CommandName.PUBLISH_STATUS, kind="image", media_id="m1", caption="")
-    assert (reply.ok, reply.error_kind, reply.error_message) == (False, "invalid", "the media has expired")
+    assert (reply.ok, reply.error_kind, reply.error_message) == (
+        False,
+        ErrorKind.INVALID,
+        "the media has expired",
+    )
     assert session.published == []
 
 
@@ -138,7 +143,7 @@ def test_a_url_over_the_limit_is_invalid(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(fetch, "fetch", too_large)
     session = _Session()
     reply = _run(session, CommandName.PUBLISH_STATUS, kind="video", url="https://example.org/v", caption="")
-    assert (reply.ok, reply.error_kind) == (False, "invalid")
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.INVALID)
     assert "16 MB" in (reply.error_message or "")
 
 
@@ -146,4 +151,4 @@ def test_a_session_not_connected_is_refused() -> None:
     session = _Session()
     session.state = SessionState.DISCONNECTED
     reply = _run(session, CommandName.GET_STATUS_PRIVACY)
-    assert (reply.ok, reply.error_kind) == (False, "not_connected")
+    assert (reply.ok, reply.error_kind) == (False, ErrorKind.NOT_CONNECTED)

@@ -7,8 +7,9 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network import payloads
-from session_host.network.port import NetworkError, NetworkErrorKind, NetworkEvent, SessionState
+from session_host.network.port import NetworkError, NetworkEvent, SessionState
 from session_host.supervision import Backoff, SupervisionSettings, Supervisor
 
 
@@ -154,7 +155,11 @@ def test_reaching_the_network_cancels_the_deadline() -> None:
         h = Harness(SupervisionSettings(backoff=Backoff(initial=30), dial_timeout=0.05))
         await h.supervisor.start()
         await h.sink(payloads.qr_generated("dev-1", "2@qr", 2_000.0))
-        await asyncio.sleep(0.15)  # past the deadline: nothing may fire
+        # (a twin started after it, that never reaches the network, proves its deadline is past)
+        twin = Harness(SupervisionSettings(backoff=Backoff(initial=30), dial_timeout=0.05))
+        await twin.supervisor.start()
+        await twin.wait(lambda: bool(twin.failures()))
+        twin.supervisor.stop()
         assert h.failures() == []
         assert h.session.closes == 0
         assert not h.supervisor.trying
@@ -201,11 +206,11 @@ def test_a_temporary_ban_is_waited_out() -> None:
 def test_a_refusal_to_start_counts_as_a_failed_attempt_but_unsupported_raises() -> None:
     async def scenario() -> None:
         h = Harness(SupervisionSettings(backoff=Backoff(initial=30), dial_timeout=5))
-        h.session.refuse_with = NetworkError(NetworkErrorKind.TIMEOUT, "slow")
+        h.session.refuse_with = NetworkError(ErrorKind.TIMEOUT, "slow")
         await h.supervisor.start()
         assert h.failures()[0]["reason"] == "timeout"
         assert h.supervisor.trying
-        h.session.refuse_with = NetworkError(NetworkErrorKind.UNSUPPORTED, "same account twice")
+        h.session.refuse_with = NetworkError(ErrorKind.UNSUPPORTED, "same account twice")
         with pytest.raises(NetworkError):
             await h.supervisor.start()
         h.supervisor.stop()
@@ -236,7 +241,12 @@ def test_nothing_fires_after_the_tenure_ends() -> None:
         await h.supervisor.start()
         await h.sink(payloads.connection_failure("dev-1", "dial_error", "refused"))
         h.supervisor.stop()
-        await asyncio.sleep(0.1)  # past the retry: it must not come
+        # (a twin failing after it, whose tenure goes on, proves the retry's time is past)
+        twin = Harness(FAST)
+        await twin.supervisor.start()
+        await twin.sink(payloads.connection_failure("dev-1", "dial_error", "refused"))
+        await twin.wait(lambda: twin.session.connects == 2)
+        twin.supervisor.stop()
         assert h.session.connects == 1
 
     asyncio.run(scenario())

@@ -22,7 +22,8 @@ from fakes_neonize import (
 from neonize.exc import LogoutError
 from recording_sink import RecordingSink
 
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError, SessionState
 
 LOGGED_OUT_DATA = {
     "device_id": DEVICE_ID,
@@ -67,7 +68,7 @@ def test_failed_logout_raises_network_error_and_keeps_the_credentials(tmp_path: 
             with pytest.raises(NetworkError) as raised:
                 await session.logout()
             # Then the library's message surfaces and nothing was deleted or stopped
-            assert raised.value.kind is NetworkErrorKind.NETWORK
+            assert raised.value.kind is ErrorKind.NETWORK
             assert "server returned error 500" in str(raised.value)
             assert (tmp_path / f"{DEVICE_ID}.json").exists()
             fake.client.stop.assert_not_called()
@@ -135,7 +136,7 @@ def test_logout_of_a_device_that_never_paired_is_refused(tmp_path: Path) -> None
             with pytest.raises(NetworkError) as raised:
                 await session.logout()
             # Then it is not logged in, and the pairing goes on untouched
-            assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert raised.value.kind is ErrorKind.NOT_CONNECTED
             assert str(raised.value) == "the device is not logged in"
             client.logout.assert_not_called()
             client.stop.assert_not_called()

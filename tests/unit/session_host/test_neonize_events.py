@@ -11,11 +11,12 @@ from neonize.events import PairStatusEv
 from neonize.exc import PairPhoneError
 from neonize.proto.Neonize_pb2 import JID, ChatPresence, ConnectFailureReason, LoggedOut, Presence
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.neonize import PRODUCED_EVENTS, UNAVAILABLE_EVENTS, events
 from session_host.network.neonize.errors import library_error
 from session_host.network.neonize.jids import full_jid_str, iso_from_millis, jid_str, parse_jid
 from session_host.network.payloads import iso_utc
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 
 # --- pairing, presence ---------------------------------------------------------------------
 
@@ -102,7 +103,7 @@ def test_parse_jid_refuses_anything_else(value: str) -> None:
     # Given an unusable address, When it is parsed, Then INVALID is raised
     with pytest.raises(NetworkError) as raised:
         parse_jid(value)
-    assert raised.value.kind is NetworkErrorKind.INVALID
+    assert raised.value.kind is ErrorKind.INVALID
 
 
 def test_agent_and_device_parts_survive_the_round_trip() -> None:
@@ -128,16 +129,14 @@ def test_timestamps_render_as_iso_8601_utc_with_milliseconds() -> None:
 @pytest.mark.parametrize(
     ("message", "phone", "kind"),
     [
-        ("failed to send: websocket disconnected", False, NetworkErrorKind.NETWORK),
-        ("server returned error 429: rate-overlimit", False, NetworkErrorKind.RATE_LIMITED),
-        ("context deadline exceeded", False, NetworkErrorKind.TIMEOUT),
-        ("phone number too short", True, NetworkErrorKind.INVALID),
-        ("phone number too short", False, NetworkErrorKind.NETWORK),
+        ("failed to send: websocket disconnected", False, ErrorKind.NETWORK),
+        ("server returned error 429: rate-overlimit", False, ErrorKind.RATE_LIMITED),
+        ("context deadline exceeded", False, ErrorKind.TIMEOUT),
+        ("phone number too short", True, ErrorKind.INVALID),
+        ("phone number too short", False, ErrorKind.NETWORK),
     ],
 )
-def test_library_errors_keep_their_message_and_get_a_kind(
-    message: str, phone: bool, kind: NetworkErrorKind
-) -> None:
+def test_library_errors_keep_their_message_and_get_a_kind(message: str, phone: bool, kind: ErrorKind) -> None:
     # Given an exception raised by neonize, When it is converted
     error = library_error("pair phone", PairPhoneError(message), phone=phone)
     # Then the kind follows the message, which is kept

@@ -25,13 +25,14 @@ from fakes_neonize_groups import (
 from neonize.exc import SetGroupPhotoError, SetGroupTopicError
 from neonize.utils.enum import ParticipantChange
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import (
     GroupSettings,
     MemberAddMode,
-    MemberResult,
+    MemberOutcome,
     ParticipantAction,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 
 # --- members --------------------------------------------------------------------------------
 
@@ -53,7 +54,7 @@ def test_change_participants_passes_the_library_enum(
         results = await session.groups.change_participants(GROUP_JID, action, ["12025550101"])
         client.update_group_participants.assert_called_once_with(GROUP, [ANA], change)
         promoted = action is ParticipantAction.PROMOTE
-        assert results == [MemberResult("12025550101@s.whatsapp.net", "ok", is_admin=promoted)]
+        assert results == [MemberOutcome("12025550101@s.whatsapp.net", "ok", is_admin=promoted)]
 
     on_connected(tmp_path, body)
 
@@ -93,8 +94,8 @@ def test_removing_someone_not_in_the_group_is_not_member_and_flags_follow_the_ac
             GROUP_JID, ParticipantAction.REMOVE, ["12025550101", "12025550102"]
         )
         assert results == [
-            MemberResult("12025550101@s.whatsapp.net", "ok"),
-            MemberResult("12025550102@s.whatsapp.net", "not_member"),
+            MemberOutcome("12025550101@s.whatsapp.net", "ok"),
+            MemberOutcome("12025550102@s.whatsapp.net", "not_member"),
         ]
 
     on_connected(tmp_path, body)
@@ -106,7 +107,7 @@ def test_a_participant_that_is_not_a_person_is_refused_before_any_call(tmp_path:
             await session.groups.change_participants(
                 GROUP_JID, ParticipantAction.ADD, ["12025550101", "not-a-jid"]
             )
-        assert (raised.value.kind, raised.value.code) == (NetworkErrorKind.REFUSED, "invalid_participant")
+        assert (raised.value.kind, raised.value.code) == (ErrorKind.REFUSED, "invalid_participant")
         with pytest.raises(NetworkError) as bad_group:
             await session.groups.change_participants(
                 "12025550101@s.whatsapp.net", ParticipantAction.ADD, ["1202555"]
@@ -141,7 +142,7 @@ def test_an_update_failing_part_way_names_what_was_applied(tmp_path: Path) -> No
         )
         with pytest.raises(NetworkError) as raised:
             await session.groups.update_group(GROUP_JID, GroupSettings(name="Team B", topic="x", locked=True))
-        assert (raised.value.kind, raised.value.code) == (NetworkErrorKind.REFUSED, "not_group_admin")
+        assert (raised.value.kind, raised.value.code) == (ErrorKind.REFUSED, "not_group_admin")
         assert "topic not changed (applied: name)" in str(raised.value)
         assert library_calls(client) == ["set_group_name", "set_group_topic"]
 
@@ -163,7 +164,7 @@ def test_settings_neonize_cannot_change_are_unsupported_before_changing_any(
     async def body(session: Any, client: Any) -> None:
         with pytest.raises(NetworkError) as raised:
             await session.groups.update_group(GROUP_JID, settings)
-        assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
+        assert raised.value.kind is ErrorKind.UNSUPPORTED
         assert "not supported by neonize 0.5.2" in str(raised.value)
         assert library_calls(client) == []
 

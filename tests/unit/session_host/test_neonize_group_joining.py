@@ -37,17 +37,18 @@ from neonize.exc import (
 from neonize.proto.Neonize_pb2 import GroupParticipantRequest
 from recording_sink import RecordingSink
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import (
     GroupInvite,
     GroupOptions,
     GroupSettings,
     JoinOutcome,
-    JoinRequest,
     ParticipantAction,
+    PendingJoinRequest,
     RequestAction,
 )
 from session_host.network.neonize.errors import group_error
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 
 # --- invites and joining --------------------------------------------------------------------
 
@@ -101,7 +102,7 @@ def test_join_refusals_name_their_code(tmp_path: Path, message: str, code: str) 
         client.join_group_with_link.side_effect = InviteLinkError(message)
         with pytest.raises(NetworkError) as raised:
             await session.groups.join_group(GroupInvite(code="AbC123"))
-        assert (raised.value.kind, raised.value.code) == (NetworkErrorKind.REFUSED, code)
+        assert (raised.value.kind, raised.value.code) == (ErrorKind.REFUSED, code)
         assert message in str(raised.value)
         assert library_calls(client) == ["join_group_with_link"]
 
@@ -144,7 +145,7 @@ def test_leave_link_unlink_and_join_requests(tmp_path: Path) -> None:
             call.get_group_request_participants(GROUP),
         ]
         # TimeAt is in microseconds
-        assert requests == [JoinRequest("12025550101@s.whatsapp.net", 1_700_000_123.456789)]
+        assert requests == [PendingJoinRequest("12025550101@s.whatsapp.net", 1_700_000_123.456789)]
 
     on_connected(tmp_path, body)
 
@@ -154,7 +155,7 @@ def test_answering_join_requests_is_unsupported_without_a_call(tmp_path: Path, a
     async def body(session: Any, client: Any) -> None:
         with pytest.raises(NetworkError) as raised:
             await session.groups.answer_group_requests(GROUP_JID, action, ["12025550101"])
-        assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
+        assert raised.value.kind is ErrorKind.UNSUPPORTED
         assert f"{action.value} 1 join request(s) of {GROUP_JID}" in str(raised.value)
         assert library_calls(client) == []
 
@@ -188,7 +189,7 @@ def test_group_calls_on_a_dropped_connection_raise_without_touching_the_client(
         await deliver(client, DisconnectedEv(status=True))
         with pytest.raises(NetworkError) as raised:
             await operation(session)
-        assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
+        assert raised.value.kind is ErrorKind.NOT_CONNECTED
         assert library_calls(client) == []
 
     on_connected(tmp_path, body)
@@ -204,7 +205,7 @@ def test_group_calls_before_connect_raise_not_connected(tmp_path: Path) -> None:
             for operation in EVERY_CALL:
                 with pytest.raises(NetworkError) as raised:
                     await operation(session)
-                assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
+                assert raised.value.kind is ErrorKind.NOT_CONNECTED
             assert fake.clients == []
 
     run(scenario())
@@ -216,32 +217,32 @@ def test_group_calls_before_connect_raise_not_connected(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("message", "kind", "code"),
     [
-        ("that group does not exist", NetworkErrorKind.REFUSED, "group_not_found"),
-        ("you're not participating in that group", NetworkErrorKind.REFUSED, "group_not_found"),
-        ("info query returned status 404: item-not-found", NetworkErrorKind.REFUSED, "group_not_found"),
+        ("that group does not exist", ErrorKind.REFUSED, "group_not_found"),
+        ("you're not participating in that group", ErrorKind.REFUSED, "group_not_found"),
+        ("info query returned status 404: item-not-found", ErrorKind.REFUSED, "group_not_found"),
         (
             "failed to get old group info to update topic: that group does not exist",
-            NetworkErrorKind.REFUSED,
+            ErrorKind.REFUSED,
             "group_not_found",
         ),
-        ("that group invite link is not valid", NetworkErrorKind.REFUSED, "group_not_found"),
-        ("that group invite link has been revoked", NetworkErrorKind.REFUSED, "invite_link_revoked"),
-        ("info query returned status 410: gone", NetworkErrorKind.REFUSED, "invite_link_revoked"),
-        ("info query returned status 401: not-authorized", NetworkErrorKind.REFUSED, "not_group_admin"),
-        ("info query returned status 403: forbidden", NetworkErrorKind.REFUSED, "not_group_admin"),
+        ("that group invite link is not valid", ErrorKind.REFUSED, "group_not_found"),
+        ("that group invite link has been revoked", ErrorKind.REFUSED, "invite_link_revoked"),
+        ("info query returned status 410: gone", ErrorKind.REFUSED, "invite_link_revoked"),
+        ("info query returned status 401: not-authorized", ErrorKind.REFUSED, "not_group_admin"),
+        ("info query returned status 403: forbidden", ErrorKind.REFUSED, "not_group_admin"),
         (
             "you don't have the permission to get the group's invite link",
-            NetworkErrorKind.REFUSED,
+            ErrorKind.REFUSED,
             "not_group_admin",
         ),
-        ("the given data is not a valid image", NetworkErrorKind.REFUSED, "invalid_image"),
-        ("info query returned status 429: rate-overlimit", NetworkErrorKind.RATE_LIMITED, None),
-        ("info query timed out", NetworkErrorKind.TIMEOUT, None),
-        ("info query returned status 500: internal-server-error", NetworkErrorKind.NETWORK, None),
-        ("websocket not connected", NetworkErrorKind.NETWORK, None),
+        ("the given data is not a valid image", ErrorKind.REFUSED, "invalid_image"),
+        ("info query returned status 429: rate-overlimit", ErrorKind.RATE_LIMITED, None),
+        ("info query timed out", ErrorKind.TIMEOUT, None),
+        ("info query returned status 500: internal-server-error", ErrorKind.NETWORK, None),
+        ("websocket not connected", ErrorKind.NETWORK, None),
     ],
 )
-def test_group_error_mapping(message: str, kind: NetworkErrorKind, code: str | None) -> None:
+def test_group_error_mapping(message: str, kind: ErrorKind, code: str | None) -> None:
     error = group_error("get group", GetGroupInfoError(message))
     assert (error.kind, error.code) == (kind, code)
     assert str(error) == f"get group failed: {message}"
@@ -250,14 +251,14 @@ def test_group_error_mapping(message: str, kind: NetworkErrorKind, code: str | N
 @pytest.mark.parametrize(
     ("message", "kind", "code"),
     [
-        ("info query returned status 406: not-acceptable", NetworkErrorKind.REFUSED, "group_not_found"),
-        ("info query returned status 409: conflict", NetworkErrorKind.REFUSED, "already_member"),
-        ("info query returned status 403: forbidden", NetworkErrorKind.NETWORK, None),
-        ("info query returned status 401: not-authorized", NetworkErrorKind.NETWORK, None),
+        ("info query returned status 406: not-acceptable", ErrorKind.REFUSED, "group_not_found"),
+        ("info query returned status 409: conflict", ErrorKind.REFUSED, "already_member"),
+        ("info query returned status 403: forbidden", ErrorKind.NETWORK, None),
+        ("info query returned status 401: not-authorized", ErrorKind.NETWORK, None),
     ],
 )
 def test_join_error_mapping_reads_406_and_409_and_never_says_admin(
-    message: str, kind: NetworkErrorKind, code: str | None
+    message: str, kind: ErrorKind, code: str | None
 ) -> None:
     error = group_error("join group", InviteLinkError(message), joining=True)
     assert (error.kind, error.code) == (kind, code)
@@ -270,7 +271,7 @@ def test_a_refusal_through_the_session_keeps_the_library_message(tmp_path: Path)
         )
         with pytest.raises(NetworkError) as raised:
             await session.groups.change_participants(GROUP_JID, ParticipantAction.PROMOTE, ["12025550101"])
-        assert raised.value.reason == "not_group_admin"
+        assert raised.value.code == "not_group_admin"
         assert "promote participants failed: info query returned status 403: forbidden" in str(raised.value)
 
     on_connected(tmp_path, body)

@@ -16,7 +16,7 @@ from session_host.network.group_types import (
     GroupOptions,
     GroupSettings,
     JoinOutcome,
-    MemberResult,
+    MemberOutcome,
     ParticipantAction,
 )
 from session_host.network.port import NetworkError
@@ -38,9 +38,9 @@ def test_create_read_and_promote_through_the_scripted_network(tmp_path: Path, gr
             group_jid = created.group.jid
             # Then the network made it, the device its super admin, and GHOST was left out
             assert created.participants == (
-                MemberResult(BOB, "ok"),
-                MemberResult(CAI, "ok"),
-                MemberResult(GHOST, "not_found"),
+                MemberOutcome(BOB, "ok"),
+                MemberOutcome(CAI, "ok"),
+                MemberOutcome(GHOST, "not_found"),
             )
             assert groups.get(group_jid).is_announce is True
             # When it reads the group back
@@ -56,7 +56,7 @@ def test_create_read_and_promote_through_the_scripted_network(tmp_path: Path, gr
             promoted = await session.groups.change_participants(group_jid, ParticipantAction.PROMOTE, [BOB])
             await session.groups.set_group_ephemeral(group_jid, 86400)
             # Then the network's rules applied both, the timer in whole seconds
-            assert promoted == [MemberResult(BOB, "ok", is_admin=True)]
+            assert promoted == [MemberOutcome(BOB, "ok", is_admin=True)]
             assert groups.get(group_jid).participants[BOB] is Role.ADMIN
             assert groups.get(group_jid).ephemeral_duration == 86400
             await session.close()
@@ -85,7 +85,7 @@ def test_the_networks_refusals_arrive_as_the_same_codes(tmp_path: Path, groups: 
                 await session.groups.join_group(GroupInvite(code=old_code))
             with pytest.raises(NetworkError) as already:
                 await session.groups.join_group(GroupInvite(code=locked.invite_code))
-            assert [e.value.reason for e in (not_admin, not_in, revoked, already)] == [
+            assert [e.value.code for e in (not_admin, not_in, revoked, already)] == [
                 "not_group_admin",
                 "group_not_found",
                 "invite_link_revoked",

@@ -31,13 +31,14 @@ from neonize.exc import CreateGroupError, SetGroupLockedError
 from neonize.proto.Neonize_pb2 import GroupLinkedParent, GroupParent
 
 from gateway.bus.contracts.groups import GroupRecord
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import (
     GroupCreated,
     GroupMember,
     GroupOptions,
-    MemberResult,
+    MemberOutcome,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 
 # --- creating -------------------------------------------------------------------------------
 
@@ -60,10 +61,10 @@ def test_create_group_sends_the_people_but_the_creator_and_reports_each_person(t
         )
         # And each person asked gets a result, in order; only real members are in the group
         assert created.participants == (
-            MemberResult("12025550101@s.whatsapp.net", "ok"),
-            MemberResult(ACCOUNT_JID, "already_member", is_admin=True, is_super_admin=True),
-            MemberResult("12025550102@s.whatsapp.net", "invite_sent"),
-            MemberResult("12025550103@s.whatsapp.net", "not_found"),
+            MemberOutcome("12025550101@s.whatsapp.net", "ok"),
+            MemberOutcome(ACCOUNT_JID, "already_member", is_admin=True, is_super_admin=True),
+            MemberOutcome("12025550102@s.whatsapp.net", "invite_sent"),
+            MemberOutcome("12025550103@s.whatsapp.net", "not_found"),
         )
         assert [p.jid for p in created.group.participants] == [ACCOUNT_JID, "12025550101@s.whatsapp.net"]
         assert created.group.jid == GROUP_JID
@@ -107,18 +108,18 @@ def test_create_group_in_a_community_passes_the_linked_parent(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("options", "kind", "words"),
     [
-        (GroupOptions(join_approval=True), NetworkErrorKind.UNSUPPORTED, "with join approval"),
-        (GroupOptions(community=True), NetworkErrorKind.UNSUPPORTED, "community without join approval"),
+        (GroupOptions(join_approval=True), ErrorKind.UNSUPPORTED, "with join approval"),
+        (GroupOptions(community=True), ErrorKind.UNSUPPORTED, "community without join approval"),
         (
             GroupOptions(community=True, join_approval=True, parent_jid=COMMUNITY_JID),
-            NetworkErrorKind.REFUSED,
+            ErrorKind.REFUSED,
             "cannot belong",
         ),
     ],
     ids=["group-with-approval", "community-without-approval", "community-in-community"],
 )
 def test_create_options_neonize_cannot_honour_are_refused_before_creating(
-    tmp_path: Path, options: GroupOptions, kind: NetworkErrorKind, words: str
+    tmp_path: Path, options: GroupOptions, kind: ErrorKind, words: str
 ) -> None:
     async def body(session: Any, client: Any) -> None:
         with pytest.raises(NetworkError) as raised:
@@ -148,7 +149,7 @@ def test_a_setting_failing_after_the_create_names_the_new_group_and_what_was_app
         client.set_group_locked.side_effect = SetGroupLockedError("websocket not connected")
         with pytest.raises(NetworkError) as raised:
             await session.groups.create_group("Team", [], GroupOptions(announcement=True, locked=True))
-        assert raised.value.kind is NetworkErrorKind.NETWORK
+        assert raised.value.kind is ErrorKind.NETWORK
         message = str(raised.value)
         assert f"created as {GROUP_JID}" in message
         assert "locked not set (applied: announcement)" in message
@@ -162,7 +163,7 @@ def test_a_failed_create_is_mapped_and_changes_nothing_more(tmp_path: Path) -> N
         client.create_group.side_effect = CreateGroupError("info query returned status 429: rate-overlimit")
         with pytest.raises(NetworkError) as raised:
             await session.groups.create_group("Team", [], GroupOptions(announcement=True))
-        assert raised.value.kind is NetworkErrorKind.RATE_LIMITED
+        assert raised.value.kind is ErrorKind.RATE_LIMITED
         assert library_calls(client) == ["create_group"]
 
     on_connected(tmp_path, body)

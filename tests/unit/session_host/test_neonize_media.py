@@ -31,10 +31,11 @@ from neonize.proto.Neonize_pb2 import MessageInfo, Receipt
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ButtonsMessage, ImageMessage, Message
 from neonize.utils.enum import MediaType
 
+from gateway.failures.kinds import ErrorKind
 from gateway.media.limits import URL_MAX_BYTES
 from session_host.network.media_types import ContactCard, Location, MediaKind, OutgoingMedia
 from session_host.network.neonize import events
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 
 BOB = "15550000002@s.whatsapp.net"
 OGG = b"OggS\x00\x02" + b"\x00" * 8
@@ -105,7 +106,7 @@ def test_a_failed_upload_is_a_network_error_and_nothing_is_sent(tmp_path: Path) 
                 BOB, OutgoingMedia(MediaKind.IMAGE, b"\xff\xd8", "image/jpeg")
             )
         # Then it fails as the network, and no message went out
-        assert caught.value.kind is NetworkErrorKind.NETWORK
+        assert caught.value.kind is ErrorKind.NETWORK
         assert client.send_message.call_count == 0
 
     on_neonize(tmp_path, scenario)

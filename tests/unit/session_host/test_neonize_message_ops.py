@@ -25,7 +25,8 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message, ProtocolMessage
 from neonize.utils.jid import build_jid
 from recording_sink import RecordingSink
 
-from session_host.network.port import MessageRef, NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import MessageRef, NetworkError
 
 BOB = "5511999998888@s.whatsapp.net"
 GROUP = "120363000000000001@g.us"
@@ -72,7 +73,7 @@ def test_delete_for_me_is_unsupported_and_touches_nothing(tmp_path: Path, connec
                 await session.messages.delete_for_me(GROUP, "3EB0BBBB", from_me=False, sender=BOB)
             # Then it is unsupported (501 upstream) and the library saw nothing: neonize 0.5.2
             # cannot encode the app-state patch
-            assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
+            assert raised.value.kind is ErrorKind.UNSUPPORTED
             assert "app-state" in str(raised.value)
             if connect:
                 assert len(fake.client.mock_calls) == calls
@@ -91,7 +92,7 @@ def test_delete_for_me_checks_its_input_before_answering_unsupported(tmp_path: P
             # A group message of someone else without its author is refused as invalid first
             with pytest.raises(NetworkError) as raised:
                 await session.messages.delete_for_me(GROUP, "3EB0BBBB", from_me=False, sender=None)
-            assert raised.value.kind is NetworkErrorKind.INVALID
+            assert raised.value.kind is ErrorKind.INVALID
             await session.close()
 
     run(scenario())
@@ -107,7 +108,7 @@ def test_history_sync_is_unsupported_and_touches_nothing(tmp_path: Path) -> None
             oldest = MessageRef(BOB, "3EB0DDDD", from_me=False, timestamp=1_700_000_000.0)
             with pytest.raises(NetworkError) as raised:
                 await session.messages.request_history_sync(BOB, 50, oldest)
-            assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
+            assert raised.value.kind is ErrorKind.UNSUPPORTED
             assert "request_history_sync" in str(raised.value)
             assert len(fake.client.mock_calls) == calls
             await session.close()
@@ -137,7 +138,7 @@ def test_operations_on_a_session_not_connected_touch_nothing(tmp_path: Path, ope
                 await operation(session)
             # Then both are NOT_CONNECTED and the client saw nothing but connect()
             # (revoke_message-like calls abort the process on a client that is not connected)
-            assert before.value.kind is during.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert before.value.kind is during.value.kind is ErrorKind.NOT_CONNECTED
             assert [name for name, *_ in client.mock_calls] == ["connect"]
             await session.close()
 
@@ -147,12 +148,12 @@ def test_operations_on_a_session_not_connected_touch_nothing(tmp_path: Path, ope
 @pytest.mark.parametrize(
     ("fail", "library_message", "kind"),
     [
-        ("send_message", "server returned error 429: rate-overlimit", NetworkErrorKind.RATE_LIMITED),
-        ("send_message", "failed to send message: websocket not connected", NetworkErrorKind.NETWORK),
+        ("send_message", "server returned error 429: rate-overlimit", ErrorKind.RATE_LIMITED),
+        ("send_message", "failed to send message: websocket not connected", ErrorKind.NETWORK),
     ],
 )
 def test_library_errors_become_network_errors(
-    tmp_path: Path, fail: str, library_message: str, kind: NetworkErrorKind
+    tmp_path: Path, fail: str, library_message: str, kind: ErrorKind
 ) -> None:
     fake = FakeNetwork()
     error = SendMessageError

@@ -25,7 +25,8 @@ from neonize.utils.enum import ChatPresenceMedia, ReceiptType
 from neonize.utils.jid import build_jid
 from recording_sink import RecordingSink
 
-from session_host.network.port import ChatPresence, NetworkError, NetworkErrorKind, SentMessage
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import ChatPresence, NetworkError, SentMessage
 
 
 def test_send_text_sends_a_conversation_message_and_returns_the_network_answer(tmp_path: Path) -> None:
@@ -107,7 +108,7 @@ def test_operations_on_a_session_not_connected_raise_without_touching_the_client
             with pytest.raises(NetworkError) as during:
                 await operation(session)
             # Then both fail NOT_CONNECTED and the client saw nothing but connect()
-            assert before.value.kind is during.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert before.value.kind is during.value.kind is ErrorKind.NOT_CONNECTED
             assert [name for name, *_ in client.mock_calls] == ["connect"]
             await session.close()
 
@@ -117,13 +118,13 @@ def test_operations_on_a_session_not_connected_raise_without_touching_the_client
 @pytest.mark.parametrize(
     ("library_message", "kind"),
     [
-        ("failed to send message: websocket not connected", NetworkErrorKind.NETWORK),
-        ("server returned error 429: rate-overlimit", NetworkErrorKind.RATE_LIMITED),
-        ("info query timed out", NetworkErrorKind.TIMEOUT),
+        ("failed to send message: websocket not connected", ErrorKind.NETWORK),
+        ("server returned error 429: rate-overlimit", ErrorKind.RATE_LIMITED),
+        ("info query timed out", ErrorKind.TIMEOUT),
     ],
 )
 def test_library_exceptions_become_network_errors_with_the_library_message(
-    tmp_path: Path, library_message: str, kind: NetworkErrorKind
+    tmp_path: Path, library_message: str, kind: ErrorKind
 ) -> None:
     fake = FakeNetwork()
 

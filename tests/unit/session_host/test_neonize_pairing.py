@@ -53,9 +53,10 @@ from neonize.exc import NeonizeError
 from neonize.utils.enum import ClientName
 from recording_sink import RecordingSink
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.neonize.store import DeviceStore
 from session_host.network.payloads import iso_utc
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.network.port import NetworkError, SessionState
 
 
 def test_unpaired_connect_registers_every_handler_before_the_blocking_connect(tmp_path: Path) -> None:
@@ -278,7 +279,7 @@ def test_pair_phone_on_a_paired_device_raises_already_logged_in(tmp_path: Path) 
             with pytest.raises(NetworkError) as raised:
                 await session.pair_phone("12025550123")
             # Then it is refused without starting or touching any client
-            assert raised.value.kind is NetworkErrorKind.ALREADY_LOGGED_IN
+            assert raised.value.kind is ErrorKind.ALREADY_LOGGED_IN
             assert fake.clients == []
 
     run(scenario())
@@ -295,7 +296,7 @@ def test_pair_phone_never_starts_a_session(tmp_path: Path) -> None:
             with pytest.raises(NetworkError) as raised:
                 await session.pair_phone("12025550123")
             # Then it is not connected, and no client was built for it
-            assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert raised.value.kind is ErrorKind.NOT_CONNECTED
             assert fake.clients == []
 
             # And once a pairing session ended (QR window over), it is not connected either
@@ -306,7 +307,7 @@ def test_pair_phone_never_starts_a_session(tmp_path: Path) -> None:
             await eventually(lambda: client.stop.called)
             with pytest.raises(NetworkError) as ended:
                 await session.pair_phone("12025550123")
-            assert ended.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert ended.value.kind is ErrorKind.NOT_CONNECTED
             client.PairPhone.assert_not_called()
 
     run(scenario())
@@ -325,7 +326,7 @@ def test_pair_phone_without_any_qr_times_out(tmp_path: Path) -> None:
             with pytest.raises(NetworkError) as raised:
                 await session.pair_phone("12025550123")
             # Then it fails with TIMEOUT and PairPhone is never called on a client not ready for it
-            assert raised.value.kind is NetworkErrorKind.TIMEOUT
+            assert raised.value.kind is ErrorKind.TIMEOUT
             fake.client.PairPhone.assert_not_called()
             await session.close()
 
@@ -402,7 +403,7 @@ def test_pair_phone_stops_waiting_when_the_attempt_ends_before_any_qr(tmp_path: 
             with pytest.raises(NetworkError) as raised:
                 await session.pair_phone("5511999998888")
             # Then the answer comes when the attempt ends, not after the whole wait for a QR code
-            assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert raised.value.kind is ErrorKind.NOT_CONNECTED
             assert time.monotonic() - started < FAST.first_qr_wait / 2
             await session.close()
 

@@ -35,10 +35,11 @@ from neonize.exc import NeonizeError
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
 from recording_sink import RecordingSink
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.neonize.clients import ClientRegistry
 from session_host.network.neonize.locks import GoCallGate, Ticket
 from session_host.network.neonize.store import DeviceStore
-from session_host.network.port import NetworkError, NetworkErrorKind, NetworkEvent, SessionState
+from session_host.network.port import NetworkError, NetworkEvent, SessionState
 
 PEER = "5511999998888@s.whatsapp.net"
 
@@ -200,7 +201,7 @@ def test_close_returns_at_once_while_the_dial_hangs_and_other_devices_go_on(tmp_
             started = time.monotonic()
             with pytest.raises(NetworkError) as raised:
                 await other.sending.send_text(PEER, "hi")
-            assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert raised.value.kind is ErrorKind.NOT_CONNECTED
             assert time.monotonic() - started < 0.5
             # And once the dial is over, the run is stopped (the Go side forgets it), quietly
             dial_over.set()
@@ -267,7 +268,7 @@ def test_a_library_call_past_its_deadline_answers_timeout(tmp_path: Path) -> Non
             with pytest.raises(NetworkError) as raised:
                 await session.sending.send_text("5511999998888@s.whatsapp.net", "hi")
             # Then the caller gets TIMEOUT after the deadline, and the call finishes by itself
-            assert raised.value.kind is NetworkErrorKind.TIMEOUT
+            assert raised.value.kind is ErrorKind.TIMEOUT
             assert time.monotonic() - started < 1.0
             release.set()
             await session.close()
@@ -299,7 +300,7 @@ def test_each_library_call_of_an_operation_takes_its_own_ticket_and_checks_again
             with pytest.raises(NetworkError) as raised:
                 await session.messages.revoke_message(PEER, "3EB0AA12")
             # Then the second call is refused before it reaches the library
-            assert raised.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert raised.value.kind is ErrorKind.NOT_CONNECTED
             client.send_message.assert_called_once()
             await session.close()
 
@@ -382,7 +383,7 @@ def test_clients_are_kept_alive_and_reused_per_account(tmp_path: Path) -> None:
     assert first is again
     new_client.assert_called_once_with("a.sqlite3", jid=ACCOUNT)
     # And two devices of one account are refused, as neonize keys clients by account
-    assert raised.value.kind is NetworkErrorKind.UNSUPPORTED
+    assert raised.value.kind is ErrorKind.UNSUPPORTED
 
 
 def test_open_session_returns_one_session_per_device(tmp_path: Path) -> None:
@@ -396,4 +397,4 @@ def test_open_session_returns_one_session_per_device(tmp_path: Path) -> None:
     assert port.name == "neonize"
     with pytest.raises(NetworkError) as raised:
         port.open_session("../escape", data_dir=tmp_path, sink=RecordingSink())
-    assert raised.value.kind is NetworkErrorKind.INVALID
+    assert raised.value.kind is ErrorKind.INVALID

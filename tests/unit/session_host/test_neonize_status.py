@@ -15,7 +15,8 @@ from neonize.utils.jid import build_jid
 from PIL import UnidentifiedImageError
 
 from gateway import jids
-from session_host.network.port import NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError
 from session_host.network.status_types import STORY_FONTS, MediaStatus, PrivacyType, StatusPrivacy, TextStatus
 
 BOB = "5511999998888@s.whatsapp.net"
@@ -28,7 +29,7 @@ def person(jid: str) -> JID:
     return build_jid(user, server)
 
 
-async def fails(kind: NetworkErrorKind, call: object) -> NetworkError:
+async def fails(kind: ErrorKind, call: object) -> NetworkError:
     with pytest.raises(NetworkError) as caught:
         await call  # type: ignore[misc]
     assert caught.value.kind is kind, caught.value
@@ -60,7 +61,7 @@ def test_the_audience_in_force_is_the_entry_whatsmeow_marks_default(tmp_path: Pa
             assert await session.status.get_status_privacy() == StatusPrivacy(PrivacyType.CONTACTS)
             # And a library failure is a NETWORK error with whatsmeow's words
             fake.client.get_status_privacy.side_effect = GetStatusPrivacyError("info query timed out")
-            await fails(NetworkErrorKind.TIMEOUT, session.status.get_status_privacy())
+            await fails(ErrorKind.TIMEOUT, session.status.get_status_privacy())
             await session.close()
 
     run(scenario())
@@ -75,12 +76,12 @@ def test_changing_the_audience_is_unsupported_and_sends_nothing(tmp_path: Path) 
             session, _ = await connected(tmp_path, fake)
             # When it changes the audience, Then it is UNSUPPORTED, a bad one INVALID first
             error = await fails(
-                NetworkErrorKind.UNSUPPORTED,
+                ErrorKind.UNSUPPORTED,
                 session.status.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST, (BOB,))),
             )
             assert "neonize" in str(error)
             await fails(
-                NetworkErrorKind.INVALID,
+                ErrorKind.INVALID,
                 session.status.set_status_privacy(StatusPrivacy(PrivacyType.WHITELIST)),
             )
             # And the library was never asked
@@ -158,18 +159,16 @@ def test_an_unreadable_image_is_invalid_and_a_disconnected_device_sends_nothing(
             session, _ = await connected(tmp_path, fake)
             fake.client.build_image_message.side_effect = UnidentifiedImageError("cannot identify image file")
             # When it publishes them, Then it is INVALID and nothing is sent
-            await fails(
-                NetworkErrorKind.INVALID, session.status.publish_status(MediaStatus(b"nope", "image/png"))
-            )
+            await fails(ErrorKind.INVALID, session.status.publish_status(MediaStatus(b"nope", "image/png")))
             # And a bad colour never reaches the library
             await fails(
-                NetworkErrorKind.INVALID,
+                ErrorKind.INVALID,
                 session.status.publish_status(TextStatus("x", background_color="#12")),
             )
             fake.client.send_message.assert_not_called()
             # When the session is closed, Then publishing is NOT_CONNECTED
             await session.close()
-            await fails(NetworkErrorKind.NOT_CONNECTED, session.status.publish_status(TextStatus("late")))
+            await fails(ErrorKind.NOT_CONNECTED, session.status.publish_status(TextStatus("late")))
             fake.client.send_message.assert_not_called()
 
     run(scenario())

@@ -12,6 +12,7 @@ import pytest
 from fakes_sending import CHAT, FakeOutbox, Rig
 from PIL import Image
 
+from gateway.failures.kinds import ErrorKind
 from gateway.messages.outbox import Send, SendState
 from session_host.network.media_types import (
     ContactCard,
@@ -21,7 +22,7 @@ from session_host.network.media_types import (
     QuickReply,
     Template,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind, SentMessage
+from session_host.network.port import NetworkError, SentMessage
 from session_host.sending import network_calls
 
 
@@ -112,7 +113,7 @@ def test_media_that_cannot_be_had_fail_the_send_as_invalid(
     store.urls, store.media = urls, stored
     with pytest.raises(NetworkError) as failed:
         run(network_calls.send_message(port, a_send(store, "image", "", payload), store))
-    assert failed.value.kind is NetworkErrorKind.INVALID
+    assert failed.value.kind is ErrorKind.INVALID
     assert says in str(failed.value)
     assert port.calls == []
 
@@ -142,7 +143,7 @@ def test_an_unknown_kind_is_invalid() -> None:
     store = FakeOutbox()
     with pytest.raises(NetworkError) as failed:
         run(network_calls.send_message(PortCalls(), a_send(store, "hologram", "", {}), store))
-    assert failed.value.kind is NetworkErrorKind.INVALID
+    assert failed.value.kind is ErrorKind.INVALID
 
 
 def test_the_dispatcher_fails_a_send_whose_url_does_not_fetch_and_tells_its_caller_invalid() -> None:
@@ -160,7 +161,7 @@ def test_the_dispatcher_fails_a_send_whose_url_does_not_fetch_and_tells_its_call
 
     rig, outcome = asyncio.run(scenario())
     # Then the send is failed as invalid (400 over HTTP), nothing went out, nothing was published
-    assert outcome.error_kind == "invalid"
+    assert outcome.error_kind is ErrorKind.INVALID
     assert "HTTP 404" in (outcome.error or "")
     assert rig.session.log == []
     assert rig.published == []

@@ -9,8 +9,9 @@ import time
 
 from fakes_sending import Rig
 
+from gateway.failures.kinds import ErrorKind
 from gateway.messages.outbox import SendState
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from session_host.network.port import NetworkError, SessionState
 from session_host.sending.sender import INTERRUPTED
 
 
@@ -107,7 +108,7 @@ def test_a_send_the_network_never_got_goes_when_the_device_is_back_without_readi
         # Given a due send whose network call finds the connection gone
         rig = Rig()
         send = rig.store.add("retry me")
-        rig.session.fail_with = NetworkError(NetworkErrorKind.NOT_CONNECTED, "connection lost")
+        rig.session.fail_with = NetworkError(ErrorKind.NOT_CONNECTED, "connection lost")
         rig.start()
         await rig.until(lambda: rig.session.state is SessionState.DISCONNECTED)
         await asyncio.sleep(0.05)
@@ -133,7 +134,7 @@ def test_a_network_refusal_fails_the_send_for_good_and_the_next_one_still_goes()
         # Given a network that refuses the first send
         rig = Rig()
         refused = rig.store.add("refused")
-        rig.session.fail_with = NetworkError(NetworkErrorKind.INVALID, "no such account")
+        rig.session.fail_with = NetworkError(ErrorKind.INVALID, "no such account")
         rig.start()
         await rig.until(lambda: rig.store.state(refused).state is SendState.FAILED)
 
@@ -147,7 +148,7 @@ def test_a_network_refusal_fails_the_send_for_good_and_the_next_one_still_goes()
     rig = asyncio.run(scenario())
     # Then the refused send is failed with the network's reason, never retried
     failed = next(send for send in rig.store.items.values() if send.text == "refused")
-    assert (failed.error, failed.error_kind) == ("invalid: no such account", "invalid")
+    assert (failed.error, failed.error_kind) == ("invalid: no such account", ErrorKind.INVALID)
     assert rig.session.texts() == ["next"]
 
 

@@ -6,9 +6,18 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from fakes_simulated import CONTACT, CONTACT_JID, JID, fast_network, open_session, paired
+from fakes_simulated import (
+    CONTACT,
+    CONTACT_JID,
+    JID,
+    fast_network,
+    network_timers_passed,
+    open_session,
+    paired,
+)
 
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError, SessionState
 
 
 def test_drop_disconnects_then_reconnects_and_delivers_what_was_queued(tmp_path: Path) -> None:
@@ -26,7 +35,7 @@ def test_drop_disconnects_then_reconnects_and_delivers_what_was_queued(tmp_path:
         assert network.queued_count("dev-1") == 1
         with pytest.raises(NetworkError) as offline:
             await session.sending.send_text(CONTACT_JID, "hello")
-        assert offline.value.kind is NetworkErrorKind.NOT_CONNECTED
+        assert offline.value.kind is ErrorKind.NOT_CONNECTED
 
         # Then the device reconnects by itself and gets the queued message after device.connected
         received = await recorder.wait_for("message.received")
@@ -65,7 +74,7 @@ def test_manual_disconnect_keeps_the_login_and_does_not_reconnect(tmp_path: Path
         event = await recorder.wait_for("device.disconnected")
         assert event.data["reason"] == "manual"
         assert event.data["is_logged_in"] is True
-        await asyncio.sleep(0.15)
+        await network_timers_passed(network, tmp_path)
         assert session.state is SessionState.DISCONNECTED
         assert recorder.names().count("device.connected") == 1
         assert network.connection_count("dev-1") == 0
@@ -102,7 +111,7 @@ def test_stream_replaced_and_the_simultaneous_connection_record(tmp_path: Path) 
         assert first_events.named("device.disconnected")[0].data["reason"] == "stream_replaced"
         assert first.state is SessionState.DISCONNECTED
         assert second.state is SessionState.CONNECTED
-        await asyncio.sleep(0.15)
+        await network_timers_passed(network, tmp_path)
         assert first.state is SessionState.DISCONNECTED
         assert network.connection_count("dev-1") == 1
 

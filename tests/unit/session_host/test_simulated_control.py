@@ -13,7 +13,8 @@ from fastapi.testclient import TestClient
 from recording_sink import RecordingSink
 
 from gateway import jids
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError, SessionState
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort, SimulatedSession
 
 
@@ -245,7 +246,7 @@ def test_drop_and_faults(
     network.create_account(CONTACT)
     with pytest.raises(NetworkError) as failed:
         host.run(session.sending.send_text(CONTACT_JID, "hi"))
-    assert failed.value.kind is NetworkErrorKind.RATE_LIMITED
+    assert failed.value.kind is ErrorKind.RATE_LIMITED
     host.run(session.sending.send_text(CONTACT_JID, "hi"))
 
     # And unknown operations, errors and counts fail validation

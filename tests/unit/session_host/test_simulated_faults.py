@@ -7,20 +7,30 @@ import time
 from pathlib import Path
 
 import pytest
-from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, fast_network, open_session, paired
+from fakes_simulated import (
+    CONTACT,
+    CONTACT_JID,
+    JID,
+    PHONE,
+    fast_network,
+    network_timers_passed,
+    open_session,
+    paired,
+)
 
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError, SessionState
 
 
 @pytest.mark.parametrize(
     ("error", "kind"),
     [
-        ("network", NetworkErrorKind.NETWORK),
-        ("timeout", NetworkErrorKind.TIMEOUT),
-        ("rate_limited", NetworkErrorKind.RATE_LIMITED),
+        ("network", ErrorKind.NETWORK),
+        ("timeout", ErrorKind.TIMEOUT),
+        ("rate_limited", ErrorKind.RATE_LIMITED),
     ],
 )
-def test_faults_fail_the_next_calls_then_clear(tmp_path: Path, error: str, kind: NetworkErrorKind) -> None:
+def test_faults_fail_the_next_calls_then_clear(tmp_path: Path, error: str, kind: ErrorKind) -> None:
     async def scenario() -> None:
         # Given a connected device and two faults of one kind on send_text
         network = fast_network(timeout_fault_delay=0.05)
@@ -40,7 +50,7 @@ def test_faults_fail_the_next_calls_then_clear(tmp_path: Path, error: str, kind:
 
         # Then the first two fail that way (a timeout after waiting) and the third goes out
         assert [outcome for outcome, _ in outcomes] == [kind, kind, "sent"]
-        if kind is NetworkErrorKind.TIMEOUT:
+        if kind is ErrorKind.TIMEOUT:
             assert all(elapsed >= 0.045 for _, elapsed in outcomes[:2])
         assert len(network.inbox(CONTACT)["messages"]) == 1
         await session.close()
@@ -62,7 +72,7 @@ def test_faults_can_target_one_device_and_other_operations(tmp_path: Path) -> No
             await bob.messages.mark_read(JID, JID, ["3EB0BBBB"])
 
         # Then only the targeted device failed, once
-        assert failed.value.kind is NetworkErrorKind.NETWORK
+        assert failed.value.kind is ErrorKind.NETWORK
         await bob.messages.mark_read(JID, JID, ["3EB0BBBB"])
         assert network.pending_faults() == []
         await alice.close()
@@ -96,7 +106,7 @@ def test_connect_and_pair_phone_faults(tmp_path: Path) -> None:
             "message": "simulated network fault on connect",
             "permanent": False,
         }
-        assert code_failed.value.kind is NetworkErrorKind.RATE_LIMITED
+        assert code_failed.value.kind is ErrorKind.RATE_LIMITED
         assert network.enter_pair_code(PHONE, code) == JID
         await recorder.wait_for("device.connected")
         await session.close()
@@ -122,7 +132,7 @@ def test_a_failed_reconnect_after_a_drop_is_reported_and_left_to_the_host(
         failure = await recorder.wait_for("connection.failure")
         assert failure.data["reason"] == reason
         assert session.state is SessionState.DISCONNECTED
-        await asyncio.sleep(0.1)  # room for a retry the session must not make
+        await network_timers_passed(network, tmp_path)  # past a retry the session must not make
         assert recorder.names().count("device.connected") == 1
         await session.connect()
         await recorder.wait_for("device.connected", 2)
@@ -176,7 +186,7 @@ def test_a_lost_answer_delivers_the_message_and_fails_the_send_as_a_timeout(tmp_
         await session.sending.send_text(CONTACT_JID, "next")
 
         # Then the first failed as a timeout though the contact has it, and the fault is spent
-        assert lost.value.kind is NetworkErrorKind.TIMEOUT
+        assert lost.value.kind is ErrorKind.TIMEOUT
         assert [m["text"] for m in network.inbox(CONTACT)["messages"]] == ["arrived anyway", "next"]
         await session.close()
 

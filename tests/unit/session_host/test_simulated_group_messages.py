@@ -12,9 +12,10 @@ from unittest.mock import ANY
 import pytest
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, THIRD, fast_network, paired, refusal
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import GroupOptions
 from session_host.network.payloads import iso_utc
-from session_host.network.port import ChatPresence, NetworkError, NetworkErrorKind
+from session_host.network.port import ChatPresence, NetworkError
 from session_host.network.simulated.group_records import GroupError
 
 
@@ -237,10 +238,10 @@ def test_a_device_reads_in_a_group_naming_the_sender_by_lid(tmp_path: Path) -> N
         # And a group the network does not know, or a sender that is no person, is refused
         with pytest.raises(NetworkError) as unknown:
             await session.messages.mark_read("120363000000000009@g.us", CONTACT_JID, [message_id])
-        assert unknown.value.kind is NetworkErrorKind.NOT_FOUND
+        assert unknown.value.kind is ErrorKind.NOT_FOUND
         with pytest.raises(NetworkError) as nobody:
             await session.messages.mark_read(group, group, [message_id])
-        assert nobody.value.kind is NetworkErrorKind.INVALID
+        assert nobody.value.kind is ErrorKind.INVALID
         await session.close()
 
     asyncio.run(scenario())

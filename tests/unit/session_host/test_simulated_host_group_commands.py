@@ -12,6 +12,7 @@ from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, fast_network, pair
 
 from gateway.bus import CommandName, Reply
 from gateway.bus.contracts.groups import GroupRecord
+from gateway.failures.kinds import ErrorKind
 from gateway.groups.invites import code_of_link
 from gateway.leases import Lease
 from session_host.commands import CommandExecutor
@@ -85,9 +86,17 @@ def test_a_member_device_is_refused_and_the_network_s_refusals_come_back_by_code
         rejoined = await _run(session, CommandName.JOIN_GROUP, code=code_of_link(old_link))
 
         # Then the gateway's admin rule refuses the rename, the leave works, the old code is revoked
-        assert (renamed.ok, renamed.error_kind) == (False, "not_group_admin")
+        assert (renamed.ok, renamed.error_kind, renamed.error_code) == (
+            False,
+            ErrorKind.REFUSED,
+            "not_group_admin",
+        )
         assert left.ok, left
-        assert (rejoined.ok, rejoined.error_kind) == (False, "invite_link_revoked")
+        assert (rejoined.ok, rejoined.error_kind, rejoined.error_code) == (
+            False,
+            ErrorKind.REFUSED,
+            "invite_link_revoked",
+        )
         assert network.groups.record(group_jid)["name"] == "Theirs"
         await session.close()
 
@@ -107,7 +116,7 @@ def test_a_rate_limited_fault_on_join_group_is_the_reply_s_error_kind(tmp_path: 
         joined = await _run(session, CommandName.JOIN_GROUP, code=code, group_jid=group_jid)
 
         # Then the first reply is rate_limited, the second joins
-        assert (throttled.ok, throttled.error_kind) == (False, "rate_limited")
+        assert (throttled.ok, throttled.error_kind) == (False, ErrorKind.RATE_LIMITED)
         assert joined.result == {"group_jid": group_jid, "pending_approval": False}
         await session.close()
 

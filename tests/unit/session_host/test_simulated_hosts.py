@@ -7,7 +7,16 @@ import threading
 from pathlib import Path
 
 import pytest
-from fakes_simulated import CONTACT, JID, PHONE, LoopThread, fast_network, open_session, paired
+from fakes_simulated import (
+    CONTACT,
+    JID,
+    PHONE,
+    LoopThread,
+    fast_network,
+    network_timers_passed,
+    open_session,
+    paired,
+)
 
 from session_host.network.port import SessionState
 from session_host.network.simulated import SimulatedPort
@@ -107,7 +116,7 @@ def test_a_crash_stops_every_timer_of_the_host_without_a_word(tmp_path: Path) ->
 
         # When the host crashes (crash called on its own loop)
         port.crash()
-        await asyncio.sleep(0.3)
+        await network_timers_passed(network, tmp_path)
 
         # Then no QR rotates, no pairing window ends, no reconnect happens, nothing is emitted
         assert (pairing_events.names(), dropped_events.names()) == seen

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from fakes_simulated import CONTACT, JID, fast_network, open_session, paired
 
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError, SessionState
 
 
 def test_logout_deletes_credentials_and_a_stale_copy_resumes_logged_out(tmp_path: Path) -> None:
@@ -139,7 +140,7 @@ def test_logout_of_a_device_that_never_paired_is_refused(tmp_path: Path) -> None
                 await session.logout()
 
             # Then it is not logged in, and nothing changed
-            assert refused.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert refused.value.kind is ErrorKind.NOT_CONNECTED
             assert str(refused.value) == "the device is not logged in"
             assert session.state is (SessionState.PAIRING if start else SessionState.NOT_READY)
         await recorder.wait_for("qr.generated")

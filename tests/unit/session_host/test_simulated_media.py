@@ -14,6 +14,7 @@ from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, THIRD, THIRD_JID, 
 from fastapi.testclient import TestClient
 from test_simulated_network import Signals, pair_device
 
+from gateway.failures.kinds import ErrorKind
 from gateway.web import create_app
 from session_host.network.group_types import GroupOptions
 from session_host.network.media_types import (
@@ -24,7 +25,7 @@ from session_host.network.media_types import (
     QuickReply,
     Template,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 from session_host.network.simulated import SimulatedNetwork
 from session_host.network.simulated.control import control_router
 
@@ -158,7 +159,7 @@ def test_each_rich_send_is_a_fault_operation(operation: str, tmp_path: Path) -> 
         # When the device sends, Then the fault answers and nothing reaches the contact
         with pytest.raises(NetworkError) as caught:
             await SENDS[operation](session)
-        assert caught.value.kind is NetworkErrorKind.RATE_LIMITED
+        assert caught.value.kind is ErrorKind.RATE_LIMITED
         assert network.inbox(CONTACT)["messages"] == []
         # And the next send goes through
         await SENDS[operation](session)
@@ -222,7 +223,7 @@ def test_an_unknown_media_kind_is_invalid(tmp_path: Path) -> None:
         # When it sends media of a kind the network does not know, Then it is INVALID
         with pytest.raises(NetworkError) as caught:
             await session.sending.send_media(CONTACT_JID, OutgoingMedia("hologram", JPEG, "image/jpeg"))  # type: ignore[arg-type]
-        assert caught.value.kind is NetworkErrorKind.INVALID
+        assert caught.value.kind is ErrorKind.INVALID
         await session.close()
 
     asyncio.run(scenario())

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, THIRD, fast_network, paired
 
-from session_host.network.port import MessageRef, NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import MessageRef, NetworkError
 from session_host.network.simulated import SimulatedNetwork
 from session_host.network.simulated.core import REAL_REVOKE_WINDOW, revoke_window_from_env
 
 
-async def fails(kind: NetworkErrorKind, call: object) -> NetworkError:
+async def fails(kind: ErrorKind, call: object) -> NetworkError:
     with pytest.raises(NetworkError) as caught:
         await call  # type: ignore[misc]
     assert caught.value.kind is kind, caught.value
@@ -38,7 +39,7 @@ def test_a_revoked_message_shows_revoked_in_the_inbox_and_brings_no_event(tmp_pa
         await asyncio.sleep(0.05)
         assert len(bob_events.named("message.received")) == 1
         # And a second revoke finds nothing to revoke
-        await fails(NetworkErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, sent.message_id))
+        await fails(ErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, sent.message_id))
         await session.close()
         await bob.close()
 
@@ -68,11 +69,9 @@ def test_only_the_devices_own_messages_can_be_revoked(tmp_path: Path) -> None:
         session, _ = await paired(network, tmp_path)
         theirs = network.send_from_account(CONTACT, JID, "mine, not yours")
         sent = await session.sending.send_text(CONTACT_JID, "hello")
-        await fails(NetworkErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, theirs))
-        await fails(NetworkErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, "3EB0UNKNOWN"))
-        await fails(
-            NetworkErrorKind.NOT_FOUND, session.messages.revoke_message("15559999999", sent.message_id)
-        )
+        await fails(ErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, theirs))
+        await fails(ErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, "3EB0UNKNOWN"))
+        await fails(ErrorKind.NOT_FOUND, session.messages.revoke_message("15559999999", sent.message_id))
         await session.close()
 
     asyncio.run(scenario())
@@ -85,9 +84,7 @@ def test_a_revoke_past_the_window_is_expired_and_changes_nothing(tmp_path: Path)
         session, _ = await paired(network, tmp_path)
         sent = await session.sending.send_text(CONTACT_JID, "too late")
         await asyncio.sleep(0.01)
-        error = await fails(
-            NetworkErrorKind.EXPIRED, session.messages.revoke_message(CONTACT_JID, sent.message_id)
-        )
+        error = await fails(ErrorKind.EXPIRED, session.messages.revoke_message(CONTACT_JID, sent.message_id))
         assert "window" in str(error)
         assert "revoked" not in network.inbox(CONTACT)["messages"][0]
         await session.close()
@@ -178,7 +175,7 @@ def test_faults_fail_the_operation_named_after_the_port_method(tmp_path: Path, o
                 CONTACT_JID, 5, MessageRef(CONTACT_JID, sent.message_id, True, sent.timestamp)
             ),
         }
-        await fails(NetworkErrorKind.RATE_LIMITED, calls[operation]())
+        await fails(ErrorKind.RATE_LIMITED, calls[operation]())
         await calls[operation]()  # the fault is used up
         await session.close()
 

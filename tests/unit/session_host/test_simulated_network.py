@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE
 
-from session_host.network.port import NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
 from session_host.network.simulated import REAL_QR_LIFETIMES, SimulatedNetwork
 from session_host.network.simulated.model import ControlError
 
@@ -234,14 +234,14 @@ def test_faults_validate_and_count_down_per_device() -> None:
     network.inject_fault("send_text", "rate_limited")
 
     # Then calls consume them in order, each only where it applies
-    assert network.take_fault("send_text", "dev-2") is NetworkErrorKind.RATE_LIMITED
+    assert network.take_fault("send_text", "dev-2") is ErrorKind.RATE_LIMITED
     assert network.take_fault("send_text", "dev-2") is None
     assert network.take_fault("mark_read", "dev-1") is None
-    assert network.take_fault("send_text", "dev-1") is NetworkErrorKind.TIMEOUT
+    assert network.take_fault("send_text", "dev-1") is ErrorKind.TIMEOUT
     assert network.pending_faults() == [
         {"operation": "send_text", "error": "timeout", "count": 1, "device_id": "dev-1"}
     ]
-    assert network.take_fault("send_text", "dev-1") is NetworkErrorKind.TIMEOUT
+    assert network.take_fault("send_text", "dev-1") is ErrorKind.TIMEOUT
     assert network.take_fault("send_text", "dev-1") is None
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from fakes_simulated import JID, PHONE, fast_network, open_session, paired
 
-from session_host.network.port import NetworkError, NetworkErrorKind, SessionState
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError, SessionState
 
 
 def test_pairing_by_scan_stores_credentials_and_connects(tmp_path: Path) -> None:
@@ -81,7 +82,7 @@ def test_pairing_by_pair_code(tmp_path: Path) -> None:
         # And asking for another code now is refused
         with pytest.raises(NetworkError) as refused:
             await session.pair_phone(PHONE)
-        assert refused.value.kind is NetworkErrorKind.ALREADY_LOGGED_IN
+        assert refused.value.kind is ErrorKind.ALREADY_LOGGED_IN
         await session.close()
 
     asyncio.run(scenario())
@@ -95,13 +96,13 @@ def test_pair_phone_needs_a_pairing_session_and_a_phone(tmp_path: Path) -> None:
         # When it asks for a pair code, Then it is not connected
         with pytest.raises(NetworkError) as not_started:
             await session.pair_phone(PHONE)
-        assert not_started.value.kind is NetworkErrorKind.NOT_CONNECTED
+        assert not_started.value.kind is ErrorKind.NOT_CONNECTED
 
         # And once pairing, a bad phone is refused by the network
         await session.connect()
         with pytest.raises(NetworkError) as bad_phone:
             await session.pair_phone("12ab")
-        assert bad_phone.value.kind is NetworkErrorKind.INVALID
+        assert bad_phone.value.kind is ErrorKind.INVALID
         await session.close()
 
     asyncio.run(scenario())

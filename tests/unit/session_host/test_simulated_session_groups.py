@@ -21,6 +21,7 @@ from fakes_simulated import (
     refusal,
 )
 
+from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import (
     GroupInfo,
     GroupInvite,
@@ -28,11 +29,11 @@ from session_host.network.group_types import (
     GroupOptions,
     GroupSettings,
     MemberAddMode,
-    MemberResult,
+    MemberOutcome,
     ParticipantAction,
     RequestAction,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 from session_host.network.simulated import SimulatedSession
 from session_host.network.simulated.model import GROUP_OPERATIONS
 
@@ -82,7 +83,7 @@ def test_a_group_operation_needs_a_connected_session_and_uses_no_fault_without(
         # When it tries the operation, Then it is not connected and the fault still waits
         with pytest.raises(NetworkError) as failed:
             await CALLS[operation](session)
-        assert failed.value.kind is NetworkErrorKind.NOT_CONNECTED
+        assert failed.value.kind is ErrorKind.NOT_CONNECTED
         assert [f["operation"] for f in network.pending_faults()] == [operation]
         await session.close()
 
@@ -100,7 +101,7 @@ def test_a_fault_named_after_the_command_fails_the_group_operation(tmp_path: Pat
         # When it tries the operation, Then it fails that way, and the network did nothing
         with pytest.raises(NetworkError) as failed:
             await CALLS[operation](session)
-        assert failed.value.kind is NetworkErrorKind.RATE_LIMITED
+        assert failed.value.kind is ErrorKind.RATE_LIMITED
         assert network.pending_faults() == []
         assert await session.groups.joined_groups() == []
         await session.close()
@@ -144,9 +145,9 @@ def test_the_device_creates_a_group_and_every_member_s_devices_get_it(tmp_path: 
         )
         assert group.jid.endswith("@g.us")
         assert created.participants == (
-            MemberResult(CONTACT_JID, "ok"),
-            MemberResult(THIRD_JID, "ok"),
-            MemberResult(GHOST_JID, "not_found"),
+            MemberOutcome(CONTACT_JID, "ok"),
+            MemberOutcome(THIRD_JID, "ok"),
+            MemberOutcome(GHOST_JID, "not_found"),
         )
         assert network.groups.record(group.jid)["name"] == "Trip"
 
@@ -257,8 +258,8 @@ def test_the_device_changes_members_and_their_devices_hear_of_it(tmp_path: Path)
         promoted = await session.groups.change_participants(group, ParticipantAction.PROMOTE, [CONTACT_JID])
 
         # Then each person has their outcome and flags
-        assert added == [MemberResult(THIRD_JID, "ok"), MemberResult(GHOST_JID, "not_found")]
-        assert promoted == [MemberResult(CONTACT_JID, "ok", is_admin=True)]
+        assert added == [MemberOutcome(THIRD_JID, "ok"), MemberOutcome(GHOST_JID, "not_found")]
+        assert promoted == [MemberOutcome(CONTACT_JID, "ok", is_admin=True)]
 
         # And the added account's device gets group.joined, the device itself group.info for each
         joined = await other_events.wait_for("group.joined")
@@ -271,7 +272,7 @@ def test_the_device_changes_members_and_their_devices_hear_of_it(tmp_path: Path)
         removed = await session.groups.change_participants(group, ParticipantAction.REMOVE, [THIRD_JID, JID])
 
         # Then the removed device is told it left, and nobody removes itself
-        assert removed == [MemberResult(THIRD_JID, "ok"), MemberResult(JID, "not_allowed", True, True)]
+        assert removed == [MemberOutcome(THIRD_JID, "ok"), MemberOutcome(JID, "not_allowed", True, True)]
         left = await other_events.wait_for("group.info", where=lambda e: e.data["leave"] == [THIRD_JID])
         assert left.data["author"] == JID
         assert [p.jid for p in (await session.groups.group_info(group)).participants] == [JID, CONTACT_JID]
@@ -299,7 +300,7 @@ def test_members_change_members_only_as_the_network_allows(tmp_path: Path) -> No
         # When the admin lets every member add, Then it may add, still not remove
         network.groups.update(CONTACT, group, {"member_add_mode": "all"})
         assert await session.groups.change_participants(group, ParticipantAction.ADD, [THIRD_JID]) == [
-            MemberResult(THIRD_JID, "ok")
+            MemberOutcome(THIRD_JID, "ok")
         ]
         remove = session.groups.change_participants(group, ParticipantAction.REMOVE, [THIRD_JID])
         assert await refusal(remove) == "not_group_admin"

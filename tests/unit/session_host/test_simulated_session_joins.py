@@ -9,16 +9,17 @@ from pathlib import Path
 import pytest
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, THIRD, THIRD_JID, fast_network, paired, refusal
 
+from gateway.failures.kinds import ErrorKind
 from gateway.groups.invites import code_of_link
 from session_host.network.group_types import (
     GroupInvite,
     GroupOptions,
     JoinOutcome,
-    JoinRequest,
-    MemberResult,
+    MemberOutcome,
+    PendingJoinRequest,
     RequestAction,
 )
-from session_host.network.port import NetworkError, NetworkErrorKind
+from session_host.network.port import NetworkError
 from session_host.network.simulated.group_records import GroupError
 
 
@@ -139,7 +140,7 @@ def test_a_rate_limited_join_fails_then_the_next_one_joins(tmp_path: Path) -> No
             await session.groups.join_group(invite)
 
         # Then the first is throttled and changes nothing, the second joins
-        assert throttled.value.kind is NetworkErrorKind.RATE_LIMITED
+        assert throttled.value.kind is ErrorKind.RATE_LIMITED
         assert JID not in [p["jid"] for p in network.groups.record(group)["participants"]]
         assert (await session.groups.join_group(invite)).group_jid == group
         await session.close()
@@ -193,7 +194,7 @@ def test_the_admin_device_lists_and_answers_join_requests(tmp_path: Path) -> Non
 
         # Then both wait, oldest first, with the time they asked
         assert [r.jid for r in requests] == [CONTACT_JID, THIRD_JID]
-        assert all(isinstance(r, JoinRequest) and r.requested_at > 0 for r in requests)
+        assert all(isinstance(r, PendingJoinRequest) and r.requested_at > 0 for r in requests)
 
         # When it approves the contact, rejects the third, and approves someone who never asked
         approved = await session.groups.answer_group_requests(
@@ -202,8 +203,8 @@ def test_the_admin_device_lists_and_answers_join_requests(tmp_path: Path) -> Non
         rejected = await session.groups.answer_group_requests(group, RequestAction.REJECT, [THIRD])
 
         # Then each has its outcome, and only the contact got in
-        assert approved == [MemberResult(CONTACT_JID, "ok"), MemberResult(JID, "not_found")]
-        assert rejected == [MemberResult(THIRD_JID, "ok")]
+        assert approved == [MemberOutcome(CONTACT_JID, "ok"), MemberOutcome(JID, "not_found")]
+        assert rejected == [MemberOutcome(THIRD_JID, "ok")]
         assert await session.groups.group_requests(group) == []
         assert CONTACT_JID in [p.jid for p in (await session.groups.group_info(group)).participants]
 

@@ -23,7 +23,8 @@ from fastapi.testclient import TestClient
 from recording_sink import RecordingSink
 
 from gateway import jids
-from session_host.network.port import NetworkError, NetworkErrorKind, NetworkEvent
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import NetworkError, NetworkEvent
 from session_host.network.simulated import SimulatedNetwork, SimulatedSession
 from session_host.network.status_types import MediaStatus, PrivacyType, StatusPrivacy, TextStatus
 
@@ -31,7 +32,7 @@ FOURTH = "15550004444"
 STRANGER = "15550009999"
 
 
-async def fails(kind: NetworkErrorKind, call: object) -> NetworkError:
+async def fails(kind: ErrorKind, call: object) -> NetworkError:
     with pytest.raises(NetworkError) as caught:
         await call  # type: ignore[misc]
     assert caught.value.kind is kind, caught.value
@@ -186,7 +187,7 @@ def test_refused_inputs_and_faults_send_nothing(tmp_path: Path) -> None:
             StatusPrivacy(PrivacyType.CONTACTS, (CONTACT_JID,)),
             StatusPrivacy(PrivacyType.BLACKLIST, ("120363000000000001@g.us",)),
         ):
-            await fails(NetworkErrorKind.INVALID, session.status.set_status_privacy(privacy))
+            await fails(ErrorKind.INVALID, session.status.set_status_privacy(privacy))
         for content in (
             TextStatus(""),
             TextStatus("hi", background_color="red"),
@@ -194,17 +195,17 @@ def test_refused_inputs_and_faults_send_nothing(tmp_path: Path) -> None:
             MediaStatus(b"", "image/jpeg"),
             MediaStatus(b"%PDF", "application/pdf"),
         ):
-            await fails(NetworkErrorKind.INVALID, session.status.publish_status(content))
+            await fails(ErrorKind.INVALID, session.status.publish_status(content))
         # And an injected fault fails the publish
         network.inject_fault("publish_status", "rate_limited")
-        await fails(NetworkErrorKind.RATE_LIMITED, session.status.publish_status(TextStatus("hi")))
+        await fails(ErrorKind.RATE_LIMITED, session.status.publish_status(TextStatus("hi")))
         # Then nothing reached anyone and the setting is still the default
         assert len(network.inbox(PHONE)["sent"]) == sent_before
         assert all(network.inbox(p)["statuses"] == [] for p in (CONTACT, THIRD, FOURTH))
         assert (await session.status.get_status_privacy()).type is PrivacyType.CONTACTS
         # And a closed session is NOT_CONNECTED
         await session.close()
-        await fails(NetworkErrorKind.NOT_CONNECTED, session.status.publish_status(TextStatus("hi")))
+        await fails(ErrorKind.NOT_CONNECTED, session.status.publish_status(TextStatus("hi")))
 
     asyncio.run(scenario())
 
@@ -254,9 +255,9 @@ def test_the_setting_survives_a_restart_and_each_operation_has_a_fault(tmp_path:
         # And a fault on each status operation fails it
         for operation in ("get_status_privacy", "set_status_privacy", "publish_status"):
             again.inject_fault(operation, "network")
-        await fails(NetworkErrorKind.NETWORK, session.status.get_status_privacy())
-        await fails(NetworkErrorKind.NETWORK, session.status.set_status_privacy(blacklist))
-        await fails(NetworkErrorKind.NETWORK, session.status.publish_status(TextStatus("hi")))
+        await fails(ErrorKind.NETWORK, session.status.get_status_privacy())
+        await fails(ErrorKind.NETWORK, session.status.set_status_privacy(blacklist))
+        await fails(ErrorKind.NETWORK, session.status.publish_status(TextStatus("hi")))
         assert again.pending_faults() == []
         await session.close()
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, fast_network, open_session, paired
 
-from session_host.network.port import ChatPresence, NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+from session_host.network.port import ChatPresence, NetworkError
 
 
 def test_device_and_contact_exchange_messages_with_receipts(tmp_path: Path) -> None:
@@ -167,10 +168,10 @@ def test_sending_to_someone_not_on_the_network(tmp_path: Path) -> None:
             await session.sending.send_text("+19990000000", "hello")
 
         # Then the network refuses each in its own way
-        assert unknown.value.kind is NetworkErrorKind.NOT_FOUND
-        assert (group.value.kind, group.value.code) == (NetworkErrorKind.REFUSED, "group_not_found")
-        assert malformed.value.kind is NetworkErrorKind.INVALID
-        assert with_plus.value.kind is NetworkErrorKind.INVALID
+        assert unknown.value.kind is ErrorKind.NOT_FOUND
+        assert (group.value.kind, group.value.code) == (ErrorKind.REFUSED, "group_not_found")
+        assert malformed.value.kind is ErrorKind.INVALID
+        assert with_plus.value.kind is ErrorKind.INVALID
         await session.close()
 
     asyncio.run(scenario())
@@ -191,7 +192,7 @@ def test_operations_need_a_connected_session(tmp_path: Path) -> None:
         ):
             with pytest.raises(NetworkError) as refused:
                 await call
-            assert refused.value.kind is NetworkErrorKind.NOT_CONNECTED
+            assert refused.value.kind is ErrorKind.NOT_CONNECTED
         await session.close()
 
     asyncio.run(scenario())

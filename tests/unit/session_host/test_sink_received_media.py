@@ -14,6 +14,8 @@ from botocore.exceptions import ClientError
 
 from gateway.media.limits import URL_DOCUMENT_MAX_BYTES, URL_MAX_BYTES
 from gateway.media.store import StoredMedia
+from gateway.retries import SESSION_RECORD_WRITE
+from gateway.webhooks.envelope import EventEnvelope
 from session_host.aws_calls import AwsCalls
 from session_host.network import payloads
 from session_host.network.media_payloads import media_object
@@ -21,11 +23,13 @@ from session_host.network.media_types import MEDIA_RULES, MediaKind, ReceivedMed
 from session_host.network.port import NetworkEvent
 from session_host.owned import OwnedDevice
 from session_host.publisher import EventPublisher
-from session_host.received_media import STORE_ATTEMPTS, ReceivedMediaKeeper
+from session_host.received_media import ReceivedMediaKeeper
 from session_host.sink import Sinks
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
 THROTTLED = ClientError({"Error": {"Code": "SlowDown", "Message": "slow down"}}, "PutObject")
+
+_STORE_ATTEMPTS = SESSION_RECORD_WRITE.attempts
 
 
 class FakeStore:
@@ -50,7 +54,7 @@ class FakePublisher:
     def __init__(self) -> None:
         self.published: list[tuple[dict[str, Any], str]] = []
 
-    async def publish(self, envelope: dict[str, Any], tenant_id: str) -> None:
+    async def publish(self, envelope: EventEnvelope, tenant_id: str) -> None:
         self.published.append((envelope, tenant_id))
 
 
@@ -64,7 +68,7 @@ def keep(event: NetworkEvent, fake: FakeStore) -> NetworkEvent:
     async def main() -> NetworkEvent:
         aws = AwsCalls(2, "test-media")
         try:
-            keeper = ReceivedMediaKeeper(aws, fake.put, backoff_seconds=0)
+            keeper = ReceivedMediaKeeper(aws, fake.put, retry=SESSION_RECORD_WRITE.without_waits())
             return await keeper.without_bytes(event, "t1", "d1")
         finally:
             aws.shutdown()
@@ -104,13 +108,13 @@ def test_a_passing_s3_failure_is_retried() -> None:
 
 def test_when_s3_keeps_failing_the_event_goes_out_with_a_null_media_path() -> None:
     # Given S3 failing on every attempt
-    fake = FakeStore(failures=STORE_ATTEMPTS)
+    fake = FakeStore(failures=_STORE_ATTEMPTS)
 
     # When the keeper stores the media
     event = keep(media_event(), fake)
 
     # Then it gave up after its attempts, and the message is still reported without bytes
-    assert len(fake.calls) == STORE_ATTEMPTS
+    assert len(fake.calls) == _STORE_ATTEMPTS
     assert event.attachment is None
     assert (event.data["media"]["media_path"], event.data["media"]["error"]) == (None, "store_failed")
     assert event.data["media"]["sha256"] == media_event().data["media"]["sha256"]
@@ -118,7 +122,7 @@ def test_when_s3_keeps_failing_the_event_goes_out_with_a_null_media_path() -> No
 
 def test_an_id_s3_cannot_key_is_not_retried() -> None:
     # Given a store refusing the key outright (not an S3 failure)
-    fake = FakeStore(failures=STORE_ATTEMPTS, error=ValueError("not an id"))
+    fake = FakeStore(failures=_STORE_ATTEMPTS, error=ValueError("not an id"))
 
     # When the keeper stores the media
     event = keep(media_event(), fake)
@@ -220,7 +224,7 @@ def test_the_sink_publishes_the_media_path_and_never_the_bytes() -> None:
                 publisher=cast(EventPublisher, publisher),
                 queue_url=lambda: "q",
                 on_session_end=lambda _owned: None,
-                media=ReceivedMediaKeeper(aws, fake.put, backoff_seconds=0),
+                media=ReceivedMediaKeeper(aws, fake.put, retry=SESSION_RECORD_WRITE.without_waits()),
             )
             # When a received image passes through it
             await sinks.sink_for(owned)(media_event())
@@ -232,7 +236,7 @@ def test_the_sink_publishes_the_media_path_and_never_the_bytes() -> None:
     # Then one envelope went out for the tenant, with the media path and no bytes
     [(envelope, tenant_id)] = publisher.published
     assert tenant_id == "t1"
-    assert envelope["data"]["media"]["media_path"] == f"/media/d1.{'a' * 32}"
-    body = json.dumps(envelope)
+    assert envelope.data["media"]["media_path"] == f"/media/d1.{'a' * 32}"
+    body = json.dumps(envelope.fields())
     assert "attachment" not in body
     assert len(body) < len(PNG)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
 import re
 import secrets
 import uuid
@@ -38,9 +37,3 @@ def hash_password(password: str) -> str:
     digest = hashlib.scrypt(password.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P)
     encoded = [base64.b64encode(part).decode() for part in (salt, digest)]
     return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${encoded[0]}${encoded[1]}"
-
-
-def verify_password(password: str, stored: str) -> bool:
-    _, n, r, p, salt, digest = stored.split("$")
-    candidate = hashlib.scrypt(password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p))
-    return hmac.compare_digest(candidate, base64.b64decode(digest))

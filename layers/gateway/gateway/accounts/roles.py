@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from gateway.errors import conflict, insufficient_permissions
+from gateway.failures.codes import ErrorCode
 
 
 class Role(StrEnum):
@@ -34,7 +35,7 @@ def check_user_update(
     """
     if caller.role is Role.ADMIN:
         if target_id == caller.user_id and (new_active is False or new_role not in (None, Role.ADMIN)):
-            raise conflict("CONFLICT", "an admin cannot deactivate or demote itself")
+            raise conflict(ErrorCode.CONFLICT, "an admin cannot deactivate or demote itself")
         return
     if caller.role is Role.MANAGER:
         if target_role is Role.ADMIN or new_role is Role.ADMIN:

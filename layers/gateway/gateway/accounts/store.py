@@ -7,6 +7,7 @@ is exact without counting (users are deleted only with their tenant).
 from __future__ import annotations
 
 from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
+from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
 from gateway.models import TenantModel, TokenModel, UniqueKeyModel, UserModel
@@ -45,7 +46,7 @@ def create_user(user: UserModel, token: TokenModel) -> None:
     )
 
 
-def _create(records: list, claims: list[UniqueKeyModel], counted_in: str | None = None) -> None:
+def _create(records: list[Model], claims: list[UniqueKeyModel], counted_in: str | None = None) -> None:
     try:
         with TransactWrite(connection=transaction_connection()) as transaction:
             for claim in claims:

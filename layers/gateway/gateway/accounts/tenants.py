@@ -15,6 +15,7 @@ from gateway.devices import commands as device_commands
 from gateway.devices import erasure
 from gateway.devices import store as device_store
 from gateway.errors import conflict, not_found
+from gateway.failures.codes import ErrorCode
 from gateway.models import TenantModel
 from gateway.observability import logger
 from gateway.pagination import Page, PageRequest
@@ -51,7 +52,7 @@ def register(
         store.create_tenant_with_admin(tenant, admin, created.token_record)
     except store.UniqueValueTaken:
         raise conflict(
-            "TENANT_EXISTS", "tenant already exists; contact the administrator to be added to it"
+            ErrorCode.TENANT_EXISTS, "tenant already exists; contact the administrator to be added to it"
         ) from None
     logger.info("tenant registered", extra={"tenant_id": tenant.tenant_id})
     return {
@@ -84,7 +85,7 @@ def set_limits(tenant_id: str, max_devices: int | None) -> dict[str, Any]:
     """Set the tenant's device limit (None: none); the tenant with its counts."""
     tenant = store.set_max_devices(tenant_id, max_devices, iso_utc())
     if tenant is None:
-        raise not_found("TENANT_NOT_FOUND", "tenant not found")
+        raise not_found(ErrorCode.TENANT_NOT_FOUND, "tenant not found")
     logger.info("tenant limits changed", extra={"tenant_id": tenant_id, "max_devices": max_devices})
     return tenant_with_counts(tenant)
 
@@ -92,7 +93,7 @@ def set_limits(tenant_id: str, max_devices: int | None) -> dict[str, Any]:
 def _existing(tenant_id: str) -> TenantModel:
     tenant = store.get_tenant(tenant_id)
     if tenant is None:
-        raise not_found("TENANT_NOT_FOUND", "tenant not found")
+        raise not_found(ErrorCode.TENANT_NOT_FOUND, "tenant not found")
     return tenant
 
 

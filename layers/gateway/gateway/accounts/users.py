@@ -11,7 +11,9 @@ from gateway.accounts.views import tenant_view, user_view
 from gateway.devices.access import visible_devices
 from gateway.devices.views import device_summary
 from gateway.errors import conflict, insufficient_permissions, invalid_token, not_found
+from gateway.failures.codes import ErrorCode
 from gateway.models import UserModel
+from gateway.models.base import TenantGone
 from gateway.pagination import Page, PageRequest
 from gateway.timestamps import iso_utc
 from gateway.webhooks.service import checked_webhook_url
@@ -27,8 +29,8 @@ def create_user(
     try:
         store.create_user(created.user, created.token_record)
     except store.UniqueValueTaken:
-        raise conflict("USER_EXISTS", "a user with this email exists in the tenant") from None
-    except store.TenantGone:  # deleted after the caller's token was read
+        raise conflict(ErrorCode.USER_EXISTS, "a user with this email exists in the tenant") from None
+    except TenantGone:  # deleted after the caller's token was read
         raise invalid_token() from None
     return {**user_view(created.user), "token": created.token}
 
@@ -75,5 +77,5 @@ def status(caller: Principal) -> dict[str, Any]:
 def _existing(tenant_id: str, user_id: str) -> UserModel:
     user = store.get_user(tenant_id, user_id)
     if user is None:
-        raise not_found("USER_NOT_FOUND", "user not found")
+        raise not_found(ErrorCode.USER_NOT_FOUND, "user not found")
     return user

@@ -110,5 +110,5 @@ class ReplyInbox:
             waiting.reply = read_reply(raw, waiting.result)
         except UnreadableReply as unreadable:
             about = {"command_id": command_id, "why": str(unreadable)}
-            logger.error("unreadable reply taken as the host's failure", extra=about)
-            waiting.reply = unreadable.as_failure()
+            logger.error("unreadable reply", extra=about)
+            waiting.reply = unreadable.as_reply()

@@ -10,8 +10,8 @@ of a version they do not know is refused, never read as if it were theirs (the h
 such a command ``unsupported``, the API takes such a reply as ``host_error``). How a version
 change is rolled out: "Command bus" in docs/architecture.md.
 
-Error kinds are the network port's (``NetworkErrorKind`` values) plus the bus's own
-(:class:`ErrorKind`).
+A failure's kind is a :class:`~gateway.failures.kinds.ErrorKind`; a ``REFUSED`` one names
+its group code in ``error_code``.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from gateway.bus.contracts import CONTRACTS
 from gateway.bus.contracts.base import A, R
 from gateway.bus.names import CommandName
+from gateway.failures.kinds import ErrorKind
 
 WIRE_VERSION = 1
 """The version of the wire form this code writes and reads (and the only one it reads)."""
@@ -51,15 +52,6 @@ GROUP_COMMANDS: frozenset[CommandName] = frozenset(
     }
 )
 """The commands of groups and communities (their names are also the simulator's fault names)."""
-
-
-class ErrorKind(StrEnum):
-    """Bus-level failure kinds; a reply may also carry any ``NetworkErrorKind`` value."""
-
-    NOT_RUNNING = "not_running"
-    HOST_ERROR = "host_error"
-    CONFLICT = "conflict"  # the command does not apply to the device's state (reconnect)
-    HOST_FULL = "host_full"  # the host runs as many sessions as it may (MAX_SESSIONS)
 
 
 @dataclass(frozen=True)
@@ -111,14 +103,17 @@ class Command(Generic[A]):
 @dataclass(frozen=True)
 class Reply(Generic[R]):
     """The host's answer to a command: a ``result`` (the model of the command's contract),
-    or an error ``kind`` and ``message``."""
+    or an error ``kind`` and ``message`` (and for a ``REFUSED`` kind, the group ``code`` of
+    the refusal). A success without a result is one whose result the bus client found out of
+    its contract (:class:`UnreadableReply`): callers answer it as incomplete."""
 
     command_id: str
     ok: bool
     result: R | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     error_message: str | None = None
     device: DeviceSnapshot | None = None
+    error_code: str | None = None
 
     @classmethod
     def success(cls, command: Command[Any], result: R, device: DeviceSnapshot | None) -> Reply[R]:
@@ -126,10 +121,21 @@ class Reply(Generic[R]):
 
     @classmethod
     def failure(
-        cls, command: Command[Any], kind: str, message: str, device: DeviceSnapshot | None
+        cls,
+        command: Command[Any],
+        kind: ErrorKind,
+        message: str,
+        device: DeviceSnapshot | None,
+        *,
+        code: str | None = None,
     ) -> Reply[Any]:
         return Reply(
-            command_id=command.id, ok=False, error_kind=str(kind), error_message=message, device=device
+            command_id=command.id,
+            ok=False,
+            error_kind=kind,
+            error_message=message,
+            device=device,
+            error_code=code,
         )
 
     def to_json(self) -> str:
@@ -141,6 +147,7 @@ class Reply(Generic[R]):
             "error_kind": self.error_kind,
             "error_message": self.error_message,
             "device": asdict(self.device) if self.device is not None else None,
+            "error_code": self.error_code,
         }
         return json.dumps(wire, separators=(",", ":"))
 
@@ -174,14 +181,29 @@ class UnreadableCommand(Exception):
 
 
 class UnreadableReply(Exception):
-    """A reply to a command of this process that cannot be read (its version, or a result
-    that is not the command's contract): answered as the host's failure."""
+    """A reply to a command of this process that cannot be read: one of another version or
+    without its fields, or a success whose result is not the command's contract (``incomplete``,
+    with the device's state it carried)."""
 
-    def __init__(self, command_id: str, message: str) -> None:
+    def __init__(
+        self,
+        command_id: str,
+        message: str,
+        *,
+        incomplete: bool = False,
+        device: DeviceSnapshot | None = None,
+    ) -> None:
         super().__init__(message)
         self.command_id = command_id
+        self.incomplete = incomplete
+        self.device = device
 
-    def as_failure(self) -> Reply[Any]:
+    def as_reply(self) -> Reply[Any]:
+        """What the caller gets instead: a success without its result when the result was out
+        of contract (the API answers it as the failure table's incomplete answer), else the
+        host's failure."""
+        if self.incomplete:
+            return Reply(self.command_id, ok=True, result=None, device=self.device)
         return Reply(self.command_id, ok=False, error_kind=ErrorKind.HOST_ERROR, error_message=str(self))
 
 
@@ -235,7 +257,7 @@ def read_reply(raw: dict[str, Any], result: type[R]) -> Reply[R]:
     ------
     UnreadableReply
         A reply of another wire version, one without its fields, or whose result is not
-        ``result``.
+        ``result`` (then ``incomplete``).
     """
     command_id = str(raw["command_id"])
     if raw.get("v") != WIRE_VERSION:
@@ -249,14 +271,20 @@ def read_reply(raw: dict[str, Any], result: type[R]) -> Reply[R]:
     except (KeyError, TypeError):
         raise UnreadableReply(command_id, "the reply lacks its outcome or has a malformed device") from None
     if not ok:
-        kind, message = _text(raw.get("error_kind")), _text(raw.get("error_message"))
-        return Reply(command_id, ok=False, error_kind=kind, error_message=message, device=snapshot)
+        kind = ErrorKind.read(str(raw.get("error_kind")))
+        return Reply(
+            command_id,
+            ok=False,
+            error_kind=kind,
+            error_message=_text(raw.get("error_message")),
+            device=snapshot,
+            error_code=_text(raw.get("error_code")),
+        )
     try:
         parsed = result.model_validate(raw.get("result") or {})
     except ValidationError as error:
-        raise UnreadableReply(
-            command_id, f"the result is not the command's contract: {_fields(error)}"
-        ) from None
+        message = f"the result is not the command's contract: {_fields(error)}"
+        raise UnreadableReply(command_id, message, incomplete=True, device=snapshot) from None
     return Reply(command_id, ok=True, result=parsed, device=snapshot)
 
 

@@ -12,23 +12,27 @@ import uuid
 
 from gateway.accounts.roles import Principal, Role
 from gateway.devices import store
-from gateway.errors import ApiError, OperationError, insufficient_permissions, not_found
+from gateway.errors import ApiError, insufficient_permissions, not_found
+from gateway.failures.answers import operation_error, session_unavailable
+from gateway.failures.codes import ErrorCode
+from gateway.groups.codes import OperationCode
 from gateway.models import DeviceModel
 from gateway.web.error_docs import standard
 
 DEVICE_HEADER = "X-Device-Id"
 
 # What the rules below answer, for the routes' documented errors (gateway.web.error_docs).
-PATH_DEVICE_ERRORS = (standard(404, "DEVICE_NOT_FOUND"),)
+PATH_DEVICE_ERRORS = (standard(404, ErrorCode.DEVICE_NOT_FOUND),)
 """A ``/devices/{device_id}`` route: the device is not one the caller can see."""
-ACTING_DEVICE_ERRORS = (standard(400, "DEVICE_ID_REQUIRED"), standard(404, "DEVICE_NOT_FOUND"))
+ACTING_DEVICE_ERRORS = (
+    standard(400, ErrorCode.DEVICE_ID_REQUIRED),
+    standard(404, ErrorCode.DEVICE_NOT_FOUND),
+)
 """A route acting through the ``X-Device-Id`` device, or the caller's only one."""
-SESSION_ERRORS = (standard(503, "DEVICE_NOT_READY", "DEVICE_DISCONNECTED"),)
-"""An operation that needs the device's session connected."""
 
 
 def device_not_found() -> ApiError:
-    return not_found("DEVICE_NOT_FOUND", "device not found")
+    return not_found(ErrorCode.DEVICE_NOT_FOUND, "device not found")
 
 
 def can_see(caller: Principal, device: DeviceModel) -> bool:
@@ -83,21 +87,11 @@ def only_device(devices: list[DeviceModel]) -> DeviceModel:
         raise device_not_found()
     if len(devices) > 1:
         raise ApiError(
-            400, "DEVICE_ID_REQUIRED", f"you have several devices: name one in the {DEVICE_HEADER} header"
+            400,
+            ErrorCode.DEVICE_ID_REQUIRED,
+            f"you have several devices: name one in the {DEVICE_HEADER} header",
         )
     return devices[0]
-
-
-def session_unavailable(status: str, message: str | None = None) -> ApiError:
-    """The 503 of a device whose session cannot serve: DEVICE_DISCONNECTED while a lost
-    connection is being restored, DEVICE_NOT_READY in every other state."""
-    if status == "disconnected":
-        return ApiError(
-            503,
-            "DEVICE_DISCONNECTED",
-            message or "the device's connection was lost; it reconnects by itself, retry later",
-        )
-    return ApiError(503, "DEVICE_NOT_READY", message or f"the device is not connected (status {status})")
 
 
 def require_session(device: DeviceModel) -> None:
@@ -110,6 +104,6 @@ def require_group_session(device: DeviceModel) -> None:
     """:func:`require_session` for group operations, whose errors are lowercase and say
     ``device_disconnected`` for every status but ``connected``."""
     if device.status != "connected":
-        raise OperationError(
-            503, "device_disconnected", f"the device is not connected (status {device.status})"
+        raise operation_error(
+            OperationCode.DEVICE_DISCONNECTED, f"the device is not connected (status {device.status})"
         )

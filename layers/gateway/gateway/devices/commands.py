@@ -10,60 +10,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol
+from typing import Any, Generic
 
-from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Reply, Target, contracts, get_bus
+from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Target, contracts, get_bus
 from gateway.bus.contracts.base import A, Contract, R
-from gateway.devices.command_errors import already_logged_in, bus_timeout, command_error
 from gateway.devices.qr_image import qr_png_base64
 from gateway.devices.views import device_view
 from gateway.errors import ApiError
+from gateway.failures import answers
+from gateway.failures.kinds import ErrorKind
 from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.timestamps import iso_utc
 
-
-class FailureAnswers(Protocol):
-    """How a command's failures are answered over HTTP: the standard envelope by default
-    (:data:`STANDARD_ANSWERS`); group operations answer in their lowercase one."""
-
-    def timed_out(self, name: CommandName) -> ApiError:
-        """No reply before the deadline: the host will not execute the command afterwards."""
-
-    def failed(
-        self, name: CommandName, reply: Reply[Any], recorded_status: str, args: dict[str, Any] | None
-    ) -> ApiError:
-        """The host answered with an error kind (``args``: the command's, as JSON)."""
+Escalate = Callable[[ApiError, ErrorKind | None], ApiError]
+"""What a caller makes of a command's failure answer, given the reply's error kind (None: no
+reply in time); the status routes' publishing turns an unclear outcome into ``Unclear``."""
 
 
-class _StandardAnswers:
-    def timed_out(self, _name: CommandName) -> ApiError:
-        return bus_timeout()
-
-    def failed(
-        self, name: CommandName, reply: Reply[Any], recorded_status: str, args: dict[str, Any] | None
-    ) -> ApiError:
-        return command_error(reply, recorded_status, args, name)
-
-
-STANDARD_ANSWERS: FailureAnswers = _StandardAnswers()
-
-
-@dataclass(frozen=True)
-class AnswersBy:
-    """:class:`FailureAnswers` of operations whose answers depend on the command and the
-    reply only (the lowercase-envelope ones: groups, status privacy)."""
-
-    on_timeout: Callable[[CommandName], ApiError]
-    on_failure: Callable[[CommandName, Reply[Any]], ApiError]
-
-    def timed_out(self, name: CommandName) -> ApiError:
-        return self.on_timeout(name)
-
-    def failed(
-        self, name: CommandName, reply: Reply[Any], _recorded_status: str, _args: dict[str, Any] | None
-    ) -> ApiError:
-        return self.on_failure(name, reply)
+def _as_answered(error: ApiError, _kind: ErrorKind | None) -> ApiError:
+    return error
 
 
 def connect(device: DeviceModel) -> dict[str, Any]:
@@ -134,8 +100,8 @@ def stop_all_for_deletion(devices: list[DeviceModel]) -> None:
     )
     device, reply = failures[0]
     if reply is None:
-        raise bus_timeout()
-    raise command_error(reply, device.status)
+        raise answers.timed_out(CommandName.DELETE)
+    raise answers.failed(CommandName.DELETE, reply, device.status)
 
 
 def _has_session(device: DeviceModel) -> bool:
@@ -146,7 +112,7 @@ def _has_session(device: DeviceModel) -> bool:
 def _refuse_if_paired(device: DeviceModel) -> None:
     """Pairing a paired device is refused from the record, without asking the host."""
     if device.is_logged_in:
-        raise already_logged_in()
+        raise answers.known(CommandName.QR, ErrorKind.ALREADY_LOGGED_IN)
 
 
 @dataclass(frozen=True)
@@ -162,10 +128,11 @@ def execute(
     contract: Contract[A, R],
     args: A | None = None,
     *,
-    answers: FailureAnswers = STANDARD_ANSWERS,
+    escalate: Escalate = _as_answered,
 ) -> Success[R]:
-    """Send a command for the device and return its success; failures raise the ApiErrors
-    ``answers`` gives them. ``args`` are the contract's (None: a command that takes none)."""
+    """Send a command for the device and return its success; a failure raises its answer in
+    :mod:`gateway.failures.table` (as ``escalate`` makes it). ``args`` are the contract's
+    (None: a command that takes none)."""
     name = contract.name
     try:
         reply = get_bus().request(
@@ -179,8 +146,8 @@ def execute(
         logger.warning(
             "device command timed out", extra={"command": name.value, "device_id": device.device_id}
         )
-        raise answers.timed_out(name) from None
-    if not reply.ok or reply.result is None:
+        raise escalate(answers.timed_out(name), None) from None
+    if not reply.ok:
         logger.info(
             "device command failed",
             extra={
@@ -191,5 +158,17 @@ def execute(
             },
         )
         given = args.model_dump(mode="json", exclude_none=True) if args is not None else None
-        raise answers.failed(name, reply, device.status, given)
+        raise escalate(answers.failed(name, reply, device.status, given), reply.error_kind)
+    if reply.result is None:
+        raise escalate(_incomplete(device, name), ErrorKind.HOST_ERROR)
     return Success(reply.result, reply.device)
+
+
+def _incomplete(device: DeviceModel, name: CommandName) -> ApiError:
+    """The host answered success without the result its contract owes (the bus client read
+    one out of contract): the table's incomplete answer."""
+    logger.error(
+        "session host answered without the expected result",
+        extra={"command": name.value, "device_id": device.device_id},
+    )
+    return answers.incomplete(name)

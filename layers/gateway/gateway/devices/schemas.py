@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated
+
+from pydantic import Field, StringConstraints
 
 from gateway.jids import PHONE_RULE, PhoneNumber
 from gateway.web.deferred import DeferredModel
-from gateway.web.fields import JsonInteger, non_blank
+from gateway.web.fields import JsonInteger, NonBlank
 
-DeviceName = non_blank(100)
+DeviceName = Annotated[NonBlank, StringConstraints(max_length=100)]
 MAX_SEND_INTERVAL_SECONDS = 600
 
 

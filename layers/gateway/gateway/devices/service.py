@@ -10,6 +10,7 @@ from gateway.devices import commands, store
 from gateway.devices.access import check_can_configure, check_can_delete, device_not_found, visible_owner
 from gateway.devices.views import device_view
 from gateway.errors import ApiError, invalid_token
+from gateway.failures.codes import ErrorCode
 from gateway.models import DeviceModel
 from gateway.models.base import TenantGone
 from gateway.observability import logger
@@ -17,7 +18,7 @@ from gateway.pagination import Page, PageRequest
 from gateway.timestamps import iso_utc
 from gateway.web.error_docs import standard
 
-QUOTA_EXCEEDED = "DEVICE_QUOTA_EXCEEDED"
+QUOTA_EXCEEDED = ErrorCode.DEVICE_QUOTA_EXCEEDED
 CREATE_ERRORS = (standard(403, QUOTA_EXCEEDED),)
 """What POST /devices answers besides authentication and its body."""
 

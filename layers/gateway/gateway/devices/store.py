@@ -9,8 +9,6 @@ creations at once either serialise or one is cancelled and tried again.
 
 from __future__ import annotations
 
-import random
-import time
 import uuid
 
 from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
@@ -20,12 +18,10 @@ from gateway.devices import erasure
 from gateway.models import DeviceModel, TenantModel
 from gateway.models.base import TenantGone, conflicted, failed_conditions, transaction_connection
 from gateway.pagination import Listing, Page, PageRequest, read_page
+from gateway.retries import CONFLICTING_TRANSACTION
 
 DEVICES = "devices"
 _OWNER_FILTER_READ = 200  # a user's own devices among the tenant's: read more per request
-_CREATE_ATTEMPTS = 6
-"""Tries of a creation whose transaction met another one on the tenant's record."""
-_CONFLICT_BACKOFF_SECONDS = 0.02
 
 
 class QuotaReached(Exception):
@@ -60,26 +56,32 @@ def create_device(device: DeviceModel) -> None:
     under_limit = TenantModel.max_devices.does_not_exist() | (
         TenantModel.devices_count < TenantModel.max_devices
     )
-    for attempt in range(1, _CREATE_ATTEMPTS + 1):
-        try:
-            with TransactWrite(connection=transaction_connection()) as transaction:
-                transaction.save(device, condition=DeviceModel.device_id.does_not_exist())
-                transaction.update(
-                    TenantModel(device.tenant_id),
-                    actions=[TenantModel.devices_count.add(1)],
-                    condition=TenantModel.tenant_id.exists() & under_limit,
-                )
-            return
-        except TransactWriteError as error:
-            # PynamoDB sends the put before the update: the reasons are [device, tenant].
-            device_taken, tenant_refused = [*failed_conditions(error), False, False][:2]
-            if tenant_refused and not device_taken:
-                _raise_refusal(device.tenant_id, error)  # returns when there is room again
-            elif not conflicted(error):
+    for attempt in CONFLICTING_TRANSACTION.retrying(_worth_another_try):
+        with attempt:
+            try:
+                with TransactWrite(connection=transaction_connection()) as transaction:
+                    transaction.save(device, condition=DeviceModel.device_id.does_not_exist())
+                    transaction.update(
+                        TenantModel(device.tenant_id),
+                        actions=[TenantModel.devices_count.add(1)],
+                        condition=TenantModel.tenant_id.exists() & under_limit,
+                    )
+            except TransactWriteError as error:
+                if _refused_by_tenant(error):
+                    _raise_refusal(device.tenant_id, error)  # returns when there is room again
                 raise
-            if attempt == _CREATE_ATTEMPTS:
-                raise
-        time.sleep(random.uniform(0, _CONFLICT_BACKOFF_SECONDS * attempt))  # noqa: S311 - jitter
+
+
+def _refused_by_tenant(error: TransactWriteError) -> bool:
+    """The tenant's condition failed, not the device's (PynamoDB sends the put before the
+    update: the reasons are [device, tenant])."""
+    device_taken, tenant_refused = [*failed_conditions(error), False, False][:2]
+    return tenant_refused and not device_taken
+
+
+def _worth_another_try(error: BaseException) -> bool:
+    """Cancelled by a concurrent transaction, or refused by a tenant that has room again."""
+    return isinstance(error, TransactWriteError) and (conflicted(error) or _refused_by_tenant(error))
 
 
 def _raise_refusal(tenant_id: str, error: TransactWriteError) -> None:

@@ -12,8 +12,9 @@ import base64
 import binascii
 
 from gateway.bus.contracts.groups import JoinArgs
-from gateway.errors import OperationError, bounded
-from gateway.groups import codes
+from gateway.errors import bounded
+from gateway.failures.answers import operation_error
+from gateway.groups.codes import INVITE_HOST, OperationCode
 from gateway.groups.invites import code_of_link
 from gateway.groups.schemas import EPHEMERAL_DURATIONS, MAX_IMAGE_BASE64, JoinRequest
 from gateway.jids import PHONE_RULE, is_group_jid, parse_participant
@@ -21,16 +22,12 @@ from gateway.jids import PHONE_RULE, is_group_jid, parse_participant
 JPEG_MAGIC = b"\xff\xd8\xff"
 
 
-def refusal(code: str, message: str) -> OperationError:
-    """A lowercase group error of ``code``, with its status from :mod:`gateway.groups.codes`."""
-    return OperationError(codes.STATUS[code], code, message)
-
-
 def group_jid(value: str, field: str = "jid") -> str:
     """``value`` when it is a group (or community) JID, else 400 ``invalid_group_jid``."""
     if not is_group_jid(value):
-        raise refusal(
-            "invalid_group_jid", f"{field} must be a group JID (<digits>@g.us), not {bounded(value)!r}"
+        raise operation_error(
+            OperationCode.INVALID_GROUP_JID,
+            f"{field} must be a group JID (<digits>@g.us), not {bounded(value)!r}",
         )
     return value
 
@@ -42,8 +39,8 @@ def participants(values: list[str], field: str = "participants") -> list[str]:
     for value in values:
         address = parse_participant(value)
         if address is None:
-            raise refusal(
-                "invalid_participant",
+            raise operation_error(
+                OperationCode.INVALID_PARTICIPANT,
                 f"{field}: {bounded(value)!r} is not a phone number ({PHONE_RULE}), a user JID "
                 "(<phone>@s.whatsapp.net) or a LID (<id>@lid)",
             )
@@ -59,22 +56,23 @@ def jpeg_base64(value: str) -> str:
     """``value`` when it is base64 of a JPEG image that fits the command bus, else 400
     ``invalid_image``; the session host gets the same text."""
     if len(value) > MAX_IMAGE_BASE64:
-        raise refusal(
-            "invalid_image", f"image_base64 may hold at most {MAX_IMAGE_BASE64 // 1024} KiB of base64"
+        raise operation_error(
+            OperationCode.INVALID_IMAGE,
+            f"image_base64 may hold at most {MAX_IMAGE_BASE64 // 1024} KiB of base64",
         )
     try:
         data = base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
-        raise refusal("invalid_image", "image_base64 is not base64") from None
+        raise operation_error(OperationCode.INVALID_IMAGE, "image_base64 is not base64") from None
     if not data.startswith(JPEG_MAGIC):
-        raise refusal("invalid_image", "image_base64 is not a JPEG image")
+        raise operation_error(OperationCode.INVALID_IMAGE, "image_base64 is not a JPEG image")
     return value
 
 
 def duration(seconds: int) -> int:
     if seconds not in EPHEMERAL_DURATIONS:
-        raise refusal(
-            "invalid_duration",
+        raise operation_error(
+            OperationCode.INVALID_DURATION,
             f"duration_seconds is one of {', '.join(map(str, EPHEMERAL_DURATIONS))}, not {seconds}",
         )
     return seconds
@@ -89,22 +87,24 @@ def invite(body: JoinRequest) -> JoinArgs:
     code_form = {name: getattr(body, name) for name in _CODE_FORM if getattr(body, name) is not None}
     if body.link is not None:
         if code_form:
-            raise refusal(
-                "invalid_request", f"give either link or the code form ({', '.join(_CODE_FORM)}), not both"
+            raise operation_error(
+                OperationCode.INVALID_REQUEST,
+                f"give either link or the code form ({', '.join(_CODE_FORM)}), not both",
             )
         code = code_of_link(body.link)
         if code is None:
-            raise refusal(
-                "invalid_invite_link",
-                f"link must contain {codes.INVITE_HOST}/ followed by the invite code",
+            raise operation_error(
+                OperationCode.INVALID_INVITE_LINK,
+                f"link must contain {INVITE_HOST}/ followed by the invite code",
             )
         return JoinArgs(code=code)
     missing = [name for name in _CODE_FORM if name not in code_form]
     if len(missing) == len(_CODE_FORM):
-        raise refusal("invalid_request", f"give link, or {', '.join(_CODE_FORM)}")
+        raise operation_error(OperationCode.INVALID_REQUEST, f"give link, or {', '.join(_CODE_FORM)}")
     if missing:
-        raise refusal(
-            "invalid_request", f"the code form needs {', '.join(_CODE_FORM)}: {', '.join(missing)} missing"
+        raise operation_error(
+            OperationCode.INVALID_REQUEST,
+            f"the code form needs {', '.join(_CODE_FORM)}: {', '.join(missing)} missing",
         )
     return JoinArgs(
         code=code_form["invite_code"],

@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 from gateway.groups.codes import INVITE_HOST
 from gateway.jids import GROUP_JID_PATTERN, PARTICIPANT_PATTERN
 from gateway.web.deferred import DeferredModel
-from gateway.web.fields import JsonInteger, non_blank, omittable
+from gateway.web.fields import JsonInteger, NonBlank, omittable
 
 NAME_MAX = 100
 TOPIC_MAX = 2048  # the network's description limit
@@ -36,7 +36,7 @@ INVITE_CODE_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
 JPEG_BASE64_PATTERN = r"^/9j/(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
 """Base64 of bytes starting with the JPEG magic ``FF D8 FF`` (which encodes as ``/9j/``)."""
 
-GroupName = non_blank(NAME_MAX)
+GroupName = Annotated[NonBlank, StringConstraints(max_length=NAME_MAX)]
 Topic = Annotated[str, StringConstraints(max_length=TOPIC_MAX)]
 GroupJid = Annotated[
     str, Field(json_schema_extra={"pattern": GROUP_JID_PATTERN}, examples=["120363000000000001@g.us"])

@@ -3,9 +3,9 @@
 Each operation checks its input first (400, :mod:`gateway.groups.inputs`), then the device's
 status on its record (503 ``device_disconnected``, nothing sent), then sends one command on
 the bus to the session host that runs the device (``gateway.devices.commands.execute``),
-whose failures :mod:`gateway.groups.errors` answers. Results are the records of the
+whose failures :mod:`gateway.failures.table` answers. Results are the records of the
 commands' contracts (:mod:`gateway.bus.contracts.groups`, parsed by the bus client: a result
-the host left incomplete is its failure there), converted here to the response models:
+out of contract is the table's incomplete answer), converted here to the response models:
 times become ISO 8601, ``description`` repeats ``topic``, ``members_count`` is counted.
 """
 
@@ -16,8 +16,9 @@ from gateway.bus.contracts import groups as bus
 from gateway.bus.contracts.base import A, Contract, R
 from gateway.devices import commands
 from gateway.devices.access import require_group_session
+from gateway.failures.answers import operation_error
 from gateway.groups import inputs
-from gateway.groups.errors import GROUP_ANSWERS
+from gateway.groups.codes import OperationCode
 from gateway.groups.outputs import (
     AnsweredRequestsResponse,
     CreatedGroupResponse,
@@ -54,7 +55,7 @@ from gateway.timestamps import iso_utc
 def _run(device: DeviceModel, contract: Contract[A, R], args: A | None = None) -> R:
     """The result of the group command of ``contract`` on the device, which must be connected."""
     require_group_session(device)
-    result = commands.execute(device, contract, args, answers=GROUP_ANSWERS).result
+    result = commands.execute(device, contract, args).result
     logger.info("group command done", extra={"command": contract.name.value, "device_id": device.device_id})
     return result
 
@@ -149,13 +150,14 @@ def settings_of(body: UpdateGroupRequest) -> bus.GroupSettingsArgs:
     if "description" in given:
         description = given.pop("description")
         if given.setdefault("topic", description) != description:
-            raise inputs.refusal(
-                "invalid_request",
+            raise operation_error(
+                OperationCode.INVALID_REQUEST,
                 "topic and description are the same field: give one, or both with the same text",
             )
     if not given:
-        raise inputs.refusal(
-            "invalid_request", f"give at least one of: {', '.join(sorted({*_SETTING_NAMES, 'description'}))}"
+        raise operation_error(
+            OperationCode.INVALID_REQUEST,
+            f"give at least one of: {', '.join(sorted({*_SETTING_NAMES, 'description'}))}",
         )
     return bus.GroupSettingsArgs(**{_SETTING_NAMES[key]: value for key, value in given.items()})
 

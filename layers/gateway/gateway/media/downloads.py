@@ -12,15 +12,16 @@ from __future__ import annotations
 from gateway.accounts.roles import Principal
 from gateway.devices.access import find_visible_device
 from gateway.errors import ApiError, not_found
+from gateway.failures.codes import ErrorCode
 from gateway.media import store
 from gateway.media.limits import PRESIGNED_URL_SECONDS
 from gateway.web.error_docs import standard
 
-MEDIA_ERRORS = (standard(404, "MEDIA_NOT_FOUND"),)
+MEDIA_ERRORS = (standard(404, ErrorCode.MEDIA_NOT_FOUND),)
 
 
 def media_not_found() -> ApiError:
-    return not_found("MEDIA_NOT_FOUND", "media not found")
+    return not_found(ErrorCode.MEDIA_NOT_FOUND, "media not found")
 
 
 def download_url(caller: Principal, media_id: str) -> str:

@@ -99,7 +99,8 @@ def get(tenant_id: str, device_id: str, media_id: str) -> bytes:
         raise
     if _expired(response["LastModified"]):
         raise MediaNotFound("the media has expired")
-    return response["Body"].read()
+    data: bytes = response["Body"].read()
+    return data
 
 
 def presigned_url(
@@ -119,9 +120,10 @@ def presigned_url(
         raise
     if _expired(head["LastModified"]):
         return None
-    return s3_client().generate_presigned_url(
+    url: str = s3_client().generate_presigned_url(
         "get_object", Params={"Bucket": bucket, "Key": key}, ExpiresIn=seconds
     )
+    return url
 
 
 def delete_all(tenant_id: str, device_id: str | None = None, *, under: str = "") -> int:

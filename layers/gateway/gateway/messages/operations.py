@@ -5,19 +5,20 @@ gateway's record of what the device sent, the send outbox (404 MESSAGE_NOT_FOUND
 the device's status), then the device's status on its record (503), and only then is the
 session host asked; it checks the record again, as it stands then, before the network is
 (:mod:`session_host.commands.message_ops`). Its failures become the specification's codes
-in :mod:`gateway.devices.command_errors`.
+in :mod:`gateway.failures.table`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gateway.bus import contracts
+from gateway.bus import CommandName, contracts
 from gateway.bus.contracts.messages import MAX_SYNC_COUNT, DeleteMessageArgs, SyncHistoryArgs
 from gateway.devices import commands
 from gateway.devices.access import require_session
-from gateway.devices.command_errors import message_not_found
 from gateway.errors import validation_error
+from gateway.failures import answers
+from gateway.failures.kinds import ErrorKind
 from gateway.messages import outbox
 from gateway.messages.receipts import chat_of, require_fields
 from gateway.messages.schemas import DeleteMessageRequest, HistorySyncRequest
@@ -36,7 +37,8 @@ def delete_message(device: DeviceModel, message_id: str, request: DeleteMessageR
     chat = chat_of(request.chat_jid)
     send = outbox.find(device.tenant_id, device.device_id, message_id)
     if send is None or not send.deletable(chat.jid, for_everyone=request.for_everyone):
-        raise message_not_found()  # known without the device: even when it is not connected
+        # Known without the device: answered even when it is not connected.
+        raise answers.known(CommandName.DELETE_MESSAGE, ErrorKind.NOT_FOUND)
     require_session(device)
     args = DeleteMessageArgs(message_id=message_id, chat_jid=chat.jid, for_everyone=request.for_everyone)
     commands.execute(device, contracts.DELETE_MESSAGE, args)

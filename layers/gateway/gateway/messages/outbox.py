@@ -1,6 +1,6 @@
 """The send outbox: where a send waits until the session host that runs the device sends it.
 
-The API enqueues (:func:`enqueue`) and names the send in its ``SEND_TEXT`` command, whole
+The API writes a new send (:func:`new_send`, :func:`store`) and names it in its ``SEND_TEXT`` command, whole
 (``gateway.bus.contracts.messages.SendTextArgs``), so the host needs no read to start it;
 the host also reads a device's unfinished sends in request order (:func:`unfinished`, the sparse ``pending``
 index) to find those whose command never reached it. Each send moves on with conditional
@@ -29,6 +29,7 @@ from typing import Any
 from pynamodb.exceptions import DoesNotExist, PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
+from gateway.failures.kinds import ErrorKind
 from gateway.models import SendModel
 
 KEEP_FINISHED_SECONDS = 7 * 24 * 3600
@@ -73,7 +74,7 @@ class Send:
     network_message_id: str | None = None
     sent_at: float | None = None
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     """Why it failed: the session host's error kind (``network``, ``timeout``, ...); None
     for a send failed before the kind was recorded (read as ``network``)."""
     revoked_at: float | None = None
@@ -159,14 +160,6 @@ def store(send: Send) -> None:
             raise
 
 
-def enqueue(tenant_id: str, device_id: str, **fields: Any) -> Send:
-    """Store a new ``queued`` send (:func:`new_send`'s fields); the caller then tells the
-    device's host (SEND_TEXT)."""
-    send = new_send(tenant_id, device_id, **fields)
-    store(send)
-    return send
-
-
 def get(tenant_id: str, device_id: str, key: str) -> Send | None:
     try:
         return _send(SendModel.get(device_key(tenant_id, device_id), key, consistent_read=True))
@@ -236,7 +229,7 @@ def mark_sent(send: Send, epoch: int, network_message_id: str, sent_at: float) -
     )
 
 
-def mark_failed(send: Send, error: str, *, kind: str, epoch: int | None = None) -> bool:
+def mark_failed(send: Send, error: str, *, kind: ErrorKind, epoch: int | None = None) -> bool:
     """``sending`` (by ``epoch``, or by any tenure when None: an interrupted dispatch) →
     ``failed``, for the reason ``kind`` (the error kind the host answers with)."""
     condition = _sending_at(epoch) if epoch is not None else SendModel.state == SendState.SENDING.value
@@ -246,7 +239,7 @@ def mark_failed(send: Send, error: str, *, kind: str, epoch: int | None = None) 
             SendModel.state.set(SendState.FAILED.value),
             SendModel.pending_key.remove(),
             SendModel.error.set(error[:1000]),
-            SendModel.error_kind.set(kind),
+            SendModel.error_kind.set(kind.value),
             SendModel.expires_at.set(int(time.time() + KEEP_FINISHED_SECONDS)),
         ],
         condition,
@@ -324,7 +317,8 @@ def _new_attributes(send: Send) -> dict[str, Any]:
 
 
 def _sending_at(epoch: int) -> Condition:
-    return (SendModel.state == SendState.SENDING.value) & (SendModel.sending_epoch == epoch)
+    sending: Condition = (SendModel.state == SendState.SENDING.value) & (SendModel.sending_epoch == epoch)
+    return sending
 
 
 def _update(send: Send, actions: list[Any], condition: Condition) -> bool:
@@ -357,7 +351,7 @@ def _send(item: SendModel) -> Send:
         network_message_id=item.network_message_id,
         sent_at=float(item.sent_at) if item.sent_at is not None else None,
         error=item.error,
-        error_kind=item.error_kind,
+        error_kind=ErrorKind.read(item.error_kind) if item.error_kind else None,
         revoked_at=float(item.revoked_at) if item.revoked_at is not None else None,
         deleted_for_me_at=float(item.deleted_for_me_at) if item.deleted_for_me_at is not None else None,
         kind=item.kind or TEXT,

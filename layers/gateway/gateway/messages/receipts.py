@@ -9,6 +9,7 @@ from gateway.bus.contracts.messages import MarkReadArgs
 from gateway.devices import commands
 from gateway.devices.access import require_session
 from gateway.errors import ApiError, validation_error
+from gateway.failures.codes import ErrorCode
 from gateway.jids import PHONE_RULE, Address, parse_chat, parse_participant
 from gateway.messages.schemas import MarkReadRequest
 from gateway.models import DeviceModel
@@ -41,7 +42,7 @@ def chat_of(value: str | None) -> Address:
     if chat is None:
         raise ApiError(
             400,
-            "INVALID_CHAT_JID",
+            ErrorCode.INVALID_CHAT_JID,
             "chat_jid must be a user JID (<phone number>@s.whatsapp.net), a phone number "
             f"({PHONE_RULE}) or a group JID (<digits>@g.us)",
         )
@@ -54,7 +55,7 @@ def require_fields(**fields: str | bool | list[str]) -> None:
     if missing:
         raise ApiError(
             400,
-            "MISSING_REQUIRED_FIELDS",
+            ErrorCode.MISSING_REQUIRED_FIELDS,
             f"required and must not be empty: {', '.join(missing)}",
             validation=[{"field": name, "message": "required", "value": None} for name in missing],
         )

@@ -29,6 +29,7 @@ from typing import Any
 
 from gateway.config import get_settings
 from gateway.errors import ApiError, validation_error
+from gateway.failures.codes import ErrorCode
 from gateway.media import kinds, urls
 from gateway.media.errors import MediaError, MediaTooLarge
 from gateway.media.kinds import CheckedMedia, Kind
@@ -150,7 +151,7 @@ def checked(media: InlineMedia) -> CheckedMedia:
 def _too_large() -> ApiError:
     return ApiError(
         413,
-        "PAYLOAD_TOO_LARGE",
+        ErrorCode.PAYLOAD_TOO_LARGE,
         f"data_base64 is over {INLINE_MAX_BYTES // (1024 * 1024)} MB once decoded: send larger media by url",
     )
 

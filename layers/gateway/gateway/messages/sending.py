@@ -28,12 +28,14 @@ from concurrent.futures import Future
 from functools import cache
 from typing import Any, Protocol
 
-from gateway.bus import BusTimeout, Reply, contracts, get_bus
+from gateway.bus import BusTimeout, CommandName, Reply, contracts, get_bus
 from gateway.bus.contracts.messages import SendOutcome, SendTextArgs
 from gateway.context_pool import ContextThreadPool
 from gateway.devices.access import require_session
-from gateway.devices.command_errors import COMMAND_ERRORS, NETWORK_REFUSALS, command_error
 from gateway.errors import ApiError, internal_error
+from gateway.failures import answers
+from gateway.failures.codes import ErrorCode
+from gateway.failures.kinds import NETWORK_REFUSALS, ErrorKind
 from gateway.jids import PHONE_RULE, parse_chat
 from gateway.media import store as media_store
 from gateway.messages import outbox, send_kinds
@@ -47,10 +49,8 @@ from gateway.observability import logger
 from gateway.timestamps import iso_utc
 from gateway.web.error_docs import standard
 from gateway.web.fields import is_blank
-from gateway.web.idempotency import HEADER, Answer, Unclear
+from gateway.web.idempotency import HEADER, StoredResponse, Unclear
 
-SEND_FAILED = "SEND_FAILED"
-_NETWORK = "network"  # the host's error kind of a send the network failed
 CLEAR_REFUSALS = NETWORK_REFUSALS
 """The host's error kinds of a send the network refused: the host marked it ``failed``
 before any of it went out (``SEND_FAILED`` and the 4xx/501 answers). Every other failure of
@@ -58,12 +58,11 @@ a send on its way leaves its outcome unclear, ``not_connected`` included: the ou
 such a send, and it goes out when the device is back."""
 
 SEND_ERRORS = (
-    *(answer for answer in COMMAND_ERRORS if "NETWORK_ERROR" not in answer.codes),
-    standard(400, "MISSING_REQUIRED_FIELDS", "INVALID_CHAT_JID"),
-    standard(500, SEND_FAILED),
+    *answers.command_errors(CommandName.SEND_TEXT),
+    standard(400, ErrorCode.MISSING_REQUIRED_FIELDS, ErrorCode.INVALID_CHAT_JID),
 )
 """What POST /send/* may answer after its device is found (a network failure of the send
-is ``SEND_FAILED``, not the ``NETWORK_ERROR`` of other commands)."""
+is ``SEND_FAILED``, not the ``NETWORK_ERROR`` of other commands: ``gateway.failures.table``)."""
 
 
 class Addressed(Protocol):
@@ -75,14 +74,14 @@ class Addressed(Protocol):
     disable_presence: bool
 
 
-def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: float) -> Answer:
+def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: float) -> StoredResponse:
     """POST /send/text: the text checked, then :func:`send`."""
     text = request.text or ""
     require_fields(number=(request.number or "").strip(), text="" if is_blank(text) else text)
     return send(device, request, send_kinds.text(text), hold_seconds=hold_seconds)
 
 
-def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seconds: float) -> Answer:
+def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seconds: float) -> StoredResponse:
     """Enqueue ``message`` and wait up to ``hold_seconds`` for its dispatch; 200 or 202.
 
     The one path of every kind of send. The input is checked first (400: the kind's fields
@@ -93,7 +92,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
     if chat is None:
         raise ApiError(
             400,
-            "INVALID_CHAT_JID",
+            ErrorCode.INVALID_CHAT_JID,
             f"number must be a phone number ({PHONE_RULE}), a user JID "
             "(<phone number>@s.whatsapp.net) or a group JID (<digits>@g.us)",
         )
@@ -142,14 +141,14 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
         # Scheduled, or unclear: the host holds the send in memory and may still send it,
         # so the outbox must have it (a failed write, after botocore's retries, is unclear too).
         _durable(stored, device, send)
-    if reply.result is None:
+    if not reply.ok:
         named = request.number if message.field == "number" else message.value
-        error = _failed(device, send, reply, {message.field: named})
-        raise error if reply.error_kind in CLEAR_REFUSALS else Unclear(error, _bound(send))
+        failure = _failed(device, send, reply, {message.field: named})
+        raise failure if reply.error_kind in CLEAR_REFUSALS else Unclear(failure, _bound(send))
     return _answer(device, send, reply.result)
 
 
-def state_now(device: DeviceModel, bound: dict[str, Any]) -> Answer | None:
+def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | None:
     """What the send a first request started (``bound``: its outbox key) is now, for a repeat
     with its ``Idempotency-Key``: 200 sent, 202 scheduled, or its failure (raised); None when
     the outbox does not have it (a write that never landed: the first answer stands)."""
@@ -160,7 +159,7 @@ def state_now(device: DeviceModel, bound: dict[str, Any]) -> Answer | None:
     if send.state is SendState.SENT:
         return _sent(send)
     if send.state is SendState.FAILED:
-        kind = send.error_kind or _NETWORK
+        kind = send.error_kind or ErrorKind.NETWORK
         reply: Reply[Any] = Reply(command_id="", ok=False, error_kind=kind, error_message=send.error)
         error = _failed(device, send, reply, {"number": send.chat_jid})
         message = f"{error.message}. This {HEADER} is bound to this failed send: use a new key to send again."
@@ -199,7 +198,10 @@ def _settle(stored: Future[None], device: DeviceModel, send: outbox.Send) -> Non
         logger.exception("outbox write of a sent message failed", extra=_about(device, send))
 
 
-def _answer(device: DeviceModel, send: outbox.Send, outcome: SendOutcome) -> Answer:
+def _answer(device: DeviceModel, send: outbox.Send, outcome: SendOutcome | None) -> StoredResponse:
+    if outcome is None:  # the host's answer was out of the contract
+        logger.error("session host answered a send without its outcome", extra=_about(device, send))
+        raise Unclear(answers.incomplete(CommandName.SEND_TEXT), _bound(send))
     if outcome.scheduled_for is not None and outcome.status == "scheduled":
         logger.info("message scheduled", extra=_about(device, send))
         return _scheduled(send, outcome.scheduled_for)
@@ -207,29 +209,27 @@ def _answer(device: DeviceModel, send: outbox.Send, outcome: SendOutcome) -> Ans
     return _sent(send)
 
 
-def _sent(send: outbox.Send) -> Answer:
+def _sent(send: outbox.Send) -> StoredResponse:
     body = TextSentResponse(message_id=send.message_id, chat_jid=send.chat_jid)
-    return Answer(200, body.model_dump(mode="json"))
+    return StoredResponse(200, body.model_dump(mode="json"))
 
 
-def _scheduled(send: outbox.Send, scheduled_for: str) -> Answer:
+def _scheduled(send: outbox.Send, scheduled_for: str) -> StoredResponse:
     """202: the send goes out later; a repeat with its key looks it up again."""
     body = TextScheduledResponse(
         message_id=send.message_id, chat_jid=send.chat_jid, scheduled_for=scheduled_for
     )
-    return Answer(202, body.model_dump(mode="json"), _bound(send))
+    return StoredResponse(202, body.model_dump(mode="json"), _bound(send))
 
 
 def _failed(device: DeviceModel, send: outbox.Send, reply: Reply[Any], field: dict[str, Any]) -> ApiError:
-    """A network failure of the send is 500 SEND_FAILED; the other kinds as for any command
-    (an ``invalid`` one names ``field``: the recipient, or the content the host refused)."""
+    """The send's failure as :mod:`gateway.failures.table` answers it (an ``invalid`` one
+    names ``field``: the recipient, or the content the host refused)."""
     logger.info(
         "send failed",
         extra={**_about(device, send), "kind": reply.error_kind, "host_message": reply.error_message},
     )
-    if reply.error_kind == _NETWORK:
-        return ApiError(500, SEND_FAILED, reply.error_message or "sending to the network failed")
-    return command_error(reply, device.status, field)
+    return answers.failed(CommandName.SEND_TEXT, reply, device.status, field)
 
 
 def _about(device: DeviceModel, send: outbox.Send) -> dict[str, str]:

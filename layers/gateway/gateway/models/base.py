@@ -18,8 +18,11 @@ from gateway.config import get_settings
 MAX_RETRY_ATTEMPTS = 3
 
 
-def table_meta(table_setting: str) -> type:
-    """A PynamoDB ``Meta`` class for the table named by ``table_setting``."""
+def table_meta(table_setting: str) -> Any:
+    """A PynamoDB ``Meta`` class for the table named by ``table_setting``.
+
+    Typed ``Any``: PynamoDB declares ``Model.Meta`` as an instance of its ``MetaProtocol``, while a
+    model's ``Meta`` is a class of settings, which no annotation of both can describe."""
     settings = get_settings()
 
     class Meta:
@@ -35,8 +38,8 @@ class GatewayModel(Model):
 
     PynamoDB would give each model class a connection with a botocore session and client of
     its own, made on the model's first use: 1-4 of them on a function's first request, each
-    costing more than the request's DynamoDB calls (~50 ms against ~4 ms for a client of the
-    shared session). Every model uses the connection of :func:`transaction_connection` instead
+    costing more than the request's DynamoDB calls (figures: bench/README.md, "Figures the
+    code's choices rest on"). Every model uses the connection of :func:`transaction_connection` instead
     (same region, retries and timeouts).
 
     PynamoDB offers no public way to give a model a connection or a session (its open issue

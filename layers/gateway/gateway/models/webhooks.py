@@ -27,7 +27,7 @@ class WebhookModel(GatewayModel):
     retry_attempts = NumberAttribute(default=3)
     timeout = NumberAttribute(default=10)
     secret = UnicodeAttribute(null=True)
-    headers = MapAttribute[str, str](default=dict)
+    headers = MapAttribute[str, str](default=dict)  # type: ignore[no-untyped-call]  # PynamoDB: no types
     # Epoch seconds until which its events go to the slow lane (docs/delivery.md), or unset.
     slow_until = NumberAttribute(null=True)
     created_at = UnicodeAttribute()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, model_validator
+from pydantic.config import JsonDict
 
 from gateway.jids import PHONE_PATTERN, PHONE_RULE, USER_JID_PATTERN
 from gateway.web.deferred import DeferredModel
@@ -42,10 +43,10 @@ People = Annotated[
 """(A name of its own: inside the model, ``list`` is the field.)"""
 
 
-def _list_by_type(schema: dict[str, object]) -> None:
+def _list_by_type(schema: JsonDict) -> None:
     """The rules joining ``type`` and ``list`` (answered ``invalid_request``), in the schema."""
 
-    def when(kind: str, then: dict[str, object]) -> dict[str, object]:
+    def when(kind: str, then: JsonDict) -> JsonDict:
         return {"if": {"properties": {"type": {"const": kind}}, "required": ["type"]}, "then": then}
 
     schema["allOf"] = [
@@ -93,7 +94,7 @@ class TextStatusRequest(DeferredModel):
         return self
 
 
-def _one_source(schema: dict[str, object]) -> None:
+def _one_source(schema: JsonDict) -> None:
     schema["oneOf"] = [{"required": ["url"]}, {"required": ["data_base64"]}]
 
 

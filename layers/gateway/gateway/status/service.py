@@ -3,14 +3,14 @@
 Privacy: the input is checked here first (400 ``invalid_request``: the rules the session
 host's port applies too), then the device's status on its record (503
 ``device_disconnected``, nothing sent), then one command on the bus; failures are answered
-by :mod:`.errors` in the lowercase envelope.
+by :mod:`gateway.failures.table` in the lowercase envelope.
 
 Publishing: the device must be connected (standard 503). Inline media are decoded, sniffed
 and size-checked here and stored in the media bucket (``gateway.media.store``); only the
 media id goes on the bus. A ``url`` is checked here (scheme, credentials, public address)
 and fetched by the session host, which applies the size limit of a status of its kind
 (16 MB for videos) and sniffs the bytes again. Failures are the standard envelope's, as the
-send routes answer them (``gateway.devices.command_errors``). A failure after which the story
+send routes answer them (``gateway.failures.table``). A failure after which the story
 may still be out (no answer in time, the host failed, an incomplete answer) is
 :class:`~gateway.web.idempotency.Unclear`: an ``Idempotency-Key`` stays bound to it, and a
 repeat answers the same error (the gateway keeps no record of stories to look up).
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any, Literal
+from typing import Literal
 
 from gateway import jids
-from gateway.bus import CommandName, Reply, contracts
+from gateway.bus import contracts
 from gateway.bus.contracts.base import A, Contract, NoArgs
 from gateway.bus.contracts.status import (
     PrivacyType,
@@ -34,14 +34,16 @@ from gateway.bus.contracts.status import (
 from gateway.config import get_settings
 from gateway.devices import commands
 from gateway.devices.access import require_session
-from gateway.devices.command_errors import NETWORK_REFUSALS, NOT_STARTED, bus_timeout, command_error
 from gateway.errors import ApiError, internal_error, validation_error
+from gateway.failures import answers
+from gateway.failures.codes import ErrorCode
+from gateway.failures.kinds import NETWORK_REFUSALS, NOT_STARTED, ErrorKind
+from gateway.groups.codes import OperationCode
 from gateway.media import kinds, store, urls
 from gateway.media.errors import MediaError
 from gateway.media.limits import INLINE_MAX_BYTES, MB, STATUS_VIDEO_MAX_BYTES
 from gateway.models import DeviceModel
 from gateway.observability import logger
-from gateway.status.errors import PRIVACY_ANSWERS, error
 from gateway.status.outputs import StatusPrivacyResponse, StatusPublishedResponse
 from gateway.status.schemas import MediaStatusRequest, StatusPrivacyRequest, TextStatusRequest
 from gateway.web.idempotency import Unclear
@@ -62,12 +64,18 @@ def privacy_people(body: StatusPrivacyRequest) -> list[str]:
         elif jids.is_user_jid(entry):
             people.append(entry)
         else:
-            raise error("invalid_request", f"list: {entry!r} is neither a phone number nor a user JID")
+            raise answers.operation_error(
+                OperationCode.INVALID_REQUEST, f"list: {entry!r} is neither a phone number nor a user JID"
+            )
     people = list(dict.fromkeys(people))
     if body.type == "whitelist" and not people:
-        raise error("invalid_request", "a whitelist must name at least one person")
+        raise answers.operation_error(
+            OperationCode.INVALID_REQUEST, "a whitelist must name at least one person"
+        )
     if body.type == "contacts" and people:
-        raise error("invalid_request", "the contacts setting takes no list: use whitelist or blacklist")
+        raise answers.operation_error(
+            OperationCode.INVALID_REQUEST, "the contacts setting takes no list: use whitelist or blacklist"
+        )
     return people
 
 
@@ -87,8 +95,10 @@ def _privacy(
     device: DeviceModel, contract: Contract[A, StatusPrivacySetting], args: A
 ) -> StatusPrivacyResponse:
     if device.status != "connected":
-        raise error("device_disconnected", f"the device is not connected (status {device.status})")
-    setting = commands.execute(device, contract, args, answers=PRIVACY_ANSWERS).result
+        raise answers.operation_error(
+            OperationCode.DEVICE_DISCONNECTED, f"the device is not connected (status {device.status})"
+        )
+    setting = commands.execute(device, contract, args).result
     return StatusPrivacyResponse(type=setting.type.value, count=len(setting.list), list=setting.list)
 
 
@@ -130,30 +140,24 @@ def inline_media(kind: MediaKind, data_base64: str) -> kinds.CheckedMedia:
         raise validation_error("data_base64", message, f"{len(data)} bytes")
     if len(data) > INLINE_MAX_BYTES:
         message = f"data_base64 is over {INLINE_MAX_BYTES // MB} MB once decoded: use url for media over 4 MB"
-        raise ApiError(413, "PAYLOAD_TOO_LARGE", message)
+        raise ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, message)
     try:
         return kinds.check(kind, data, "data", status=True)
     except MediaError as refused:
         raise validation_error("data_base64", str(refused)) from None
 
 
-class _PublishAnswers:
-    """The standard answers, unclear unless nothing of the story can have gone out."""
-
-    def timed_out(self, _name: CommandName) -> ApiError:
-        return Unclear(bus_timeout())
-
-    def failed(
-        self, name: CommandName, reply: Reply[Any], recorded_status: str, args: dict[str, Any] | None
-    ) -> ApiError:
-        error = command_error(reply, recorded_status, args, name)
-        return error if reply.error_kind in NETWORK_REFUSALS | NOT_STARTED else Unclear(error)
+def _unclear_unless_refused(error: ApiError, kind: ErrorKind | None) -> ApiError:
+    """A publish's failure is unclear unless nothing of the story can have gone out."""
+    return error if kind in NETWORK_REFUSALS | NOT_STARTED else Unclear(error)
 
 
 def _publish(device: DeviceModel, args: PublishStatusArgs) -> StatusPublishedResponse:
     require_session(device)
     try:
-        published = commands.execute(device, contracts.PUBLISH_STATUS, args, answers=_PublishAnswers()).result
+        published = commands.execute(
+            device, contracts.PUBLISH_STATUS, args, escalate=_unclear_unless_refused
+        ).result
     except ApiError:
         raise
     except Exception as error:  # the command may have left

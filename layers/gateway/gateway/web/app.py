@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from gateway import __version__
 from gateway.config import get_settings
 from gateway.errors import ApiError, ShortBodyError
+from gateway.failures.codes import ErrorCode
 from gateway.gc_pause import cyclic_gc_paused
 from gateway.observability import logger, metrics, tracer
 from gateway.web.contract import DESCRIPTION, install_contract_document
@@ -27,7 +28,12 @@ from gateway.web.validation import standard_validation_error
 
 # FastAPI raises a bare 400 only when it cannot read a JSON body at all (nesting too deep,
 # an integer past Python's digit limit, an undecodable charset): still "not valid JSON".
-_HTTP_CODES = {400: "INVALID_JSON", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
+_HTTP_CODES = {
+    400: ErrorCode.INVALID_JSON,
+    404: ErrorCode.NOT_FOUND,
+    405: ErrorCode.METHOD_NOT_ALLOWED,
+    413: ErrorCode.PAYLOAD_TOO_LARGE,
+}
 
 
 def operation_id(route: APIRoute) -> str:
@@ -88,7 +94,9 @@ async def _http_error(request: Request, error: Exception) -> JSONResponse:
         refusal = await _access_refused(request)
         if refusal is not None:
             return refusal.response()
-    code = _HTTP_CODES.get(error.status_code, "BAD_REQUEST" if error.status_code < 500 else "INTERNAL_ERROR")
+    code = _HTTP_CODES.get(
+        error.status_code, ErrorCode.BAD_REQUEST if error.status_code < 500 else ErrorCode.INTERNAL_ERROR
+    )
     message = "route not found" if error.status_code == 404 else str(error.detail)
     return as_answered(request, ApiError(error.status_code, code, message, headers=headers)).response()
 
@@ -124,7 +132,8 @@ def make_lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[st
     first_request = True
 
     @logger.inject_lambda_context(clear_state=True)
-    @tracer.capture_lambda_handler(capture_response=False)
+    # Powertools annotates the handler this returns as Callable[..., Any].
+    @tracer.capture_lambda_handler(capture_response=False)  # type: ignore[untyped-decorator]
     @metrics.log_metrics
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         nonlocal first_request

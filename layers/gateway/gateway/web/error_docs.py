@@ -2,7 +2,7 @@
 
 A route lists the causes it has, and each cause brings its answers::
 
-    @router.put("/users/{user_id}", responses=answers(ROLE_GATED, WITH_BODY, standard(404, "USER_NOT_FOUND")))
+    @router.put("/users/{user_id}", responses=answers(ROLE_GATED, WITH_BODY, USER_NOT_FOUND))
 
 Answers of one status are merged: their `error_code` values are listed in the description and
 in the response's ``x-error-codes``, and different body shapes become a union. Every route
@@ -18,10 +18,11 @@ import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
+from gateway.failures.codes import ErrorCode
 from gateway.web.error_models import (
     ErrorEnvelope,
     InsufficientPermissionsError,
@@ -52,17 +53,20 @@ def operation(status: int, *codes: str) -> Answer:
     return Answer(status, OperationErrorEnvelope, codes)
 
 
-Answers = Answer | Iterable[Answer]
+# Causes nest: a cause may be a tuple of other causes (ROLE_GATED holds AUTHENTICATED).
+Answers: TypeAlias = "Answer | Iterable[Answers]"
 
 # gateway.web.middleware (body over the limit, last-resort 500): any request.
-EVERY_ROUTE = (standard(413, "PAYLOAD_TOO_LARGE"), standard(500, "INTERNAL_ERROR"))
+EVERY_ROUTE = (standard(413, ErrorCode.PAYLOAD_TOO_LARGE), standard(500, ErrorCode.INTERNAL_ERROR))
 # gateway.web.auth
 AUTHENTICATED = (Answer(401, InvalidTokenError),)
 ROLE_GATED = (*AUTHENTICATED, Answer(403, InsufficientPermissionsError))
 MASTER = (Answer(401, MasterTokenError), Answer(403, MasterTokenError))
 # gateway.web.validation and gateway.web.app: a body that cannot be read, bound or validated.
-WITH_BODY = (standard(400, "INVALID_JSON", "INVALID_REQUEST_FORMAT", "VALIDATION_ERROR"),)
-WITH_PARAMETERS = (standard(400, "VALIDATION_ERROR"),)
+WITH_BODY = (
+    standard(400, ErrorCode.INVALID_JSON, ErrorCode.INVALID_REQUEST_FORMAT, ErrorCode.VALIDATION_ERROR),
+)
+WITH_PARAMETERS = (standard(400, ErrorCode.VALIDATION_ERROR),)
 
 
 def answers(*parts: Answers) -> dict[int | str, dict[str, Any]]:

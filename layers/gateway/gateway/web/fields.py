@@ -43,17 +43,18 @@ JsonInteger = Annotated[StrictInt, BeforeValidator(_integral_float_as_int)]
 """An integer as JSON Schema counts them: ``26`` or ``26.0``, never ``true`` nor ``"26"``."""
 
 
-def non_blank(max_length: int) -> Any:
-    """A text field stripped of surrounding whitespace, then 1 to ``max_length`` characters.
+NonBlank = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1),
+    Field(json_schema_extra={"pattern": NOT_BLANK}),
+]
+"""A text field stripped of surrounding whitespace, then at least 1 character; a field adds its
+own bound, ``Annotated[NonBlank, StringConstraints(max_length=100)]`` (a type, so a type checker
+reads it as ``str``).
 
-    The schema says so with ``NOT_BLANK``; its ``maxLength`` applies to the text as sent, which
-    is never shorter than the stripped text the server measures, so the schema is the stricter.
-    """
-    return Annotated[
-        str,
-        StringConstraints(strip_whitespace=True, min_length=1, max_length=max_length),
-        Field(json_schema_extra={"pattern": NOT_BLANK}),
-    ]
+The schema says so with ``NOT_BLANK``; its ``maxLength`` applies to the text as sent, which
+is never shorter than the stripped text the server measures, so the schema is the stricter.
+"""
 
 
 def omittable(schema: dict[str, Any] | None = None, **field: Any) -> Any:

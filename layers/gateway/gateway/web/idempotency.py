@@ -14,7 +14,7 @@ idempotency utility (``idempotent_function`` on the IdempotencyTable), not ours:
 How the first request ended decides what the key keeps (decisions, "Hostile conditions"):
 
 * an answer: stored, and a repeat gets it. An answer that names what it started
-  (:attr:`Answer.bound`: a send, by its outbox key) is looked up again by a repeat through
+  (:attr:`StoredResponse.bound`: a send, by its outbox key) is looked up again by a repeat through
   the route's ``now``: a send answered 202 ``scheduled`` is answered 200 once it went out;
 * a refusal (an ``ApiError``: invalid input, a device not connected, the network clearly
   refusing) leaves no record, so a retry with the same key runs again;
@@ -42,17 +42,19 @@ from gateway import aws
 from gateway.config import get_settings
 from gateway.context_pool import ContextThreadPool
 from gateway.errors import ApiError
+from gateway.failures.codes import ErrorCode
 from gateway.web.error_docs import standard
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+    from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
 
 HEADER = "Idempotency-Key"
 MAX_KEY_CHARS = 255
 KEEP_SECONDS = 24 * 3600
 """How long a key's first answer is returned to repeats (decisions: "within 24 hours")."""
-KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
-KEY_IN_PROGRESS = "IDEMPOTENCY_KEY_IN_PROGRESS"
+KEY_REUSED = ErrorCode.IDEMPOTENCY_KEY_REUSED
+KEY_IN_PROGRESS = ErrorCode.IDEMPOTENCY_KEY_IN_PROGRESS
 _KEY_PREFIX = "idempotency-key"
 """One namespace for every route (a key reused on another operation is refused too); the
 record id is ``idempotency-key#<tenant_id>#<device_id>#<hash>``."""
@@ -64,7 +66,7 @@ UNCLEAR_NOTE = (
 )
 
 IDEMPOTENT_ERRORS = (
-    standard(400, "VALIDATION_ERROR"),  # the header is empty or longer than 255 characters
+    standard(400, ErrorCode.VALIDATION_ERROR),  # the header is empty or longer than 255 characters
     standard(409, KEY_REUSED, KEY_IN_PROGRESS),
 )
 """What a route taking the header may answer because of it, for its documented errors."""
@@ -96,7 +98,7 @@ IdempotencyKey = Annotated[
 
 
 @dataclass(frozen=True)
-class Answer:
+class StoredResponse:
     """What a route answers, as stored for repeats."""
 
     status_code: int
@@ -133,8 +135,8 @@ class Unclear(ApiError):
         return ApiError(error.status, error.code, message, validation=error.validation, extra=error.extra)
 
 
-Now = Callable[[dict[str, Any]], Answer | None]
-"""The state now of what an answer is bound to (:attr:`Answer.bound`): its answer, or None
+Now = Callable[[dict[str, Any]], StoredResponse | None]
+"""The state now of what an answer is bound to (:attr:`StoredResponse.bound`): its answer, or None
 when nothing more is known (the stored answer is then repeated); may raise its failure."""
 
 
@@ -144,10 +146,10 @@ def once(
     scope: tuple[str, str],
     operation: str,
     request: dict[str, Any],
-    run: Callable[[], Answer],
+    run: Callable[[], StoredResponse],
     in_progress_seconds: float,
     now: Now | None = None,
-) -> Answer:
+) -> StoredResponse:
     """``run()`` once for ``key`` in ``scope`` (tenant, device); a repeat gets its answer.
 
     ``operation`` and ``request`` (JSON-able) are what a repeat must match. Without a key,
@@ -157,8 +159,8 @@ def once(
     """
     if key is None:
         return run()
-    # Imported here: Powertools' idempotency layer imports boto3 (~100 ms of a cold start),
-    # which only a request with a key needs.
+    # Imported here: Powertools' idempotency layer imports boto3 (a cold start's largest
+    # import, bench/README.md), which only a request with a key needs.
     from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
     from aws_lambda_powertools.utilities.idempotency.exceptions import (
         IdempotencyAlreadyInProgressError,
@@ -173,12 +175,13 @@ def once(
         except Unclear as unclear:
             error = unclear.noted()
             first.append(error)
-            return asdict(Answer(error.status, error.body(), unclear.bound))
+            return asdict(StoredResponse(error.status, error.body(), unclear.bound))
 
-    def repeated(stored: dict[str, Any], _record: object) -> dict[str, Any]:
-        bound = stored.get("bound")
+    # Named as Powertools' IdempotentHookFunction names them: its protocol says both.
+    def repeated(response: dict[str, Any], idempotent_data: DataRecord) -> dict[str, Any]:  # noqa: ARG001
+        bound = response.get("bound")
         current = now(bound) if now is not None and bound is not None else None
-        return asdict(current) if current is not None else stored
+        return asdict(current) if current is not None else response
 
     config = IdempotencyConfig(
         event_key_jmespath="key",
@@ -205,7 +208,7 @@ def once(
         ) from None
     if first:
         raise first[0]
-    return Answer(**stored)
+    return StoredResponse(**stored)
 
 
 def forget(tenant_id: str, device_id: str | None = None) -> int:

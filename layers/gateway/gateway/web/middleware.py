@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway import __version__
 from gateway.errors import ApiError, internal_error
+from gateway.failures.codes import ErrorCode
 from gateway.observability import logger
 
 REQUEST_ID_HEADER = b"x-request-id"
@@ -38,7 +39,7 @@ def _request_id(scope: Scope) -> str:
 
 
 def _too_large(limit: int) -> ApiError:
-    return ApiError(413, "PAYLOAD_TOO_LARGE", f"request body exceeds {limit} bytes")
+    return ApiError(413, ErrorCode.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes")
 
 
 class GatewayMiddleware:

@@ -2,7 +2,7 @@
 message}}``: the group operations, as the decisions require, validation failures included.
 (The status-privacy routes answer their operation's errors lowercase too, but a field that
 fails validation there is the standard ``VALIDATION_ERROR``: they are plain routes raising
-``OperationError``, see ``gateway.status.errors``.)
+``OperationError``, see ``gateway.failures.table``.)
 
 A router of such routes is declared ``APIRouter(route_class=OperationRoute)``. The app's
 exception handlers (``gateway.web.app``) pass each error through :func:`as_answered`, which
@@ -21,15 +21,17 @@ from fastapi import Request
 from fastapi.routing import APIRoute
 
 from gateway.errors import ApiError, OperationError, ShortBodyError
+from gateway.failures.codes import ErrorCode
+from gateway.groups.codes import OperationCode
 from gateway.web.error_docs import operation
 
 LOWERCASE: Mapping[str, str] = MappingProxyType(
     {
-        "INVALID_JSON": "invalid_request",
-        "INVALID_REQUEST_FORMAT": "invalid_request",
-        "VALIDATION_ERROR": "invalid_request",
-        "DEVICE_NOT_FOUND": "device_not_found",
-        "DEVICE_ID_REQUIRED": "device_id_required",
+        ErrorCode.INVALID_JSON: OperationCode.INVALID_REQUEST,
+        ErrorCode.INVALID_REQUEST_FORMAT: OperationCode.INVALID_REQUEST,
+        ErrorCode.VALIDATION_ERROR: OperationCode.INVALID_REQUEST,
+        ErrorCode.DEVICE_NOT_FOUND: OperationCode.DEVICE_NOT_FOUND,
+        ErrorCode.DEVICE_ID_REQUIRED: OperationCode.DEVICE_ID_REQUIRED,
     }
 )
 """Standard codes an operation route may meet before its handler runs, and what it answers
@@ -55,8 +57,8 @@ def as_answered(request: Request, error: ApiError) -> ApiError:
 
 
 ACTING_DEVICE_ANSWERS = (
-    operation(400, "invalid_request", "device_id_required"),
-    operation(404, "device_not_found"),
+    operation(400, OperationCode.INVALID_REQUEST, OperationCode.DEVICE_ID_REQUIRED),
+    operation(404, OperationCode.DEVICE_NOT_FOUND),
 )
 """What an operation route acting through the request's device answers before its handler:
 a body or parameter that does not validate, and the rules of ``X-Device-Id``, lowercase."""

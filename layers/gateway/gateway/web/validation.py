@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gateway.errors import ApiError, bounded
+from gateway.failures.codes import ErrorCode
 
 _MAX_MESSAGE_CHARS = 500  # a message may quote the input (a dict key, say)
 _SECRET_FIELDS = frozenset({"password", "secret", "token"})
@@ -50,13 +51,13 @@ def _utf8_encodable(text: str) -> bool:
 def standard_validation_error(errors: Sequence[dict[str, Any]]) -> ApiError:
     """A standard envelope: INVALID_JSON, INVALID_REQUEST_FORMAT or VALIDATION_ERROR."""
     if any(error.get("type") == "json_invalid" for error in errors):
-        return ApiError(400, "INVALID_JSON", "request body is not valid JSON")
+        return ApiError(400, ErrorCode.INVALID_JSON, "request body is not valid JSON")
     for error in errors:
         if tuple(error.get("loc", ())) == ("body",):
             if error.get("type") == "missing":
-                return ApiError(400, "INVALID_JSON", "a JSON request body is required")
+                return ApiError(400, ErrorCode.INVALID_JSON, "a JSON request body is required")
             if error.get("type") in _SHAPE_ERRORS:
-                return ApiError(400, "INVALID_REQUEST_FORMAT", "request body must be a JSON object")
+                return ApiError(400, ErrorCode.INVALID_REQUEST_FORMAT, "request body must be a JSON object")
     items = []
     for error in errors:
         field = _field_name(error.get("loc", ()))
@@ -68,4 +69,4 @@ def standard_validation_error(errors: Sequence[dict[str, Any]]) -> ApiError:
             }
         )
     summary = "; ".join(f"{item['field']}: {item['message']}" for item in items)
-    return ApiError(400, "VALIDATION_ERROR", f"validation failed: {summary}", validation=items)
+    return ApiError(400, ErrorCode.VALIDATION_ERROR, f"validation failed: {summary}", validation=items)

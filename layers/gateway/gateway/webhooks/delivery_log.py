@@ -15,6 +15,7 @@ from typing import Any
 from gateway.bus.queues import sqs_client
 from gateway.config import get_settings
 from gateway.errors import conflict, not_found
+from gateway.failures.codes import ErrorCode
 from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.pagination import Page, PageRequest
@@ -42,19 +43,19 @@ def redeliver(device: DeviceModel, event_id: str) -> dict[str, Any]:
         else None
     )
     if logged is None or not logged.envelope:
-        raise not_found("EVENT_NOT_FOUND", "no event with this id in the device's delivery log")
+        raise not_found(ErrorCode.EVENT_NOT_FOUND, "no event with this id in the device's delivery log")
     if not claim_check.still_kept(logged.envelope, device.tenant_id):
         raise not_found(
-            "EVENT_NOT_FOUND", "the event's envelope is no longer kept (30 days after it happened)"
+            ErrorCode.EVENT_NOT_FOUND, "the event's envelope is no longer kept (30 days after it happened)"
         )
     config = store.get_config(device.tenant_id, device.device_id)
     if config is None:
         raise webhook_not_configured()
     if not config.enabled:
-        raise conflict("WEBHOOK_DISABLED", "the webhook is disabled; enable it to redeliver events")
+        raise conflict(ErrorCode.WEBHOOK_DISABLED, "the webhook is disabled; enable it to redeliver events")
     if logged.event not in expand(config.enabled_events):
         raise conflict(
-            "EVENT_NOT_SUBSCRIBED",
+            ErrorCode.EVENT_NOT_SUBSCRIBED,
             f"the webhook is not subscribed to {logged.event}; add it to enabled_events",
         )
     sqs_client().send_message(

@@ -17,6 +17,7 @@ from pydantic import (
     WithJsonSchema,
     field_validator,
 )
+from pydantic.config import JsonDict
 
 from gateway.web.deferred import DeferredModel
 from gateway.web.fields import DOMAIN_LABEL, TOP_LABEL, JsonInteger, any_case
@@ -55,7 +56,7 @@ OptionalWebhookUrl = Annotated[HttpUrl, WithJsonSchema(URL_SCHEMA)] | None
 EventName = Annotated[
     str, StringConstraints(min_length=1, max_length=100), WithJsonSchema({"enum": list(SUBSCRIBABLE)})
 ]
-_HEADER_NAME_SCHEMA = {
+_HEADER_NAME_SCHEMA: JsonDict = {
     "type": "string",
     "pattern": "^"
     + "".join(f"(?!{any_case(name)}$)" for name in sorted(RESERVED_HEADERS))

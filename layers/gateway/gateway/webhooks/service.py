@@ -16,12 +16,14 @@ import uuid
 from typing import Any
 
 from pydantic import HttpUrl, TypeAdapter, ValidationError
+from pynamodb.expressions.condition import Condition
 
 from gateway.accounts.roles import Principal
 from gateway.config import get_settings
 from gateway.devices import store as device_store
 from gateway.devices.access import device_not_found
 from gateway.errors import ApiError, conflict, invalid_token, not_found, validation_error
+from gateway.failures.codes import ErrorCode
 from gateway.models import DeviceModel, WebhookModel
 from gateway.observability import logger
 from gateway.timestamps import iso_utc
@@ -39,7 +41,7 @@ _CREDENTIAL_FIELDS = frozenset({"secret", "headers"})
 
 
 def webhook_not_configured() -> ApiError:
-    return not_found("WEBHOOK_NOT_CONFIGURED", "Webhook not configured")
+    return not_found(ErrorCode.WEBHOOK_NOT_CONFIGURED, "Webhook not configured")
 
 
 def deliverable_url(url: str) -> None:
@@ -89,7 +91,7 @@ def known_events(names: list[str]) -> set[str]:
         ]
         raise ApiError(
             400,
-            "VALIDATION_ERROR",
+            ErrorCode.VALIDATION_ERROR,
             "enabled_events: unknown event names: " + ", ".join(sorted(unknown)),
             validation=items,
             extra={"available_events": list(SUBSCRIBABLE)},
@@ -105,6 +107,7 @@ def configure(device: DeviceModel, request: WebhookRequest) -> tuple[dict[str, A
     for _ in range(_WRITE_ATTEMPTS):
         current = store.get_config(device.tenant_id, device.device_id)
         config = _merged(device, request, url, events, current)
+        condition: Condition
         if current is None:
             condition = WebhookModel.device_id.does_not_exist()
         else:  # still the configuration read: one deleted (or re-created) meanwhile starts over
@@ -112,7 +115,9 @@ def configure(device: DeviceModel, request: WebhookRequest) -> tuple[dict[str, A
         if store.put_config(config, condition):
             break
     else:
-        raise conflict("CONFLICT", "the webhook configuration was deleted and created again meanwhile; retry")
+        raise conflict(
+            ErrorCode.CONFLICT, "the webhook configuration was deleted and created again meanwhile; retry"
+        )
     _keep_only_if_device_lives(device, config)
     logger.info(
         "webhook configured",

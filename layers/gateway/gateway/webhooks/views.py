@@ -24,7 +24,8 @@ def ordered_events(names: set[str] | frozenset[str]) -> list[str]:
 def plain_headers(headers: MapAttribute[str, str] | dict[str, str] | None) -> dict[str, str]:
     """The custom headers as a dict: a configuration read back holds them as a MapAttribute."""
     if isinstance(headers, MapAttribute):
-        return headers.as_dict()
+        stored: dict[str, str] = headers.as_dict()
+        return stored
     return dict(headers or {})
 
 

@@ -1,7 +1,8 @@
 """The ``neonize`` network adapter: the real messaging network through neonize 0.5.2.
 
-Import this package before configuring logging: importing neonize calls
-``logging.basicConfig(level=INFO)`` on the root logger and starts a log-forwarding thread.
+Importing neonize calls ``logging.basicConfig(level=INFO)`` on the root logger and starts a
+log-forwarding thread; the host configures logging first
+(:func:`gateway.observability.configure_logging`), so that call adds no handler of its own.
 
 Modules: ``adapter`` (:class:`NeonizePort`), ``session`` (:class:`NeonizeSession`: the
 lifecycle, threading model), ``link`` (the state its collaborators share and the gated call

@@ -27,6 +27,8 @@ from neonize.proto.Neonize_pb2 import (
     UnknownCallEvent,
 )
 
+from gateway.webhooks.catalog import EventName
+
 from .. import call_payloads
 from ..port import NetworkEvent
 from .events import EventContext
@@ -85,21 +87,21 @@ def call_offer_notice(_ctx: EventContext, ev: CallOfferNotice) -> NetworkEvent:
 
 def call_accept(_ctx: EventContext, ev: CallAccept) -> NetworkEvent:
     common = _common(ev.basicCallMeta)
-    return call_payloads.call_event("call.accept", **common, extra=_remote(ev.callRemoteMeta))
+    return call_payloads.call_event(EventName.CALL_ACCEPT, **common, extra=_remote(ev.callRemoteMeta))
 
 
 def call_pre_accept(_ctx: EventContext, ev: CallPreAccept) -> NetworkEvent:
     common = _common(ev.basicCallMeta)
-    return call_payloads.call_event("call.pre_accept", **common, extra=_remote(ev.callRemoteMeta))
+    return call_payloads.call_event(EventName.CALL_PRE_ACCEPT, **common, extra=_remote(ev.callRemoteMeta))
 
 
 def call_transport(_ctx: EventContext, ev: CallTransport) -> NetworkEvent:
     common = _common(ev.basicCallMeta)
-    return call_payloads.call_event("call.transport", **common, extra=_remote(ev.callRemoteMeta))
+    return call_payloads.call_event(EventName.CALL_TRANSPORT, **common, extra=_remote(ev.callRemoteMeta))
 
 
 def call_relay_latency(_ctx: EventContext, ev: CallRelayLatency) -> NetworkEvent:
-    return call_payloads.call_event("call.relay_latency", **_common(ev.basicCallMeta))
+    return call_payloads.call_event(EventName.CALL_RELAY_LATENCY, **_common(ev.basicCallMeta))
 
 
 def call_terminate(_ctx: EventContext, ev: CallTerminate) -> NetworkEvent:
@@ -112,7 +114,7 @@ def call_unknown(_ctx: EventContext, ev: UnknownCallEvent) -> NetworkEvent:
     child = call.Nodes[0] if call.Nodes else Node()
     at = _attr(call, "t")
     return call_payloads.call_event(
-        "call.unknown",
+        EventName.CALL_UNKNOWN,
         call_id=_attr(child, "call-id") or "",
         sender=_attr(call, "from"),
         creator=_attr(child, "call-creator"),

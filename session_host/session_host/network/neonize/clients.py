@@ -9,10 +9,10 @@ Traps of neonize 0.5.2 that shape this module (measured on the real library, off
   every client object for the life of the process and hands the same object back for the
   same key, so no client is ever collected while the process runs.
 - ``connect()`` blocks its thread for the whole session; it registers the client in the Go
-  maps within a few milliseconds (6 ms on a new database, 1 ms on an existing one), then
+  maps within a few milliseconds (bench/README.md, "Figures the code's choices rest on"), then
   dials. A failed dial makes it return (raise) at once when refused; over a silent network
   it returns after whatsmeow's 60 s dial deadline. ``stop()`` and ``disconnect()`` both wait
-  for a dial in progress (59.5 s measured): nobody may wait for them, and no lock may be held
+  for a dial in progress (up to that deadline): nobody may wait for them, and no lock may be held
   around them.
 
 :class:`ClientRunner` is one run. It starts ``connect()`` on its own thread inside the
@@ -45,7 +45,9 @@ from typing import Any, TypeVar
 from neonize.client import NewClient, ProxySettings
 from neonize.proto.Neonize_pb2 import JID
 
-from ..port import NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+
+from ..port import NetworkError
 from .catalog import unsupported
 from .locks import GoCallGate, Ticket
 
@@ -217,6 +219,7 @@ class ClientRunner:
                 self._returned.set()
                 self.finished.set()
                 return
+            assert ticket is not None  # acquired unless retired, and retiring is for good
             self._start_ticket = ticket
             self._connect_started = True
         error: BaseException | None = None
@@ -320,7 +323,7 @@ async def call_with_deadline(func: Callable[[], T], deadline: float, operation: 
         return await asyncio.wait_for(asyncio.shield(future), deadline)
     except TimeoutError as exc:
         raise NetworkError(
-            NetworkErrorKind.TIMEOUT, f"{operation}: no answer from the network library within {deadline:g} s"
+            ErrorKind.TIMEOUT, f"{operation}: no answer from the network library within {deadline:g} s"
         ) from exc
 
 

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import re
 
-from ..port import NetworkError, NetworkErrorKind
+from gateway.failures.kinds import ErrorKind
+from gateway.groups.codes import OperationCode
+
+from ..port import NetworkError
 
 _RATE_LIMITED = ("rate-overlimit", "429")
 _TIMEOUT = ("timed out", "deadline exceeded", "timeout")
@@ -45,13 +48,13 @@ def library_error(operation: str, exc: BaseException, *, phone: bool = False) ->
     text = str(exc) or type(exc).__name__
     lowered = text.lower()
     if any(marker in lowered for marker in _RATE_LIMITED):
-        kind = NetworkErrorKind.RATE_LIMITED
+        kind = ErrorKind.RATE_LIMITED
     elif any(marker in lowered for marker in _TIMEOUT):
-        kind = NetworkErrorKind.TIMEOUT
+        kind = ErrorKind.TIMEOUT
     elif phone and any(marker in lowered for marker in _INVALID_PHONE):
-        kind = NetworkErrorKind.INVALID
+        kind = ErrorKind.INVALID
     else:
-        kind = NetworkErrorKind.NETWORK
+        kind = ErrorKind.NETWORK
     return NetworkError(kind, f"{operation} failed: {text}")
 
 
@@ -68,7 +71,7 @@ def group_error(operation: str, exc: BaseException, *, joining: bool = False) ->
     timeouts keep their kinds; anything else is ``NETWORK``.
     """
     error = library_error(operation, exc)
-    if error.kind is not NetworkErrorKind.NETWORK:
+    if error.kind is not ErrorKind.NETWORK:
         return error
     code = _refusal(str(exc).lower(), joining=joining)
     return NetworkError.refused(code, str(error)) if code else error
@@ -78,13 +81,13 @@ def _refusal(text: str, *, joining: bool) -> str | None:
     match = _IQ_STATUS.search(text)
     status = int(match.group(1)) if match else None
     if status == 410 or any(marker in text for marker in _INVITE_REVOKED):
-        return "invite_link_revoked"
+        return OperationCode.INVITE_LINK_REVOKED
     if any(marker in text for marker in _INVALID_IMAGE):
-        return "invalid_image"
+        return OperationCode.INVALID_IMAGE
     if status == 404 or any(marker in text for marker in _GROUP_NOT_FOUND):
-        return "group_not_found"
+        return OperationCode.GROUP_NOT_FOUND
     if joining:
-        return {406: "group_not_found", 409: "already_member"}.get(status or 0)
+        return {406: OperationCode.GROUP_NOT_FOUND, 409: OperationCode.ALREADY_MEMBER}.get(status or 0)
     if status in (401, 403) or any(marker in text for marker in _NOT_ADMIN):
-        return "not_group_admin"
+        return OperationCode.NOT_GROUP_ADMIN
     return None

@@ -48,6 +48,7 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message as WaMessage
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ProtocolMessage, SecretEncryptedMessage
 
 from gateway.jids import GROUP_SERVER
+from gateway.webhooks.catalog import EventName
 
 from .. import group_payloads, payloads
 from ..payloads import iso_utc, iso_utc_or_none
@@ -64,7 +65,7 @@ class EventContext:
     own_jid: str | None = None
 
 
-def _event(name: str, data: dict[str, Any]) -> NetworkEvent:
+def _event(name: EventName, data: dict[str, Any]) -> NetworkEvent:
     return NetworkEvent(name=name, data=data)
 
 
@@ -73,6 +74,7 @@ def enum_name(message: ProtoMessage, field: str) -> str | None:
     if not message.HasField(field):
         return None
     enum = message.DESCRIPTOR.fields_by_name[field].enum_type
+    assert enum is not None, f"{field} is not an enum field"
     value = enum.values_by_number.get(getattr(message, field))
     return value.name.lower() if value is not None else None
 
@@ -80,7 +82,8 @@ def enum_name(message: ProtoMessage, field: str) -> str | None:
 def _failure_reason(reason: int, default: str) -> str:
     """``ConnectFailureReason`` as a lowercase name (``logged_out``, ``main_device_gone``)."""
     try:
-        return ConnectFailureReason.Name(reason).lower()
+        name: str = ConnectFailureReason.Name(reason)
+        return name.lower()
     except ValueError:
         return default
 
@@ -104,7 +107,7 @@ def pair_success(ctx: EventContext, ev: PairStatus) -> NetworkEvent:
 def temporary_ban(ctx: EventContext, ev: TemporaryBan) -> NetworkEvent:
     code = TemporaryBan.TempBanReason.Name(ev.Code).lower() if ev.HasField("Code") else "unknown"
     return _event(
-        "connection.temporary_ban",
+        EventName.CONNECTION_TEMPORARY_BAN,
         {
             "device_id": ctx.device_id,
             "code": code,
@@ -116,7 +119,7 @@ def temporary_ban(ctx: EventContext, ev: TemporaryBan) -> NetworkEvent:
 
 def keepalive_timeout(ctx: EventContext, ev: KeepAliveTimeout) -> NetworkEvent:
     return _event(
-        "connection.keepalive_timeout",
+        EventName.CONNECTION_KEEPALIVE_TIMEOUT,
         {
             "device_id": ctx.device_id,
             "error_count": ev.ErrorCount,
@@ -126,7 +129,7 @@ def keepalive_timeout(ctx: EventContext, ev: KeepAliveTimeout) -> NetworkEvent:
 
 
 def keepalive_restored(ctx: EventContext) -> NetworkEvent:
-    return _event("connection.keepalive_restored", {"device_id": ctx.device_id})
+    return _event(EventName.CONNECTION_KEEPALIVE_RESTORED, {"device_id": ctx.device_id})
 
 
 # --- messages and receipts --------------------------------------------------------------
@@ -237,7 +240,7 @@ def undecryptable(_ctx: EventContext, ev: UndecryptableMessage) -> NetworkEvent:
     source = ev.Info.MessageSource
     mode = ev.DecryptFailMode
     return _event(
-        "message.undecryptable",
+        EventName.MESSAGE_UNDECRYPTABLE,
         {
             "message_id": ev.Info.ID,
             "from": sender_of(source),
@@ -281,7 +284,7 @@ def picture(_ctx: EventContext, ev: Picture) -> NetworkEvent:
             picture={"picture_id": None, "removed": ev.Remove},
         )
     return _event(
-        "contact.picture",
+        EventName.CONTACT_PICTURE,
         {
             "jid": jid_str(ev.JID),
             "author": jid_str(ev.Author),
@@ -293,14 +296,14 @@ def picture(_ctx: EventContext, ev: Picture) -> NetworkEvent:
 
 def identity_change(_ctx: EventContext, ev: IdentityChange) -> NetworkEvent:
     return _event(
-        "identity.change",
+        EventName.IDENTITY_CHANGE,
         {"jid": jid_str(ev.JID), "implicit": ev.Implicit, "timestamp": iso_utc_or_none(ev.Timestamp)},
     )
 
 
 def offline_sync_preview(ctx: EventContext, ev: OfflineSyncPreview) -> NetworkEvent:
     return _event(
-        "offline.sync_preview",
+        EventName.OFFLINE_SYNC_PREVIEW,
         {
             "device_id": ctx.device_id,
             "total": ev.Total,
@@ -313,4 +316,4 @@ def offline_sync_preview(ctx: EventContext, ev: OfflineSyncPreview) -> NetworkEv
 
 
 def offline_sync_completed(ctx: EventContext, ev: OfflineSyncCompleted) -> NetworkEvent:
-    return _event("offline.sync_completed", {"device_id": ctx.device_id, "count": ev.Count})
+    return _event(EventName.OFFLINE_SYNC_COMPLETED, {"device_id": ctx.device_id, "count": ev.Count})

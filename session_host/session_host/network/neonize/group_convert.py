@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from neonize.proto.Neonize_pb2 import GroupInfo as NeonizeGroupInfo
 from neonize.proto.Neonize_pb2 import GroupParticipant, GroupParticipantRequest
 
-from ..group_types import GroupInfo, GroupMember, JoinRequest, MemberResult, ParticipantAction
+from ..group_types import GroupInfo, GroupMember, MemberOutcome, ParticipantAction, PendingJoinRequest
 from .groups import ephemeral_seconds, topic_of
 from .jids import is_lid, jid_str, prefer_phone
 
@@ -66,7 +66,7 @@ def group_info(info: NeonizeGroupInfo) -> GroupInfo:
 
 
 def _status(person: GroupParticipant, action: ParticipantAction) -> str:
-    """whatsmeow's per-person answer as a per-person status (see :class:`MemberResult`)."""
+    """whatsmeow's per-person answer as a per-person status (see :class:`MemberOutcome`)."""
     if person.HasField("AddRequest") and person.AddRequest.Code:
         return "invite_sent"  # the person's privacy settings turned the add into an invitation
     if not person.Error:
@@ -78,11 +78,11 @@ def _status(person: GroupParticipant, action: ParticipantAction) -> str:
     return "not_allowed"  # 403 (privacy, or a super admin), 408 (just left), and the rest
 
 
-def _result(asked: str, person: GroupParticipant | None, action: ParticipantAction) -> MemberResult:
+def _result(asked: str, person: GroupParticipant | None, action: ParticipantAction) -> MemberOutcome:
     """The person's result, named by their phone JID when the network gives it (someone asked
     for by LID comes back as the user JID, as everywhere else in the gateway)."""
     if person is None:
-        return MemberResult(asked, "not_found")  # the network said nothing about this person
+        return MemberOutcome(asked, "not_found")  # the network said nothing about this person
     asked = jid_str(prefer_phone(person.JID, person.PhoneNumber)) or asked
     status = _status(person, action)
     is_admin, is_super_admin = person.IsAdmin or person.IsSuperAdmin, person.IsSuperAdmin
@@ -90,7 +90,7 @@ def _result(asked: str, person: GroupParticipant | None, action: ParticipantActi
         is_admin = True
     elif status == "ok" and action in (ParticipantAction.DEMOTE, ParticipantAction.REMOVE):
         is_admin = is_super_admin = False
-    return MemberResult(asked, status, is_admin=is_admin, is_super_admin=is_super_admin)
+    return MemberOutcome(asked, status, is_admin=is_admin, is_super_admin=is_super_admin)
 
 
 def _by_address(answered: Iterable[GroupParticipant]) -> dict[str, GroupParticipant]:
@@ -106,7 +106,7 @@ def _by_address(answered: Iterable[GroupParticipant]) -> dict[str, GroupParticip
 
 def member_results(
     asked: Sequence[str], answered: Iterable[GroupParticipant], action: ParticipantAction
-) -> list[MemberResult]:
+) -> list[MemberOutcome]:
     """One result per person asked (bare JIDs), in the order asked, from the network's answer.
 
     Flags are the person's after the operation: a promoted person is an admin, a demoted or
@@ -116,9 +116,11 @@ def member_results(
     return [_result(jid, index.get(jid), action) for jid in asked]
 
 
-def join_requests(requests: Iterable[GroupParticipantRequest]) -> list[JoinRequest]:
+def join_requests(requests: Iterable[GroupParticipantRequest]) -> list[PendingJoinRequest]:
     """The waiting join requests; ``TimeAt`` is in microseconds."""
     return [
-        JoinRequest(jid=jid_str(request.Participant) or "", requested_at=request.TimeAt / _MICROSECONDS)
+        PendingJoinRequest(
+            jid=jid_str(request.Participant) or "", requested_at=request.TimeAt / _MICROSECONDS
+        )
         for request in requests
     ]

@@ -34,11 +34,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from typing import Any
 
+from neonize.client import NewClient
 from neonize.proto.Neonize_pb2 import JID, GroupLinkedParent, GroupParent
 from neonize.utils.enum import ParticipantChange
 
 from gateway import jids
+from gateway.groups.codes import OperationCode
 
 from ..group_types import (
     EPHEMERAL_DURATIONS,
@@ -48,9 +51,9 @@ from ..group_types import (
     GroupOptions,
     GroupSettings,
     JoinOutcome,
-    JoinRequest,
-    MemberResult,
+    MemberOutcome,
     ParticipantAction,
+    PendingJoinRequest,
     RequestAction,
 )
 from ..port import NetworkError
@@ -74,7 +77,7 @@ _JOINING = functools.partial(group_error, joining=True)
 def group_of(value: str) -> JID:
     """A group JID protobuf; ``invalid_group_jid`` when ``value`` is not ``<digits>@g.us``."""
     if not jids.is_group_jid(value):
-        raise NetworkError.refused("invalid_group_jid", f"not a group JID: {value!r}")
+        raise NetworkError.refused(OperationCode.INVALID_GROUP_JID, f"not a group JID: {value!r}")
     return parse_jid(value)
 
 
@@ -86,7 +89,7 @@ def people(values: list[str]) -> list[JID]:
         address = jids.parse_participant(value)
         if address is None:
             raise NetworkError.refused(
-                "invalid_participant", f"not a phone number, user JID or LID: {value!r}"
+                OperationCode.INVALID_PARTICIPANT, f"not a phone number, user JID or LID: {value!r}"
             )
         found.setdefault(address.jid, parse_jid(address.jid))
     return list(found.values())
@@ -128,7 +131,7 @@ class NeonizeGroups:
         if len(others) < len(asked):  # the creator is its group's super admin already
             results.insert(
                 [jid_str(p) for p in asked].index(own),
-                MemberResult(own or "", "already_member", is_admin=True, is_super_admin=True),
+                MemberOutcome(own or "", "already_member", is_admin=True, is_super_admin=True),
             )
         group = await self._create_settings(group_convert.group_info(info), options)
         return GroupCreated(group=group, participants=tuple(results))
@@ -137,7 +140,9 @@ class NeonizeGroups:
     def _create_parent(options: GroupOptions) -> GroupParent | None:
         """The ``GroupParent`` of the create request, or UNSUPPORTED before anything is sent."""
         if options.community and options.parent_jid:
-            raise NetworkError.refused("invalid_request", "a community cannot belong to a community")
+            raise NetworkError.refused(
+                OperationCode.INVALID_REQUEST, "a community cannot belong to a community"
+            )
         if not options.community:
             if options.join_approval:
                 raise unsupported("create_group.join_approval")
@@ -157,17 +162,18 @@ class NeonizeGroups:
         for label, wanted, attribute, method in steps:
             if not wanted:
                 continue
+
+            def turn_on(client: NewClient, method: str = method) -> object:
+                return getattr(client, method)(target, True)
+
             try:
-                await self._link.call(
-                    f"set {label}",
-                    lambda client, method=method: getattr(client, method)(target, True),
-                    error=group_error,
-                )
+                await self._link.call(f"set {label}", turn_on, error=group_error)
             except NetworkError as exc:
                 done = f"{label} not set (applied: {_applied(applied)})"
                 raise _after(exc, f"create group: the group was created as {group.jid}, {done}") from exc
             applied.append(label)
-            group = dataclasses.replace(group, **{attribute: True})
+            turned_on: dict[str, Any] = {attribute: True}  # a bool field of GroupInfo
+            group = dataclasses.replace(group, **turned_on)
         return group
 
     async def joined_groups(self) -> list[GroupInfo]:
@@ -187,7 +193,7 @@ class NeonizeGroups:
 
     async def change_participants(
         self, group_jid: str, action: ParticipantAction, participants: list[str]
-    ) -> list[MemberResult]:
+    ) -> list[MemberOutcome]:
         target = group_of(group_jid)
         action = ParticipantAction(action)
         asked = people(participants)
@@ -210,7 +216,7 @@ class NeonizeGroups:
             if name in given:
                 raise unsupported(f"update_group.{name}")
         if not given:
-            raise NetworkError.refused("invalid_request", "nothing to change")
+            raise NetworkError.refused(OperationCode.INVALID_REQUEST, "nothing to change")
         steps = [
             ("name", "set group name", lambda client: client.set_group_name(target, settings.name)),
             (
@@ -239,7 +245,7 @@ class NeonizeGroups:
     async def set_group_picture(self, group_jid: str, jpeg: bytes) -> str:
         target = group_of(group_jid)
         if not jpeg.startswith(_JPEG_MAGIC):
-            raise NetworkError.refused("invalid_image", "a group picture is a JPEG image")
+            raise NetworkError.refused(OperationCode.INVALID_IMAGE, "a group picture is a JPEG image")
         data = bytes(jpeg)  # bytes, never a str: neonize reads a str as a path or URL
         return await self._link.call(
             "set group picture", lambda client: client.set_group_photo(target, data), error=group_error
@@ -249,7 +255,7 @@ class NeonizeGroups:
         target = group_of(group_jid)
         if isinstance(seconds, bool) or seconds not in EPHEMERAL_DURATIONS:
             raise NetworkError.refused(
-                "invalid_duration", f"duration_seconds is one of {list(EPHEMERAL_DURATIONS)}"
+                OperationCode.INVALID_DURATION, f"duration_seconds is one of {list(EPHEMERAL_DURATIONS)}"
             )
         nanoseconds = int(seconds) * _NANOSECONDS  # not a timedelta: neonize mis-scales those
         await self._link.call(
@@ -269,11 +275,13 @@ class NeonizeGroups:
 
     async def join_group(self, invite: GroupInvite) -> JoinOutcome:
         if not invite.code:
-            raise NetworkError.refused("invalid_request", "an invite code is required")
+            raise NetworkError.refused(OperationCode.INVALID_REQUEST, "an invite code is required")
         if invite.group_jid is None and invite.inviter_jid is None:
             return await self._join_with_link(invite.code)
         if invite.group_jid is None or invite.inviter_jid is None:
-            raise NetworkError.refused("invalid_request", "the code form needs group_jid and inviter_jid")
+            raise NetworkError.refused(
+                OperationCode.INVALID_REQUEST, "the code form needs group_jid and inviter_jid"
+            )
         target = group_of(invite.group_jid)
         (inviter,) = people([invite.inviter_jid])
         await self._link.call(
@@ -295,7 +303,7 @@ class NeonizeGroups:
                 "get group", lambda client: client.get_group_info(joined), error=group_error
             )
         except NetworkError as exc:
-            if exc.code == "group_not_found":  # not a member yet: the request waits for an admin
+            if exc.code == OperationCode.GROUP_NOT_FOUND:  # not a member yet: the request waits for an admin
                 return JoinOutcome(group_jid=joined_jid, pending_approval=True)
             message = (
                 f"join group: asked to join {joined_jid}, but reading whether approval is pending failed"
@@ -323,7 +331,7 @@ class NeonizeGroups:
 
     # --- join requests --------------------------------------------------------------------
 
-    async def group_requests(self, group_jid: str) -> list[JoinRequest]:
+    async def group_requests(self, group_jid: str) -> list[PendingJoinRequest]:
         target = group_of(group_jid)
         requests = await self._link.call(
             "list join requests",
@@ -334,6 +342,6 @@ class NeonizeGroups:
 
     async def answer_group_requests(
         self, group_jid: str, action: RequestAction, participants: list[str]
-    ) -> list[MemberResult]:
+    ) -> list[MemberOutcome]:
         asked = f"{RequestAction(action).value} {len(participants)} join request(s) of {group_jid}"
         raise unsupported("answer_group_requests", asked)

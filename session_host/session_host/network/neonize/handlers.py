@@ -50,6 +50,8 @@ from neonize.events import (
 )
 from neonize.proto.Neonize_pb2 import JID
 
+from gateway.webhooks.catalog import EventName
+
 from .. import payloads
 from ..port import NetworkEvent, SessionState
 from . import events
@@ -140,16 +142,18 @@ class NetworkHandlers:
         for event_type, handler in own.items():
             client.event(event_type)(self._guarded(runner, event_type.__name__, handler))
 
-    def _mapper(self, mapper: Mapper) -> Callable:
+    def _mapper(self, mapper: Mapper) -> Callable[[ClientRunner, Any], None]:
         def handle(_runner: ClientRunner, ev: Any) -> None:
             event = mapper(self._link.context(), ev)
-            if event is not None and event.name == "message.received" and isinstance(ev, MessageEv):
+            if event is not None and event.name == EventName.MESSAGE_RECEIVED and isinstance(ev, MessageEv):
                 event = with_media(self._link, event, ev.Message)  # waits: the device's order holds
             self._relay.emit(event)
 
         return handle
 
-    def _guarded(self, runner: ClientRunner, name: str, handler: Callable[[ClientRunner, Any], None]):
+    def _guarded(
+        self, runner: ClientRunner, name: str, handler: Callable[[ClientRunner, Any], None]
+    ) -> Callable[[Any, Any], None]:
         def guarded(_client: Any, payload: Any) -> None:
             runner.mark_started()
             if runner is not self._link.runner:
@@ -283,7 +287,7 @@ class NetworkHandlers:
             self._logged_out(runner, code)
         elif code == "temp_banned":
             ban = NetworkEvent(
-                name="connection.temporary_ban",
+                name=EventName.CONNECTION_TEMPORARY_BAN,
                 data={
                     "device_id": self._device_id,
                     "code": code,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from neonize.proto.Neonize_pb2 import HistorySync as HistorySyncEv
 
+from gateway.webhooks.catalog import EventName
+
 from ..port import NetworkEvent
 from .events import EventContext, enum_name
 
@@ -26,4 +28,4 @@ def history_sync(ctx: EventContext, ev: HistorySyncEv) -> NetworkEvent:
         "push_name_count": len(chunk.pushnames),
         "status_count": len(chunk.statusV3Messages),
     }
-    return NetworkEvent(name="history.sync", data=data)
+    return NetworkEvent(name=EventName.HISTORY_SYNC, data=data)

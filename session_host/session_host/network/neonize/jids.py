@@ -15,11 +15,12 @@ from typing import Any
 from neonize.proto.Neonize_pb2 import JID, MessageSource
 from neonize.utils.jid import build_jid
 
+from gateway.failures.kinds import ErrorKind
 from gateway.jids import LID_SERVER, Jid
 from gateway.jids import parse_jid as parse_jid_text
 
 from ..payloads import iso_utc_or_none
-from ..port import NetworkError, NetworkErrorKind
+from ..port import NetworkError
 
 _JID_FIELDS = ("User", "RawAgent", "Device", "Integrator", "Server")
 
@@ -37,7 +38,8 @@ def full_jid_str(jid: JID) -> str:
 
 
 def is_lid(jid: JID) -> bool:
-    return jid.Server == LID_SERVER
+    server: str = jid.Server
+    return server == LID_SERVER
 
 
 def prefer_phone(primary: JID, alternative: JID) -> JID:
@@ -70,7 +72,7 @@ def parse_jid(value: str) -> JID:
     """
     parsed = parse_jid_text(value)
     if parsed is None:
-        raise NetworkError(NetworkErrorKind.INVALID, f"not a phone number or JID: {value!r}")
+        raise NetworkError(ErrorKind.INVALID, f"not a phone number or JID: {value!r}")
     jid = build_jid(parsed.user, parsed.server)
     jid.RawAgent, jid.Device = parsed.agent, parsed.device
     return jid

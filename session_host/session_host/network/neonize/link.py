@@ -23,8 +23,10 @@ from typing import TypeVar
 from neonize.client import NewClient
 from neonize.proto.Neonize_pb2 import JID
 
+from gateway.failures.kinds import ErrorKind
+
 from .. import payloads
-from ..port import NetworkError, NetworkErrorKind, NetworkEvent, SessionState
+from ..port import NetworkError, NetworkEvent, SessionState
 from .clients import ClientRunner, GatedClient, call_with_deadline
 from .errors import library_error
 from .events import EventContext
@@ -70,7 +72,7 @@ class DeviceLink:
         with self.mutex:
             account = self.account
         if account is None:
-            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self.device_id} is not logged in")
+            raise NetworkError(ErrorKind.NOT_CONNECTED, f"device {self.device_id} is not logged in")
         return account
 
     def context(self) -> EventContext:
@@ -112,7 +114,7 @@ class DeviceLink:
         runner = self.connected_runner()
         client = GatedClient(runner.client, self.gate, lambda: self.connected_runner(runner))
         try:
-            return call(client)  # type: ignore[arg-type]  # the gated client answers as NewClient
+            return call(client)  # the gated client answers as NewClient
         except NetworkError:
             raise
         except Exception as exc:
@@ -128,7 +130,5 @@ class DeviceLink:
             or not runner.alive
             or (expected is not None and runner is not expected)
         ):
-            raise NetworkError(
-                NetworkErrorKind.NOT_CONNECTED, f"device {self.device_id} is not connected ({state})"
-            )
+            raise NetworkError(ErrorKind.NOT_CONNECTED, f"device {self.device_id} is not connected ({state})")
         return runner

@@ -27,8 +27,10 @@ from __future__ import annotations
 from neonize.client import NewClient
 from neonize.utils.enum import ReceiptType
 
+from gateway.failures.kinds import ErrorKind
+
 from .. import message_checks
-from ..port import REAL_REVOKE_WINDOW_SECONDS, MessageRef, NetworkError, NetworkErrorKind
+from ..port import REAL_REVOKE_WINDOW_SECONDS, MessageRef, NetworkError
 from .catalog import unsupported
 from .jids import parse_jid
 from .link import DeviceLink
@@ -42,7 +44,7 @@ class NeonizeMessages:
 
     async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
         if not message_ids:
-            raise NetworkError(NetworkErrorKind.INVALID, "message_ids must not be empty")
+            raise NetworkError(ErrorKind.INVALID, "message_ids must not be empty")
         chat_jid = parse_jid(chat)
         sender_jid = parse_jid(sender) if sender else chat_jid
         ids = list(message_ids)

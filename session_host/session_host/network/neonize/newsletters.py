@@ -14,6 +14,8 @@ from neonize.proto.Neonize_pb2 import (
     NewsletterViewerMetadata,
 )
 
+from gateway.webhooks.catalog import EventName
+
 from ..payloads import iso_utc_or_none
 from ..port import NetworkEvent
 from .events import EventContext, enum_name
@@ -44,17 +46,17 @@ def _metadata(meta: NewsletterMetadata) -> dict[str, Any]:
 
 def newsletter_join(_ctx: EventContext, ev: NewsletterJoin) -> NetworkEvent:
     """The account followed (or created) a channel: the channel as it is now."""
-    return NetworkEvent(name="newsletter.join", data=_metadata(ev.NewsletterMetadata))
+    return NetworkEvent(name=EventName.NEWSLETTER_JOIN, data=_metadata(ev.NewsletterMetadata))
 
 
 def newsletter_leave(_ctx: EventContext, ev: NewsletterLeave) -> NetworkEvent:
     data = {"newsletter_jid": jid_str(ev.ID), "role": enum_name(ev, "Role")}
-    return NetworkEvent(name="newsletter.leave", data=data)
+    return NetworkEvent(name=EventName.NEWSLETTER_LEAVE, data=data)
 
 
 def newsletter_mute_change(_ctx: EventContext, ev: NewsletterMuteChange) -> NetworkEvent:
     data = {"newsletter_jid": jid_str(ev.ID), "muted": _muted(ev)}
-    return NetworkEvent(name="newsletter.mute_change", data=data)
+    return NetworkEvent(name=EventName.NEWSLETTER_MUTE_CHANGE, data=data)
 
 
 def _live_message(message: NewsletterMessage) -> dict[str, Any]:
@@ -72,4 +74,4 @@ def newsletter_live_update(_ctx: EventContext, ev: NewsletterLiveUpdate) -> Netw
         "timestamp": iso_utc_or_none(ev.TIME),
         "messages": [_live_message(message) for message in ev.Messages],
     }
-    return NetworkEvent(name="newsletter.live_update", data=data)
+    return NetworkEvent(name=EventName.NEWSLETTER_LIVE_UPDATE, data=data)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from neonize.proto.Neonize_pb2 import BlocklistEvent, PrivacySettings, privacySettingsEvent
 
+from gateway.webhooks.catalog import EventName
+
 from ..port import NetworkEvent
 from .events import EventContext, enum_name
 from .jids import jid_str
@@ -30,7 +32,9 @@ def blocklist(_ctx: EventContext, ev: BlocklistEvent) -> NetworkEvent:
         for change in ev.Changes
     ]
     refresh_needed = enum_name(ev, "Action") == "modify"
-    return NetworkEvent(name="privacy.blocklist", data={"changes": changes, "refresh_needed": refresh_needed})
+    return NetworkEvent(
+        name=EventName.PRIVACY_BLOCKLIST, data={"changes": changes, "refresh_needed": refresh_needed}
+    )
 
 
 def _setting(settings: PrivacySettings, field: str) -> str | None:
@@ -42,4 +46,4 @@ def privacy_settings(_ctx: EventContext, ev: privacySettingsEvent) -> NetworkEve
     """The account's privacy settings changed: all of them as they are now, and which changed."""
     settings = {name: _setting(ev.NewSettings, field) for name, field in _SETTINGS.items()}
     changed = [name for name, field in _SETTINGS.items() if getattr(ev, f"{field}Changed")]
-    return NetworkEvent(name="privacy.settings", data={"settings": settings, "changed": changed})
+    return NetworkEvent(name=EventName.PRIVACY_SETTINGS, data={"settings": settings, "changed": changed})

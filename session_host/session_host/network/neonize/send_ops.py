@@ -21,9 +21,11 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ContextInfo, ExtendedTextM
 from neonize.utils.enum import ChatPresence as NeonizeChatPresence
 from neonize.utils.enum import ChatPresenceMedia
 
+from gateway.failures.kinds import ErrorKind
+
 from .. import message_checks
 from ..media_types import ContactCard, Location, MediaKind, OutgoingMedia, Template
-from ..port import ChatPresence, NetworkError, NetworkErrorKind, SentMessage
+from ..port import ChatPresence, NetworkError, SentMessage
 from .catalog import unsupported
 from .jids import jid_str, parse_jid
 from .link import DeviceLink
@@ -43,7 +45,7 @@ class NeonizeSending:
 
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         if not text:
-            raise NetworkError(NetworkErrorKind.INVALID, "text must not be empty")
+            raise NetworkError(ErrorKind.INVALID, "text must not be empty")
         message = (
             Message(
                 extendedTextMessage=ExtendedTextMessage(

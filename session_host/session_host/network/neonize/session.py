@@ -30,9 +30,10 @@ from typing import Any
 from neonize.utils.enum import ClientName
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
 
 from .. import payloads
-from ..port import EventSink, NetworkError, NetworkErrorKind, NetworkEvent, SessionState
+from ..port import EventSink, NetworkError, NetworkEvent, SessionState
 from .clients import ClientRegistry, ClientRunner, call_with_deadline
 from .errors import library_error
 from .group_ops import NeonizeGroups
@@ -162,16 +163,16 @@ class NeonizeSession:
         with self._link.mutex:
             runner, first_qr = self._link.runner, self._first_qr
         if runner is None or not runner.alive or first_qr is None:
-            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "no pairing session is running")
+            raise NetworkError(ErrorKind.NOT_CONNECTED, "no pairing session is running")
         if not jids.is_phone(phone):
-            raise NetworkError(NetworkErrorKind.INVALID, f"phone must be {jids.PHONE_RULE}")
+            raise NetworkError(ErrorKind.INVALID, f"phone must be {jids.PHONE_RULE}")
         deadline = time.monotonic() + self._timings.first_qr_wait
         while not first_qr.is_set():
             if not runner.alive:
-                raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the attempt ended before pairing started")
+                raise NetworkError(ErrorKind.NOT_CONNECTED, "the attempt ended before pairing started")
             if time.monotonic() >= deadline:
                 raise NetworkError(
-                    NetworkErrorKind.TIMEOUT,
+                    ErrorKind.TIMEOUT,
                     f"the network did not start pairing within {self._timings.first_qr_wait:g} s",
                 )
             with contextlib.suppress(TimeoutError):
@@ -187,16 +188,17 @@ class NeonizeSession:
             with link.mutex:
                 runner, state = link.runner, link.state
             if runner is None or not runner.alive or state is not SessionState.PAIRING:
-                raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "no pairing session is running")
+                raise NetworkError(ErrorKind.NOT_CONNECTED, "no pairing session is running")
             try:
-                return runner.client.PairPhone(phone, True, ClientName.LINUX)
+                code: str = runner.client.PairPhone(phone, True, ClientName.LINUX)
+                return code
             except Exception as exc:
                 raise library_error("pair phone", exc, phone=True) from exc
 
     def _refuse_if_paired(self) -> None:
         with self._link.mutex:
             if self._link.account is not None or self._link.state is SessionState.CONNECTED:
-                raise NetworkError(NetworkErrorKind.ALREADY_LOGGED_IN, "the device is already paired")
+                raise NetworkError(ErrorKind.ALREADY_LOGGED_IN, "the device is already paired")
 
     async def _verify_credentials(self) -> None:
         """Before resuming: the stored JID must still be in whatsmeow's store (see store.py)."""
@@ -249,7 +251,7 @@ class NeonizeSession:
                 logged_in = link.account is not None or connected
                 runner = link.runner
             if not logged_in:
-                raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the device is not logged in")
+                raise NetworkError(ErrorKind.NOT_CONNECTED, "the device is not logged in")
             if connected and runner is not None:
                 runner.stopping = True  # the unlink drops the connection: not a network loss
                 try:

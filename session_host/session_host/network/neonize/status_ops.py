@@ -24,13 +24,15 @@ import time
 from collections.abc import Iterable
 
 from neonize.client import NewClient
+from neonize.proto.Neonize_pb2 import SendResponse
 from neonize.proto.Neonize_pb2 import StatusPrivacy as NeonizeStatusPrivacy
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ExtendedTextMessage, Message
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
 
 from .. import status_checks
-from ..port import NetworkError, NetworkErrorKind, SentMessage
+from ..port import NetworkError, SentMessage
 from ..status_types import (
     MediaStatus,
     PrivacyType,
@@ -68,7 +70,7 @@ class NeonizeStatus:
         kind = status_checks.check_content(content)
         to = parse_jid(jids.STATUS_BROADCAST_JID)
 
-        def publish(client: NewClient) -> object:
+        def publish(client: NewClient) -> SendResponse:
             return client.send_message(to, story_message(client, content, kind))
 
         response = await self._link.call("publish status", publish)
@@ -95,7 +97,7 @@ def story_message(client: NewClient, content: StatusContent, kind: StatusKind) -
         if content.background_color is not None:
             text.backgroundArgb = status_checks.background_argb(content.background_color)
         if content.font is not None:
-            text.font = content.font  # type: ignore[assignment]
+            text.font = content.font
         return Message(extendedTextMessage=text)
     assert isinstance(content, MediaStatus)
     data, caption = bytes(content.data), content.caption or None  # bytes: never a path or URL
@@ -106,4 +108,4 @@ def story_message(client: NewClient, content: StatusContent, kind: StatusKind) -
     except (ConnectionError, TimeoutError):
         raise  # the network's, not the bytes'
     except OSError as exc:  # Pillow's UnidentifiedImageError: the bytes are no image it reads
-        raise NetworkError(NetworkErrorKind.INVALID, f"the image story is not an image: {exc}") from exc
+        raise NetworkError(ErrorKind.INVALID, f"the image story is not an image: {exc}") from exc

@@ -23,8 +23,10 @@ from pathlib import Path
 
 from neonize.proto.Neonize_pb2 import JID
 
+from gateway.failures.kinds import ErrorKind
+
 from ..payloads import iso_utc
-from ..port import NetworkError, NetworkErrorKind
+from ..port import NetworkError
 from .jids import full_jid_str, jid_from_dict, jid_str, jid_to_dict
 
 logger = logging.getLogger(__name__)
@@ -43,7 +45,7 @@ class DeviceStore:
 
     def __post_init__(self) -> None:
         if not _DEVICE_ID.match(self.device_id) or ".." in self.device_id:
-            raise NetworkError(NetworkErrorKind.INVALID, f"unusable device id: {self.device_id!r}")
+            raise NetworkError(ErrorKind.INVALID, f"unusable device id: {self.device_id!r}")
 
     @property
     def db_path(self) -> Path:

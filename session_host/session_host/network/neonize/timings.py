@@ -15,11 +15,10 @@ class NeonizeTimings:
     next_qr_ttl: float = 20.0  # lifetime of each rotated QR code
     qr_timeout_grace: float = 15.0  # after the last QR expired, give up waiting for a scan
     first_qr_wait: float = 30.0  # pair_phone waits this long for the first QR
-    # Longest exclusive hold of the gate while a connect starts. Measured on the real library
-    # (connect() called -> its dial reaching the played network, which comes after the Go map
-    # writes): median 4 ms on a new database, 0.9 ms on an existing one, p99 15 ms; with both
-    # cores saturated, p99 58 ms. The hold ends earlier when connect() returns or the Go side
-    # answers; a silent dial holds it whole (50 starts on a silent network: about 5 s).
+    # Longest exclusive hold of the gate while a connect starts: above the time the real
+    # library takes to register a client, even with both cores saturated (the figures:
+    # bench/README.md, "Figures the code's choices rest on"). The hold ends earlier when
+    # connect() returns or the Go side answers; a silent dial holds it whole.
     start_hold: float = 0.1
     sink_timeout: float = 60.0  # how long the client thread waits for the sink per event
     stop_join: float = 15.0  # how long a background stop waits for connect() to return

@@ -12,27 +12,29 @@ does not model (channels, app state, the history sent after pairing) or is the g
 
 from __future__ import annotations
 
-PRODUCED_EVENTS: frozenset[str] = frozenset(
+from gateway.webhooks.catalog import EventName
+
+PRODUCED_EVENTS: frozenset[EventName] = frozenset(
     {
-        "device.connected",
-        "device.disconnected",
-        "device.logged_out",
-        "qr.generated",
-        "pair.success",
-        "connection.pair_error",
-        "connection.stream_replaced",
-        "connection.failure",
-        "message.received",
-        "message.delivered",
-        "message.read",
-        "chat.presence",
-        "contact.presence",
-        "contact.pushname",
-        "call.offer",
-        "call.terminate",
-        "group.info",
-        "group.joined",
-        "history.sync",
+        EventName.DEVICE_CONNECTED,
+        EventName.DEVICE_DISCONNECTED,
+        EventName.DEVICE_LOGGED_OUT,
+        EventName.QR_GENERATED,
+        EventName.PAIR_SUCCESS,
+        EventName.CONNECTION_PAIR_ERROR,
+        EventName.CONNECTION_STREAM_REPLACED,
+        EventName.CONNECTION_FAILURE,
+        EventName.MESSAGE_RECEIVED,
+        EventName.MESSAGE_DELIVERED,
+        EventName.MESSAGE_READ,
+        EventName.CHAT_PRESENCE,
+        EventName.CONTACT_PRESENCE,
+        EventName.CONTACT_PUSHNAME,
+        EventName.CALL_OFFER,
+        EventName.CALL_TERMINATE,
+        EventName.GROUP_INFO,
+        EventName.GROUP_JOINED,
+        EventName.HISTORY_SYNC,
     }
 )
 """Catalog events the simulated adapter emits."""

@@ -16,6 +16,8 @@ from fastapi import Path as PathParam
 from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
 
 from gateway.errors import ApiError
+from gateway.failures.codes import ErrorCode
+from gateway.groups.codes import OperationCode
 from gateway.jids import PHONE_PATTERN, PhoneNumber
 from gateway.web.error_docs import MASTER, WITH_BODY, answers, operation, standard
 
@@ -35,17 +37,17 @@ T = TypeVar("T")
 CONTROL_ERRORS_PARTS = (
     MASTER,
     WITH_BODY,
-    standard(400, "INVALID_CHAT_JID"),
+    standard(400, ErrorCode.INVALID_CHAT_JID),
     standard(
         404,
-        "ACCOUNT_NOT_FOUND",
-        "CALL_NOT_FOUND",
-        "DEVICE_NOT_FOUND",
-        "MESSAGE_NOT_FOUND",
-        "PAIR_CODE_NOT_FOUND",
-        "RECIPIENT_NOT_FOUND",
+        ErrorCode.ACCOUNT_NOT_FOUND,
+        ErrorCode.CALL_NOT_FOUND,
+        ErrorCode.DEVICE_NOT_FOUND,
+        ErrorCode.MESSAGE_NOT_FOUND,
+        ErrorCode.PAIR_CODE_NOT_FOUND,
+        ErrorCode.RECIPIENT_NOT_FOUND,
     ),
-    standard(409, "ACCOUNT_EXISTS", "ALREADY_LOGGED_IN"),
+    standard(409, ErrorCode.ACCOUNT_EXISTS, ErrorCode.ALREADY_LOGGED_IN),
 )
 CONTROL_ERRORS = answers(*CONTROL_ERRORS_PARTS)
 
@@ -207,7 +209,9 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
     @router.post(
         "/accounts/{phone}/messages",
         responses=answers(
-            CONTROL_ERRORS_PARTS, operation(403, "not_group_admin"), operation(404, "group_not_found")
+            CONTROL_ERRORS_PARTS,
+            operation(403, OperationCode.NOT_GROUP_ADMIN),
+            operation(404, OperationCode.GROUP_NOT_FOUND),
         ),
     )
     def send_message(phone: PhoneInPath, body: MessageIn) -> dict[str, Any]:
@@ -274,14 +278,14 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
     def drop(device_id: DeviceIdInPath) -> dict[str, Any]:
         """The network drops the device's connection; the session reconnects by itself."""
         if not network.drop(device_id):
-            raise ApiError(404, "DEVICE_NOT_FOUND", f"device {device_id} has no connection to drop")
+            raise ApiError(404, ErrorCode.DEVICE_NOT_FOUND, f"device {device_id} has no connection to drop")
         return {"success": True, "device_id": device_id}
 
     @router.post("/devices/{device_id}/unlink")
     def unlink(device_id: DeviceIdInPath) -> dict[str, Any]:
         """The phone removes the linked device; a connected session is logged out at once."""
         if not network.unlink(device_id):
-            raise ApiError(404, "DEVICE_NOT_FOUND", f"no phone lists device {device_id} as linked")
+            raise ApiError(404, ErrorCode.DEVICE_NOT_FOUND, f"no phone lists device {device_id} as linked")
         return {"success": True, "device_id": device_id}
 
     @router.post("/faults")

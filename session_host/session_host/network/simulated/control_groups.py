@@ -17,6 +17,8 @@ from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
 from gateway.errors import ApiError, OperationError
+from gateway.failures.codes import ErrorCode
+from gateway.groups.codes import OperationCode
 from gateway.jids import PHONE_PATTERN
 from gateway.web.error_docs import MASTER, WITH_BODY, WITH_PARAMETERS, answers, operation, standard
 
@@ -29,13 +31,13 @@ GroupJidInPath = Annotated[str, PathParam(min_length=1, max_length=128, descript
 
 T = TypeVar("T")
 
-_ACCOUNT = standard(404, "ACCOUNT_NOT_FOUND")
-_JID = operation(400, "invalid_group_jid")
-_PEOPLE = operation(400, "invalid_request", "invalid_participant")
-_ADMIN = operation(403, "not_group_admin")
-_GROUP = operation(404, "group_not_found")
-_COMMUNITY = operation(409, "not_a_community")
-_SETTINGS = operation(400, "invalid_request")
+_ACCOUNT = standard(404, ErrorCode.ACCOUNT_NOT_FOUND)
+_JID = operation(400, OperationCode.INVALID_GROUP_JID)
+_PEOPLE = operation(400, OperationCode.INVALID_REQUEST, OperationCode.INVALID_PARTICIPANT)
+_ADMIN = operation(403, OperationCode.NOT_GROUP_ADMIN)
+_GROUP = operation(404, OperationCode.GROUP_NOT_FOUND)
+_COMMUNITY = operation(409, OperationCode.NOT_A_COMMUNITY)
+_SETTINGS = operation(400, OperationCode.INVALID_REQUEST)
 
 
 class GroupOptionsIn(BaseModel):
@@ -154,11 +156,11 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
         responses=answers(
             MASTER,
             WITH_BODY,
-            operation(400, "invalid_invite_link"),
+            operation(400, OperationCode.INVALID_INVITE_LINK),
             _ACCOUNT,
             _GROUP,
-            operation(409, "already_member"),
-            operation(410, "invite_link_revoked"),
+            operation(409, OperationCode.ALREADY_MEMBER),
+            operation(410, OperationCode.INVITE_LINK_REVOKED),
         ),
     )
     def join_group(phone: PhoneInPath, body: JoinIn) -> dict[str, Any]:
@@ -186,7 +188,7 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
     @router.put(
         "/accounts/{phone}/groups/{jid}/ephemeral",
         responses=answers(
-            MASTER, WITH_BODY, _JID, operation(400, "invalid_duration"), _ACCOUNT, _GROUP, _ADMIN
+            MASTER, WITH_BODY, _JID, operation(400, OperationCode.INVALID_DURATION), _ACCOUNT, _GROUP, _ADMIN
         ),
     )
     def set_ephemeral(phone: PhoneInPath, jid: GroupJidInPath, body: EphemeralIn) -> dict[str, Any]:
@@ -204,7 +206,7 @@ def group_routes(network: SimulatedNetwork) -> APIRouter:
         _ACCOUNT,
         _GROUP,
         _ADMIN,
-        operation(409, "not_a_community", "already_linked", "not_linked"),
+        operation(409, OperationCode.NOT_A_COMMUNITY, OperationCode.ALREADY_LINKED, OperationCode.NOT_LINKED),
     )
 
     @router.post("/accounts/{phone}/groups/{jid}/community/link", responses=link_answers)

@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..port import REAL_REVOKE_WINDOW_SECONDS, NetworkError, NetworkErrorKind
+from gateway.failures.codes import ErrorCode
+from gateway.failures.kinds import ErrorKind
+
+from ..port import REAL_REVOKE_WINDOW_SECONDS, NetworkError
 from .group_records import GroupChange, GroupError
 from .model import (
     DIAL_OPERATION,
@@ -171,7 +174,7 @@ class NetworkCore:
         with self._lock:
             conn = self._world.conns.get(conn_id)
             if conn is None or conn.device_key is not None:
-                raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the session is not pairing")
+                raise NetworkError(ErrorKind.NOT_CONNECTED, "the session is not pairing")
             conn.pair_code = new_pair_code()
             conn.pair_phone = phone
             return conn.pair_code
@@ -223,7 +226,7 @@ class NetworkCore:
     def _live(self, conn_id: str) -> tuple[Connection, Account]:
         conn = self._world.conns.get(conn_id)
         if conn is None or conn.jid is None:
-            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the connection is closed")
+            raise NetworkError(ErrorKind.NOT_CONNECTED, "the connection is closed")
         account = self._world.account_of_jid(conn.jid)
         assert account is not None
         return conn, account
@@ -258,7 +261,7 @@ class NetworkCore:
         with self._lock:
             account = self._world.accounts.get(phone)
             if account is None:
-                raise ControlError(404, "ACCOUNT_NOT_FOUND", f"no account for phone {phone}")
+                raise ControlError(404, ErrorCode.ACCOUNT_NOT_FOUND, f"no account for phone {phone}")
             turn = Turn(self._world, account)
             yield turn
             if turn.dirty:

@@ -16,6 +16,7 @@ from dataclasses import asdict
 from typing import Any
 
 from gateway import jids
+from gateway.webhooks.catalog import EventName
 
 from .. import call_payloads, group_payloads, payloads
 from ..media_types import MediaKind, ReceivedMedia
@@ -125,7 +126,7 @@ def contact_presence(jid: str, available: bool, at: float) -> NetworkEvent:
 def push_name_changed(jid: str, old: str, new: str) -> NetworkEvent:
     """A contact's messages now carry another push name than the device saw before."""
     data = {"jid": jid, "old_push_name": old, "new_push_name": new}
-    return NetworkEvent(name="contact.pushname", data=data)
+    return NetworkEvent(name=EventName.CONTACT_PUSHNAME, data=data)
 
 
 def call_offer(call: Call) -> NetworkEvent:
@@ -189,12 +190,10 @@ def group_info(change: GroupChange, author_name: str | None) -> NetworkEvent | N
     if "picture_id" in change.fields:
         fields["picture"] = {"picture_id": change.fields["picture_id"], "removed": False}
     deleted = bool(change.fields.get("deleted"))
-    links = {
-        "linked_group": _link(change.linked[0]) if change.linked and change.kind == "link" else None,
-        "unlinked_group": _link(change.unlinked[0]) if change.unlinked and change.kind == "unlink" else None,
-    }
+    linked = _link(change.linked[0]) if change.linked and change.kind == "link" else None
+    unlinked = _link(change.unlinked[0]) if change.unlinked and change.kind == "unlink" else None
     told = fields or deleted or change.join or change.leave or change.promote or change.demote
-    if not (told or any(links.values())):
+    if not (told or linked or unlinked):
         return None
     return group_payloads.group_info(
         group_jid=change.group_jid,
@@ -207,7 +206,8 @@ def group_info(change: GroupChange, author_name: str | None) -> NetworkEvent | N
         promote=change.promote,
         demote=change.demote,
         join_reason=change.join_reason if change.join else None,
-        **links,
+        linked_group=linked,
+        unlinked_group=unlinked,
         **fields,
     )
 
@@ -229,7 +229,7 @@ def history_sync(device_id: str, message_count: int) -> NetworkEvent:
         "push_name_count": 0,
         "status_count": 0,
     }
-    return NetworkEvent(name="history.sync", data=data)
+    return NetworkEvent(name=EventName.HISTORY_SYNC, data=data)
 
 
 def to_item(event: NetworkEvent) -> dict[str, Any]:
@@ -249,4 +249,4 @@ def from_item(item: Mapping[str, Any], media: Callable[[str], bytes] | None = No
         attachment = ReceivedMedia(
             **{**described, "kind": MediaKind(described["kind"]), "data": media(described["sha256"])}
         )
-    return NetworkEvent(name=item["name"], data=item["data"], attachment=attachment)
+    return NetworkEvent(name=EventName(item["name"]), data=item["data"], attachment=attachment)

@@ -12,7 +12,7 @@ from typing import Any
 
 from gateway import jids
 from gateway.groups import invites
-from gateway.groups.codes import INVITE_HOST
+from gateway.groups.codes import INVITE_HOST, OperationCode
 
 from .group_records import (
     Group,
@@ -67,17 +67,17 @@ class GroupAccess:
             ``invalid_group_jid`` for a malformed JID; ``group_not_found``.
         """
         if not jids.is_group_jid(group_jid):
-            raise GroupError("invalid_group_jid", f"not a group JID: {group_jid!r}")
+            raise GroupError(OperationCode.INVALID_GROUP_JID, f"not a group JID: {group_jid!r}")
         group = self._groups.get(group_jid)
         if group is None:
-            raise GroupError("group_not_found", f"{group_jid} does not exist")
+            raise GroupError(OperationCode.GROUP_NOT_FOUND, f"{group_jid} does not exist")
         return group
 
     def get_for(self, group_jid: str, jid: str) -> Group:
         """A group as a participant sees it; one ``jid`` is not in is ``group_not_found``."""
         group = self.get(group_jid)
         if jid not in group.participants:
-            raise GroupError("group_not_found", f"{jid} is not in {group_jid}")
+            raise GroupError(OperationCode.GROUP_NOT_FOUND, f"{jid} is not in {group_jid}")
         return group
 
     def groups_of(self, jid: str) -> list[Group]:
@@ -102,13 +102,15 @@ class GroupAccess:
         """
         group = self.get_for(group_jid, sender)
         if not self.may_send(group_jid, sender):
-            raise GroupError("not_group_admin", f"only admins send to {group_jid}: it is an announce group")
+            raise GroupError(
+                OperationCode.NOT_GROUP_ADMIN, f"only admins send to {group_jid}: it is an announce group"
+            )
         return [jid for jid in group.participants if jid != sender]
 
     def _admin(self, group_jid: str, jid: str) -> Group:
         group = self.get_for(group_jid, jid)
         if not group.is_admin(jid):
-            raise GroupError("not_group_admin", f"{jid} is not an admin of {group_jid}")
+            raise GroupError(OperationCode.NOT_GROUP_ADMIN, f"{jid} is not an admin of {group_jid}")
         return group
 
     def _change(self, kind: str, group: Group, author: str | None) -> GroupChange:
@@ -134,8 +136,8 @@ class GroupAccess:
         if group is not None:
             return group
         if code in self._revoked:
-            raise GroupError("invite_link_revoked", "the invite link was reset")
-        raise GroupError("group_not_found", "no group has this invite link")
+            raise GroupError(OperationCode.INVITE_LINK_REVOKED, "the invite link was reset")
+        raise GroupError(OperationCode.GROUP_NOT_FOUND, "no group has this invite link")
 
     # --- joining ----------------------------------------------------------------------
 
@@ -154,9 +156,9 @@ class GroupAccess:
         """
         group = self._by_code(code)
         if group_jid is not None and group_jid != group.jid:
-            raise GroupError("group_not_found", f"the invite code is not one of {group_jid}")
+            raise GroupError(OperationCode.GROUP_NOT_FOUND, f"the invite code is not one of {group_jid}")
         if jid in group.participants:
-            raise GroupError("already_member", f"{jid} is already in {group.jid}")
+            raise GroupError(OperationCode.ALREADY_MEMBER, f"{jid} is already in {group.jid}")
         change = self._change("join", group, jid)
         if group.join_approval:
             if group.pending_of(jid) is None:
@@ -178,7 +180,7 @@ class GroupAccess:
         """An admin approves (the person becomes a member) or rejects join requests;
         per person ``ok``, or ``not_found`` when no such request waits."""
         if action not in ("approve", "reject"):
-            raise GroupError("invalid_request", f"unknown action {action!r}")
+            raise GroupError(OperationCode.INVALID_REQUEST, f"unknown action {action!r}")
         people = parse_people(participants)
         group = self._admin(group_jid, actor)
         change = self._change("requests", group, actor)
@@ -243,5 +245,5 @@ def code_of_link(link: str) -> str:
     """
     code = invites.code_of_link(link)
     if code is None:
-        raise GroupError("invalid_invite_link", f"not an invite link of {INVITE_HOST}: {link!r}")
+        raise GroupError(OperationCode.INVALID_INVITE_LINK, f"not an invite link of {INVITE_HOST}: {link!r}")
     return code

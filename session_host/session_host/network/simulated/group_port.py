@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..group_types import GroupInfo, GroupMember, JoinRequest, MemberAddMode, MemberResult
+from ..group_types import GroupInfo, GroupMember, MemberAddMode, MemberOutcome, PendingJoinRequest
 from .group_records import Group, PersonResult, Role
 
 LidOf = Callable[[str], str | None]
@@ -43,9 +43,9 @@ def group_info(group: Group, lid_of: LidOf) -> GroupInfo:
     )
 
 
-def member_result(result: PersonResult) -> MemberResult:
+def member_result(result: PersonResult) -> MemberOutcome:
     """One person's part of an operation, with the admin flags it has now."""
-    return MemberResult(
+    return MemberOutcome(
         jid=result.jid,
         status=result.status,
         is_admin=result.role is not None and result.role.is_admin,
@@ -53,5 +53,5 @@ def member_result(result: PersonResult) -> MemberResult:
     )
 
 
-def join_request(request: dict[str, Any]) -> JoinRequest:
-    return JoinRequest(jid=request["jid"], requested_at=request["requested_at"])
+def join_request(request: dict[str, Any]) -> PendingJoinRequest:
+    return PendingJoinRequest(jid=request["jid"], requested_at=request["requested_at"])

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from gateway import jids
 from gateway.groups import codes
+from gateway.groups.codes import OperationCode
 from gateway.groups.invites import invite_link
 
 NAME_MAX = 100
@@ -201,6 +202,8 @@ def parse_people(values: list[str]) -> list[str]:
     for value in values:
         address = jids.parse_participant(value)
         if address is None:
-            raise GroupError("invalid_participant", f"not a phone number, user JID or LID: {value!r}")
+            raise GroupError(
+                OperationCode.INVALID_PARTICIPANT, f"not a phone number, user JID or LID: {value!r}"
+            )
         people.append(address.jid)
     return list(dict.fromkeys(people))

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway import jids
+from gateway.groups.codes import OperationCode
 
 from ..group_types import EPHEMERAL_DURATIONS, MemberAddMode
 from .group_access import GroupAccess
@@ -58,7 +59,7 @@ JPEG_MAGIC = b"\xff\xd8\xff"
 
 def _check_name(name: object) -> str:
     if not isinstance(name, str) or not 1 <= len(name) <= NAME_MAX:
-        raise GroupError("invalid_request", f"a group name has 1 to {NAME_MAX} characters")
+        raise GroupError(OperationCode.INVALID_REQUEST, f"a group name has 1 to {NAME_MAX} characters")
     return name
 
 
@@ -92,12 +93,12 @@ class Groups(GroupAccess):
         parent: Group | None = None
         if parent_jid is not None:
             if community:
-                raise GroupError("invalid_request", "a community cannot belong to a community")
+                raise GroupError(OperationCode.INVALID_REQUEST, "a community cannot belong to a community")
             parent = self.get_for(parent_jid, creator)
             if not parent.is_community:
-                raise GroupError("not_a_community", f"{parent_jid} is not a community")
+                raise GroupError(OperationCode.NOT_A_COMMUNITY, f"{parent_jid} is not a community")
             if not parent.is_admin(creator):
-                raise GroupError("not_group_admin", f"{creator} is not an admin of {parent_jid}")
+                raise GroupError(OperationCode.NOT_GROUP_ADMIN, f"{creator} is not an admin of {parent_jid}")
         jid = f"{self._ids('group')}@{jids.GROUP_SERVER}"
         while jid in self._groups:
             jid = f"{self._ids('group')}@{jids.GROUP_SERVER}"
@@ -146,12 +147,12 @@ class Groups(GroupAccess):
         answers ``invite_sent`` (it has no privacy settings that would force an invitation).
         """
         if action not in ("add", "remove", "promote", "demote"):
-            raise GroupError("invalid_request", f"unknown action {action!r}")
+            raise GroupError(OperationCode.INVALID_REQUEST, f"unknown action {action!r}")
         people = parse_people(participants)
         group = self.get_for(group_jid, actor)
         members_may_add = action == "add" and group.member_add_mode == "all"
         if not group.is_admin(actor) and not members_may_add:
-            raise GroupError("not_group_admin", f"{actor} is not an admin of {group_jid}")
+            raise GroupError(OperationCode.NOT_GROUP_ADMIN, f"{actor} is not an admin of {group_jid}")
         change = self._change("participants", group, actor)
         for person in people:
             account = self._resolve(person)
@@ -212,10 +213,11 @@ class Groups(GroupAccess):
         lets everyone waiting in (``join``), as the network does.
         """
         if topic is not None and description is not None and topic != description:
-            raise GroupError("invalid_request", "topic and description are one field: give one")
+            raise GroupError(OperationCode.INVALID_REQUEST, "topic and description are one field: give one")
+        text = topic if topic is not None else description
         given = {
             "name": name,
-            "topic": topic if topic is not None else description,
+            "topic": text,
             "announce": announce,
             "locked": locked,
             "join_approval": join_approval,
@@ -223,14 +225,18 @@ class Groups(GroupAccess):
         }
         wanted = {key: value for key, value in given.items() if value is not None}
         if not wanted:
-            raise GroupError("invalid_request", "nothing to change")
+            raise GroupError(OperationCode.INVALID_REQUEST, "nothing to change")
         if "name" in wanted:
             _check_name(name)
-        if len(wanted.get("topic", "")) > TOPIC_MAX:
-            raise GroupError("invalid_request", f"a description has at most {TOPIC_MAX} characters")
+        if text is not None and len(text) > TOPIC_MAX:
+            raise GroupError(
+                OperationCode.INVALID_REQUEST, f"a description has at most {TOPIC_MAX} characters"
+            )
         if member_add_mode is not None:
             if member_add_mode not in MEMBER_ADD_MODES:
-                raise GroupError("invalid_request", f"member_add_mode is one of {list(MEMBER_ADD_MODES)}")
+                raise GroupError(
+                    OperationCode.INVALID_REQUEST, f"member_add_mode is one of {list(MEMBER_ADD_MODES)}"
+                )
             wanted["member_add_mode"] = str(member_add_mode)  # stored as plain text, saved as JSON
         group = self.get_for(group_jid, actor)
         self._may_edit(group, actor, admin_only=bool(_ADMIN_ONLY & wanted.keys()))
@@ -250,12 +256,12 @@ class Groups(GroupAccess):
         if group.is_admin(actor) or not (admin_only or group.is_locked):
             return
         why = "only admins change settings" if admin_only else "the group is locked"
-        raise GroupError("not_group_admin", f"{actor} is not an admin of {group.jid}: {why}")
+        raise GroupError(OperationCode.NOT_GROUP_ADMIN, f"{actor} is not an admin of {group.jid}: {why}")
 
     def set_picture(self, group_jid: str, actor: str, jpeg: bytes) -> GroupChange:
         """``actor`` sets the group's picture (a JPEG); ``fields`` has the new ``picture_id``."""
         if not jpeg.startswith(JPEG_MAGIC):
-            raise GroupError("invalid_image", "a group picture is a JPEG image")
+            raise GroupError(OperationCode.INVALID_IMAGE, "a group picture is a JPEG image")
         group = self.get_for(group_jid, actor)
         self._may_edit(group, actor, admin_only=False)
         group.picture_id = self._ids("picture")
@@ -266,7 +272,9 @@ class Groups(GroupAccess):
     def set_ephemeral(self, group_jid: str, actor: str, seconds: int) -> GroupChange:
         """``actor`` sets the disappearing-message timer to one of the network's four values."""
         if isinstance(seconds, bool) or seconds not in EPHEMERAL_DURATIONS:
-            raise GroupError("invalid_duration", f"duration_seconds is one of {list(EPHEMERAL_DURATIONS)}")
+            raise GroupError(
+                OperationCode.INVALID_DURATION, f"duration_seconds is one of {list(EPHEMERAL_DURATIONS)}"
+            )
         group = self.get_for(group_jid, actor)
         self._may_edit(group, actor, admin_only=False)
         group.ephemeral_duration = seconds
@@ -279,9 +287,9 @@ class Groups(GroupAccess):
     def _community(self, community_jid: str, actor: str) -> Group:
         community = self.get_for(community_jid, actor)
         if not community.is_community:
-            raise GroupError("not_a_community", f"{community_jid} is not a community")
+            raise GroupError(OperationCode.NOT_A_COMMUNITY, f"{community_jid} is not a community")
         if not community.is_admin(actor):
-            raise GroupError("not_group_admin", f"{actor} is not an admin of {community_jid}")
+            raise GroupError(OperationCode.NOT_GROUP_ADMIN, f"{actor} is not an admin of {community_jid}")
         return community
 
     def link(self, community_jid: str, group_jid: str, actor: str) -> GroupChange:
@@ -290,11 +298,11 @@ class Groups(GroupAccess):
         community = self._community(community_jid, actor)
         child = self.get_for(group_jid, actor)
         if child.is_community:
-            raise GroupError("invalid_request", "a community cannot be linked into another")
+            raise GroupError(OperationCode.INVALID_REQUEST, "a community cannot be linked into another")
         if not child.is_admin(actor):
-            raise GroupError("not_group_admin", f"{actor} is not an admin of {group_jid}")
+            raise GroupError(OperationCode.NOT_GROUP_ADMIN, f"{actor} is not an admin of {group_jid}")
         if child.parent_jid is not None:
-            raise GroupError("already_linked", f"{group_jid} is linked to {child.parent_jid}")
+            raise GroupError(OperationCode.ALREADY_LINKED, f"{group_jid} is linked to {child.parent_jid}")
         child.parent_jid = community.jid
         community.linked_groups.append(child.jid)
         change = self._change("link", community, actor)
@@ -306,7 +314,7 @@ class Groups(GroupAccess):
         community = self._community(community_jid, actor)
         child = self.get(group_jid)
         if child.parent_jid != community.jid:
-            raise GroupError("not_linked", f"{group_jid} is not linked to {community_jid}")
+            raise GroupError(OperationCode.NOT_LINKED, f"{group_jid} is not linked to {community_jid}")
         child.parent_jid = None
         community.linked_groups.remove(child.jid)
         change = self._change("unlink", community, actor)

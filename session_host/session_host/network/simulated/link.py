@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 from typing import NoReturn
 
-from ..port import NetworkError, NetworkErrorKind, SessionState
+from gateway.failures.kinds import ErrorKind
+
+from ..port import NetworkError, SessionState
 from .model import AnswerFault, DialFault
 from .network import SimulatedNetwork
 
@@ -31,28 +33,26 @@ class DeviceLink:
     def connection(self) -> str:
         """The connection of a connected session; ``NOT_CONNECTED`` otherwise."""
         if self.state is not SessionState.CONNECTED or self.conn is None:
-            raise NetworkError(
-                NetworkErrorKind.NOT_CONNECTED, f"device {self.device_id} is {self.state.value}"
-            )
+            raise NetworkError(ErrorKind.NOT_CONNECTED, f"device {self.device_id} is {self.state.value}")
         return self.conn
 
     async def fault(self, operation: str) -> bool:
         """Apply a fault pending for this call: raise its error (nothing reaches the network),
         or, for a lost answer (only ever queued for sends), return True: the caller carries
-        the operation out, then fails it with :meth:`answer_lost`."""
+        the operation out, then fails it with :meth:`ack_lost`."""
         kind = self.network.take_fault(operation, self.device_id)
         if kind is None:
             return False
         if kind is AnswerFault.LOST:
             return True
         if isinstance(kind, DialFault):  # only ever queued for connect (checked on injection)
-            raise NetworkError(NetworkErrorKind.NETWORK, f"simulated {kind} fault on {operation}")
-        if kind is NetworkErrorKind.TIMEOUT:
+            raise NetworkError(ErrorKind.NETWORK, f"simulated {kind} fault on {operation}")
+        if kind is ErrorKind.TIMEOUT:
             await asyncio.sleep(self.network.timeout_fault_delay)
         raise NetworkError(kind, f"simulated {kind.value} fault on {operation}")
 
-    async def answer_lost(self, operation: str) -> NoReturn:
+    async def ack_lost(self, operation: str) -> NoReturn:
         """The network has what ``operation`` sent, but its answer never comes: a timeout."""
         await asyncio.sleep(self.network.timeout_fault_delay)
         message = f"simulated ack_lost fault on {operation}: the network took it, no answer came"
-        raise NetworkError(NetworkErrorKind.TIMEOUT, message)
+        raise NetworkError(ErrorKind.TIMEOUT, message)

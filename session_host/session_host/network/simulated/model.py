@@ -18,8 +18,9 @@ from typing import Any
 
 from gateway import jids
 from gateway.bus.messages import GROUP_COMMANDS
+from gateway.failures.kinds import ErrorKind
 
-from ..port import DeviceSession, MessageOperations, NetworkError, NetworkErrorKind, SendOperations
+from ..port import DeviceSession, MessageOperations, NetworkError, SendOperations
 from ..status_types import StatusOperations
 
 _PAIR_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"  # the network's linking alphabet (no 0, O, I, U)
@@ -42,12 +43,12 @@ class AnswerFault(StrEnum):
     LOST = "ack_lost"
 
 
-FaultKind = NetworkErrorKind | DialFault | AnswerFault
+FaultKind = ErrorKind | DialFault | AnswerFault
 
 FAULT_KINDS: dict[str, FaultKind] = {
-    "network": NetworkErrorKind.NETWORK,
-    "timeout": NetworkErrorKind.TIMEOUT,
-    "rate_limited": NetworkErrorKind.RATE_LIMITED,
+    "network": ErrorKind.NETWORK,
+    "timeout": ErrorKind.TIMEOUT,
+    "rate_limited": ErrorKind.RATE_LIMITED,
     "refused": DialFault.REFUSED,
     "hang": DialFault.HANG,
     "ack_lost": AnswerFault.LOST,
@@ -105,9 +106,9 @@ def account_phone(address: str) -> str:
     """
     jid = jids.parse_jid(address)
     if jid is None:
-        raise NetworkError(NetworkErrorKind.INVALID, f"not a phone number or JID: {address!r}")
+        raise NetworkError(ErrorKind.INVALID, f"not a phone number or JID: {address!r}")
     if jid.server != jids.USER_SERVER:
-        raise NetworkError(NetworkErrorKind.NOT_FOUND, f"{address} does not exist on the network")
+        raise NetworkError(ErrorKind.NOT_FOUND, f"{address} does not exist on the network")
     return jid.user
 
 

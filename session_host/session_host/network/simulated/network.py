@@ -20,11 +20,13 @@ from functools import cached_property
 from typing import Any
 
 from gateway import jids
+from gateway.failures.codes import ErrorCode
+from gateway.failures.kinds import ErrorKind
 
 from .. import message_checks
 from ..media_types import OutgoingMedia, QuickReply
 from ..payloads import iso_utc
-from ..port import NetworkError, NetworkErrorKind
+from ..port import NetworkError
 from . import bodies, events
 from .bodies import Body
 from .core import REAL_QR_LIFETIMES, NetworkCore
@@ -63,7 +65,7 @@ class SimulatedNetwork(NetworkCore):
         self._check_phone(phone)
         with self._lock:
             if phone in self._world.accounts:
-                raise ControlError(409, "ACCOUNT_EXISTS", f"account {phone} already exists")
+                raise ControlError(409, ErrorCode.ACCOUNT_EXISTS, f"account {phone} already exists")
             account = self._world.accounts[phone] = Account(phone, name)
             self._save()
             return {"jid": account.jid, "lid": account.lid, "phone": phone, "name": name}
@@ -78,7 +80,7 @@ class SimulatedNetwork(NetworkCore):
     def _account(self, phone: str) -> Account:
         account = self._world.accounts.get(phone)
         if account is None:
-            raise ControlError(404, "ACCOUNT_NOT_FOUND", f"no account for phone {phone}")
+            raise ControlError(404, ErrorCode.ACCOUNT_NOT_FOUND, f"no account for phone {phone}")
         return account
 
     def _target(self, to: str) -> Account:
@@ -118,7 +120,7 @@ class SimulatedNetwork(NetworkCore):
     @staticmethod
     def _check_phone(phone: str) -> None:
         if not jids.is_phone(phone):
-            raise ControlError(400, "VALIDATION_ERROR", f"phone must be {jids.PHONE_RULE}")
+            raise ControlError(400, ErrorCode.VALIDATION_ERROR, f"phone must be {jids.PHONE_RULE}")
 
     def inbox(self, phone: str) -> dict[str, Any]:
         """What the phone received and saw: messages, chat presence, statuses, what it sent, and
@@ -148,8 +150,10 @@ class SimulatedNetwork(NetworkCore):
             showing = [c for c in self._world.conns_of_device(device_id) if c.device_key is None and c.qr]
             if not showing:
                 if any(link.device_id == device_id for link in self._world.links.values()):
-                    raise ControlError(409, "ALREADY_LOGGED_IN", f"device {device_id} is already paired")
-                raise ControlError(404, "DEVICE_NOT_FOUND", f"device {device_id} shows no QR code")
+                    raise ControlError(
+                        409, ErrorCode.ALREADY_LOGGED_IN, f"device {device_id} is already paired"
+                    )
+                raise ControlError(404, ErrorCode.DEVICE_NOT_FOUND, f"device {device_id} shows no QR code")
             newest = max(showing, key=lambda c: c.opened_at)
             return self._pair(newest, self._ensure(phone))
 
@@ -161,7 +165,9 @@ class SimulatedNetwork(NetworkCore):
             for conn in self._world.conns.values():
                 if conn.device_key is None and conn.pair_code == wanted and conn.pair_phone == phone:
                     return self._pair(conn, self._ensure(phone))
-        raise ControlError(404, "PAIR_CODE_NOT_FOUND", "no pairing session shows this code for this phone")
+        raise ControlError(
+            404, ErrorCode.PAIR_CODE_NOT_FOUND, "no pairing session shows this code for this phone"
+        )
 
     def _pair(self, conn: Connection, account: Account) -> str:
         link = Link(new_device_key(), account.jid, conn.device_id)
@@ -210,7 +216,9 @@ class SimulatedNetwork(NetworkCore):
             chat_jid = self._chat(chat)
             read = self._world.read(reader, chat_jid, message_ids)
             if not read:
-                raise ControlError(404, "MESSAGE_NOT_FOUND", f"no such message from {chat_jid} in the inbox")
+                raise ControlError(
+                    404, ErrorCode.MESSAGE_NOT_FOUND, f"no such message from {chat_jid} in the inbox"
+                )
             self._save()
             return read
 
@@ -248,7 +256,9 @@ class SimulatedNetwork(NetworkCore):
             caller = self._account(phone)
             call = self._world.calls.get(call_id)
             if call is None or call.caller != caller.jid:
-                raise ControlError(404, "CALL_NOT_FOUND", f"{caller.jid} has no call {call_id} ringing")
+                raise ControlError(
+                    404, ErrorCode.CALL_NOT_FOUND, f"{caller.jid} has no call {call_id} ringing"
+                )
             del self._world.calls[call_id]
             callee = self._world.account_of_jid(call.callee)
             if callee is not None:
@@ -321,9 +331,9 @@ class SimulatedNetwork(NetworkCore):
 
 
 def _control_error(error: NetworkError) -> ControlError:
-    if error.kind is NetworkErrorKind.NOT_FOUND:
-        return ControlError(404, "RECIPIENT_NOT_FOUND", str(error))
-    return ControlError(400, "INVALID_CHAT_JID", str(error))
+    if error.kind is ErrorKind.NOT_FOUND:
+        return ControlError(404, ErrorCode.RECIPIENT_NOT_FOUND, str(error))
+    return ControlError(400, ErrorCode.INVALID_CHAT_JID, str(error))
 
 
 def _phone_body(text: str | None, media: OutgoingMedia | None, reply: QuickReply | None) -> Body:
@@ -331,17 +341,19 @@ def _phone_body(text: str | None, media: OutgoingMedia | None, reply: QuickReply
     or a text."""
     if reply is not None:
         if text or media is not None:
-            raise ControlError(400, "VALIDATION_ERROR", "a button reply goes alone, without text or media")
+            raise ControlError(
+                400, ErrorCode.VALIDATION_ERROR, "a button reply goes alone, without text or media"
+            )
         return bodies.button_reply(reply)
     if media is None:
         if not text:
-            raise ControlError(400, "VALIDATION_ERROR", "a message needs a text or media")
+            raise ControlError(400, ErrorCode.VALIDATION_ERROR, "a message needs a text or media")
         return bodies.text(text)
     if text and media.caption:
-        raise ControlError(400, "VALIDATION_ERROR", "give the caption as text or caption, not both")
+        raise ControlError(400, ErrorCode.VALIDATION_ERROR, "give the caption as text or caption, not both")
     media = replace(media, caption=text) if text else media
     try:
         message_checks.check_media(media)
     except NetworkError as error:
-        raise ControlError(400, "VALIDATION_ERROR", str(error)) from error
+        raise ControlError(400, ErrorCode.VALIDATION_ERROR, str(error)) from error
     return bodies.media(media)

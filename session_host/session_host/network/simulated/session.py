@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
 
 from .. import payloads
 from ..port import (
     EventSink,
     NetworkError,
-    NetworkErrorKind,
     NetworkEvent,
     SessionState,
 )
@@ -102,14 +102,14 @@ class SimulatedSession:
 
     async def pair_phone(self, phone: str) -> str:
         if self._credentials is not None:
-            raise NetworkError(NetworkErrorKind.ALREADY_LOGGED_IN, f"device {self._device_id} is paired")
+            raise NetworkError(ErrorKind.ALREADY_LOGGED_IN, f"device {self._device_id} is paired")
         if self._link.state is not SessionState.PAIRING:
-            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not pairing")
+            raise NetworkError(ErrorKind.NOT_CONNECTED, f"device {self._device_id} is not pairing")
         if not jids.is_phone(phone):
-            raise NetworkError(NetworkErrorKind.INVALID, f"phone must be {jids.PHONE_RULE}")
+            raise NetworkError(ErrorKind.INVALID, f"phone must be {jids.PHONE_RULE}")
         await self._link.fault("pair_phone")
         if self._link.conn is None or self._link.state is not SessionState.PAIRING:
-            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, f"device {self._device_id} is not pairing")
+            raise NetworkError(ErrorKind.NOT_CONNECTED, f"device {self._device_id} is not pairing")
         return self._network.request_pair_code(self._link.conn, phone)
 
     async def disconnect(self) -> None:
@@ -128,7 +128,7 @@ class SimulatedSession:
         network keeps its traffic) until the phone removes it (:meth:`SimulatedNetwork.unlink`).
         """
         if self._credentials is None:
-            raise NetworkError(NetworkErrorKind.NOT_CONNECTED, "the device is not logged in")
+            raise NetworkError(ErrorKind.NOT_CONNECTED, "the device is not logged in")
         self._bind()
         if self._link.conn is not None:
             await self._link.fault("logout")  # only the network call can fail
@@ -163,7 +163,7 @@ class SimulatedSession:
         if fault is DialFault.HANG:
             self._dialing = True
             return True
-        reason = "timeout" if fault is NetworkErrorKind.TIMEOUT else "dial_error"
+        reason = "timeout" if fault is ErrorKind.TIMEOUT else "dial_error"
         self._link.state = SessionState.DISCONNECTED if self._credentials else SessionState.NOT_READY
         self._emit(
             payloads.connection_failure(self._device_id, reason, f"simulated {fault} fault on connect")

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 
-from gateway.bus.messages import CommandName
+from gateway.bus.names import CommandName
 
 from ..group_types import (
     GroupCreated,
@@ -25,9 +25,9 @@ from ..group_types import (
     GroupOptions,
     GroupSettings,
     JoinOutcome,
-    JoinRequest,
-    MemberResult,
+    MemberOutcome,
     ParticipantAction,
+    PendingJoinRequest,
     RequestAction,
 )
 from . import group_port
@@ -73,7 +73,7 @@ class SimulatedGroups:
 
     async def change_participants(
         self, group_jid: str, action: ParticipantAction, participants: list[str]
-    ) -> list[MemberResult]:
+    ) -> list[MemberOutcome]:
         async with self._turn(CommandName.GROUP_PARTICIPANTS) as turn:
             groups = turn.world.groups
             return _answered(
@@ -119,14 +119,14 @@ class SimulatedGroups:
         async with self._turn(CommandName.LEAVE_GROUP) as turn:
             turn.changed(turn.world.groups.leave(group_jid, turn.account.jid))
 
-    async def group_requests(self, group_jid: str) -> list[JoinRequest]:
+    async def group_requests(self, group_jid: str) -> list[PendingJoinRequest]:
         async with self._turn(CommandName.GROUP_REQUESTS) as turn:
             requests = turn.world.groups.requests(group_jid, turn.account.jid)
             return [group_port.join_request(request) for request in requests]
 
     async def answer_group_requests(
         self, group_jid: str, action: RequestAction, participants: list[str]
-    ) -> list[MemberResult]:
+    ) -> list[MemberOutcome]:
         async with self._turn(CommandName.ANSWER_GROUP_REQUESTS) as turn:
             groups = turn.world.groups
             return _answered(
@@ -148,7 +148,7 @@ def _info(turn: DeviceTurn, group: Group) -> GroupInfo:
     return group_port.group_info(group, turn.world.lid_of)
 
 
-def _answered(turn: DeviceTurn, change: GroupChange) -> list[MemberResult]:
+def _answered(turn: DeviceTurn, change: GroupChange) -> list[MemberOutcome]:
     """Keep the change (its members' devices hear of it); each person's part of it."""
     turn.changed(change)
     return [group_port.member_result(result) for result in change.results]

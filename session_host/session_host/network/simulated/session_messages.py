@@ -22,9 +22,10 @@ from datetime import datetime
 from typing import Any
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
 
 from .. import message_checks
-from ..port import MessageRef, NetworkError, NetworkErrorKind
+from ..port import MessageRef, NetworkError
 from . import events
 from .group_records import GroupError
 from .link import DeviceLink
@@ -47,16 +48,16 @@ class SimulatedMessages:
         ``chat``: the sender's chat, or a group the network knows (``NOT_FOUND`` otherwise)."""
         self._link.connection()
         if not message_ids:
-            raise NetworkError(NetworkErrorKind.INVALID, "no message ids to mark as read")
+            raise NetworkError(ErrorKind.INVALID, "no message ids to mark as read")
         if jids.parse_participant(sender) is None:
-            raise NetworkError(NetworkErrorKind.INVALID, f"not a person: {sender!r}")
+            raise NetworkError(ErrorKind.INVALID, f"not a person: {sender!r}")
         await self._link.fault("mark_read")
         with self._network.device(self._link.connection()) as turn:
             if jids.is_group_jid(chat):
                 try:
                     chat_jid = turn.world.groups.get(chat).jid
                 except GroupError as error:
-                    raise NetworkError(NetworkErrorKind.NOT_FOUND, str(error)) from error
+                    raise NetworkError(ErrorKind.NOT_FOUND, str(error)) from error
             else:
                 chat_jid = jids.user_jid(account_phone(chat))
             author = turn.world.person(sender)
@@ -95,11 +96,11 @@ class SimulatedMessages:
             )
             if sent is None:
                 raise NetworkError(
-                    NetworkErrorKind.NOT_FOUND, f"{account.jid} sent no message {message_id} to {chat_jid}"
+                    ErrorKind.NOT_FOUND, f"{account.jid} sent no message {message_id} to {chat_jid}"
                 )
             if time.time() - _epoch(sent) > self._network.revoke_window:
                 raise NetworkError(
-                    NetworkErrorKind.EXPIRED, "the network's window to delete this for everyone has passed"
+                    ErrorKind.EXPIRED, "the network's window to delete this for everyone has passed"
                 )
             sent["revoked"] = True
             for recipient in turn.world.accounts.values():

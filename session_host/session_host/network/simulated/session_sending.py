@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
 
 from .. import message_checks
 from ..media_types import ContactCard, Location, OutgoingMedia, Template
-from ..port import ChatPresence, NetworkError, NetworkErrorKind, SentMessage
+from ..port import ChatPresence, NetworkError, SentMessage
 from . import bodies
 from .bodies import Body
 from .link import DeviceLink
@@ -34,7 +35,7 @@ class SimulatedSending:
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         self._link.connection()
         if not text:
-            raise NetworkError(NetworkErrorKind.INVALID, "the text is empty")
+            raise NetworkError(ErrorKind.INVALID, "the text is empty")
         return await self._send("send_text", to, bodies.text(text), mentions=list(mentions))
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
@@ -97,5 +98,5 @@ class SimulatedSending:
             turn.changed()
             at = turn.account.sent[-1]["timestamp"]
         if lost:
-            await self._link.answer_lost(operation)
+            await self._link.ack_lost(operation)
         return SentMessage(message_id=message_id, chat_jid=chat_jid, timestamp=at)

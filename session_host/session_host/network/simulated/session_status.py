@@ -87,7 +87,7 @@ class SimulatedStatus:
                     world.push(link.device_key, received)
             turn.changed()
         if lost:
-            await self._link.answer_lost("publish_status")
+            await self._link.ack_lost("publish_status")
         return SentMessage(message_id=message_id, chat_jid=jids.STATUS_BROADCAST_JID, timestamp=at)
 
 

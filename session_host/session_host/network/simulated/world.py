@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gateway import jids
+from gateway.failures.kinds import ErrorKind
+from gateway.webhooks.catalog import EventName
 
 from ..payloads import ReceiptKind, iso_utc, iso_utc_or_none
-from ..port import NetworkError, NetworkErrorKind, NetworkEvent
+from ..port import NetworkError, NetworkEvent
 from . import events
 from .bodies import Body
 from .group_records import GroupChange, GroupError
@@ -51,7 +53,7 @@ class World:
         """The account ``to`` (a user JID or phone digits) names; ``NOT_FOUND`` for nobody."""
         recipient = self.account_of_jid(to)
         if recipient is None:
-            raise NetworkError(NetworkErrorKind.NOT_FOUND, f"{to} is not on the network")
+            raise NetworkError(ErrorKind.NOT_FOUND, f"{to} is not on the network")
         return recipient
 
     def lid_of(self, jid: str) -> str | None:
@@ -359,7 +361,10 @@ class World:
                 self.queues[conn.device_key] = queued[index:]
                 return True
             data = item["data"]
-            if item["name"] == "message.received" and data.get("chat_jid") != jids.STATUS_BROADCAST_JID:
+            if (
+                item["name"] == EventName.MESSAGE_RECEIVED
+                and data.get("chat_jid") != jids.STATUS_BROADCAST_JID
+            ):
                 self.receipt("delivered", data["from"], data["to"], [data["message_id"]], by=conn.jid)
         return bool(queued)
 

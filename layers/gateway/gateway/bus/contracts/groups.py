@@ -2,7 +2,7 @@
 
 People arrive as user JIDs or LIDs and groups as group JIDs, already checked by the API with
 its own error codes (``gateway.groups.inputs``); the records answered are the network port's
-(``GroupInfo``, ``MemberResult`` of ``session_host.network.group_types``), field for field.
+(``GroupInfo``, ``MemberOutcome`` of ``session_host.network.group_types``), field for field.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ class GroupRecord(CommandResult):
 
 
 class MemberOutcome(CommandResult):
-    """One person's part of a participant or join-request operation (``MemberResult``)."""
+    """One person's part of a participant or join-request operation (the port's ``MemberOutcome``)."""
 
     jid: str
     status: str

@@ -15,11 +15,11 @@ from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 from gateway.models.webhooks import WebhookModel
 from gateway.observability import logger, metrics
 from gateway.webhooks import pending, store
-from gateway.webhooks.catalog import expand
+from gateway.webhooks.catalog import EventName, expand
 from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.target import Target, target_of
 
-PENDING_WEBHOOK_EVENT = "device.connected"
+PENDING_WEBHOOK_EVENT = EventName.DEVICE_CONNECTED
 """The event that applies a user's pending webhook URL to a device without a configuration."""
 
 

@@ -11,8 +11,9 @@ waiting for it: a name whose resolver hangs holds one thread, not one per event.
 
 :class:`Kept` holds the idle keep-alive connections (httpcore's ``AsyncHTTPConnection``, made
 through the backend) by origin, taken and given back in constant time. httpcore's own
-``AsyncConnectionPool`` scans every connection for every request it places: with 50 attempts
-at once, 2.3 ms of CPU per POST against 0.4 ms here (loopback, one origin).
+``AsyncConnectionPool`` scans every connection for every request it places, which with many
+attempts at once costs several times the CPU per POST (bench/README.md, "Figures the code's
+choices rest on").
 """
 
 from __future__ import annotations

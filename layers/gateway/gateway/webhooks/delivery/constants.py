@@ -49,11 +49,6 @@ LOG_FLUSH_AFTER_SECONDS = 0.05
 """Attempts that ended are logged once a write is full (two BatchWriteItems), or when no other
 attempt of the batch ended for this long (a slow receiver does not hold up the others' log and
 retries)."""
-LOG_WRITE_ROUNDS = 5
-"""Rounds of writing the items DynamoDB left unprocessed, backing off between them, before the
-events they belong to are given back to the queue (see docs/delivery.md)."""
-LOG_RETRY_BASE_SECONDS = 0.05
-"""The first back-off between rounds; it doubles each round (50 ms ... 800 ms)."""
 
 SLOW_ATTEMPT_SECONDS = 5.0
 """An attempt still running after this long, or one that timed out, marks its configuration

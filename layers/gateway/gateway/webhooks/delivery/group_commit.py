@@ -40,7 +40,7 @@ class GroupCommit:
 
     async def log(self, attempted: Attempted) -> bool:
         """Wait for the attempt to be written with others; whether it was logged."""
-        logged = asyncio.get_running_loop().create_future()
+        logged: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting.append((attempted, logged))
         self.withdraw()
         return await logged

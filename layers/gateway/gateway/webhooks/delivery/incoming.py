@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from pydantic import ValidationError
 
 from gateway.webhooks import claim_check
 from gateway.webhooks.delivery.constants import (
@@ -18,8 +19,7 @@ from gateway.webhooks.delivery.constants import (
     ATTRIBUTE_REDELIVERY,
     ATTRIBUTE_TENANT,
 )
-
-ENVELOPE_FIELDS = ("id", "event", "timestamp", "device_id", "data")
+from gateway.webhooks.envelope import EventEnvelope
 
 
 class MalformedEvent(ValueError):
@@ -33,7 +33,7 @@ class IncomingEvent:
     plus the attempts made before the event moved to the slow lane's queue.
     ``claim_check`` is the record's body when it held one: what the log keeps for redelivery."""
 
-    envelope: dict[str, Any]
+    envelope: EventEnvelope
     tenant_id: str
     attempt: int
     redelivery: bool
@@ -43,15 +43,15 @@ class IncomingEvent:
 
     @property
     def event_id(self) -> str:
-        return str(self.envelope["id"])
+        return self.envelope.id
 
     @property
     def event(self) -> str:
-        return str(self.envelope["event"])
+        return self.envelope.event.value
 
     @property
     def device_id(self) -> str:
-        return str(self.envelope["device_id"])
+        return self.envelope.device_id
 
 
 def holds_claim_check(record: SQSRecord) -> bool:
@@ -66,17 +66,17 @@ def parse_record(record: SQSRecord) -> IncomingEvent:
     tenant = record.message_attributes[ATTRIBUTE_TENANT]
     if tenant is None or not tenant.string_value:
         raise MalformedEvent(f"message attribute {ATTRIBUTE_TENANT} is missing")
-    envelope = _json(record.body)
+    body = _json(record.body)
     try:
-        key = claim_check.claimed_key(envelope, tenant.string_value)
+        key = claim_check.claimed_key(body, tenant.string_value)
         if key is not None:
-            envelope = _json(claim_check.fetch(key))
+            body = _json(claim_check.fetch(key))
     except claim_check.ClaimError as error:
         raise MalformedEvent(str(error)) from error
-    if not isinstance(envelope, dict) or any(name not in envelope for name in ENVELOPE_FIELDS):
-        raise MalformedEvent(f"body is not an envelope with {', '.join(ENVELOPE_FIELDS)}")
-    if not all(isinstance(envelope[name], str) and envelope[name] for name in ("id", "event", "device_id")):
-        raise MalformedEvent("id, event and device_id must be non-empty strings")
+    try:
+        envelope = EventEnvelope.model_validate(body)
+    except ValidationError as error:
+        raise MalformedEvent(f"body is not an event envelope: {error}") from None
     if key is not None and key != _key_of(tenant.string_value, envelope):
         raise MalformedEvent("the claimed envelope is not the one its key names")
     redelivery = record.message_attributes[ATTRIBUTE_REDELIVERY]
@@ -112,9 +112,9 @@ def _json(body: str) -> Any:
         raise MalformedEvent(f"body is not JSON: {error}") from error
 
 
-def _key_of(tenant_id: str, envelope: dict[str, Any]) -> str | None:
+def _key_of(tenant_id: str, envelope: EventEnvelope) -> str | None:
     """Where the envelope would be kept were it claimed (None for ids no key is made of)."""
     try:
-        return claim_check.object_key(tenant_id, envelope["device_id"], envelope["id"])
+        return claim_check.object_key(tenant_id, envelope.device_id, envelope.id)
     except ValueError:
         return None

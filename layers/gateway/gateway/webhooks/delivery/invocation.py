@@ -2,7 +2,7 @@
 Powertools' batch processor, logged in group commits, retries scheduled in batches.
 
 Each record is an asyncio task (``AsyncBatchProcessor``): its configuration is read on a thread
-of the process's pool (DynamoDB blocks; once per device and batch), its attempt runs on the
+of the invocation's pool (DynamoDB blocks; once per device and batch), its attempt runs on the
 transport's event loop under the configuration's ``timeout`` (so a slow receiver holds up only
 its own events; ``lanes.py`` bounds a configuration's attempts at once), and it then
 waits for its log, written together with the batch's other attempts

@@ -16,7 +16,6 @@ without its log.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -25,11 +24,10 @@ from typing import Any
 from gateway.models.base import transaction_connection
 from gateway.models.webhooks import DeliveryModel
 from gateway.observability import logger
+from gateway.retries import DELIVERY_LOG_WRITE
 from gateway.timestamps import iso_utc
 from gateway.webhooks.delivery.constants import (
     LOG_BATCH_ITEMS,
-    LOG_RETRY_BASE_SECONDS,
-    LOG_WRITE_ROUNDS,
     RETENTION_SECONDS,
     AttemptStatus,
     EventStatus,
@@ -91,7 +89,7 @@ def log_items(attempted: Attempted) -> Items:
         delivery_key=event_key(incoming.event_id),
         status=attempted.status,
         # A claimed envelope is logged as its claim check: it may exceed DynamoDB's item size.
-        envelope=incoming.claim_check or _COMPACT.encode(incoming.envelope),
+        envelope=incoming.claim_check or _COMPACT.encode(incoming.envelope.fields()),
     )
     return [attempt, event]
 
@@ -119,7 +117,7 @@ def _serializers() -> dict[str, tuple[str, str, Callable[[Any], Any]]]:
     }
 
 
-def write_log(attempts: Sequence[Attempted], sleep: Callable[[float], None] = time.sleep) -> list[Attempted]:
+def write_log(attempts: Sequence[Attempted]) -> list[Attempted]:
     """Log ``attempts`` in BatchWriteItems of 25 items; the attempts not fully logged."""
     owner: dict[Key, Attempted] = {}
     items: Items = []
@@ -129,31 +127,42 @@ def write_log(attempts: Sequence[Attempted], sleep: Callable[[float], None] = ti
             items.append(item)
     unwritten: list[Attempted] = []
     for start in range(0, len(items), LOG_BATCH_ITEMS):
-        for key in _write_chunk(items[start : start + LOG_BATCH_ITEMS], sleep):
+        for key in _write_chunk(items[start : start + LOG_BATCH_ITEMS]):
             if owner[key] not in unwritten:
                 unwritten.append(owner[key])
     return unwritten
 
 
-def _write_chunk(items: Items, sleep: Callable[[float], None]) -> list[Key]:
-    """Write up to 25 items, again and again while some are unprocessed; the keys left over."""
-    dynamodb = transaction_connection().client  # the process's one DynamoDB client
+class _Unprocessed(Exception):
+    """DynamoDB left some items of a BatchWriteItem unprocessed: written again after a pause."""
+
+    def __init__(self, items: Items) -> None:
+        super().__init__(f"{len(items)} items unprocessed")
+        self.items = items
+
+
+def _write_chunk(items: Items) -> list[Key]:
+    """Write up to 25 items, again while some are unprocessed (:data:`DELIVERY_LOG_WRITE`);
+    the keys left over."""
+    # The process's one DynamoDB client; botocore makes its operations at run time, untyped.
+    dynamodb: Any = transaction_connection().client
     table = DeliveryModel.Meta.table_name
-    for round_ in range(LOG_WRITE_ROUNDS):
-        if round_:
-            sleep(LOG_RETRY_BASE_SECONDS * 2 ** (round_ - 1))
-        try:
-            puts = [{"PutRequest": {"Item": item}} for item in items]
-            answer = dynamodb.batch_write_item(RequestItems={table: puts})
-        except Exception:  # any failure leaves these events on the queue
-            logger.exception("writing the delivery log failed", extra={"items": len(items)})
-            return [_key(item) for item in items]
-        unprocessed = answer.get("UnprocessedItems", {}).get(table, [])
-        items = [request["PutRequest"]["Item"] for request in unprocessed]
-        if not items:
-            return []
-    logger.warning("delivery log items left unprocessed", extra={"items": len(items)})
-    return [_key(item) for item in items]
+    try:
+        for attempt in DELIVERY_LOG_WRITE.retrying(_Unprocessed):
+            with attempt:
+                puts = [{"PutRequest": {"Item": item}} for item in items]
+                answer = dynamodb.batch_write_item(RequestItems={table: puts})
+                unprocessed = answer.get("UnprocessedItems", {}).get(table, [])
+                if unprocessed:
+                    items = [request["PutRequest"]["Item"] for request in unprocessed]
+                    raise _Unprocessed(items)
+    except _Unprocessed as left:
+        logger.warning("delivery log items left unprocessed", extra={"items": len(left.items)})
+        return [_key(item) for item in left.items]
+    except Exception:  # any failure leaves these events on the queue
+        logger.exception("writing the delivery log failed", extra={"items": len(items)})
+        return [_key(item) for item in items]
+    return []
 
 
 def _key(item: dict[str, Any]) -> Key:

@@ -92,7 +92,7 @@ async def attempt(incoming: IncomingEvent, target: Target, start_by: float) -> A
     configuration."""
     if target.refusal is not None:
         return AttemptResult(status_code=None, duration_ms=0, error=target.refusal)
-    body = body_bytes(signed_envelope(incoming.envelope, target.signer))
+    body = body_bytes(signed_envelope(incoming.envelope.fields(), target.signer))
     posted = transport_for(get_settings().local_mode).post(
         target.webhook_url,
         body,
@@ -117,7 +117,7 @@ def request_headers(incoming: IncomingEvent, target: Target, body: bytes) -> dic
         **target.headers,
         HEADER_ID: incoming.event_id,
         HEADER_EVENT: incoming.event,
-        HEADER_TIMESTAMP: str(incoming.envelope["timestamp"]),
+        HEADER_TIMESTAMP: str(incoming.envelope.timestamp),
     }
     if target.signer is not None:
         headers[HEADER_SIGNATURE] = target.signer.sign(body)
