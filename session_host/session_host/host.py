@@ -36,10 +36,10 @@ from session_host.config import (
     HostSettings,
 )
 from session_host.consumer import QueueConsumer, move_to_queue, release_to_queue
+from session_host.device_tenure import OwnedDevice
 from session_host.dispatch import CommandDispatcher
 from session_host.lease_keeper import LeaseKeeper
 from session_host.network.port import NetworkPort
-from session_host.owned import OwnedDevice
 from session_host.ownership import Ownership, RecordOnEnd
 from session_host.publisher import EventPublisher
 from session_host.restore import Restorer

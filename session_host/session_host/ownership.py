@@ -33,8 +33,8 @@ from gateway.observability import logger
 from session_host import records, recycling
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.config import EXPIRY_MARGIN_SECONDS, HostSettings
+from session_host.device_tenure import DeviceLocks, OwnedDevice, session_snapshot
 from session_host.network.port import NetworkEvent, NetworkPort
-from session_host.owned import DeviceLocks, OwnedDevice, session_snapshot
 from session_host.publisher import EventPublisher, envelope
 from session_host.sending import HostOutbox, Senders
 from session_host.sink import Sinks

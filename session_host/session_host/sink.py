@@ -14,8 +14,8 @@ from gateway.retries import SESSION_RECORD_WRITE
 from gateway.webhooks.catalog import EventName
 from session_host import records
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
+from session_host.device_tenure import OwnedDevice
 from session_host.network.port import EventSink, NetworkEvent
-from session_host.owned import OwnedDevice
 from session_host.publisher import EventPublisher, envelope
 from session_host.received_media import ReceivedMediaKeeper
 

@@ -1,6 +1,6 @@
 """Supervised sessions: while a device is meant to be connected, the host keeps trying.
 
-One :class:`Supervisor` per tenure (:class:`~session_host.owned.OwnedDevice`). The adapters
+One :class:`Supervisor` per tenure (:class:`~session_host.device_tenure.OwnedDevice`). The adapters
 report what became of each attempt through the sink (port contract, ``network/port.py``):
 ``device.connected`` or ``qr.generated`` when it reached the network, ``connection.failure``
 (``reason``, ``message``, ``permanent``) or ``connection.temporary_ban`` when it did not. The

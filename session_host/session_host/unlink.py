@@ -5,8 +5,8 @@ from __future__ import annotations
 from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
 from session_host.config import READY_WAIT_SECONDS
+from session_host.device_tenure import OwnedDevice
 from session_host.network.port import NetworkError, SessionState
-from session_host.owned import OwnedDevice
 
 
 async def unlink(owned: OwnedDevice) -> None:

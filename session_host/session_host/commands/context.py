@@ -13,8 +13,8 @@ from gateway.bus.contracts import CommandResult, Done
 from gateway.failures.kinds import ErrorKind
 from session_host import records
 from session_host.config import READY_WAIT_SECONDS
+from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network.port import NetworkError, SessionState
-from session_host.owned import OwnedDevice, session_snapshot
 from session_host.ownership import Ownership, RecordOnEnd
 
 NOT_LOGGED_IN = "the device is not logged in"

@@ -16,8 +16,8 @@ from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
 from session_host.commands.context import Host, Later, Outcome, failed
 from session_host.commands.registry import REGISTRY, CommandRegistry, Handler
+from session_host.device_tenure import session_snapshot
 from session_host.network.port import NetworkError
-from session_host.owned import session_snapshot
 from session_host.ownership import Ownership
 
 

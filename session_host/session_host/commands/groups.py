@@ -25,6 +25,7 @@ from gateway.bus.contracts.base import A
 from gateway.groups.codes import OperationCode
 from session_host.commands.context import Host, Later, ok, refuse_unless_connected
 from session_host.commands.registry import OnRunning, handles
+from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network.group_types import (
     GroupInfo,
     GroupInvite,
@@ -33,7 +34,6 @@ from session_host.network.group_types import (
     MemberOutcome,
 )
 from session_host.network.port import DeviceSession, NetworkError
-from session_host.owned import OwnedDevice, session_snapshot
 
 Operation = Callable[[DeviceSession, A], Awaitable[CommandResult]]
 """What a group command does on a connected session with its arguments."""

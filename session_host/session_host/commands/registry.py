@@ -27,7 +27,7 @@ from gateway.bus import Command, CommandName, Reply
 from gateway.bus.contracts import CommandResult, Contract
 from gateway.bus.contracts.base import A
 from session_host.commands.context import Host, Later, Outcome, needs_a_session
-from session_host.owned import OwnedDevice
+from session_host.device_tenure import OwnedDevice
 
 OnRunning = Callable[[Host, Command[A], OwnedDevice], Awaitable[Reply[Any] | Later]]
 """Serve a command on the session this host runs for the device (the device's lock is held;

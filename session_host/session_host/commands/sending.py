@@ -21,8 +21,8 @@ from gateway.failures.kinds import ErrorKind
 from gateway.messages.outbox import Send, SendState
 from session_host.commands.context import Host, Later, Outcome, failed, ok
 from session_host.commands.registry import handles
+from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network.payloads import iso_utc
-from session_host.owned import OwnedDevice, session_snapshot
 from session_host.sending import DeviceSender, Dispatched
 
 REPLY_MARGIN_SECONDS = 0.5

@@ -14,8 +14,8 @@ from gateway.observability import logger
 from session_host import records
 from session_host.commands.context import NOT_LOGGED_IN, Host, Outcome, failed, ok, refuse_if_paired
 from session_host.commands.registry import handles
+from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network.port import NetworkError, SessionState
-from session_host.owned import OwnedDevice, session_snapshot
 from session_host.ownership import RecordOnEnd
 from session_host.unlink import forget, unlink
 

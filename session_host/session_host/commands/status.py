@@ -28,8 +28,8 @@ from gateway.media.errors import MediaError
 from gateway.media.limits import FETCH_TIMEOUT_SECONDS
 from session_host.commands.context import Host, failed, ok, refuse_unless_connected
 from session_host.commands.registry import handles
+from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network.status_types import MediaStatus, StatusContent, StatusPrivacy, TextStatus
-from session_host.owned import OwnedDevice, session_snapshot
 
 _MEDIA_KINDS: dict[str, kinds.Kind] = {"image": "image", "video": "video"}
 _FETCH_MARGIN_SECONDS = 1.0

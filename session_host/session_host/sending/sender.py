@@ -40,6 +40,7 @@ from gateway.observability import logger
 from gateway.retries import SENT_MARK, WORKER_STEP, failed_with
 from session_host.aws_calls import AWS_ERRORS
 from session_host.config import SEND_POLL_SECONDS
+from session_host.device_tenure import OwnedDevice
 from session_host.network import payloads
 from session_host.network.port import (
     ChatPresence,
@@ -48,7 +49,6 @@ from session_host.network.port import (
     SentMessage,
     SessionState,
 )
-from session_host.owned import OwnedDevice
 from session_host.sending import network_calls
 from session_host.sending.store import OutboxStore
 

@@ -7,8 +7,8 @@ import contextlib
 from collections.abc import Awaitable, Callable
 
 from session_host.config import SEND_POLL_SECONDS
+from session_host.device_tenure import OwnedDevice
 from session_host.network.port import NetworkEvent
-from session_host.owned import OwnedDevice
 from session_host.sending.sender import DeviceSender
 from session_host.sending.store import OutboxStore
 

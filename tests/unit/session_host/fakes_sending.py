@@ -21,6 +21,7 @@ from gateway.media.kinds import CheckedMedia, Kind
 from gateway.messages import outbox
 from gateway.messages.outbox import Send, SendState
 from session_host.commands import CommandExecutor
+from session_host.device_tenure import OwnedDevice
 from session_host.network.port import (
     ChatPresence,
     NetworkError,
@@ -28,7 +29,6 @@ from session_host.network.port import (
     SentMessage,
     SessionState,
 )
-from session_host.owned import OwnedDevice
 from session_host.ownership import Ownership
 from session_host.sending.sender import DeviceSender
 

@@ -18,8 +18,8 @@ from gateway.leases import Lease
 from session_host.commands import CommandExecutor, Forward, Later
 from session_host.commands.context import Host, needs_a_session
 from session_host.commands.registry import NOT_EXECUTED, REGISTRY, CommandRegistry
+from session_host.device_tenure import OwnedDevice
 from session_host.network.port import NetworkError
-from session_host.owned import OwnedDevice
 from session_host.ownership import Ownership
 
 

@@ -14,6 +14,7 @@ from gateway.bus import CommandName, Reply
 from gateway.failures.kinds import ErrorKind
 from gateway.leases import Lease
 from session_host.commands import CommandExecutor
+from session_host.device_tenure import OwnedDevice
 from session_host.network.group_types import (
     GroupCreated,
     GroupInfo,
@@ -24,7 +25,6 @@ from session_host.network.group_types import (
     ParticipantAction,
 )
 from session_host.network.port import NetworkError, SessionState
-from session_host.owned import OwnedDevice
 from session_host.ownership import Ownership
 
 DEVICE = "12025550100@s.whatsapp.net"

@@ -16,8 +16,8 @@ from gateway.failures.kinds import ErrorKind
 from gateway.groups.invites import code_of_link
 from gateway.leases import Lease
 from session_host.commands import CommandExecutor
+from session_host.device_tenure import OwnedDevice
 from session_host.network.simulated import SimulatedNetwork, SimulatedSession
-from session_host.owned import OwnedDevice
 from session_host.ownership import Ownership
 
 

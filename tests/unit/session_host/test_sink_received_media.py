@@ -17,11 +17,11 @@ from gateway.media.store import StoredMedia
 from gateway.retries import SESSION_RECORD_WRITE
 from gateway.webhooks.envelope import EventEnvelope
 from session_host.aws_calls import AwsCalls
+from session_host.device_tenure import OwnedDevice
 from session_host.network import payloads
 from session_host.network.media_payloads import media_object
 from session_host.network.media_types import MEDIA_RULES, MediaKind, ReceivedMedia
 from session_host.network.port import NetworkEvent
-from session_host.owned import OwnedDevice
 from session_host.publisher import EventPublisher
 from session_host.received_media import ReceivedMediaKeeper
 from session_host.sink import Sinks

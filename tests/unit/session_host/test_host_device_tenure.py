@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from gateway.leases import Lease
-from session_host.owned import DeviceLocks, OwnedDevice
+from session_host.device_tenure import DeviceLocks, OwnedDevice
 
 LEASE = Lease("d1", "t1", "host-a", None, 1, "tenure-a")
 

@@ -1,4 +1,6 @@
-"""A device this host runs (one tenure), the per-device locks, and session snapshots."""
+"""One device's tenure on this host (:class:`OwnedDevice`), the per-device locks, and session
+snapshots; which devices the host holds, and how their tenures begin and end, is
+:mod:`session_host.ownership`."""
 
 from __future__ import annotations
 
