@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from gateway.bus.contracts.messages import SendTextArgs
 from gateway.failures.kinds import ErrorKind
 from gateway.messages import outbox
-from gateway.messages.outbox import SendState
+from gateway.messages.sends import Send, SendState
 from gateway.models import SendModel
 from local_stack.stack import LocalStack
 
@@ -22,7 +22,7 @@ TENANT = "tenant-outbox"
 CHAT = "15550001111@s.whatsapp.net"
 
 
-def queued_send(tenant_id: str, device_id: str, **fields: Any) -> outbox.Send:
+def queued_send(tenant_id: str, device_id: str, **fields: Any) -> Send:
     """A new ``queued`` send in the outbox, as the send route stores it."""
     send = outbox.new_send(tenant_id, device_id, **fields)
     outbox.store(send)

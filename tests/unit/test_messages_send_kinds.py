@@ -27,6 +27,7 @@ from gateway.messages.schemas import (
     SendMediaRequest,
     SendTemplateRequest,
 )
+from gateway.messages.sends import Send
 from gateway.models import DeviceModel
 
 HOLD = 25.0
@@ -55,8 +56,8 @@ def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
 
 
 @pytest.fixture
-def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[outbox.Send]:
-    sends: list[outbox.Send] = []
+def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[Send]:
+    sends: list[Send] = []
     monkeypatch.setattr(outbox, "store", sends.append)
     return sends
 
@@ -112,7 +113,7 @@ def error_of(call: Any) -> ApiError:
 
 
 def test_inline_image_is_stored_and_the_payload_names_it_never_the_bytes(
-    bus: StandInBus, enqueued: list[outbox.Send], stored: list[Any]
+    bus: StandInBus, enqueued: list[Send], stored: list[Any]
 ) -> None:
     # Given an inline PNG with a caption
     request = media_request(data_base64=b64(PNG), caption="red", mimetype="image/whatever")
@@ -136,7 +137,7 @@ def test_inline_image_is_stored_and_the_payload_names_it_never_the_bytes(
 
 
 def test_audio_carries_ptt_and_document_its_filename(
-    bus: StandInBus, enqueued: list[outbox.Send], stored: list[Any]
+    bus: StandInBus, enqueued: list[Send], stored: list[Any]
 ) -> None:
     ogg = b"OggS" + b"\x00" * 60
     audio = media_request(SendAudioRequest, data_base64=b64(ogg), ptt=True)
@@ -149,7 +150,7 @@ def test_audio_carries_ptt_and_document_its_filename(
 
 
 def test_a_png_sticker_is_stored_as_a_512_webp(
-    bus: StandInBus, enqueued: list[outbox.Send], stored: list[Any]
+    bus: StandInBus, enqueued: list[Send], stored: list[Any]
 ) -> None:
     request = media_request(data_base64=b64(PNG))
     send(send_kinds.media("sticker", request), request)
@@ -165,7 +166,7 @@ def test_a_png_sticker_is_stored_as_a_512_webp(
     [("image", PDF), ("video", PNG), ("audio", PNG), ("sticker", PDF), ("image", b"not an image at all")],
 )
 def test_bytes_not_of_the_kind_are_400_and_nothing_is_stored(
-    kind: Any, data: bytes, bus: StandInBus, enqueued: list[outbox.Send], stored: list[Any]
+    kind: Any, data: bytes, bus: StandInBus, enqueued: list[Send], stored: list[Any]
 ) -> None:
     request = media_request(data_base64=b64(data))
     error = error_of(lambda: send(send_kinds.media(kind, request), request))
@@ -195,7 +196,7 @@ def test_data_base64_that_is_not_base64_is_400() -> None:
 
 
 def test_a_url_is_kept_in_the_payload_for_the_host_to_fetch(
-    bus: StandInBus, enqueued: list[outbox.Send], stored: list[Any], deployment: Any
+    bus: StandInBus, enqueued: list[Send], stored: list[Any], deployment: Any
 ) -> None:
     deployment(local_mode=True)
     request = media_request(url="http://127.0.0.1:8000/cat.jpg", caption="cat")
@@ -209,7 +210,7 @@ def test_a_url_is_kept_in_the_payload_for_the_host_to_fetch(
     ["https://127.0.0.1/a.png", "https://10.0.0.8/a.png", "http://93.184.215.14/a.png", "ftp://x.org/a"],
 )
 def test_outside_local_mode_a_private_or_plain_http_url_is_refused_before_anything_is_sent(
-    url: str, deployment: Any, bus: StandInBus, enqueued: list[outbox.Send]
+    url: str, deployment: Any, bus: StandInBus, enqueued: list[Send]
 ) -> None:
     deployment(local_mode=False)
     request = media_request(url=url)
@@ -233,7 +234,7 @@ def test_content_no_schema_can_state_is_checked_after_the_device(
 
 
 def test_a_host_refusing_fetched_media_names_the_url(
-    bus: StandInBus, enqueued: list[outbox.Send], deployment: Any
+    bus: StandInBus, enqueued: list[Send], deployment: Any
 ) -> None:
     deployment(local_mode=True)
     bus.answer = Reply(
@@ -249,7 +250,7 @@ def test_a_host_refusing_fetched_media_names_the_url(
     assert "HTTP 404" in error.message
 
 
-def test_a_disconnected_device_stores_no_media(stored: list[Any], enqueued: list[outbox.Send]) -> None:
+def test_a_disconnected_device_stores_no_media(stored: list[Any], enqueued: list[Send]) -> None:
     request = media_request(data_base64=b64(PNG))
     message = send_kinds.media("image", request)
     error = error_of(lambda: sending.send(device("disconnected"), request, message, hold_seconds=HOLD))
@@ -260,7 +261,7 @@ def test_a_disconnected_device_stores_no_media(stored: list[Any], enqueued: list
 # --- location, contact, template -----------------------------------------------------------
 
 
-def test_location_contact_and_template_payloads(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+def test_location_contact_and_template_payloads(bus: StandInBus, enqueued: list[Send]) -> None:
     place = SendLocationRequest.model_validate(
         {"number": PHONE, "latitude": 52.5, "longitude": 13.4, "name": "Gate"}
     )
@@ -315,7 +316,7 @@ def test_rich_sends_check_their_fields(build: Any, body: Any, code: str) -> None
     assert (error.status, error.code) == (400, code)
 
 
-def test_a_templates_button_ids_are_unique(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+def test_a_templates_button_ids_are_unique(bus: StandInBus, enqueued: list[Send]) -> None:
     buttons = [{"id": "a", "text": "A"}, {"id": "a", "text": "B"}]
     request = SendTemplateRequest.model_validate({"number": PHONE, "text": "x", "buttons": buttons})
     error = error_of(lambda: send(send_kinds.template(request), request))

@@ -16,6 +16,7 @@ from gateway.errors import ApiError
 from gateway.failures.kinds import ErrorKind
 from gateway.messages import outbox, sending
 from gateway.messages.schemas import SendTextRequest
+from gateway.messages.sends import Send, SendState
 from gateway.models import DeviceModel
 from gateway.web.idempotency import StoredResponse, Unclear
 
@@ -30,9 +31,9 @@ def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
 
 
 @pytest.fixture
-def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[outbox.Send]:
+def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[Send]:
     """The sends written to the outbox, kept in memory."""
-    sends: list[outbox.Send] = []
+    sends: list[Send] = []
     monkeypatch.setattr(outbox, "store", sends.append)
     return sends
 
@@ -52,7 +53,7 @@ def reply(**fields: Any) -> Reply:
 
 
 def test_a_send_is_enqueued_then_asked_of_the_host_for_the_hold(
-    bus: StandInBus, enqueued: list[outbox.Send]
+    bus: StandInBus, enqueued: list[Send]
 ) -> None:
     # Given a host that answers the send went out
     bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
@@ -82,13 +83,13 @@ def test_a_send_is_enqueued_then_asked_of_the_host_for_the_hold(
     )
 
 
-def test_without_presence_no_typing_time_is_stored(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+def test_without_presence_no_typing_time_is_stored(bus: StandInBus, enqueued: list[Send]) -> None:
     bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
     sending.send_text(device(), request(typingDuration=9, disablePresence=True), hold_seconds=HOLD)
     assert (enqueued[0].typing_seconds, enqueued[0].disable_presence) == (0, True)
 
 
-def test_the_hosts_scheduled_answer_is_202(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+def test_the_hosts_scheduled_answer_is_202(bus: StandInBus, enqueued: list[Send]) -> None:
     when = "2026-11-22T10:00:00.000Z"
     bus.answer = reply(
         ok=True, result={"status": "scheduled", "message_id": "M1", "chat_jid": JID, "scheduled_for": when}
@@ -102,7 +103,7 @@ def test_the_hosts_scheduled_answer_is_202(bus: StandInBus, enqueued: list[outbo
 
 
 def test_no_answer_within_the_hold_is_202_for_when_the_send_is_due(
-    bus: StandInBus, enqueued: list[outbox.Send]
+    bus: StandInBus, enqueued: list[Send]
 ) -> None:
     # Given a host that does not answer within the hold (the send stays in the outbox)
     bus.answer = BusTimeout("no answer")
@@ -132,7 +133,7 @@ def test_no_answer_within_the_hold_is_202_for_when_the_send_is_due(
 )
 def test_a_failed_send_is_answered_by_its_kind_and_only_a_refusal_is_clear(
     bus: StandInBus,
-    enqueued: list[outbox.Send],
+    enqueued: list[Send],
     kind: str,
     snapshot: DeviceSnapshot | None,
     status: int,
@@ -162,7 +163,7 @@ def test_a_failed_send_is_answered_by_its_kind_and_only_a_refusal_is_clear(
     ],
 )
 def test_an_incomplete_or_missing_answer_is_an_unclear_500(
-    bus: StandInBus, enqueued: list[outbox.Send], answer: Reply | Exception, code: str
+    bus: StandInBus, enqueued: list[Send], answer: Reply | Exception, code: str
 ) -> None:
     # Given a send written to the outbox whose command gets this answer
     bus.answer = answer
@@ -175,35 +176,35 @@ def test_an_incomplete_or_missing_answer_is_an_unclear_500(
     assert raised.value.bound == {"send_key": enqueued[0].send_key}
 
 
-def test_a_202_is_bound_to_its_send(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+def test_a_202_is_bound_to_its_send(bus: StandInBus, enqueued: list[Send]) -> None:
     bus.answer = BusTimeout("no answer")
     answer = sending.send_text(device(), request(delay=60), hold_seconds=HOLD)
     assert answer.bound == {"send_key": enqueued[0].send_key}
 
 
 @pytest.fixture
-def stored(monkeypatch: pytest.MonkeyPatch) -> dict[str, outbox.Send]:
+def stored(monkeypatch: pytest.MonkeyPatch) -> dict[str, Send]:
     """The outbox's items by send key, for :func:`sending.state_now` to read."""
-    items: dict[str, outbox.Send] = {}
+    items: dict[str, Send] = {}
     monkeypatch.setattr(outbox, "get", lambda _tenant, _device, key: items.get(key))
     return items
 
 
-def a_send(state: outbox.SendState, **fields: Any) -> outbox.Send:
+def a_send(state: SendState, **fields: Any) -> Send:
     send = outbox.new_send("tenant-1", "device-1", chat_jid=JID, text="hello", delay_seconds=30)
     return dataclasses.replace(send, state=state, **fields)
 
 
-def test_the_state_now_of_a_bound_send(stored: dict[str, outbox.Send]) -> None:
+def test_the_state_now_of_a_bound_send(stored: dict[str, Send]) -> None:
     # Given a send queued, one sent, one failed unclearly and one refused
-    queued = a_send(outbox.SendState.QUEUED)
-    sent = a_send(outbox.SendState.SENT)
-    timed_out = a_send(outbox.SendState.FAILED, error="timeout: no answer", error_kind=ErrorKind.TIMEOUT)
-    refused = a_send(outbox.SendState.FAILED, error="network: refused", error_kind=None)
+    queued = a_send(SendState.QUEUED)
+    sent = a_send(SendState.SENT)
+    timed_out = a_send(SendState.FAILED, error="timeout: no answer", error_kind=ErrorKind.TIMEOUT)
+    refused = a_send(SendState.FAILED, error="network: refused", error_kind=None)
     for send in (queued, sent, timed_out, refused):
         stored[send.send_key] = send
 
-    def now(send: outbox.Send) -> StoredResponse | None:
+    def now(send: Send) -> StoredResponse | None:
         return sending.state_now(device(), {"send_key": send.send_key})
 
     # Then a repeat is answered: 202 while it waits (still bound), 200 once sent
@@ -239,7 +240,7 @@ def test_the_state_now_of_a_bound_send(stored: dict[str, outbox.Send]) -> None:
     ],
 )
 def test_bad_input_is_refused_before_anything_is_enqueued(
-    bus: StandInBus, enqueued: list[outbox.Send], body: dict[str, Any], code: str
+    bus: StandInBus, enqueued: list[Send], body: dict[str, Any], code: str
 ) -> None:
     with pytest.raises(ApiError) as raised:
         sending.send_text(device("not_ready"), request(**body), hold_seconds=HOLD)
@@ -247,14 +248,14 @@ def test_bad_input_is_refused_before_anything_is_enqueued(
     assert (enqueued, bus.sent) == ([], [])
 
 
-def test_a_text_of_separator_characters_is_not_blank(bus: StandInBus, enqueued: list[outbox.Send]) -> None:
+def test_a_text_of_separator_characters_is_not_blank(bus: StandInBus, enqueued: list[Send]) -> None:
     # U+001E is no whitespace by the published pattern, though Python's strip removes it
     bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
     assert sending.send_text(device(), request(text="\x1e"), hold_seconds=HOLD).status_code == 200
 
 
 def test_a_device_not_connected_is_refused_before_anything_is_enqueued(
-    bus: StandInBus, enqueued: list[outbox.Send]
+    bus: StandInBus, enqueued: list[Send]
 ) -> None:
     with pytest.raises(ApiError) as raised:
         sending.send_text(device("pairing"), request(), hold_seconds=HOLD)
@@ -266,7 +267,7 @@ def test_a_202_is_only_given_once_the_send_is_in_the_outbox(
     bus: StandInBus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given an outbox that cannot be written
-    def broken(_send: outbox.Send) -> None:
+    def broken(_send: Send) -> None:
         raise RuntimeError("DynamoDB unreachable")
 
     monkeypatch.setattr(outbox, "store", broken)

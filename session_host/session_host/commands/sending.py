@@ -18,7 +18,7 @@ from typing import Any
 from gateway.bus import Command, DeviceSnapshot, Reply, contracts
 from gateway.bus.contracts.messages import SendOutcome, SendTextArgs
 from gateway.failures.kinds import ErrorKind
-from gateway.messages.outbox import Send, SendState
+from gateway.messages.sends import Send, SendState
 from session_host.commands.context import Host, Later, Outcome, failed, ok
 from session_host.commands.registry import handles
 from session_host.device_tenure import OwnedDevice, session_snapshot

@@ -20,7 +20,7 @@ from gateway.failures.kinds import ErrorKind
 from gateway.media import fetch, kinds
 from gateway.media.errors import MediaError
 from gateway.media.kinds import CheckedMedia
-from gateway.messages.outbox import TEXT, Send
+from gateway.messages.sends import TEXT, Send
 from session_host.aws_calls import AWS_ERRORS
 from session_host.network.media_types import (
     ContactCard,

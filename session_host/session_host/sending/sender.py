@@ -35,7 +35,7 @@ from typing import Any
 from tenacity import RetryCallState
 
 from gateway.failures.kinds import ErrorKind
-from gateway.messages.outbox import Send, SendState
+from gateway.messages.sends import Send, SendState
 from gateway.observability import logger
 from gateway.retries import SENT_MARK, WORKER_STEP, failed_with
 from session_host.aws_calls import AWS_ERRORS

@@ -11,7 +11,7 @@ from gateway.failures.kinds import ErrorKind
 from gateway.media import store as media_store
 from gateway.media.kinds import CheckedMedia, Kind
 from gateway.messages import outbox
-from gateway.messages.outbox import Send
+from gateway.messages.sends import Send
 from gateway.models import DeviceModel
 from session_host.aws_calls import AwsCalls
 from session_host.sending import network_calls

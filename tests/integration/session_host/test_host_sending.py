@@ -12,7 +12,7 @@ from host_harness import LEASE_TTL, Harness, wait_until
 
 from gateway.bus import CommandName, Reply
 from gateway.messages import outbox
-from gateway.messages.outbox import Send, SendState
+from gateway.messages.sends import Send, SendState
 from session_host.network.simulated import SimulatedPort
 from session_host.sending.sender import INTERRUPTED
 

@@ -19,7 +19,7 @@ from gateway.media import kinds
 from gateway.media.errors import MediaNotFetched, MediaNotFound
 from gateway.media.kinds import CheckedMedia, Kind
 from gateway.messages import outbox
-from gateway.messages.outbox import Send, SendState
+from gateway.messages.sends import UNFINISHED, Send, SendState
 from session_host.commands import CommandExecutor
 from session_host.device_tenure import OwnedDevice
 from session_host.network.port import (
@@ -84,9 +84,7 @@ class FakeOutbox:
 
     async def unfinished(self, _tenant: str, _device: str) -> list[Send]:
         self.reads += 1
-        shown = (
-            s for s in self.items.values() if s.state in outbox.UNFINISHED and s.send_key not in self.hidden
-        )
+        shown = (s for s in self.items.values() if s.state in UNFINISHED and s.send_key not in self.hidden)
         return sorted(shown, key=lambda s: s.send_key)
 
     async def get(self, _tenant: str, _device: str, send_key: str) -> Send | None:

@@ -18,7 +18,7 @@ from test_adapter_contract_groups import ADAPTERS, BOB, on
 
 from gateway.bus import CommandName
 from gateway.failures.kinds import ErrorKind
-from gateway.messages.outbox import Send, SendState
+from gateway.messages.sends import Send, SendState
 
 
 async def sent_to(net: Backend, store: FakeOutbox, chat: str, *, age: float = 0.0) -> Send:

@@ -13,7 +13,7 @@ from fakes_sending import CHAT, DEVICE, CommandHost, FakeOutbox
 
 from gateway.bus import CommandName, Reply
 from gateway.failures.kinds import ErrorKind
-from gateway.messages.outbox import Send, SendState
+from gateway.messages.sends import Send, SendState
 from session_host.network.port import NetworkError, SessionState
 
 OWN_JID = "15550009999@s.whatsapp.net"

@@ -13,7 +13,7 @@ from fakes_sending import CHAT, FakeOutbox, Rig
 from PIL import Image
 
 from gateway.failures.kinds import ErrorKind
-from gateway.messages.outbox import Send, SendState
+from gateway.messages.sends import Send, SendState
 from session_host.network.media_types import (
     ContactCard,
     Location,

@@ -10,7 +10,7 @@ import time
 from fakes_sending import Rig
 
 from gateway.failures.kinds import ErrorKind
-from gateway.messages.outbox import SendState
+from gateway.messages.sends import SendState
 from session_host.network.port import NetworkError, SessionState
 from session_host.sending.sender import INTERRUPTED
 

@@ -34,7 +34,6 @@ from gateway.media import kinds, urls
 from gateway.media.errors import MediaError, MediaTooLarge
 from gateway.media.kinds import CheckedMedia, Kind
 from gateway.media.limits import INLINE_MAX_BYTES
-from gateway.messages.outbox import TEXT
 from gateway.messages.receipts import require_fields
 from gateway.messages.schemas import (
     SendAudioRequest,
@@ -44,6 +43,7 @@ from gateway.messages.schemas import (
     SendMediaRequest,
     SendTemplateRequest,
 )
+from gateway.messages.sends import TEXT
 from gateway.web.fields import is_blank
 
 LOCATION = "location"

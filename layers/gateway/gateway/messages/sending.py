@@ -39,11 +39,11 @@ from gateway.failures.kinds import NETWORK_REFUSALS, ErrorKind
 from gateway.jids import PHONE_RULE, parse_chat
 from gateway.media import store as media_store
 from gateway.messages import outbox, send_kinds
-from gateway.messages.outbox import SendState
 from gateway.messages.outputs import TextScheduledResponse, TextSentResponse
 from gateway.messages.receipts import require_fields
 from gateway.messages.schemas import SendTextRequest
 from gateway.messages.send_kinds import Message
+from gateway.messages.sends import Send, SendState
 from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.timestamps import iso_utc
@@ -174,12 +174,12 @@ def _writer() -> ContextThreadPool:
     return ContextThreadPool(max_workers=2, thread_name_prefix="outbox")
 
 
-def _bound(send: outbox.Send) -> dict[str, Any]:
+def _bound(send: Send) -> dict[str, Any]:
     """What an ``Idempotency-Key`` stays bound to: the send, by its outbox key."""
     return {"send_key": send.send_key}
 
 
-def _durable(stored: Future[None], device: DeviceModel, send: outbox.Send) -> None:
+def _durable(stored: Future[None], device: DeviceModel, send: Send) -> None:
     """Wait for the write of a send that may still go out; a failed one leaves it unclear
     (the host may send what it holds in memory)."""
     try:
@@ -189,7 +189,7 @@ def _durable(stored: Future[None], device: DeviceModel, send: outbox.Send) -> No
         raise Unclear(internal_error(), _bound(send)) from error
 
 
-def _settle(stored: Future[None], device: DeviceModel, send: outbox.Send) -> None:
+def _settle(stored: Future[None], device: DeviceModel, send: Send) -> None:
     """Wait for the write of a send that went out; its failure changes nothing for the caller
     (the host wrote the item when it claimed it), so it is only logged."""
     try:
@@ -198,7 +198,7 @@ def _settle(stored: Future[None], device: DeviceModel, send: outbox.Send) -> Non
         logger.exception("outbox write of a sent message failed", extra=_about(device, send))
 
 
-def _answer(device: DeviceModel, send: outbox.Send, outcome: SendOutcome | None) -> StoredResponse:
+def _answer(device: DeviceModel, send: Send, outcome: SendOutcome | None) -> StoredResponse:
     if outcome is None:  # the host's answer was out of the contract
         logger.error("session host answered a send without its outcome", extra=_about(device, send))
         raise Unclear(answers.incomplete(CommandName.SEND_TEXT), _bound(send))
@@ -209,12 +209,12 @@ def _answer(device: DeviceModel, send: outbox.Send, outcome: SendOutcome | None)
     return _sent(send)
 
 
-def _sent(send: outbox.Send) -> StoredResponse:
+def _sent(send: Send) -> StoredResponse:
     body = TextSentResponse(message_id=send.message_id, chat_jid=send.chat_jid)
     return StoredResponse(200, body.model_dump(mode="json"))
 
 
-def _scheduled(send: outbox.Send, scheduled_for: str) -> StoredResponse:
+def _scheduled(send: Send, scheduled_for: str) -> StoredResponse:
     """202: the send goes out later; a repeat with its key looks it up again."""
     body = TextScheduledResponse(
         message_id=send.message_id, chat_jid=send.chat_jid, scheduled_for=scheduled_for
@@ -222,7 +222,7 @@ def _scheduled(send: outbox.Send, scheduled_for: str) -> StoredResponse:
     return StoredResponse(202, body.model_dump(mode="json"), _bound(send))
 
 
-def _failed(device: DeviceModel, send: outbox.Send, reply: Reply[Any], field: dict[str, Any]) -> ApiError:
+def _failed(device: DeviceModel, send: Send, reply: Reply[Any], field: dict[str, Any]) -> ApiError:
     """The send's failure as :mod:`gateway.failures.table` answers it (an ``invalid`` one
     names ``field``: the recipient, or the content the host refused)."""
     logger.info(
@@ -232,5 +232,5 @@ def _failed(device: DeviceModel, send: outbox.Send, reply: Reply[Any], field: di
     return answers.failed(CommandName.SEND_TEXT, reply, device.status, field)
 
 
-def _about(device: DeviceModel, send: outbox.Send) -> dict[str, str]:
+def _about(device: DeviceModel, send: Send) -> dict[str, str]:
     return {"device_id": device.device_id, "message_id": send.message_id}

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, StrictBool, StrictInt, model_validator
 
 from gateway.bus.contracts.base import CommandArgs, CommandResult, Text
-from gateway.messages.outbox import Send
+from gateway.messages.sends import Send
 
 MAX_SYNC_COUNT = 50
 """The most messages one history request asks the phone for (POST /chat/history's limit too)."""

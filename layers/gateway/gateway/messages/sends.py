@@ -1,0 +1,70 @@
+"""A send as the gateway sees it: the outbox's item (:mod:`gateway.messages.outbox` stores it)
+and what ``SEND_TEXT`` carries whole. Apart from the outbox so that the bus's contracts can
+name it without loading the tables' models (their names are read from the settings)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from gateway.failures.kinds import ErrorKind
+
+TEXT = "text"
+
+
+class SendState(StrEnum):
+    QUEUED = "queued"
+    SENDING = "sending"  # a host has started the network call
+    SENT = "sent"
+    FAILED = "failed"
+
+
+UNFINISHED = (SendState.QUEUED, SendState.SENDING)
+
+
+@dataclass(frozen=True)
+class Send:
+    """One outbox item, as the gateway sees it."""
+
+    tenant_id: str
+    device_id: str
+    send_key: str
+    message_id: str
+    chat_jid: str
+    text: str
+    delay_seconds: float
+    typing_seconds: float
+    disable_presence: bool
+    requested_at: float
+    not_before: float
+    state: SendState
+    sending_epoch: int | None = None
+    network_message_id: str | None = None
+    sent_at: float | None = None
+    error: str | None = None
+    error_kind: ErrorKind | None = None
+    """Why it failed: the session host's error kind (``network``, ``timeout``, ...); None
+    for a send failed before the kind was recorded (read as ``network``)."""
+    revoked_at: float | None = None
+    deleted_for_me_at: float | None = None
+    kind: str = TEXT
+    """What is sent: ``text``, or a kind of the send routes to come (image, location, ...)."""
+    payload: dict[str, Any] | None = None
+    """What a kind other than text needs beyond ``text`` (never media bytes: their S3 key)."""
+
+    def deletable(self, chat_jid: str, *, for_everyone: bool) -> bool:
+        """Whether DELETE /messages/{message_id} may name it: sent in ``chat_jid``, not deleted
+        for me, and, to delete it for everyone, not revoked yet (else MESSAGE_NOT_FOUND)."""
+        if (
+            self.state is not SendState.SENT
+            or self.chat_jid != chat_jid
+            or self.deleted_for_me_at is not None
+        ):
+            return False
+        return not (for_everyone and self.revoked_at is not None)
+
+    @property
+    def order(self) -> tuple[float, str]:
+        """Dispatch order: when it may go out, then request order (the ``send_key``)."""
+        return (self.not_before, self.send_key)
