@@ -56,7 +56,7 @@ class Floor:
         from gateway.bus import queues
 
         self._sqs = sqs
-        self._a = queues.create_dynamic_queue(queues.HOST_QUEUE, "floor")
+        self.queue_url = queues.create_dynamic_queue(queues.HOST_QUEUE, "floor")  # A
         self._b = reply_queue_url
         self._stopped = threading.Event()
         self._echo = threading.Thread(target=self._run_echo, name="floor-echo", daemon=True)
@@ -64,7 +64,9 @@ class Floor:
 
     def _run_echo(self) -> None:
         while not self._stopped.is_set():
-            response = self._sqs.receive_message(QueueUrl=self._a, MaxNumberOfMessages=10, WaitTimeSeconds=1)
+            response = self._sqs.receive_message(
+                QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1
+            )
             messages = response.get("Messages", [])
             for message in messages:
                 self._sqs.send_message(QueueUrl=self._b, MessageBody=message["Body"])
@@ -73,11 +75,11 @@ class Floor:
                     {"Id": str(index), "ReceiptHandle": message["ReceiptHandle"]}
                     for index, message in enumerate(messages)
                 ]
-                self._sqs.delete_message_batch(QueueUrl=self._a, Entries=entries)
+                self._sqs.delete_message_batch(QueueUrl=self.queue_url, Entries=entries)
 
     def round_trip(self) -> None:
         body = f"ping-{random.random()}"
-        self._sqs.send_message(QueueUrl=self._a, MessageBody=body)
+        self._sqs.send_message(QueueUrl=self.queue_url, MessageBody=body)
         while True:
             response = self._sqs.receive_message(QueueUrl=self._b, MaxNumberOfMessages=1, WaitTimeSeconds=20)
             if any(message["Body"] == body for message in response.get("Messages", [])):
