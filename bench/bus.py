@@ -18,7 +18,8 @@ One moto server (the template's queues, as the local stack makes them) carries b
 
 Samples alternate between the sides (order shuffled per round) so drifts of a shared machine
 hit all alike. The bench prints medians and p90 and exits 1 when the bus's median exceeds
-1.2x the floor's (issue 23) or a group operation's exceeds 1.2x the bus's (issue 9).
+1.2x the floor's (issue 23, docs/command-bus.md) or a group operation's exceeds 1.2x the bus's
+(issue 9).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     python -m session_host.backfill_restore_index
 
-Run once with the host's environment after deploying the index (docs/architecture.md, "The
+Run once with the host's environment after deploying the index (docs/session-host.md, "The
 restorable index"). One filtered Scan of the devices table finds the wanted, logged-in items
 without a ``restore_shard``; each is then set by :func:`records.index_if_restorable`,
 conditional on the flags being unchanged, so it is safe while hosts run and when repeated.

@@ -3,7 +3,7 @@
 A crash of the native network library (neonize's Go runtime aborts the process on
 "concurrent map writes"; a call in the wrong state can SIGSEGV) ends the process that made
 it. So a task runs ``SESSION_WORKERS`` host processes, and a crash costs one worker's share
-of the devices, which come back by themselves (docs/architecture.md, "Isolation and worker
+of the devices, which come back by themselves (docs/session-host.md, "Isolation and worker
 processes").
 
 Each worker is a complete session host (``python -m session_host`` with

@@ -1,4 +1,4 @@
-"""The template's limits (docs/architecture.md, "Limits"): the HTTP API's throttling, and the
+"""The template's limits (docs/security.md, "Limits"): the HTTP API's throttling, and the
 concurrency caps that keep held sends and webhook deliveries from taking the account's Lambda
 concurrency from everything else; each set by a parameter, with defaults pinned here."""
 

@@ -8,7 +8,7 @@ from typing import Any
 from session_host.config import SUPERVISOR_KILL_SECONDS, WORKER_STOP_SECONDS, HostSettings
 
 SUPERVISOR_MB = 36
-"""The supervisor process's resident memory, measured (docs/architecture.md)."""
+"""The supervisor process's resident memory, measured (docs/session-host.md)."""
 DESCRIPTORS_PER_DIALING_SESSION = 3
 """Measured on the real library (bench/README.md, "Real-library sessions")."""
 SIGTERM_BUDGET = 20.0

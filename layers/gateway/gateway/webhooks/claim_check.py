@@ -7,7 +7,7 @@ envelope whose message would be larger is stored whole under :data:`KEY_PREFIX` 
 carries a claim check in its place, in the format of AWS's SQS extended client libraries
 (Java, Python, JavaScript): the body ``["software.amazon.payloadoffloading.PayloadS3Pointer",
 {"s3BucketName": ..., "s3Key": ...}]`` and the attribute ``ExtendedPayloadSize``. The library
-itself is not used (docs/architecture.md, "Large events and refused events"): among other
+itself is not used (docs/session-host.md, "Large events and refused events"): among other
 reasons, the delivery function reads records Lambda already received, which it cannot do.
 
 The session host's publisher makes the messages (:func:`queue_message`) and stores the claimed
