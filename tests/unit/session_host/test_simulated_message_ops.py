@@ -30,14 +30,20 @@ def test_a_revoked_message_shows_revoked_in_the_inbox_and_brings_no_event(tmp_pa
         bob, bob_events = await paired(network, tmp_path / "b", "dev-bob", CONTACT)
         sent = await session.sending.send_text(CONTACT_JID, "oops")
         await bob_events.wait_for("message.received")
+        before = len(bob_events.events)
         # When the sender deletes it for everyone
         await session.messages.revoke_message(CONTACT_JID, sent.message_id)
         # Then Bob's inbox shows it revoked, its text gone, and his device got nothing more
         (message,) = network.inbox(CONTACT)["messages"]
         assert (message["message_id"], message["revoked"], message["text"]) == (sent.message_id, True, None)
         assert network.inbox(PHONE)["sent"][-1]["revoked"] is True
-        await asyncio.sleep(0.05)
-        assert len(bob_events.named("message.received")) == 1
+        # (a message sent after the revoke reaches him next: the network hands his device its
+        # events in order)
+        after = await session.sending.send_text(CONTACT_JID, "sent after the revoke")
+        await bob_events.wait_for("message.received", 2)
+        assert [(e.name, e.data["message_id"]) for e in bob_events.events[before:]] == [
+            ("message.received", after.message_id)
+        ]
         # And a second revoke finds nothing to revoke
         await fails(ErrorKind.NOT_FOUND, session.messages.revoke_message(CONTACT_JID, sent.message_id))
         await session.close()
