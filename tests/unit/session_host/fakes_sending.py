@@ -170,13 +170,25 @@ class RecordingSession:
     def __init__(self, owned: OwnedDevice) -> None:
         self.sending = self
         self._owned = owned
-        self.state = SessionState.CONNECTED
+        self._state = SessionState.CONNECTED
+        self.looked: list[SessionState] = []  # each state the dispatcher saw, in order
         self.log: list[tuple[str, str, float]] = []  # (what, text or presence, time)
         self.mentions: dict[str, list[str]] = {}  # text -> the mentions it was sent with
         self.fail_with: NetworkError | None = None
 
+    @property
+    def state(self) -> SessionState:
+        """The state, each look kept in ``looked``: the dispatcher looks before each send, so a
+        test knows when it saw the device down (tests read ``looked``, not this)."""
+        self.looked.append(self._state)
+        return self._state
+
+    @state.setter
+    def state(self, state: SessionState) -> None:
+        self._state = state
+
     def set_state(self, state: SessionState) -> None:
-        self.state = state
+        self._state = state
         self._owned.notify()
 
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
