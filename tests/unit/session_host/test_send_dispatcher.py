@@ -88,7 +88,7 @@ def test_a_send_waits_queued_while_the_device_is_not_connected_and_goes_when_it_
         rig.session.state = SessionState.DISCONNECTED
         send = rig.store.add("later")
         rig.start()
-        await asyncio.sleep(0.2)
+        await rig.until(lambda: SessionState.DISCONNECTED in rig.session.looked)  # it saw it down
         waiting = rig.store.state(send).state
 
         # When the device connects
@@ -110,8 +110,7 @@ def test_a_send_the_network_never_got_goes_when_the_device_is_back_without_readi
         send = rig.store.add("retry me")
         rig.session.fail_with = NetworkError(ErrorKind.NOT_CONNECTED, "connection lost")
         rig.start()
-        await rig.until(lambda: rig.session.state is SessionState.DISCONNECTED)
-        await asyncio.sleep(0.05)
+        await rig.until(lambda: SessionState.DISCONNECTED in rig.session.looked)  # its next turn
         waiting = rig.store.state(send).state
 
         # When the device is connected again
@@ -174,26 +173,30 @@ def test_a_send_left_sending_by_an_interrupted_tenure_is_failed_and_never_resent
 
 def test_a_watcher_learns_the_dispatch_and_the_expected_time_of_a_delayed_send() -> None:
     async def scenario() -> tuple[Rig, float, float]:
-        # Given a send delayed by 0.3 s with 0.1 s of typing
+        # Given a send delayed by 0.3 s with 0.1 s of typing, and one nobody watches after it
         rig = Rig()
         send = rig.store.add("watched", delay=0.3, typing=0.1, presence=True)
+        unwatched = rig.store.add("unwatched", delay=0.3)
         rig.start()
 
         # When a command watches it
         outcome = await asyncio.wait_for(rig.sender.watch(send.send_key), 5)
         expected = rig.sender.scheduled_for(send)
-        # Then the send is marked and announced only once the command's reply has left
-        await asyncio.sleep(0.05)
-        assert rig.published == []
+        # Then the send is marked and announced only once the command's reply has left (the
+        # send after it, whom nobody waits for, is marked and announced meanwhile)
+        await rig.until(lambda: rig.published and rig.store.state(unwatched).state is SendState.SENT)
+        assert [event.data["content"] for event in rig.published] == ["unwatched"]
         assert rig.store.state(send).state is SendState.SENDING
         rig.sender.replied(send.send_key)
-        await rig.until(lambda: rig.published and rig.store.state(send).state is SendState.SENT, 0.5)
+        await rig.until(
+            lambda: len(rig.published) == 2 and rig.store.state(send).state is SendState.SENT, 0.5
+        )
         await rig.stop()
         return rig, expected, outcome.sent_at or 0.0
 
     rig, expected, sent_at = asyncio.run(scenario())
     # And it learnt the network's id and time, close to the time it was told to expect
-    assert rig.published[0].data["gateway_message_id"] == "M0"
+    assert rig.published[1].data["gateway_message_id"] == "M0"
     assert abs(sent_at - expected) < 0.2
     assert sent_at <= time.time()
 
