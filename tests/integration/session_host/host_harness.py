@@ -50,7 +50,8 @@ class Events:
         self.seen: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
-    def _read(self) -> None:
+    def read(self) -> None:
+        """Take what the queue holds now (up to 10 messages) into ``seen``."""
         response = self._sqs.receive_message(
             QueueUrl=self._queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0, MessageAttributeNames=["All"]
         )
@@ -63,7 +64,7 @@ class Events:
             self._sqs.delete_message(QueueUrl=self._queue_url, ReceiptHandle=message["ReceiptHandle"])
 
     def of(self, device_id: str, name: str | None = None) -> list[dict[str, Any]]:
-        self._read()
+        self.read()
         with self._lock:
             return [
                 item
@@ -190,6 +191,12 @@ class Harness:
         jid = self.network.scan(device.device_id, phone)
         wait_until(lambda: device.record().status == "connected", what="connected record")
         return jid
+
+    def events_read_to_the_end(self) -> bool:
+        """Read the events queue; True once nothing is left on it: every envelope sent before
+        the call is then in ``events.seen``."""
+        self.events.read()
+        return self.queue_is_empty(self.hosts.events_queue)
 
     def queue_is_empty(self, queue_url: str) -> bool:
         attributes = queues.sqs_client().get_queue_attributes(
