@@ -254,8 +254,16 @@ def test_pair_phone_waits_for_the_first_qr_before_asking_for_a_code(tmp_path: Pa
             client.PairPhone.return_value = "ABCD-EFGH"
             # When a pair code is asked before the network showed any QR code
             pending = asyncio.create_task(session.pair_phone("12025550123"))
-            await asyncio.sleep(0.05)
-            # Then nothing is asked of the client yet
+            # Then nothing is asked of the client yet (a twin asked after it, whose network
+            # shows no QR code either, gives up at its own shorter wait first)
+            twin_port = make_port(replace(FAST, first_qr_wait=0.1))
+            twin = twin_port.open_session("device-twin", data_dir=tmp_path, sink=RecordingSink())
+            await twin.connect()
+            await wait_connect_started(fake)
+            with pytest.raises(NetworkError) as gave_up:
+                await twin.pair_phone("12025550124")
+            assert gave_up.value.kind is ErrorKind.TIMEOUT
+            await twin.close()
             client.PairPhone.assert_not_called()
             assert not pending.done()
             # And once the first QR arrives, the code is requested and returned
