@@ -24,8 +24,7 @@ from types import MappingProxyType
 from typing import Any, Generic
 
 from gateway.bus import Command, CommandName, Reply
-from gateway.bus.contracts import CommandResult, Contract
-from gateway.bus.contracts.base import A
+from gateway.bus.contracts import A, CommandResult, Contract
 from session_host.commands.context import Host, Later, Outcome, needs_a_session
 from session_host.device_tenure import OwnedDevice
 

@@ -13,7 +13,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from gateway.bus import queues
-from gateway.bus.contracts.base import A, Contract, R
+from gateway.bus.contracts import A, Contract, R
 from gateway.bus.inbox import ReplyInbox
 from gateway.bus.messages import Command, Reply
 from gateway.config import get_settings

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Generic
 
 from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Target, contracts, get_bus
-from gateway.bus.contracts.base import A, Contract, R
+from gateway.bus.contracts import A, Contract, R
 from gateway.devices.qr_image import qr_png_base64
 from gateway.devices.views import device_view
 from gateway.errors import ApiError

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway.bus.contracts import CommandName
 from gateway.bus.messages import Reply
-from gateway.bus.names import CommandName
 from gateway.errors import ApiError, OperationError, validation_error
 from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind

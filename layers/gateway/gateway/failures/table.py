@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from types import MappingProxyType
 
-from gateway.bus.names import CommandName
+from gateway.bus.contracts import CommandName
 from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind
 from gateway.groups import codes

@@ -24,7 +24,7 @@ from typing import Literal
 
 from gateway import jids
 from gateway.bus import contracts
-from gateway.bus.contracts.base import A, Contract, NoArgs
+from gateway.bus.contracts import A, Contract, NoArgs
 from gateway.bus.contracts.status import (
     PrivacyType,
     PublishStatusArgs,
