@@ -16,7 +16,7 @@ from gateway.bus.contracts import A, Contract, R
 from gateway.bus.contracts import groups as bus
 from gateway.devices import commands
 from gateway.devices.access import require_group_session
-from gateway.failures.answers import operation_error
+from gateway.failures.table import operation_error
 from gateway.groups import inputs
 from gateway.groups.codes import OperationCode
 from gateway.groups.outputs import (
