@@ -1,6 +1,6 @@
 """The command bus's wire as unit tests use it: what a command's arguments look like on the
 wire and what the bus client makes of a host's answer (parsed by the command's contract, as
-:class:`gateway.bus.inbox.ReplyInbox` does), for stand-in buses; and a command as the session
+:class:`gateway.bus.client.ReplyInbox` does), for stand-in buses; and a command as the session
 host reads it, and its reply as the host sends it, for tests of the host's handlers."""
 
 from __future__ import annotations

@@ -13,12 +13,12 @@ import pytest
 from pydantic import BaseModel
 
 from gateway.bus import Command, CommandName, DeviceSnapshot, Reply, contracts
+from gateway.bus.client import ReplyInbox
 from gateway.bus.contracts import CONTRACTS, CommandArgs, CommandResult, Contract, Done, NoArgs
 from gateway.bus.contracts import groups as g
 from gateway.bus.contracts import messages as m
 from gateway.bus.contracts import sessions as s
 from gateway.bus.contracts import status as st
-from gateway.bus.inbox import ReplyInbox
 from gateway.bus.messages import (
     WIRE_VERSION,
     ErrorKind,

@@ -11,7 +11,7 @@ import pytest
 from gateway.bus import CommandName, DeviceSnapshot, Reply
 from gateway.bus.contracts import Done
 from gateway.bus.messages import GROUP_COMMANDS, read_reply
-from gateway.failures import answers
+from gateway.failures import table
 from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind
 from gateway.failures.table import REFUSAL, TABLE, Family, family_of, table_of
@@ -29,8 +29,8 @@ def failed(
 
 
 def test_every_command_of_the_bus_is_in_exactly_one_family() -> None:
-    families = [family for family, table in TABLE.items() for _ in table.commands]
-    assert sorted(name for table in TABLE.values() for name in table.commands) == sorted(CommandName)
+    families = [family for family, rows in TABLE.items() for _ in rows.commands]
+    assert sorted(name for rows in TABLE.values() for name in rows.commands) == sorted(CommandName)
     assert len(families) == len(CommandName)
 
 
@@ -57,7 +57,7 @@ def test_every_command_of_the_bus_is_in_exactly_one_family() -> None:
 def test_each_kind_of_a_pairing_command_has_its_status_and_code(
     kind: ErrorKind | None, status: int, code: str
 ) -> None:
-    error = answers.failed(CommandName.PAIR_PHONE, failed(kind, "details"), "not_ready")
+    error = table.failed(CommandName.PAIR_PHONE, failed(kind, "details"), "not_ready")
     assert (error.status, error.code) == (status, code)
 
 
@@ -67,7 +67,7 @@ def test_a_kind_this_api_does_not_know_is_the_host_failing() -> None:
     reply = read_reply(raw, Done)
     # Then it is a host error: 500 DEVICE_ERROR, never a crash
     assert reply.error_kind is ErrorKind.HOST_ERROR
-    assert answers.failed(CommandName.CONNECT, reply, "connected").code == "DEVICE_ERROR"
+    assert table.failed(CommandName.CONNECT, reply, "connected").code == "DEVICE_ERROR"
 
 
 def test_a_refusal_travels_as_its_kind_and_its_code() -> None:
@@ -82,24 +82,24 @@ def test_a_refusal_travels_as_its_kind_and_its_code() -> None:
 def test_a_lost_connection_is_device_disconnected(kind: ErrorKind) -> None:
     # From the host's snapshot when there is one, else from the record
     lost = DeviceSnapshot("disconnected", False, True, "1@s")
-    from_snapshot = answers.failed(CommandName.CONNECT, failed(kind, snapshot=lost), "")
-    from_record = answers.failed(CommandName.CONNECT, failed(kind), "disconnected")
+    from_snapshot = table.failed(CommandName.CONNECT, failed(kind, snapshot=lost), "")
+    from_record = table.failed(CommandName.CONNECT, failed(kind), "disconnected")
     assert from_snapshot.code == from_record.code == "DEVICE_DISCONNECTED"
     pairing = DeviceSnapshot("pairing", False, False, None)
-    assert answers.failed(CommandName.CONNECT, failed(kind, snapshot=pairing), "disconnected").code == (
+    assert table.failed(CommandName.CONNECT, failed(kind, snapshot=pairing), "disconnected").code == (
         "DEVICE_NOT_READY"
     )
 
 
 def test_a_session_not_running_says_to_connect_unless_it_is_reconnecting() -> None:
-    error = answers.failed(CommandName.LOGOUT, failed(ErrorKind.NOT_RUNNING, "no session"), "not_ready")
+    error = table.failed(CommandName.LOGOUT, failed(ErrorKind.NOT_RUNNING, "no session"), "not_ready")
     assert error.message == "the device's session is not running: connect the device first"
-    lost = answers.failed(CommandName.LOGOUT, failed(ErrorKind.NOT_RUNNING, "no session"), "disconnected")
+    lost = table.failed(CommandName.LOGOUT, failed(ErrorKind.NOT_RUNNING, "no session"), "disconnected")
     assert lost.message == "no session"
 
 
 def test_invalid_input_is_a_validation_error_on_the_argument() -> None:
-    error = answers.failed(
+    error = table.failed(
         CommandName.PAIR_PHONE,
         failed(ErrorKind.INVALID, "not a phone on the network"),
         "not_ready",
@@ -112,7 +112,7 @@ def test_invalid_input_is_a_validation_error_on_the_argument() -> None:
 
 
 def test_a_host_error_does_not_repeat_the_hosts_text() -> None:
-    error = answers.failed(
+    error = table.failed(
         CommandName.CONNECT, failed(ErrorKind.HOST_ERROR, "Traceback: KeyError in /srv/host.py"), "connected"
     )
     assert "Traceback" not in error.message
@@ -133,13 +133,13 @@ def test_a_host_error_does_not_repeat_the_hosts_text() -> None:
     ],
 )
 def test_a_command_with_codes_of_its_own(name: CommandName, kind: ErrorKind, status: int, code: str) -> None:
-    error = answers.failed(name, failed(kind), "connected")
+    error = table.failed(name, failed(kind), "connected")
     assert (error.status, error.code) == (status, code)
     assert error.message
 
 
 def test_no_reply_in_time_is_503_in_the_standard_envelope() -> None:
-    error = answers.timed_out(CommandName.CONNECT)
+    error = table.timed_out(CommandName.CONNECT)
     assert (error.status, error.code) == (503, "SERVICE_UNAVAILABLE")
     assert error.message == "the device's session host did not answer in time; retry later"
 
@@ -151,7 +151,7 @@ def test_no_reply_in_time_is_503_in_the_standard_envelope() -> None:
 def test_a_refusal_is_answered_with_its_own_code_and_status(code: str) -> None:
     # Given the session host's refusal (the network's, or the gateway's admin rule)
     reply = failed(ErrorKind.REFUSED, "the device is not an admin of 1@g.us", code=code)
-    error = answers.failed(CommandName.UPDATE_GROUP, reply, "connected")
+    error = table.failed(CommandName.UPDATE_GROUP, reply, "connected")
     # Then its code, its status, the host's words
     assert (error.status, error.code) == (codes.REFUSALS[code], code)
     assert error.body() == {
@@ -161,9 +161,9 @@ def test_a_refusal_is_answered_with_its_own_code_and_status(code: str) -> None:
 
 
 def test_a_refusal_without_words_says_its_code_and_one_without_a_known_code_is_the_host_failing() -> None:
-    quiet = answers.failed(CommandName.UPDATE_GROUP, failed(ErrorKind.REFUSED, code="not_group_admin"), "")
+    quiet = table.failed(CommandName.UPDATE_GROUP, failed(ErrorKind.REFUSED, code="not_group_admin"), "")
     assert quiet.message == "not group admin"
-    unknown = answers.failed(CommandName.UPDATE_GROUP, failed(ErrorKind.REFUSED, code="made_up"), "")
+    unknown = table.failed(CommandName.UPDATE_GROUP, failed(ErrorKind.REFUSED, code="made_up"), "")
     assert (unknown.status, unknown.code) == (500, "device_error")
 
 
@@ -184,7 +184,7 @@ def test_a_refusal_without_words_says_its_code_and_one_without_a_known_code_is_t
 def test_each_other_kind_of_a_group_command_has_one_code(
     kind: ErrorKind | None, status: int, code: str
 ) -> None:
-    error = answers.failed(CommandName.GROUP_INFO, failed(kind), "connected")
+    error = table.failed(CommandName.GROUP_INFO, failed(kind), "connected")
     assert (error.status, error.code) == (status, code)
     assert error.message
     assert codes.STATUS[code] == status
@@ -212,13 +212,13 @@ def test_each_other_kind_of_a_group_command_has_one_code(
     ],
 )
 def test_a_network_failure_is_502_with_the_operations_code(name: CommandName, code: str) -> None:
-    error = answers.failed(name, failed(ErrorKind.NETWORK), "connected")
+    error = table.failed(name, failed(ErrorKind.NETWORK), "connected")
     assert (error.status, error.code) == (502, code)
 
 
 def test_unsupported_names_the_operation_and_the_adapters_reason() -> None:
     reply = failed(ErrorKind.UNSUPPORTED, "neonize cannot list requests")
-    error = answers.failed(CommandName.GROUP_REQUESTS, reply, "connected")
+    error = table.failed(CommandName.GROUP_REQUESTS, reply, "connected")
     assert error.message == (
         "group_requests: this deployment's network adapter cannot list the join requests: "
         "neonize cannot list requests"
@@ -226,18 +226,18 @@ def test_unsupported_names_the_operation_and_the_adapters_reason() -> None:
 
 
 def test_a_timeout_says_whether_the_change_may_have_been_made() -> None:
-    assert "may or may not have been made" in answers.timed_out(CommandName.UPDATE_GROUP).message
-    timed_out_join = answers.failed(CommandName.JOIN_GROUP, failed(ErrorKind.TIMEOUT, "slow"), "connected")
+    assert "may or may not have been made" in table.timed_out(CommandName.UPDATE_GROUP).message
+    timed_out_join = table.failed(CommandName.JOIN_GROUP, failed(ErrorKind.TIMEOUT, "slow"), "connected")
     assert "may or may not have been made" in timed_out_join.message
-    assert "nothing was changed" in answers.timed_out(CommandName.LIST_GROUPS).message
-    assert answers.timed_out(CommandName.SET_STATUS_PRIVACY).code == "privacy_update_timeout"
-    assert "may or may not have changed" in answers.timed_out(CommandName.SET_STATUS_PRIVACY).message
-    assert "nothing was changed" in answers.timed_out(CommandName.GET_STATUS_PRIVACY).message
+    assert "nothing was changed" in table.timed_out(CommandName.LIST_GROUPS).message
+    assert table.timed_out(CommandName.SET_STATUS_PRIVACY).code == "privacy_update_timeout"
+    assert "may or may not have changed" in table.timed_out(CommandName.SET_STATUS_PRIVACY).message
+    assert "nothing was changed" in table.timed_out(CommandName.GET_STATUS_PRIVACY).message
 
 
 def test_a_group_host_error_does_not_repeat_the_hosts_text() -> None:
     reply = failed(ErrorKind.HOST_ERROR, "Traceback: KeyError in /srv/host.py")
-    error = answers.failed(CommandName.CREATE_GROUP, reply, "connected")
+    error = table.failed(CommandName.CREATE_GROUP, reply, "connected")
     assert "Traceback" not in error.message
     assert error.message.startswith("the device's session host failed to create a group")
 
@@ -308,11 +308,11 @@ def test_every_answer_a_routes_command_can_get_is_documented(
     # the refusal's: the group routes name theirs, checked beside the host's refusals)
     for kind in ErrorKind:
         for status in ("connected", "disconnected"):
-            error = answers.failed(name, failed(kind, snapshot=DeviceSnapshot(status, False, True, None)), "")
+            error = table.failed(name, failed(kind, snapshot=DeviceSnapshot(status, False, True, None)), "")
             if table_of(name).failure(kind).code == REFUSAL:
                 continue
             assert (error.status, error.code) in documented, (kind, status)
-    for error in (answers.timed_out(name), answers.incomplete(name)):
+    for error in (table.timed_out(name), table.incomplete(name)):
         assert (error.status, error.code) in documented
 
 

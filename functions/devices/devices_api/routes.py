@@ -20,7 +20,7 @@ from gateway.devices.outputs import (
 )
 from gateway.devices.schemas import CreateDeviceRequest, PairPhoneRequest, UpdateDeviceRequest
 from gateway.devices.views import device_view
-from gateway.failures.answers import command_errors
+from gateway.failures.table import command_errors
 from gateway.models import DeviceModel
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import current_principal

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Path
 
 from gateway.bus import CommandName
 from gateway.devices.dependencies import authenticated_device
-from gateway.failures.answers import command_errors, refusal_errors
+from gateway.failures.table import command_errors, refusal_errors
 from gateway.groups import service
 from gateway.groups.codes import OperationCode
 from gateway.groups.outputs import (

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends
 from gateway.bus import CommandName
 from gateway.devices.access import ACTING_DEVICE_ERRORS
 from gateway.devices.dependencies import authenticated_device
-from gateway.failures.answers import command_errors
 from gateway.failures.codes import ErrorCode
+from gateway.failures.table import command_errors
 from gateway.messages import operations, receipts
 from gateway.messages.outputs import DeleteMessageResponse, HistorySyncResponse, MarkReadResponse
 from gateway.messages.schemas import DeleteMessageRequest, HistorySyncRequest, MarkReadRequest

@@ -17,8 +17,8 @@ from gateway.bus import CommandName
 from gateway.config import get_settings
 from gateway.devices.access import ACTING_DEVICE_ERRORS
 from gateway.devices.dependencies import authenticated_device
-from gateway.failures.answers import command_errors
 from gateway.failures.codes import ErrorCode
+from gateway.failures.table import command_errors
 from gateway.models import DeviceModel
 from gateway.status import service
 from gateway.status.outputs import StatusPrivacyResponse, StatusPublishedResponse

@@ -11,8 +11,8 @@ from gateway.accounts.outputs import (
 )
 from gateway.bus import CommandName
 from gateway.errors import ApiError
-from gateway.failures.answers import command_errors
 from gateway.failures.codes import ErrorCode
+from gateway.failures.table import command_errors
 from gateway.pagination import PageRequest, page_request
 from gateway.web.auth import require_master
 from gateway.web.error_docs import MASTER, WITH_BODY, WITH_PARAMETERS, answers, standard

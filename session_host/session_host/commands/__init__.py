@@ -1,8 +1,8 @@
 """Device commands on the session host: one handler per command, in the module of its area.
 
-* :mod:`.registry`: which handler serves which command (:func:`~.registry.handles`).
+* :mod:`.registry`: which handler serves which command (:func:`~.registry.handles`), and the
+  executor that runs a command with its handler; it never names a command.
 * :mod:`.context`: what handlers share (replies, forwarding, taking and ending a device).
-* :mod:`.executor`: runs a command with its handler; it never names a command.
 * :mod:`.sessions`, :mod:`.messages`, :mod:`.message_ops`, :mod:`.sending`, :mod:`.groups`,
   :mod:`.status`:
   the handlers. A new area is a new module, imported below so its handlers register.
@@ -10,7 +10,7 @@
 
 from session_host.commands import groups, message_ops, messages, sending, sessions, status
 from session_host.commands.context import Forward, Later, Outcome
-from session_host.commands.executor import CommandExecutor
+from session_host.commands.registry import CommandExecutor
 
 __all__ = [
     "CommandExecutor",

@@ -19,9 +19,8 @@ from operator import attrgetter
 from typing import Any
 
 from gateway.bus import Command, Reply, contracts
-from gateway.bus.contracts import CommandResult, Contract, Done, NoArgs
+from gateway.bus.contracts import A, CommandResult, Contract, Done, NoArgs
 from gateway.bus.contracts import groups as bus
-from gateway.bus.contracts.base import A
 from gateway.groups.codes import OperationCode
 from session_host.commands.context import Host, Later, ok, refuse_unless_connected
 from session_host.commands.registry import OnRunning, handles

@@ -13,8 +13,8 @@ arguments and result, checked once where they arrive, in a versioned wire form
 
 from gateway.bus import contracts
 from gateway.bus.client import BusTimeout, CommandBus, CommandFailed, Target, get_bus
+from gateway.bus.contracts import CommandName
 from gateway.bus.messages import Command, DeviceSnapshot, Reply
-from gateway.bus.names import CommandName
 
 __all__ = [
     "BusTimeout",

@@ -25,9 +25,7 @@ from typing import Any, Generic
 
 from pydantic import ValidationError
 
-from gateway.bus.contracts import CONTRACTS
-from gateway.bus.contracts.base import A, R
-from gateway.bus.names import CommandName
+from gateway.bus.contracts import CONTRACTS, A, CommandName, R
 from gateway.failures.kinds import ErrorKind
 
 WIRE_VERSION = 1

@@ -13,8 +13,8 @@ import uuid
 from gateway.accounts.roles import Principal, Role
 from gateway.devices import store
 from gateway.errors import ApiError, insufficient_permissions, not_found
-from gateway.failures.answers import operation_error, session_unavailable
 from gateway.failures.codes import ErrorCode
+from gateway.failures.table import operation_error, session_unavailable
 from gateway.groups.codes import OperationCode
 from gateway.models import DeviceModel
 from gateway.web.error_docs import standard

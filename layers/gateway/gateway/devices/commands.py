@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any, Generic
 
 from gateway.bus import BusTimeout, CommandName, DeviceSnapshot, Target, contracts, get_bus
-from gateway.bus.contracts.base import A, Contract, R
+from gateway.bus.contracts import A, Contract, R
 from gateway.devices.qr_image import qr_png_base64
 from gateway.devices.views import device_view
 from gateway.errors import ApiError
-from gateway.failures import answers
+from gateway.failures import table
 from gateway.failures.kinds import ErrorKind
 from gateway.models import DeviceModel
 from gateway.observability import logger
@@ -100,8 +100,8 @@ def stop_all_for_deletion(devices: list[DeviceModel]) -> None:
     )
     device, reply = failures[0]
     if reply is None:
-        raise answers.timed_out(CommandName.DELETE)
-    raise answers.failed(CommandName.DELETE, reply, device.status)
+        raise table.timed_out(CommandName.DELETE)
+    raise table.failed(CommandName.DELETE, reply, device.status)
 
 
 def _has_session(device: DeviceModel) -> bool:
@@ -112,7 +112,7 @@ def _has_session(device: DeviceModel) -> bool:
 def _refuse_if_paired(device: DeviceModel) -> None:
     """Pairing a paired device is refused from the record, without asking the host."""
     if device.is_logged_in:
-        raise answers.known(CommandName.QR, ErrorKind.ALREADY_LOGGED_IN)
+        raise table.known(CommandName.QR, ErrorKind.ALREADY_LOGGED_IN)
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def execute(
         logger.warning(
             "device command timed out", extra={"command": name.value, "device_id": device.device_id}
         )
-        raise escalate(answers.timed_out(name), None) from None
+        raise escalate(table.timed_out(name), None) from None
     if not reply.ok:
         logger.info(
             "device command failed",
@@ -158,7 +158,7 @@ def execute(
             },
         )
         given = args.model_dump(mode="json", exclude_none=True) if args is not None else None
-        raise escalate(answers.failed(name, reply, device.status, given), reply.error_kind)
+        raise escalate(table.failed(name, reply, device.status, given), reply.error_kind)
     if reply.result is None:
         raise escalate(_incomplete(device, name), ErrorKind.HOST_ERROR)
     return Success(reply.result, reply.device)
@@ -171,4 +171,4 @@ def _incomplete(device: DeviceModel, name: CommandName) -> ApiError:
         "session host answered without the expected result",
         extra={"command": name.value, "device_id": device.device_id},
     )
-    return answers.incomplete(name)
+    return table.incomplete(name)

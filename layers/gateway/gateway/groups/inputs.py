@@ -13,7 +13,7 @@ import binascii
 
 from gateway.bus.contracts.groups import JoinArgs
 from gateway.errors import bounded
-from gateway.failures.answers import operation_error
+from gateway.failures.table import operation_error
 from gateway.groups.codes import INVITE_HOST, OperationCode
 from gateway.groups.invites import code_of_link
 from gateway.groups.schemas import EPHEMERAL_DURATIONS, MAX_IMAGE_BASE64, JoinRequest

@@ -12,11 +12,11 @@ times become ISO 8601, ``description`` repeats ``topic``, ``members_count`` is c
 from __future__ import annotations
 
 from gateway.bus import contracts
+from gateway.bus.contracts import A, Contract, R
 from gateway.bus.contracts import groups as bus
-from gateway.bus.contracts.base import A, Contract, R
 from gateway.devices import commands
 from gateway.devices.access import require_group_session
-from gateway.failures.answers import operation_error
+from gateway.failures.table import operation_error
 from gateway.groups import inputs
 from gateway.groups.codes import OperationCode
 from gateway.groups.outputs import (

@@ -17,7 +17,7 @@ from gateway.bus.contracts.messages import MAX_SYNC_COUNT, DeleteMessageArgs, Sy
 from gateway.devices import commands
 from gateway.devices.access import require_session
 from gateway.errors import validation_error
-from gateway.failures import answers
+from gateway.failures import table
 from gateway.failures.kinds import ErrorKind
 from gateway.messages import outbox
 from gateway.messages.receipts import chat_of, require_fields
@@ -38,7 +38,7 @@ def delete_message(device: DeviceModel, message_id: str, request: DeleteMessageR
     send = outbox.find(device.tenant_id, device.device_id, message_id)
     if send is None or not send.deletable(chat.jid, for_everyone=request.for_everyone):
         # Known without the device: answered even when it is not connected.
-        raise answers.known(CommandName.DELETE_MESSAGE, ErrorKind.NOT_FOUND)
+        raise table.known(CommandName.DELETE_MESSAGE, ErrorKind.NOT_FOUND)
     require_session(device)
     args = DeleteMessageArgs(message_id=message_id, chat_jid=chat.jid, for_everyone=request.for_everyone)
     commands.execute(device, contracts.DELETE_MESSAGE, args)

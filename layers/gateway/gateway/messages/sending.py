@@ -33,7 +33,7 @@ from gateway.bus.contracts.messages import SendOutcome, SendTextArgs
 from gateway.context_pool import ContextThreadPool
 from gateway.devices.access import require_session
 from gateway.errors import ApiError, internal_error
-from gateway.failures import answers
+from gateway.failures import table
 from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import NETWORK_REFUSALS, ErrorKind
 from gateway.jids import PHONE_RULE, parse_chat
@@ -58,7 +58,7 @@ a send on its way leaves its outcome unclear, ``not_connected`` included: the ou
 such a send, and it goes out when the device is back."""
 
 SEND_ERRORS = (
-    *answers.command_errors(CommandName.SEND_TEXT),
+    *table.command_errors(CommandName.SEND_TEXT),
     standard(400, ErrorCode.MISSING_REQUIRED_FIELDS, ErrorCode.INVALID_CHAT_JID),
 )
 """What POST /send/* may answer after its device is found (a network failure of the send
@@ -201,7 +201,7 @@ def _settle(stored: Future[None], device: DeviceModel, send: Send) -> None:
 def _answer(device: DeviceModel, send: Send, outcome: SendOutcome | None) -> StoredResponse:
     if outcome is None:  # the host's answer was out of the contract
         logger.error("session host answered a send without its outcome", extra=_about(device, send))
-        raise Unclear(answers.incomplete(CommandName.SEND_TEXT), _bound(send))
+        raise Unclear(table.incomplete(CommandName.SEND_TEXT), _bound(send))
     if outcome.scheduled_for is not None and outcome.status == "scheduled":
         logger.info("message scheduled", extra=_about(device, send))
         return _scheduled(send, outcome.scheduled_for)
@@ -229,7 +229,7 @@ def _failed(device: DeviceModel, send: Send, reply: Reply[Any], field: dict[str,
         "send failed",
         extra={**_about(device, send), "kind": reply.error_kind, "host_message": reply.error_message},
     )
-    return answers.failed(CommandName.SEND_TEXT, reply, device.status, field)
+    return table.failed(CommandName.SEND_TEXT, reply, device.status, field)
 
 
 def _about(device: DeviceModel, send: Send) -> dict[str, str]:

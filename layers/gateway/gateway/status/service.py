@@ -24,7 +24,7 @@ from typing import Literal
 
 from gateway import jids
 from gateway.bus import contracts
-from gateway.bus.contracts.base import A, Contract, NoArgs
+from gateway.bus.contracts import A, Contract, NoArgs
 from gateway.bus.contracts.status import (
     PrivacyType,
     PublishStatusArgs,
@@ -35,7 +35,7 @@ from gateway.config import get_settings
 from gateway.devices import commands
 from gateway.devices.access import require_session
 from gateway.errors import ApiError, internal_error, validation_error
-from gateway.failures import answers
+from gateway.failures import table
 from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import NETWORK_REFUSALS, NOT_STARTED, ErrorKind
 from gateway.groups.codes import OperationCode
@@ -64,16 +64,16 @@ def privacy_people(body: StatusPrivacyRequest) -> list[str]:
         elif jids.is_user_jid(entry):
             people.append(entry)
         else:
-            raise answers.operation_error(
+            raise table.operation_error(
                 OperationCode.INVALID_REQUEST, f"list: {entry!r} is neither a phone number nor a user JID"
             )
     people = list(dict.fromkeys(people))
     if body.type == "whitelist" and not people:
-        raise answers.operation_error(
+        raise table.operation_error(
             OperationCode.INVALID_REQUEST, "a whitelist must name at least one person"
         )
     if body.type == "contacts" and people:
-        raise answers.operation_error(
+        raise table.operation_error(
             OperationCode.INVALID_REQUEST, "the contacts setting takes no list: use whitelist or blacklist"
         )
     return people
@@ -95,7 +95,7 @@ def _privacy(
     device: DeviceModel, contract: Contract[A, StatusPrivacySetting], args: A
 ) -> StatusPrivacyResponse:
     if device.status != "connected":
-        raise answers.operation_error(
+        raise table.operation_error(
             OperationCode.DEVICE_DISCONNECTED, f"the device is not connected (status {device.status})"
         )
     setting = commands.execute(device, contract, args).result

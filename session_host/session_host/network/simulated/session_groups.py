@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 
-from gateway.bus.names import CommandName
+from gateway.bus.contracts import CommandName
 
 from ..group_types import (
     GroupCreated,

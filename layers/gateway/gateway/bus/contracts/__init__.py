@@ -1,21 +1,77 @@
-"""The contract of every device command: the model of its arguments and of its result.
+"""The device commands: their names, and the contract of each, the model of its arguments and
+of its result.
 
 The API functions build the arguments (:class:`~.base.CommandArgs`) and the bus client
 serializes them; the session host parses them once, before a handler runs, and the handler
 answers the result model (:class:`~.base.CommandResult`), which the bus client parses once
 when the reply comes back. :data:`CONTRACTS` has one entry per :class:`CommandName` (a unit
 test keeps it complete); the constants below name them for callers, so their types follow.
+A new command is a member of :class:`CommandName` and its line below, with its models in the
+module of its family (:mod:`.groups`, :mod:`.messages`, :mod:`.sessions`, :mod:`.status`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from gateway.bus.contracts import groups, messages, sessions, status
-from gateway.bus.contracts.base import CommandArgs, CommandResult, Contract, Done, NoArgs
-from gateway.bus.names import CommandName
+from gateway.bus.contracts.base import CommandArgs, CommandResult, Done, NoArgs
+
+
+class CommandName(StrEnum):
+    """Device commands the session host executes; each one's arguments and result are the
+    models of its contract (:data:`CONTRACTS`, below)."""
+
+    CONNECT = "connect"  # take the device, start (or resume) its session
+    QR = "qr"  # the QR code the pairing session shows
+    PAIR_PHONE = "pair_phone"  # a pair code for a phone
+    DISCONNECT = "disconnect"  # close the connection, keep the login
+    RECONNECT = "reconnect"  # the supervised session's next attempt now, backoff reset
+    LOGOUT = "logout"  # unlink from the phone, forget the credentials
+    DELETE = "delete"  # logout if possible, stop everything; the API deletes the record
+    PING = "ping"  # answered by the host without touching the network (bench, health)
+    MARK_READ = "mark_read"  # read receipts to the sender
+    SEND_TEXT = "send_text"  # a send of the outbox: waits for its dispatch up to the deadline
+    DELETE_MESSAGE = "delete_message"  # a message the device sent, for everyone or for me
+    SYNC_HISTORY = "sync_history"  # ask the phone for a chat's history
+    # Groups and communities.
+    CREATE_GROUP = "create_group"
+    LIST_GROUPS = "list_groups"
+    GROUP_INFO = "group_info"
+    GROUP_PARTICIPANTS = "group_participants"
+    UPDATE_GROUP = "update_group"
+    GROUP_PICTURE = "group_picture"
+    GROUP_EPHEMERAL = "group_ephemeral"
+    GROUP_INVITE = "group_invite"
+    JOIN_GROUP = "join_group"
+    LEAVE_GROUP = "leave_group"
+    LINK_GROUP = "link_group"
+    UNLINK_GROUP = "unlink_group"
+    GROUP_REQUESTS = "group_requests"
+    ANSWER_GROUP_REQUESTS = "answer_group_requests"
+    # Status (stories).
+    GET_STATUS_PRIVACY = "get_status_privacy"
+    SET_STATUS_PRIVACY = "set_status_privacy"
+    PUBLISH_STATUS = "publish_status"
+
+
+A = TypeVar("A", bound=CommandArgs)
+R = TypeVar("R", bound=CommandResult)
+
+
+@dataclass(frozen=True)
+class Contract(Generic[A, R]):
+    """What a command takes and answers; the bus client sends ``args`` and parses ``result``,
+    the session host parses ``args`` before a handler runs."""
+
+    name: CommandName
+    args: type[A]
+    result: type[R]
+
 
 # Sessions.
 CONNECT = Contract(CommandName.CONNECT, NoArgs, Done)
@@ -93,11 +149,14 @@ CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
 
 __all__ = [
     "CONTRACTS",
+    "A",
     "CommandArgs",
+    "CommandName",
     "CommandResult",
     "Contract",
     "Done",
     "NoArgs",
+    "R",
     "groups",
     "messages",
     "sessions",

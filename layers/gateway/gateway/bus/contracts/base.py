@@ -3,13 +3,11 @@ the field types several families share."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Annotated, Generic, TypeVar
+from typing import Annotated
 
 from pydantic import AfterValidator, ConfigDict, StringConstraints
 
 from gateway import jids
-from gateway.bus.names import CommandName
 from gateway.web.deferred import DeferredModel
 
 
@@ -34,20 +32,6 @@ class NoArgs(CommandArgs):
 
 class Done(CommandResult):
     """The result of a command that answers nothing but the device's state."""
-
-
-A = TypeVar("A", bound=CommandArgs)
-R = TypeVar("R", bound=CommandResult)
-
-
-@dataclass(frozen=True)
-class Contract(Generic[A, R]):
-    """What a command takes and answers; the bus client sends ``args`` and parses ``result``,
-    the session host parses ``args`` before a handler runs."""
-
-    name: CommandName
-    args: type[A]
-    result: type[R]
 
 
 def _group_jid(value: str) -> str:
