@@ -39,6 +39,7 @@ class RehearsalPlugin:
         self._deselected = 0
         self._e2e_selected: set[Path] = set()
         self._report: list[str] = []
+        self._lost: list[str] = []  # test workers that finished without handing a recording over
 
     # --- every process: what was selected -----------------------------------------------
 
@@ -73,6 +74,8 @@ class RehearsalPlugin:
         output = getattr(node, "workeroutput", {}).get(OUTPUT_KEY)
         if output is not None:
             self._outputs.append(output)
+        else:  # its session's end failed before handing it over: its calls would go unjudged
+            self._lost.append(str(getattr(node, "workerinput", {}).get("workerid", node)))
 
     # --- the controller (or the only process): judge --------------------------------------
 
@@ -80,6 +83,10 @@ class RehearsalPlugin:
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
         result = yield
         if hasattr(session.config, "workerinput") or session.config.option.collectonly:
+            return result
+        if self._lost:  # its calls went unjudged, and the grants only it used would read as unused
+            self._report = [f"FAILED: no recording from test worker(s) {', '.join(self._lost)}"]
+            session.testsfailed += 1
             return result
         outputs = self._outputs or [self._output(session)]
         requests = merge(output["requests"] for output in outputs)

@@ -169,3 +169,31 @@ def test_a_received_medias_upload_on_the_transfer_threads_stays_the_hosts() -> N
     # Then the put is the host's
     assert [(r.principal, r.action) for r in recorder.requests] == [("SessionHostTask", "s3:PutObject")]
     assert not recorder.unattributed
+
+
+def test_a_test_worker_that_hands_no_recording_over_fails_the_run() -> None:
+    # Given a run whose worker gw1 finished without its recording (its session's end failed)
+    from types import SimpleNamespace
+
+    from deploy_rehearsal.plugin import OUTPUT_KEY, RehearsalPlugin
+
+    plugin = RehearsalPlugin(SimpleNamespace())  # type: ignore[arg-type]
+    handed_over = {OUTPUT_KEY: {"requests": []}}
+    for worker, output in (("gw0", handed_over), ("gw1", {})):
+        node = SimpleNamespace(workeroutput=output, workerinput={"workerid": worker})
+        plugin.pytest_testnodedown(node, None)
+    options = SimpleNamespace(collectonly=False)
+    session = SimpleNamespace(config=SimpleNamespace(option=options), testsfailed=0)
+
+    # When the controller's test loop ends
+    loop = plugin.pytest_runtestloop(session)  # type: ignore[arg-type]
+    next(loop)
+    with pytest.raises(StopIteration):
+        loop.send(True)
+
+    # Then the run fails, naming the worker, instead of judging the others' calls alone
+    assert session.testsfailed == 1
+    printed: list[str] = []
+    reporter = SimpleNamespace(section=printed.append, write_line=printed.append)
+    plugin.pytest_terminal_summary(reporter)
+    assert "FAILED: no recording from test worker(s) gw1" in printed
