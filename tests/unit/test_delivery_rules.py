@@ -62,20 +62,28 @@ def config(**overrides: Any) -> WebhookModel:
 
 
 class StandInStore:
-    """``store.get_config`` and ``pending.apply_pending_webhook`` answering from memory."""
+    """``store.get_config`` and ``pending.apply_pending_webhook`` answering from memory for
+    :data:`TENANT`; any other tenant's call goes to the real ones (the process may also run a
+    local stack's delivery, whose reads must neither count here nor get this test's answer)."""
 
     def __init__(self, stored: WebhookModel | None, pending: WebhookModel | None = None) -> None:
         self.stored = stored
         self.pending = pending
         self.reads = 0
         self.pending_calls = 0
+        self._real_get_config = batch.store.get_config
+        self._real_apply_pending = batch.pending.apply_pending_webhook
 
     def get_config(self, tenant_id: str, device_id: str) -> WebhookModel | None:
+        if tenant_id != TENANT:
+            return self._real_get_config(tenant_id, device_id)
         self.reads += 1
         time.sleep(0.01)  # concurrent callers overlap
         return self.stored
 
     def apply_pending_webhook(self, tenant_id: str, device_id: str) -> WebhookModel | None:
+        if tenant_id != TENANT:
+            return self._real_apply_pending(tenant_id, device_id)
         self.pending_calls += 1
         applied, self.pending = self.pending, None
         return applied
@@ -167,7 +175,7 @@ def test_a_failed_configuration_read_is_tried_again_by_the_next_event(
     failing = [True]
 
     def get_config(tenant_id: str, device_id: str) -> WebhookModel | None:
-        if failing.pop() if failing else False:
+        if tenant_id == TENANT and (failing.pop() if failing else False):
             raise RuntimeError("DynamoDB is unavailable")
         return stand_in.get_config(tenant_id, device_id)
 
