@@ -23,7 +23,7 @@ from loopback_receiver import Script, loopback_receiver
 
 from gateway.bus.queues import sqs_client
 from gateway.models.webhooks import DeliveryModel, WebhookModel
-from gateway.webhooks.delivery import service, target
+from gateway.webhooks.delivery import batch, service
 from gateway.webhooks.delivery.constants import DELIVERY_THREAD_PREFIX, RETENTION_SECONDS
 from local_stack.delivery_worker import LambdaContext, lambda_record
 from local_stack.stack import LocalStack
@@ -329,7 +329,7 @@ def test_outside_local_mode_a_loopback_receiver_is_refused_and_the_attempt_logge
 
     deployed = get_settings().model_copy(update={"local_mode": False, "allow_http_webhooks": True})
     monkeypatch.setattr(service, "get_settings", lambda: deployed)
-    monkeypatch.setattr(target, "get_settings", lambda: deployed)
+    monkeypatch.setattr(batch, "get_settings", lambda: deployed)
     configure(setup, "/in", retry_attempts=0)
     envelope = publish(setup)
 
@@ -350,7 +350,7 @@ def test_plain_http_is_refused_where_the_deployment_does_not_allow_it(
 
     deployed = get_settings().model_copy(update={"local_mode": False, "allow_http_webhooks": False})
     monkeypatch.setattr(service, "get_settings", lambda: deployed)
-    monkeypatch.setattr(target, "get_settings", lambda: deployed)  # the batch's view of the configuration
+    monkeypatch.setattr(batch, "get_settings", lambda: deployed)  # the batch's view of the configuration
     configure(setup, "/in", retry_attempts=0)
     envelope = publish(setup)
     invoke(setup, receive(setup, 1))

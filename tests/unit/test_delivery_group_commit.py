@@ -12,9 +12,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from gateway.webhooks.delivery import group_commit
-from gateway.webhooks.delivery.group_commit import LOG_BATCH_EVENTS, GroupCommit
-from gateway.webhooks.delivery.recorder import Attempted
+from gateway.webhooks.delivery import recorder
+from gateway.webhooks.delivery.recorder import LOG_BATCH_EVENTS, Attempted, GroupCommit
 
 T = TypeVar("T")
 DEADLINE = 5.0  # seconds a test waits for what must happen
@@ -49,7 +48,7 @@ def attempts(count: int) -> list[Any]:
 
 @pytest.fixture
 def no_pause(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(group_commit, "LOG_FLUSH_AFTER_SECONDS", 3600.0)
+    monkeypatch.setattr(recorder, "LOG_FLUSH_AFTER_SECONDS", 3600.0)
 
 
 @pytest.mark.usefixtures("no_pause")
@@ -79,7 +78,7 @@ def test_after_a_pause_the_ended_attempts_are_written_without_the_slow_ones(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Given a short pause and a batch of 10 records, 3 of which ended
-    monkeypatch.setattr(group_commit, "LOG_FLUSH_AFTER_SECONDS", 0.01)
+    monkeypatch.setattr(recorder, "LOG_FLUSH_AFTER_SECONDS", 0.01)
     writes = Writes()
     commit = GroupCommit(10, writes)
     ended = attempts(3)

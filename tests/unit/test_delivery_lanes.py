@@ -9,7 +9,7 @@ import time
 import pytest
 
 from gateway.webhooks.delivery.constants import ATTEMPTS_PER_CONFIGURATION
-from gateway.webhooks.delivery.lanes import Lanes, NotStarted
+from gateway.webhooks.delivery.transport import Lanes, NotStarted
 
 
 async def hold(lanes: Lanes, lane: str, release: asyncio.Event, running: list[str], start_by: float) -> None:

@@ -17,8 +17,8 @@ from standardwebhooks import Webhook
 
 from gateway.models.webhooks import WebhookModel
 from gateway.webhooks.delivery import batch, service
+from gateway.webhooks.delivery.batch import Target, target_of
 from gateway.webhooks.delivery.incoming import IncomingEvent
-from gateway.webhooks.delivery.target import Target, target_of
 from gateway.webhooks.envelope import EventEnvelope
 from gateway.webhooks.signing import body_bytes, signed_envelope
 

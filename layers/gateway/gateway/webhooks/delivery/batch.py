@@ -1,23 +1,29 @@
-"""What the records of one invocation share: their configurations, each read once, and the
-count of their outcomes, published once as metrics."""
+"""What the records of one invocation share: their configurations, each read once and worked
+out once as the :class:`Target` every attempt needs (reading a PynamoDB model's attributes,
+filtering the custom headers and setting up the HMAC key cost more than the rest of an
+attempt's own work), and the count of their outcomes, published once as metrics."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+from pynamodb.attributes import MapAttribute
 
+from gateway.config import get_settings
 from gateway.models.webhooks import WebhookModel
 from gateway.observability import logger, metrics
 from gateway.webhooks import pending, store
 from gateway.webhooks.catalog import EventName, expand
+from gateway.webhooks.delivery.constants import RESERVED_HEADERS, USER_AGENT
 from gateway.webhooks.delivery.incoming import IncomingEvent
-from gateway.webhooks.delivery.target import Target, target_of
+from gateway.webhooks.signing import Signer
 
 PENDING_WEBHOOK_EVENT = EventName.DEVICE_CONNECTED
 """The event that applies a user's pending webhook URL to a device without a configuration."""
@@ -25,6 +31,50 @@ PENDING_WEBHOOK_EVENT = EventName.DEVICE_CONNECTED
 
 InPool = Callable[..., Awaitable[Any]]
 """Runs a blocking function on the invocation's threads: ``await in_pool(function, *args)``."""
+
+
+PLAIN_HTTP_REFUSED = "refused: plain HTTP is not allowed"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A webhook configuration as a batch delivers to it: where and how its events are sent."""
+
+    webhook_url: str
+    timeout: float  # seconds, for the whole attempt
+    retry_attempts: int
+    headers: Mapping[str, str]  # the custom headers allowed, then User-Agent and Content-Type
+    signer: Signer | None  # None: no secret, nothing signed
+    refusal: str | None  # why no attempt is made at all, or None
+    slow_until: float = 0.0  # epoch seconds until which it is marked slow (slow_lane.py)
+
+
+def target_of(config: WebhookModel) -> Target:
+    """The configuration's target as the deployment's settings allow it now."""
+    settings = get_settings()
+    url = str(config.webhook_url)
+    http_allowed = settings.allow_http_webhooks or settings.local_mode
+    plain_refused = urlsplit(url).scheme == "http" and not http_allowed
+    return Target(
+        webhook_url=url,
+        timeout=float(config.timeout),
+        retry_attempts=int(config.retry_attempts),
+        headers=_fixed_headers(config.headers),
+        signer=Signer(config.secret) if config.secret else None,
+        refusal=PLAIN_HTTP_REFUSED if plain_refused else None,  # configured while it was allowed
+        slow_until=float(config.slow_until or 0),
+    )
+
+
+def _fixed_headers(custom: MapAttribute[str, str] | Mapping[str, str] | None) -> dict[str, str]:
+    """The configuration's custom headers, less those the gateway sets itself (which they
+    cannot replace), then the gateway's headers that are the same for every event."""
+    given = custom.as_dict() if isinstance(custom, MapAttribute) else (custom or {})
+    headers = {name: str(value) for name, value in given.items() if name.lower() not in RESERVED_HEADERS}
+    if not any(name.lower() == "user-agent" for name in headers):
+        headers["User-Agent"] = USER_AGENT
+    headers["Content-Type"] = "application/json"
+    return headers
 
 
 class Configurations:

@@ -15,7 +15,7 @@ MAX_BATCH_SIZE = 50
 (template.yaml's ``BatchSize``, which the local worker reads too)."""
 
 ATTEMPTS_PER_CONFIGURATION = MAX_BATCH_SIZE
-"""Attempts of one configuration at once in a process (``lanes.py``): one full batch's worth."""
+"""Attempts of one configuration at once in a process (``transport.Lanes``): one full batch's worth."""
 
 DELIVERY_THREADS = 50
 """Threads for the blocking calls of one invocation's records (the configuration reads, the

@@ -4,9 +4,9 @@ Powertools' batch processor, logged in group commits, retries scheduled in batch
 Each record is an asyncio task (``AsyncBatchProcessor``): its configuration is read on a thread
 of the invocation's pool (DynamoDB blocks; once per device and batch), its attempt runs on the
 transport's event loop under the configuration's ``timeout`` (so a slow receiver holds up only
-its own events; ``lanes.py`` bounds a configuration's attempts at once), and it then
+its own events; ``transport.Lanes`` bounds a configuration's attempts at once), and it then
 waits for its log, written together with the batch's other attempts
-(:mod:`~gateway.webhooks.delivery.group_commit`), on a thread of the same pool. A record that
+(:class:`~gateway.webhooks.delivery.recorder.GroupCommit`), on a thread of the same pool. A record that
 raises is reported in ``batchItemFailures`` and SQS keeps it: a ``pending`` event, once its
 retry delay is set as its visibility timeout (ChangeMessageVisibilityBatch, with the write
 that logged it); an event whose log could not be written, with its visibility untouched (back
@@ -43,7 +43,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from gateway.bus.queues import sqs_client
 from gateway.observability import logger
 from gateway.webhooks.delivery import recorder, service, slow_lane
-from gateway.webhooks.delivery.batch import Batch
+from gateway.webhooks.delivery.batch import Batch, Target
 from gateway.webhooks.delivery.constants import (
     RETURN_MARGIN_SECONDS,
     SETTLE_RESERVE_SECONDS,
@@ -51,11 +51,9 @@ from gateway.webhooks.delivery.constants import (
     VISIBILITY_BATCH,
     EventStatus,
 )
-from gateway.webhooks.delivery.group_commit import GroupCommit
 from gateway.webhooks.delivery.incoming import IncomingEvent, MalformedEvent, holds_claim_check, parse_record
-from gateway.webhooks.delivery.lanes import NotStarted
-from gateway.webhooks.delivery.recorder import Attempted
-from gateway.webhooks.delivery.target import Target
+from gateway.webhooks.delivery.recorder import Attempted, GroupCommit
+from gateway.webhooks.delivery.transport import NotStarted
 
 T = TypeVar("T")
 

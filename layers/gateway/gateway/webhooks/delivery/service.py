@@ -18,7 +18,7 @@ import time
 
 from gateway.config import get_settings
 from gateway.observability import logger
-from gateway.webhooks.delivery.batch import Batch, InPool
+from gateway.webhooks.delivery.batch import Batch, InPool, Target
 from gateway.webhooks.delivery.constants import (
     HEADER_EVENT,
     HEADER_ID,
@@ -31,7 +31,6 @@ from gateway.webhooks.delivery.constants import (
 )
 from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.recorder import Attempted
-from gateway.webhooks.delivery.target import Target
 from gateway.webhooks.delivery.transport import AttemptResult, transport_for
 from gateway.webhooks.signing import body_bytes, signed_envelope
 

@@ -25,14 +25,13 @@ from gateway.bus.queues import sqs_client
 from gateway.config import get_settings
 from gateway.observability import logger
 from gateway.webhooks import store
-from gateway.webhooks.delivery.batch import InPool
+from gateway.webhooks.delivery.batch import InPool, Target
 from gateway.webhooks.delivery.constants import (
     ATTRIBUTE_PRIOR_ATTEMPTS,
     SLOW_ATTEMPT_SECONDS,
     SLOW_MARK_SECONDS,
 )
 from gateway.webhooks.delivery.incoming import IncomingEvent
-from gateway.webhooks.delivery.target import Target
 from gateway.webhooks.delivery.transport import AttemptResult
 
 MOVED_METRIC = "WebhookEventsToSlowLane"

@@ -12,7 +12,7 @@ the write and the answer are all cut when the attempt's time is up, whatever the
 does (a handshake trickled byte by byte, a name whose resolver hangs, addresses that never
 answer). Concurrent attempts open connections of their own (no pool limit to queue behind), so
 one receiver's slowness is on no other attempt's path; only a configuration's own attempts
-wait for each other, past :data:`ATTEMPTS_PER_CONFIGURATION` at once (``lanes.py``).
+wait for each other, past :data:`ATTEMPTS_PER_CONFIGURATION` at once (:class:`Lanes`, below).
 
 Redirects are not followed (a 3xx is a failed attempt); proxies and ``.netrc`` from the
 environment play no part; at most :data:`MAX_RESPONSE_BYTES` of an answer are read.
@@ -26,8 +26,9 @@ import math
 import ssl
 import threading
 import time
-from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Hashable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import httpcore
@@ -35,8 +36,63 @@ import httpx
 
 from gateway.webhooks.addresses import is_public_address
 from gateway.webhooks.delivery.connections import AddressCheck, GuardedBackend, Kept, UnsafeAddress, reason
-from gateway.webhooks.delivery.constants import DELIVERY_LOOP_THREAD, MAX_RESPONSE_BYTES
-from gateway.webhooks.delivery.lanes import Lanes
+from gateway.webhooks.delivery.constants import (
+    ATTEMPTS_PER_CONFIGURATION,
+    DELIVERY_LOOP_THREAD,
+    MAX_RESPONSE_BYTES,
+)
+
+
+class NotStarted(Exception):
+    """The attempt could not start by its deadline: its configuration's other attempts held
+    every slot until then. Nothing was sent."""
+
+
+@dataclass
+class _Lane:
+    slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(ATTEMPTS_PER_CONFIGURATION))
+    users: int = 0  # attempts holding or waiting for a slot: the lane is dropped at 0
+
+
+class Lanes:
+    """A lane of slots per configuration, made when first used and dropped when unused.
+
+    How many attempts of one configuration run at once in a process: at most
+    :data:`ATTEMPTS_PER_CONFIGURATION`, what one invocation of a full batch makes.
+
+    In Lambda a sandbox runs one invocation at a time, so the bound never binds there. The local
+    worker runs many invocations in one process: a burst for one receiver (a history sync of
+    thousands of messages) would otherwise reach it as thousands of connections at once. An
+    attempt waits for its configuration's own attempts only, never for another configuration's,
+    and gives up (:class:`NotStarted`) if it could not start by the time its invocation allows.
+    Everything here runs on the transport's event loop.
+    """
+
+    def __init__(self) -> None:
+        self._lanes: dict[Hashable, _Lane] = {}
+
+    @asynccontextmanager
+    async def slot(self, lane: Hashable, start_by: float) -> AsyncIterator[None]:
+        """Hold one of the lane's slots, waiting until ``start_by`` (``time.monotonic()``) at
+        most; raises :class:`NotStarted` when none came free by then."""
+        entry = self._lanes.get(lane)
+        if entry is None:
+            entry = self._lanes[lane] = _Lane()
+        entry.users += 1
+        try:
+            try:
+                async with asyncio.timeout(max(0.0, start_by - time.monotonic())):
+                    await entry.slots.acquire()
+            except TimeoutError as late:
+                raise NotStarted from late
+            try:
+                yield
+            finally:
+                entry.slots.release()
+        finally:
+            entry.users -= 1
+            if not entry.users:
+                del self._lanes[lane]
 
 
 @dataclass(frozen=True)
@@ -89,8 +145,8 @@ class Transport:
         the future cuts the attempt.
 
         With a ``lane`` (the configuration), the attempt first waits for a slot of it
-        (``lanes.py``) until ``start_by`` (``time.monotonic()``) at most: the future then raises
-        :class:`~gateway.webhooks.delivery.lanes.NotStarted`, nothing sent.
+        (:class:`Lanes`, below) until ``start_by`` (``time.monotonic()``) at most: the future then raises
+        :class:`NotStarted`, nothing sent.
         """
         if lane is None:
             attempt = self._attempt(url, body, headers, timeout)
