@@ -7,7 +7,8 @@ the device's account acts on the network (:meth:`~.core.NetworkCore.device`) und
 rules the simulator's phones meet (:class:`~.groups.Groups`, whose refusals arrive as
 ``NetworkError.refused(code)``); the members' devices hear of each change
 (:meth:`~.world.World.group_changed`). The answers are the port's records
-(:mod:`.group_port`), so the session host cannot tell the adapters apart.
+(made at the end of this module from the rules model's own), so the session host cannot tell
+the adapters apart.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
+from typing import Any
 
 from gateway.bus.contracts import CommandName
 
@@ -22,17 +24,18 @@ from ..group_types import (
     GroupCreated,
     GroupInfo,
     GroupInvite,
+    GroupMember,
     GroupOptions,
     GroupSettings,
     JoinOutcome,
+    MemberAddMode,
     MemberOutcome,
     ParticipantAction,
     PendingJoinRequest,
     RequestAction,
 )
-from . import group_port
 from .core import DeviceTurn
-from .group_records import Group, GroupChange
+from .group_records import Group, GroupChange, PersonResult, Role
 from .link import DeviceLink
 from .network import SimulatedNetwork
 
@@ -122,7 +125,7 @@ class SimulatedGroups:
     async def group_requests(self, group_jid: str) -> list[PendingJoinRequest]:
         async with self._turn(CommandName.GROUP_REQUESTS) as turn:
             requests = turn.world.groups.requests(group_jid, turn.account.jid)
-            return [group_port.join_request(request) for request in requests]
+            return [_join_request(request) for request in requests]
 
     async def answer_group_requests(
         self, group_jid: str, action: RequestAction, participants: list[str]
@@ -145,10 +148,47 @@ class SimulatedGroups:
 
 
 def _info(turn: DeviceTurn, group: Group) -> GroupInfo:
-    return group_port.group_info(group, turn.world.lid_of)
+    """The group as a member's device reads it: participants in the order they came in."""
+    return GroupInfo(
+        jid=group.jid,
+        name=group.name,
+        topic=group.topic,
+        owner=group.owner,
+        created_at=group.created_at,
+        is_announce=group.is_announce,
+        is_locked=group.is_locked,
+        join_approval=group.join_approval,
+        member_add_mode=MemberAddMode(group.member_add_mode),
+        ephemeral_duration=group.ephemeral_duration,
+        is_community=group.is_community,
+        parent_jid=group.parent_jid,
+        participants=tuple(
+            GroupMember(
+                jid=jid,
+                is_admin=role.is_admin,
+                is_super_admin=role is Role.SUPER_ADMIN,
+                lid=turn.world.lid_of(jid),
+            )
+            for jid, role in group.participants.items()
+        ),
+    )
 
 
 def _answered(turn: DeviceTurn, change: GroupChange) -> list[MemberOutcome]:
-    """Keep the change (its members' devices hear of it); each person's part of it."""
+    """Keep the change (its members' devices hear of it); each person's part of it, with the
+    admin flags they have now."""
     turn.changed(change)
-    return [group_port.member_result(result) for result in change.results]
+    return [_outcome(result) for result in change.results]
+
+
+def _outcome(result: PersonResult) -> MemberOutcome:
+    return MemberOutcome(
+        jid=result.jid,
+        status=result.status,
+        is_admin=result.role is not None and result.role.is_admin,
+        is_super_admin=result.role is Role.SUPER_ADMIN,
+    )
+
+
+def _join_request(request: dict[str, Any]) -> PendingJoinRequest:
+    return PendingJoinRequest(jid=request["jid"], requested_at=request["requested_at"])
