@@ -32,7 +32,7 @@ from gateway.messages import outbox
 
 GROUP = "120363000000000001@g.us"
 PERSON = "15551234567@s.whatsapp.net"
-RECORD = g.GroupRecord(
+RECORD = g.GroupInfo(
     jid=GROUP,
     name="Trip",
     topic="",
@@ -45,7 +45,7 @@ RECORD = g.GroupRecord(
     ephemeral_duration=0,
     is_community=False,
     parent_jid=None,
-    participants=[g.GroupMemberRecord(jid=PERSON, is_admin=True, lid="1@lid")],
+    participants=[g.GroupMember(jid=PERSON, is_admin=True, lid="1@lid")],
 )
 SEND = outbox.new_send("t1", "d1", chat_jid=PERSON, text="hello")
 
@@ -93,7 +93,7 @@ RESULTS: dict[CommandName, CommandResult] = {
         message_id="M1", network_message_id="N1", chat_jid=PERSON, for_everyone=False
     ),
     CommandName.SYNC_HISTORY: m.HistoryRequested(chat_jid=PERSON, count=20),
-    CommandName.CREATE_GROUP: g.CreatedGroup(
+    CommandName.CREATE_GROUP: g.GroupCreated(
         group=RECORD, participants=[g.MemberOutcome(jid=PERSON, status="ok")]
     ),
     CommandName.LIST_GROUPS: g.GroupList(groups=[RECORD]),
@@ -103,9 +103,9 @@ RESULTS: dict[CommandName, CommandResult] = {
     CommandName.GROUP_PICTURE: g.PictureSet(picture_id="1700000001"),
     CommandName.GROUP_EPHEMERAL: g.EphemeralSet(duration_seconds=86400),
     CommandName.GROUP_INVITE: g.InviteLink(invite_link="https://chat.whatsapp.com/AbC"),
-    CommandName.JOIN_GROUP: g.Joined(group_jid=None, pending_approval=True),
+    CommandName.JOIN_GROUP: g.JoinOutcome(group_jid=None, pending_approval=True),
     CommandName.GROUP_REQUESTS: g.JoinRequestList(
-        requests=[g.JoinRequestRecord(jid=PERSON, requested_at=1.5)]
+        requests=[g.PendingJoinRequest(jid=PERSON, requested_at=1.5)]
     ),
     CommandName.ANSWER_GROUP_REQUESTS: g.MemberOutcomes(
         participants=[g.MemberOutcome(jid=PERSON, status="ok")]

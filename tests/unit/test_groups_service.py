@@ -31,7 +31,7 @@ FRIEND = "15551234567@s.whatsapp.net"
 
 
 def record(**fields: Any) -> dict[str, Any]:
-    """A group as the host answers it (the JSON of ``gateway.bus.contracts.groups.GroupRecord``)."""
+    """A group as the host answers it (the JSON of ``gateway.bus.contracts.groups.GroupInfo``)."""
     return {
         "jid": GROUP,
         "name": "Trip",

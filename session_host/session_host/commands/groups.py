@@ -30,7 +30,6 @@ from session_host.network.group_types import (
     GroupInvite,
     GroupOptions,
     GroupSettings,
-    MemberOutcome,
 )
 from session_host.network.port import DeviceSession, NetworkError
 
@@ -81,53 +80,44 @@ async def _as_admin(session: DeviceSession, group_jid: str) -> GroupInfo:
     return info
 
 
-def _record(info: GroupInfo) -> bus.GroupRecord:
-    return bus.GroupRecord.model_validate(info, from_attributes=True)
-
-
-def _outcomes(results: list[MemberOutcome] | tuple[MemberOutcome, ...]) -> list[bus.MemberOutcome]:
-    return [bus.MemberOutcome.model_validate(result, from_attributes=True) for result in results]
-
-
 # --- reading ----------------------------------------------------------------------------------
 
 
 @_group_command(contracts.LIST_GROUPS)
 async def list_groups(session: DeviceSession, _args: NoArgs) -> bus.GroupList:
     """Every group and community the device is in."""
-    return bus.GroupList(groups=[_record(group) for group in await session.groups.joined_groups()])
+    return bus.GroupList(groups=await session.groups.joined_groups())
 
 
 @_group_command(contracts.GROUP_INFO)
 async def group_info(session: DeviceSession, args: bus.GroupRef) -> bus.OneGroup:
     """One group with its participants."""
-    return bus.OneGroup(group=_record(await session.groups.group_info(args.group_jid)))
+    return bus.OneGroup(group=await session.groups.group_info(args.group_jid))
 
 
 # --- creating and administering ---------------------------------------------------------------
 
 
 @_group_command(contracts.CREATE_GROUP)
-async def create_group(session: DeviceSession, args: bus.CreateGroupArgs) -> bus.CreatedGroup:
+async def create_group(session: DeviceSession, args: bus.CreateGroupArgs) -> bus.GroupCreated:
     """A new group or community with the device as its super admin (a link into a community
     is the network's to refuse: the device must be an admin there)."""
     options = GroupOptions(**args.options.model_dump())
-    created = await session.groups.create_group(args.name, args.participants, options)
-    return bus.CreatedGroup(group=_record(created.group), participants=_outcomes(created.participants))
+    return await session.groups.create_group(args.name, args.participants, options)
 
 
 @_group_command(contracts.GROUP_PARTICIPANTS, admin_of=_OF_GROUP)
 async def change_participants(session: DeviceSession, args: bus.ParticipantsArgs) -> bus.MemberOutcomes:
     """Add, remove, promote or demote people, each with its own status."""
     results = await session.groups.change_participants(args.group_jid, args.action, args.participants)
-    return bus.MemberOutcomes(participants=_outcomes(results))
+    return bus.MemberOutcomes(participants=results)
 
 
 @_group_command(contracts.UPDATE_GROUP, admin_of=_OF_GROUP)
 async def update_group(session: DeviceSession, args: bus.UpdateGroupArgs) -> bus.OneGroup:
     """Change settings; answers the group as the network shows it afterwards."""
     await session.groups.update_group(args.group_jid, GroupSettings(**args.settings.model_dump()))
-    return bus.OneGroup(group=_record(await session.groups.group_info(args.group_jid)))
+    return bus.OneGroup(group=await session.groups.group_info(args.group_jid))
 
 
 @_group_command(contracts.GROUP_PICTURE, admin_of=_OF_GROUP)
@@ -168,10 +158,9 @@ async def invite_link(host: Host, command: Command[bus.InviteArgs], owned: Owned
 
 
 @_group_command(contracts.JOIN_GROUP)
-async def join_group(session: DeviceSession, args: bus.JoinArgs) -> bus.Joined:
+async def join_group(session: DeviceSession, args: bus.JoinArgs) -> bus.JoinOutcome:
     """Join by invite code (with the group and inviter for the code form)."""
-    outcome = await session.groups.join_group(GroupInvite(args.code, args.group_jid, args.inviter_jid))
-    return bus.Joined(group_jid=outcome.group_jid, pending_approval=outcome.pending_approval)
+    return await session.groups.join_group(GroupInvite(args.code, args.group_jid, args.inviter_jid))
 
 
 @_group_command(contracts.LEAVE_GROUP)
@@ -231,14 +220,11 @@ async def _community(session: DeviceSession, community_jid: str) -> None:
 @_group_command(contracts.GROUP_REQUESTS, admin_of=_OF_GROUP)
 async def group_requests(session: DeviceSession, args: bus.GroupRef) -> bus.JoinRequestList:
     """The join requests waiting for an admin."""
-    requests = await session.groups.group_requests(args.group_jid)
-    return bus.JoinRequestList(
-        requests=[bus.JoinRequestRecord(jid=r.jid, requested_at=r.requested_at) for r in requests]
-    )
+    return bus.JoinRequestList(requests=await session.groups.group_requests(args.group_jid))
 
 
 @_group_command(contracts.ANSWER_GROUP_REQUESTS, admin_of=_OF_GROUP)
 async def answer_group_requests(session: DeviceSession, args: bus.PeopleArgs) -> bus.MemberOutcomes:
     """Approve or reject join requests, each with its own status."""
     results = await session.groups.answer_group_requests(args.group_jid, args.action, args.participants)
-    return bus.MemberOutcomes(participants=_outcomes(results))
+    return bus.MemberOutcomes(participants=results)

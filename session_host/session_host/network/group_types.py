@@ -3,8 +3,9 @@ and the records it answers with.
 
 Both adapters implement :class:`GroupOperations` (a session's ``groups``). Inputs are
 already checked by the API with :mod:`gateway.jids`: group JIDs are ``<digits>@g.us``, people
-are user JIDs or LIDs (phone numbers arrive as user JIDs). Records cross the command bus as
-the models of its contracts (``gateway.bus.contracts.groups``), field for field.
+are user JIDs or LIDs (phone numbers arrive as user JIDs). The records answered are the
+models of the command bus's contracts (``gateway.bus.contracts.groups``): what an adapter
+answers is what the command's reply carries.
 
 Failures are :class:`~.port.NetworkError`. Where the network refuses for a reason the API
 names (``not_group_admin``, ``group_not_found``, ``invite_link_revoked``, ...), the kind is
@@ -16,73 +17,38 @@ first), so an adapter only reports what the network itself refuses.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-# The command bus's contracts name these choices; the port takes them as they arrive.
-from gateway.bus.contracts.groups import MemberAddMode, ParticipantAction, RequestAction
+# The command bus's contracts name these choices and records; the port takes and answers them
+# as they cross the bus.
+from gateway.bus.contracts.groups import (
+    GroupCreated,
+    GroupInfo,
+    GroupMember,
+    JoinOutcome,
+    MemberAddMode,
+    MemberOutcome,
+    ParticipantAction,
+    PendingJoinRequest,
+    RequestAction,
+)
 
-__all__ = ["MemberAddMode", "ParticipantAction", "RequestAction"]
+__all__ = [
+    "GroupCreated",
+    "GroupInfo",
+    "GroupMember",
+    "JoinOutcome",
+    "MemberAddMode",
+    "MemberOutcome",
+    "ParticipantAction",
+    "PendingJoinRequest",
+    "RequestAction",
+]
 
 
 EPHEMERAL_DURATIONS = (0, 86400, 604800, 7776000)
 """The disappearing-message timers the network takes: off, 24 hours, 7 days, 90 days."""
-
-
-@dataclass(frozen=True)
-class GroupMember:
-    """A person in a group. ``jid`` is the user JID when the network gives the phone number,
-    else the LID; ``lid`` is the LID when known as well."""
-
-    jid: str
-    is_admin: bool = False
-    is_super_admin: bool = False
-    lid: str | None = None
-
-
-@dataclass(frozen=True)
-class GroupInfo:
-    """A group (or community) as the network describes it; times are epoch seconds.
-
-    ``member_add_mode`` and ``join_approval`` are None when the adapter cannot read them.
-    """
-
-    jid: str
-    name: str
-    topic: str
-    owner: str | None
-    created_at: float
-    is_announce: bool
-    is_locked: bool
-    join_approval: bool | None
-    member_add_mode: MemberAddMode | None
-    ephemeral_duration: int
-    is_community: bool
-    parent_jid: str | None
-    participants: tuple[GroupMember, ...] = ()
-
-    def member(self, jid: str) -> GroupMember | None:
-        """The participant ``jid`` names (by user JID or LID), if any."""
-        return next((p for p in self.participants if jid in (p.jid, p.lid)), None)
-
-    def is_admin(self, jid: str) -> bool:
-        member = self.member(jid)
-        return member is not None and member.is_admin
-
-
-@dataclass(frozen=True)
-class MemberOutcome:
-    """One person's part of a participant or join-request operation (the API's ``MemberResult``):
-    ``status`` is ``ok`` or a per-person code (``not_found``, ``already_member``, ``not_member``,
-    ``invite_sent``, ``not_allowed``); the admin flags are the person's after the operation."""
-
-    jid: str
-    status: str
-    is_admin: bool = False
-    is_super_admin: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -120,30 +86,6 @@ class GroupInvite:
     code: str
     group_jid: str | None = None
     inviter_jid: str | None = None
-
-
-@dataclass(frozen=True)
-class JoinOutcome:
-    """``pending_approval``: the request waits for an admin; ``group_jid`` may be None then."""
-
-    group_jid: str | None
-    pending_approval: bool
-
-
-@dataclass(frozen=True)
-class PendingJoinRequest:
-    """Someone asking to join a group an admin must approve (the API's ``JoinRequestEntry``)."""
-
-    jid: str
-    requested_at: float
-
-
-@dataclass(frozen=True)
-class GroupCreated:
-    """A new group, and what became of each person asked for."""
-
-    group: GroupInfo
-    participants: tuple[MemberOutcome, ...] = field(default=())
 
 
 class GroupOperations(Protocol):

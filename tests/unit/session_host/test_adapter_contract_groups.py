@@ -166,7 +166,9 @@ def test_invite_links_join_reset_and_revoke(adapter: str, tmp_path: Path) -> Non
         link = net.record(group)["invite_link"]
         # The device joins by the link's code: a member at once (no approval)
         code = link.rsplit("/", 1)[-1]
-        assert await net.session.groups.join_group(GroupInvite(code)) == JoinOutcome(group, False)
+        assert await net.session.groups.join_group(GroupInvite(code)) == JoinOutcome(
+            group_jid=group, pending_approval=False
+        )
         assert DEVICE_JID in roles(await net.session.groups.group_info(group))
         await refused("already_member", net.session.groups.join_group(GroupInvite(code)))
         # Its own group: reading and resetting the link; the old code is revoked

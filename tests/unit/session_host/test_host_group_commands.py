@@ -4,7 +4,6 @@ participant list, arguments checked before the network is touched, refusals pass
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import Any, cast
 
 import bus_wire
@@ -46,7 +45,10 @@ def _group(admin: bool) -> GroupInfo:
         ephemeral_duration=0,
         is_community=False,
         parent_jid=None,
-        participants=(GroupMember(OTHER, True, True), GroupMember(DEVICE, admin, False, lid="77@lid")),
+        participants=(
+            GroupMember(jid=OTHER, is_admin=True, is_super_admin=True),
+            GroupMember(jid=DEVICE, is_admin=admin, is_super_admin=False, lid="77@lid"),
+        ),
     )
 
 
@@ -80,10 +82,10 @@ class _Session:
 
 _OLD_LINK, _NEW_LINK = "https://chat.whatsapp.com/old", "https://chat.whatsapp.com/new"
 _ANSWERS: dict[str, Any] = {
-    "change_participants": lambda *args: [MemberOutcome(p, "ok", True) for p in args[2]],
+    "change_participants": lambda *args: [MemberOutcome(jid=p, status="ok", is_admin=True) for p in args[2]],
     "update_group": lambda *_: None,
-    "create_group": lambda *_: GroupCreated(_group(True), ()),
-    "join_group": lambda *_: JoinOutcome(GROUP, True),
+    "create_group": lambda *_: GroupCreated(group=_group(True), participants=()),
+    "join_group": lambda *_: JoinOutcome(group_jid=GROUP, pending_approval=True),
     "group_invite_link": lambda *_, reset=False: _NEW_LINK if reset else _OLD_LINK,
     "set_group_ephemeral": lambda *_: None,
     "link_group": lambda *_: None,
@@ -197,8 +199,10 @@ CHILD = "120363000000000002@g.us"
 def test_links_are_checked_against_the_networks_records_before_the_network_is_asked() -> None:
     # Given a device administering a community, a plain group, and a group linked elsewhere
     session = _Session(admin=True)
-    session.infos[COMMUNITY] = dataclasses.replace(_group(True), jid=COMMUNITY, is_community=True)
-    session.infos[CHILD] = dataclasses.replace(_group(True), jid=CHILD, parent_jid="120363000000000008@g.us")
+    session.infos[COMMUNITY] = _group(True).model_copy(update={"jid": COMMUNITY, "is_community": True})
+    session.infos[CHILD] = _group(True).model_copy(
+        update={"jid": CHILD, "parent_jid": "120363000000000008@g.us"}
+    )
     # When it links into something that is not a community, or links a group linked elsewhere
     not_community = _run(session, CommandName.LINK_GROUP, community_jid=GROUP, group_jid=CHILD)
     linked = _run(session, CommandName.LINK_GROUP, community_jid=COMMUNITY, group_jid=CHILD)
@@ -212,7 +216,7 @@ def test_links_are_checked_against_the_networks_records_before_the_network_is_as
 
 def test_a_free_group_is_linked() -> None:
     session = _Session(admin=True)
-    session.infos[COMMUNITY] = dataclasses.replace(_group(True), jid=COMMUNITY, is_community=True)
+    session.infos[COMMUNITY] = _group(True).model_copy(update={"jid": COMMUNITY, "is_community": True})
     reply = _run(session, CommandName.LINK_GROUP, community_jid=COMMUNITY, group_jid=CHILD)
     assert reply.ok, reply
     assert session.calls[-1] == ("link_group", (COMMUNITY, CHILD))

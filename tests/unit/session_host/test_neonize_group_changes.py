@@ -54,7 +54,7 @@ def test_change_participants_passes_the_library_enum(
         results = await session.groups.change_participants(GROUP_JID, action, ["12025550101"])
         client.update_group_participants.assert_called_once_with(GROUP, [ANA], change)
         promoted = action is ParticipantAction.PROMOTE
-        assert results == [MemberOutcome("12025550101@s.whatsapp.net", "ok", is_admin=promoted)]
+        assert results == [MemberOutcome(jid="12025550101@s.whatsapp.net", status="ok", is_admin=promoted)]
 
     on_connected(tmp_path, body)
 
@@ -94,8 +94,8 @@ def test_removing_someone_not_in_the_group_is_not_member_and_flags_follow_the_ac
             GROUP_JID, ParticipantAction.REMOVE, ["12025550101", "12025550102"]
         )
         assert results == [
-            MemberOutcome("12025550101@s.whatsapp.net", "ok"),
-            MemberOutcome("12025550102@s.whatsapp.net", "not_member"),
+            MemberOutcome(jid="12025550101@s.whatsapp.net", status="ok"),
+            MemberOutcome(jid="12025550102@s.whatsapp.net", status="not_member"),
         ]
 
     on_connected(tmp_path, body)

@@ -145,7 +145,9 @@ def test_leave_link_unlink_and_join_requests(tmp_path: Path) -> None:
             call.get_group_request_participants(GROUP),
         ]
         # TimeAt is in microseconds
-        assert requests == [PendingJoinRequest("12025550101@s.whatsapp.net", 1_700_000_123.456789)]
+        assert requests == [
+            PendingJoinRequest(jid="12025550101@s.whatsapp.net", requested_at=1_700_000_123.456789)
+        ]
 
     on_connected(tmp_path, body)
 

@@ -38,25 +38,25 @@ def test_create_read_and_promote_through_the_scripted_network(tmp_path: Path, gr
             group_jid = created.group.jid
             # Then the network made it, the device its super admin, and GHOST was left out
             assert created.participants == (
-                MemberOutcome(BOB, "ok"),
-                MemberOutcome(CAI, "ok"),
-                MemberOutcome(GHOST, "not_found"),
+                MemberOutcome(jid=BOB, status="ok"),
+                MemberOutcome(jid=CAI, status="ok"),
+                MemberOutcome(jid=GHOST, status="not_found"),
             )
             assert groups.get(group_jid).is_announce is True
             # When it reads the group back
             info = await session.groups.group_info(group_jid)
             assert info.owner == ACCOUNT_JID
             assert info.participants == (
-                GroupMember(ACCOUNT_JID, is_admin=True, is_super_admin=True),
-                GroupMember(BOB),
-                GroupMember(CAI),
+                GroupMember(jid=ACCOUNT_JID, is_admin=True, is_super_admin=True),
+                GroupMember(jid=BOB),
+                GroupMember(jid=CAI),
             )
             assert (info.is_announce, info.join_approval, info.member_add_mode) == (True, None, None)
             # When it promotes BOB, and sets the disappearing timer
             promoted = await session.groups.change_participants(group_jid, ParticipantAction.PROMOTE, [BOB])
             await session.groups.set_group_ephemeral(group_jid, 86400)
             # Then the network's rules applied both, the timer in whole seconds
-            assert promoted == [MemberOutcome(BOB, "ok", is_admin=True)]
+            assert promoted == [MemberOutcome(jid=BOB, status="ok", is_admin=True)]
             assert groups.get(group_jid).participants[BOB] is Role.ADMIN
             assert groups.get(group_jid).ephemeral_duration == 86400
             await session.close()

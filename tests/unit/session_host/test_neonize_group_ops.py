@@ -30,7 +30,7 @@ from fakes_neonize_groups import (
 from neonize.exc import CreateGroupError, SetGroupLockedError
 from neonize.proto.Neonize_pb2 import GroupLinkedParent, GroupParent
 
-from gateway.bus.contracts.groups import GroupRecord
+from gateway.bus.contracts.groups import GroupInfo
 from gateway.failures.kinds import ErrorKind
 from session_host.network.group_types import (
     GroupCreated,
@@ -61,10 +61,10 @@ def test_create_group_sends_the_people_but_the_creator_and_reports_each_person(t
         )
         # And each person asked gets a result, in order; only real members are in the group
         assert created.participants == (
-            MemberOutcome("12025550101@s.whatsapp.net", "ok"),
-            MemberOutcome(ACCOUNT_JID, "already_member", is_admin=True, is_super_admin=True),
-            MemberOutcome("12025550102@s.whatsapp.net", "invite_sent"),
-            MemberOutcome("12025550103@s.whatsapp.net", "not_found"),
+            MemberOutcome(jid="12025550101@s.whatsapp.net", status="ok"),
+            MemberOutcome(jid=ACCOUNT_JID, status="already_member", is_admin=True, is_super_admin=True),
+            MemberOutcome(jid="12025550102@s.whatsapp.net", status="invite_sent"),
+            MemberOutcome(jid="12025550103@s.whatsapp.net", status="not_found"),
         )
         assert [p.jid for p in created.group.participants] == [ACCOUNT_JID, "12025550101@s.whatsapp.net"]
         assert created.group.jid == GROUP_JID
@@ -186,10 +186,10 @@ def test_group_info_prefers_phone_jids_and_keeps_lids(tmp_path: Path) -> None:
         info = await session.groups.group_info(GROUP_JID)
         client.get_group_info.assert_called_once_with(GROUP)
         assert info.participants == (
-            GroupMember(ACCOUNT_JID, is_admin=True, is_super_admin=True),
-            GroupMember("12025550104@s.whatsapp.net", is_admin=True, lid="207180606656725@lid"),
-            GroupMember("12025550101@s.whatsapp.net", lid="11112222333@lid"),
-            GroupMember("99887766@lid", lid="99887766@lid"),
+            GroupMember(jid=ACCOUNT_JID, is_admin=True, is_super_admin=True),
+            GroupMember(jid="12025550104@s.whatsapp.net", is_admin=True, lid="207180606656725@lid"),
+            GroupMember(jid="12025550101@s.whatsapp.net", lid="11112222333@lid"),
+            GroupMember(jid="99887766@lid", lid="99887766@lid"),
         )
         assert (info.name, info.topic, info.owner, info.created_at) == ("Team", "Plans", ACCOUNT_JID, CREATED)
         assert (info.is_announce, info.is_locked, info.ephemeral_duration) == (True, False, 604800)
@@ -215,11 +215,11 @@ def test_created_record_round_trips_through_the_bus(tmp_path: Path) -> None:
         created = await session.groups.create_group("Team", ["12025550101"], GroupOptions())
         assert isinstance(created, GroupCreated)
         # The record as the bus carries it (its contract's model) keeps every field
-        record = GroupRecord.model_validate(created.group, from_attributes=True)
-        again = GroupRecord.model_validate_json(record.model_dump_json())
+        record = GroupInfo.model_validate(created.group, from_attributes=True)
+        again = GroupInfo.model_validate_json(record.model_dump_json())
         assert again == record
         assert again.model_dump(exclude={"participants"}) == {
-            name: getattr(created.group, name) for name in GroupRecord.model_fields if name != "participants"
+            name: getattr(created.group, name) for name in GroupInfo.model_fields if name != "participants"
         }
         assert [p.jid for p in again.participants] == [p.jid for p in created.group.participants]
 

@@ -11,7 +11,7 @@ import bus_wire
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, fast_network, paired
 
 from gateway.bus import CommandName, Reply
-from gateway.bus.contracts.groups import GroupRecord
+from gateway.bus.contracts.groups import GroupInfo
 from gateway.failures.kinds import ErrorKind
 from gateway.groups.invites import code_of_link
 from gateway.leases import Lease
@@ -59,7 +59,7 @@ def test_commands_create_read_and_change_a_group_on_the_simulated_network(tmp_pa
         assert created.result["participants"] == [
             {"jid": CONTACT_JID, "status": "ok", "is_admin": False, "is_super_admin": False}
         ]
-        group = GroupRecord.model_validate(updated.result["group"])
+        group = GroupInfo.model_validate(updated.result["group"])
         admins = [p.jid for p in group.participants if p.is_admin]
         assert (group.name, group.owner, admins) == ("Trip 2", JID, [JID])
         listed = await _run(session, CommandName.LIST_GROUPS)

@@ -138,16 +138,16 @@ def test_the_device_creates_a_group_and_every_member_s_devices_get_it(tmp_path: 
             is_community=False,
             parent_jid=None,
             participants=(
-                GroupMember(JID, is_admin=True, is_super_admin=True, lid=lids[JID]),
-                GroupMember(CONTACT_JID, lid=lids[CONTACT_JID]),
-                GroupMember(THIRD_JID, lid=lids[THIRD_JID]),
+                GroupMember(jid=JID, is_admin=True, is_super_admin=True, lid=lids[JID]),
+                GroupMember(jid=CONTACT_JID, lid=lids[CONTACT_JID]),
+                GroupMember(jid=THIRD_JID, lid=lids[THIRD_JID]),
             ),
         )
         assert group.jid.endswith("@g.us")
         assert created.participants == (
-            MemberOutcome(CONTACT_JID, "ok"),
-            MemberOutcome(THIRD_JID, "ok"),
-            MemberOutcome(GHOST_JID, "not_found"),
+            MemberOutcome(jid=CONTACT_JID, status="ok"),
+            MemberOutcome(jid=THIRD_JID, status="ok"),
+            MemberOutcome(jid=GHOST_JID, status="not_found"),
         )
         assert network.groups.record(group.jid)["name"] == "Trip"
 
@@ -258,8 +258,11 @@ def test_the_device_changes_members_and_their_devices_hear_of_it(tmp_path: Path)
         promoted = await session.groups.change_participants(group, ParticipantAction.PROMOTE, [CONTACT_JID])
 
         # Then each person has their outcome and flags
-        assert added == [MemberOutcome(THIRD_JID, "ok"), MemberOutcome(GHOST_JID, "not_found")]
-        assert promoted == [MemberOutcome(CONTACT_JID, "ok", is_admin=True)]
+        assert added == [
+            MemberOutcome(jid=THIRD_JID, status="ok"),
+            MemberOutcome(jid=GHOST_JID, status="not_found"),
+        ]
+        assert promoted == [MemberOutcome(jid=CONTACT_JID, status="ok", is_admin=True)]
 
         # And the added account's device gets group.joined, the device itself group.info for each
         joined = await other_events.wait_for("group.joined")
@@ -272,7 +275,10 @@ def test_the_device_changes_members_and_their_devices_hear_of_it(tmp_path: Path)
         removed = await session.groups.change_participants(group, ParticipantAction.REMOVE, [THIRD_JID, JID])
 
         # Then the removed device is told it left, and nobody removes itself
-        assert removed == [MemberOutcome(THIRD_JID, "ok"), MemberOutcome(JID, "not_allowed", True, True)]
+        assert removed == [
+            MemberOutcome(jid=THIRD_JID, status="ok"),
+            MemberOutcome(jid=JID, status="not_allowed", is_admin=True, is_super_admin=True),
+        ]
         left = await other_events.wait_for("group.info", where=lambda e: e.data["leave"] == [THIRD_JID])
         assert left.data["author"] == JID
         assert [p.jid for p in (await session.groups.group_info(group)).participants] == [JID, CONTACT_JID]
@@ -300,7 +306,7 @@ def test_members_change_members_only_as_the_network_allows(tmp_path: Path) -> No
         # When the admin lets every member add, Then it may add, still not remove
         network.groups.update(CONTACT, group, {"member_add_mode": "all"})
         assert await session.groups.change_participants(group, ParticipantAction.ADD, [THIRD_JID]) == [
-            MemberOutcome(THIRD_JID, "ok")
+            MemberOutcome(jid=THIRD_JID, status="ok")
         ]
         remove = session.groups.change_participants(group, ParticipantAction.REMOVE, [THIRD_JID])
         assert await refusal(remove) == "not_group_admin"

@@ -119,7 +119,7 @@ def test_joining_refusals_are_the_network_s_codes(tmp_path: Path) -> None:
 
         # And the code form naming the right group joins
         right = GroupInvite(code=code, group_jid=first, inviter_jid=CONTACT_JID)
-        assert await session.groups.join_group(right) == JoinOutcome(first, pending_approval=False)
+        assert await session.groups.join_group(right) == JoinOutcome(group_jid=first, pending_approval=False)
         await session.close()
 
     asyncio.run(scenario())
@@ -203,8 +203,11 @@ def test_the_admin_device_lists_and_answers_join_requests(tmp_path: Path) -> Non
         rejected = await session.groups.answer_group_requests(group, RequestAction.REJECT, [THIRD])
 
         # Then each has its outcome, and only the contact got in
-        assert approved == [MemberOutcome(CONTACT_JID, "ok"), MemberOutcome(JID, "not_found")]
-        assert rejected == [MemberOutcome(THIRD_JID, "ok")]
+        assert approved == [
+            MemberOutcome(jid=CONTACT_JID, status="ok"),
+            MemberOutcome(jid=JID, status="not_found"),
+        ]
+        assert rejected == [MemberOutcome(jid=THIRD_JID, status="ok")]
         assert await session.groups.group_requests(group) == []
         assert CONTACT_JID in [p.jid for p in (await session.groups.group_info(group)).participants]
 

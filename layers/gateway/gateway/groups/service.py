@@ -11,6 +11,8 @@ times become ISO 8601, ``description`` repeats ``topic``, ``members_count`` is c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gateway.bus import contracts
 from gateway.bus.contracts import A, Contract, R
 from gateway.bus.contracts import groups as bus
@@ -60,7 +62,7 @@ def _run(device: DeviceModel, contract: Contract[A, R], args: A | None = None) -
     return result
 
 
-def group_view(record: bus.GroupRecord) -> Group:
+def group_view(record: bus.GroupInfo) -> Group:
     """The API's group record from the network port's, as the host answered it."""
     participants = [
         {"jid": p.jid, "is_admin": p.is_admin, "is_super_admin": p.is_super_admin}
@@ -85,7 +87,7 @@ def group_view(record: bus.GroupRecord) -> Group:
     )
 
 
-def _members(results: list[bus.MemberOutcome]) -> list[MemberResult]:
+def _members(results: Sequence[bus.MemberOutcome]) -> list[MemberResult]:
     return [
         MemberResult(jid=r.jid, is_admin=r.is_admin, is_super_admin=r.is_super_admin, status=r.status)
         for r in results

@@ -82,7 +82,7 @@ def _result(asked: str, person: GroupParticipant | None, action: ParticipantActi
     """The person's result, named by their phone JID when the network gives it (someone asked
     for by LID comes back as the user JID, as everywhere else in the gateway)."""
     if person is None:
-        return MemberOutcome(asked, "not_found")  # the network said nothing about this person
+        return MemberOutcome(jid=asked, status="not_found")  # the network said nothing about this person
     asked = jid_str(prefer_phone(person.JID, person.PhoneNumber)) or asked
     status = _status(person, action)
     is_admin, is_super_admin = person.IsAdmin or person.IsSuperAdmin, person.IsSuperAdmin
@@ -90,7 +90,7 @@ def _result(asked: str, person: GroupParticipant | None, action: ParticipantActi
         is_admin = True
     elif status == "ok" and action in (ParticipantAction.DEMOTE, ParticipantAction.REMOVE):
         is_admin = is_super_admin = False
-    return MemberOutcome(asked, status, is_admin=is_admin, is_super_admin=is_super_admin)
+    return MemberOutcome(jid=asked, status=status, is_admin=is_admin, is_super_admin=is_super_admin)
 
 
 def _by_address(answered: Iterable[GroupParticipant]) -> dict[str, GroupParticipant]:

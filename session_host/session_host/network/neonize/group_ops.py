@@ -32,7 +32,6 @@ Choices, where whatsmeow and the port meet:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Any
 
@@ -131,7 +130,7 @@ class NeonizeGroups:
         if len(others) < len(asked):  # the creator is its group's super admin already
             results.insert(
                 [jid_str(p) for p in asked].index(own),
-                MemberOutcome(own or "", "already_member", is_admin=True, is_super_admin=True),
+                MemberOutcome(jid=own or "", status="already_member", is_admin=True, is_super_admin=True),
             )
         group = await self._create_settings(group_convert.group_info(info), options)
         return GroupCreated(group=group, participants=tuple(results))
@@ -173,7 +172,7 @@ class NeonizeGroups:
                 raise _after(exc, f"create group: the group was created as {group.jid}, {done}") from exc
             applied.append(label)
             turned_on: dict[str, Any] = {attribute: True}  # a bool field of GroupInfo
-            group = dataclasses.replace(group, **turned_on)
+            group = group.model_copy(update=turned_on)
         return group
 
     async def joined_groups(self) -> list[GroupInfo]:

@@ -62,7 +62,7 @@ class SimulatedGroups:
         async with self._turn(CommandName.CREATE_GROUP) as turn:
             actor = turn.account.jid
             group, change = turn.world.groups.create(actor, name, list(participants), **asdict(options))
-            return GroupCreated(_info(turn, group), tuple(_answered(turn, change)))
+            return GroupCreated(group=_info(turn, group), participants=tuple(_answered(turn, change)))
 
     async def joined_groups(self) -> list[GroupInfo]:
         async with self._turn(CommandName.LIST_GROUPS) as turn:

@@ -88,7 +88,7 @@ SEND_TEXT = Contract(CommandName.SEND_TEXT, messages.SendTextArgs, messages.Send
 DELETE_MESSAGE = Contract(CommandName.DELETE_MESSAGE, messages.DeleteMessageArgs, messages.DeletedMessage)
 SYNC_HISTORY = Contract(CommandName.SYNC_HISTORY, messages.SyncHistoryArgs, messages.HistoryRequested)
 # Groups and communities.
-CREATE_GROUP = Contract(CommandName.CREATE_GROUP, groups.CreateGroupArgs, groups.CreatedGroup)
+CREATE_GROUP = Contract(CommandName.CREATE_GROUP, groups.CreateGroupArgs, groups.GroupCreated)
 LIST_GROUPS = Contract(CommandName.LIST_GROUPS, NoArgs, groups.GroupList)
 GROUP_INFO = Contract(CommandName.GROUP_INFO, groups.GroupRef, groups.OneGroup)
 GROUP_PARTICIPANTS = Contract(CommandName.GROUP_PARTICIPANTS, groups.ParticipantsArgs, groups.MemberOutcomes)
@@ -96,7 +96,7 @@ UPDATE_GROUP = Contract(CommandName.UPDATE_GROUP, groups.UpdateGroupArgs, groups
 GROUP_PICTURE = Contract(CommandName.GROUP_PICTURE, groups.PictureArgs, groups.PictureSet)
 GROUP_EPHEMERAL = Contract(CommandName.GROUP_EPHEMERAL, groups.EphemeralArgs, groups.EphemeralSet)
 GROUP_INVITE = Contract(CommandName.GROUP_INVITE, groups.InviteArgs, groups.InviteLink)
-JOIN_GROUP = Contract(CommandName.JOIN_GROUP, groups.JoinArgs, groups.Joined)
+JOIN_GROUP = Contract(CommandName.JOIN_GROUP, groups.JoinArgs, groups.JoinOutcome)
 LEAVE_GROUP = Contract(CommandName.LEAVE_GROUP, groups.GroupRef, Done)
 LINK_GROUP = Contract(CommandName.LINK_GROUP, groups.CommunityLinkArgs, Done)
 UNLINK_GROUP = Contract(CommandName.UNLINK_GROUP, groups.CommunityLinkArgs, Done)

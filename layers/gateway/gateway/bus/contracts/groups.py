@@ -1,8 +1,9 @@
 """Contracts of the commands on groups and communities.
 
 People arrive as user JIDs or LIDs and groups as group JIDs, already checked by the API with
-its own error codes (``gateway.groups.inputs``); the records answered are the network port's
-(``GroupInfo``, ``MemberOutcome`` of ``session_host.network.group_types``), field for field.
+its own error codes (``gateway.groups.inputs``). The records answered (:class:`GroupInfo`,
+:class:`MemberOutcome`, ...) are also the network port's own (``session_host.network.group_types``
+re-exports them): an adapter's answer is the command's result, with nothing reshaped between.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import binascii
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt, model_validator
+from pydantic import AfterValidator, StrictBool, StrictInt, model_validator
 
 from gateway.bus.contracts.base import CommandArgs, CommandResult, GroupJid, Participant, Text
 
@@ -134,15 +135,21 @@ class PeopleArgs(CommandArgs):
 # --- results ----------------------------------------------------------------------------------
 
 
-class GroupMemberRecord(CommandResult):
+class GroupMember(CommandResult):
+    """A person in a group. ``jid`` is the user JID when the network gives the phone number,
+    else the LID; ``lid`` is the LID when known as well."""
+
     jid: str
     is_admin: bool = False
     is_super_admin: bool = False
     lid: str | None = None
 
 
-class GroupRecord(CommandResult):
-    """A group as the network describes it (``GroupInfo``); times are epoch seconds."""
+class GroupInfo(CommandResult):
+    """A group (or community) as the network describes it; times are epoch seconds.
+
+    ``member_add_mode`` and ``join_approval`` are None when the adapter cannot read them.
+    """
 
     jid: str
     name: str
@@ -156,11 +163,21 @@ class GroupRecord(CommandResult):
     ephemeral_duration: int
     is_community: bool
     parent_jid: str | None
-    participants: list[GroupMemberRecord] = Field(default_factory=list)
+    participants: tuple[GroupMember, ...] = ()
+
+    def member(self, jid: str) -> GroupMember | None:
+        """The participant ``jid`` names (by user JID or LID), if any."""
+        return next((p for p in self.participants if jid in (p.jid, p.lid)), None)
+
+    def is_admin(self, jid: str) -> bool:
+        member = self.member(jid)
+        return member is not None and member.is_admin
 
 
 class MemberOutcome(CommandResult):
-    """One person's part of a participant or join-request operation (the port's ``MemberOutcome``)."""
+    """One person's part of a participant or join-request operation (the API's ``MemberResult``):
+    ``status`` is ``ok`` or a per-person code (``not_found``, ``already_member``, ``not_member``,
+    ``invite_sent``, ``not_allowed``); the admin flags are the person's after the operation."""
 
     jid: str
     status: str
@@ -169,16 +186,18 @@ class MemberOutcome(CommandResult):
 
 
 class OneGroup(CommandResult):
-    group: GroupRecord
+    group: GroupInfo
 
 
 class GroupList(CommandResult):
-    groups: list[GroupRecord]
+    groups: list[GroupInfo]
 
 
-class CreatedGroup(CommandResult):
-    group: GroupRecord
-    participants: list[MemberOutcome] = Field(default_factory=list)
+class GroupCreated(CommandResult):
+    """A new group, and what became of each person asked for."""
+
+    group: GroupInfo
+    participants: tuple[MemberOutcome, ...] = ()
 
 
 class MemberOutcomes(CommandResult):
@@ -197,17 +216,19 @@ class InviteLink(CommandResult):
     invite_link: str
 
 
-class Joined(CommandResult):
+class JoinOutcome(CommandResult):
     """``pending_approval``: the request waits for an admin; ``group_jid`` may be None then."""
 
     group_jid: str | None
     pending_approval: bool
 
 
-class JoinRequestRecord(CommandResult):
+class PendingJoinRequest(CommandResult):
+    """Someone asking to join a group an admin must approve (the API's ``JoinRequestEntry``)."""
+
     jid: str
     requested_at: float
 
 
 class JoinRequestList(CommandResult):
-    requests: list[JoinRequestRecord]
+    requests: list[PendingJoinRequest]
