@@ -16,15 +16,15 @@ from typing import NoReturn
 from gateway.failures.kinds import ErrorKind
 
 from ..port import NetworkError, SessionState
+from .core import NetworkCore
 from .model import AnswerFault, DialFault
-from .network import SimulatedNetwork
 
 
 class DeviceLink:
     """The device's connection as its session keeps it: ``state`` and ``conn`` (the network's
     connection id, while there is one) are the session's to change, on its loop."""
 
-    def __init__(self, network: SimulatedNetwork, device_id: str, state: SessionState) -> None:
+    def __init__(self, network: NetworkCore, device_id: str, state: SessionState) -> None:
         self.network = network
         self.device_id = device_id
         self.state = state

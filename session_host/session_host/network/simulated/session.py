@@ -26,9 +26,9 @@ from ..port import (
     SessionState,
 )
 from . import events
+from .core import NetworkCore
 from .link import DeviceLink
 from .model import DIAL_OPERATION, Deliver, DialFault
-from .network import SimulatedNetwork
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
 from .session_groups import SimulatedGroups
@@ -48,7 +48,7 @@ class SimulatedSession:
     (:attr:`sending`, :attr:`messages`, :attr:`groups`, :attr:`status`), all on one
     :class:`~.link.DeviceLink`."""
 
-    def __init__(self, network: SimulatedNetwork, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
+    def __init__(self, network: NetworkCore, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
         self._network = network
         self._device_id = device_id
         self._data_dir = Path(data_dir)

@@ -34,10 +34,9 @@ from ..group_types import (
     PendingJoinRequest,
     RequestAction,
 )
-from .core import DeviceTurn
+from .core import DeviceTurn, NetworkCore
 from .group_records import Group, GroupChange, PersonResult, Role
 from .link import DeviceLink
-from .network import SimulatedNetwork
 
 
 class SimulatedGroups:
@@ -45,7 +44,7 @@ class SimulatedGroups:
 
     def __init__(self, link: DeviceLink) -> None:
         self._link = link
-        self._network: SimulatedNetwork = link.network
+        self._network: NetworkCore = link.network
 
     @asynccontextmanager
     async def _turn(self, operation: CommandName) -> AsyncIterator[DeviceTurn]:

@@ -27,10 +27,10 @@ from gateway.failures.kinds import ErrorKind
 from .. import message_checks
 from ..port import MessageRef, NetworkError
 from . import events
+from .core import NetworkCore
 from .group_records import GroupError
 from .link import DeviceLink
 from .model import Account, account_phone
-from .network import SimulatedNetwork
 
 REVOKED_CONTENT = ("caption", "media", "location", "contact", "buttons")
 """What a message deleted for everyone no longer shows, beside its text."""
@@ -41,7 +41,7 @@ class SimulatedMessages:
 
     def __init__(self, link: DeviceLink) -> None:
         self._link = link
-        self._network: SimulatedNetwork = link.network
+        self._network: NetworkCore = link.network
 
     async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
         """Read receipts for messages ``sender`` (a user JID, phone digits or a LID) sent in

@@ -20,9 +20,9 @@ from ..media_types import ContactCard, Location, OutgoingMedia, Template
 from ..port import ChatPresence, NetworkError, SentMessage
 from . import bodies
 from .bodies import Body
+from .core import NetworkCore
 from .link import DeviceLink
 from .model import new_message_id
-from .network import SimulatedNetwork
 
 
 class SimulatedSending:
@@ -30,7 +30,7 @@ class SimulatedSending:
 
     def __init__(self, link: DeviceLink) -> None:
         self._link = link
-        self._network: SimulatedNetwork = link.network
+        self._network: NetworkCore = link.network
 
     async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
         self._link.connection()

@@ -30,9 +30,9 @@ from ..payloads import iso_utc
 from ..port import SentMessage
 from ..status_types import MediaStatus, PrivacyType, StatusContent, StatusPrivacy, TextStatus
 from . import events
+from .core import NetworkCore
 from .link import DeviceLink
 from .model import Account, new_message_id
-from .network import SimulatedNetwork
 from .world import World
 
 
@@ -41,7 +41,7 @@ class SimulatedStatus:
 
     def __init__(self, link: DeviceLink) -> None:
         self._link = link
-        self._network: SimulatedNetwork = link.network
+        self._network: NetworkCore = link.network
 
     async def get_status_privacy(self) -> StatusPrivacy:
         self._link.connection()
