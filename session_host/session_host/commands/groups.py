@@ -22,8 +22,7 @@ from gateway.bus import Command, Reply, contracts
 from gateway.bus.contracts import A, CommandResult, Contract, Done, NoArgs
 from gateway.bus.contracts import groups as bus
 from gateway.groups.codes import OperationCode
-from session_host.commands.context import Host, Later, ok, refuse_unless_connected
-from session_host.commands.registry import OnRunning, handles
+from session_host.commands.registry import Host, Later, OnRunning, handles, ok, refuse_unless_connected
 from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network.group_types import (
     GroupInfo,

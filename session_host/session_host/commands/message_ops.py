@@ -23,8 +23,7 @@ from gateway.bus.contracts.messages import (
     SyncHistoryArgs,
 )
 from gateway.failures.kinds import ErrorKind
-from session_host.commands.context import Host, failed, ok, refuse_unless_connected
-from session_host.commands.registry import handles
+from session_host.commands.registry import Host, failed, handles, ok, refuse_unless_connected
 from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network import payloads
 from session_host.network.port import MessageRef

@@ -6,8 +6,7 @@ from typing import Any
 
 from gateway.bus import Command, Reply, contracts
 from gateway.bus.contracts.messages import MarkReadArgs
-from session_host.commands.context import Host, ok, refuse_unless_connected
-from session_host.commands.registry import handles
+from session_host.commands.registry import Host, handles, ok, refuse_unless_connected
 from session_host.device_tenure import OwnedDevice, session_snapshot
 
 

@@ -2,7 +2,7 @@
 
 ``send_text`` names a send the API has put in the outbox, and carries it whole (and the
 device's ``min_send_interval_seconds``), so nothing is read before the dispatch. The
-handler hands it to the device's dispatcher and returns a :class:`~.context.Later`: the
+handler hands it to the device's dispatcher and returns a :class:`~.registry.Later`: the
 device's lock is let go at once (the dispatcher and other commands of the device go on
 meanwhile) and the reply waits for the dispatch, up to the command's deadline. A send that
 has not gone out by then is answered ``scheduled``: it stays in the outbox and goes out
@@ -19,8 +19,7 @@ from gateway.bus import Command, DeviceSnapshot, Reply, contracts
 from gateway.bus.contracts.messages import SendOutcome, SendTextArgs
 from gateway.failures.kinds import ErrorKind
 from gateway.messages.sends import Send, SendState
-from session_host.commands.context import Host, Later, Outcome, failed, ok
-from session_host.commands.registry import handles
+from session_host.commands.registry import Host, Later, Outcome, failed, handles, ok
 from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network.payloads import iso_utc
 from session_host.sending import DeviceSender, Dispatched

@@ -12,8 +12,7 @@ from gateway.bus.contracts.sessions import PairCode, PairPhoneArgs, QrCode
 from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
 from session_host import records
-from session_host.commands.context import NOT_LOGGED_IN, Host, Outcome, failed, ok, refuse_if_paired
-from session_host.commands.registry import handles
+from session_host.commands.registry import NOT_LOGGED_IN, Host, Outcome, failed, handles, ok, refuse_if_paired
 from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network.port import NetworkError, SessionState
 from session_host.ownership import RecordOnEnd

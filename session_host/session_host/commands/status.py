@@ -26,8 +26,7 @@ from gateway.failures.kinds import ErrorKind
 from gateway.media import fetch, kinds, store
 from gateway.media.errors import MediaError
 from gateway.media.limits import FETCH_TIMEOUT_SECONDS
-from session_host.commands.context import Host, failed, ok, refuse_unless_connected
-from session_host.commands.registry import handles
+from session_host.commands.registry import Host, failed, handles, ok, refuse_unless_connected
 from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network.status_types import MediaStatus, StatusContent, StatusPrivacy, TextStatus
 

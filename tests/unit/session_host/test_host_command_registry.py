@@ -16,8 +16,7 @@ from gateway.bus.contracts.sessions import Pong
 from gateway.failures.kinds import ErrorKind
 from gateway.leases import Lease
 from session_host.commands import CommandExecutor, Forward, Later
-from session_host.commands.context import Host, needs_a_session
-from session_host.commands.registry import NOT_EXECUTED, REGISTRY, CommandRegistry
+from session_host.commands.registry import NOT_EXECUTED, REGISTRY, CommandRegistry, Host, needs_a_session
 from session_host.device_tenure import OwnedDevice
 from session_host.network.port import NetworkError
 from session_host.ownership import Ownership
