@@ -1,4 +1,5 @@
-"""One device's send dispatcher: a task per tenure that sends the device's outbox.
+"""One device's send dispatcher: a task per tenure that sends the device's outbox (and
+:class:`Senders`, the host's set of them).
 
 Order: the queued sends are taken by ``not_before`` (request time + delay), then by request
 order. So a send with ``delay=0`` goes out before an earlier one with ``delay=60`` (issue 10:
@@ -27,6 +28,7 @@ it and neonize cannot send with the gateway's id for the network to drop a dupli
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
@@ -375,3 +377,69 @@ class DeviceSender:
     def _about(self, error: str | None = None) -> dict[str, str]:
         about = {"device_id": self.owned.device_id, "tenant_id": self.owned.tenant_id}
         return about | ({"error": error} if error else {})
+
+
+SETTLE_SECONDS = 10.0
+"""How long a clean end of a tenure waits for the device's dispatch under way."""
+PublishFor = Callable[[OwnedDevice, NetworkEvent], Awaitable[None]]
+"""Publishes an event of a device the host runs."""
+
+
+class Senders:
+    """The dispatchers of the devices this host runs, one per tenure: started and stopped by
+    :class:`~session_host.ownership.Ownership` with each tenure."""
+
+    def __init__(
+        self, store: OutboxStore, publish: PublishFor, poll_seconds: float = SEND_POLL_SECONDS
+    ) -> None:
+        self.store = store
+        self._publish = publish
+        self._poll = poll_seconds
+        self._running: dict[str, tuple[DeviceSender, asyncio.Task[None]]] = {}
+        self._in_flight: set[str] = set()
+        self._dispatching: set[asyncio.Task[None]] = set()
+
+    def start(self, owned: OwnedDevice) -> None:
+        async def publish(event: NetworkEvent) -> None:
+            await self._publish(owned, event)
+
+        sender = DeviceSender(
+            owned,
+            self.store,
+            publish,
+            in_flight=self._in_flight,
+            dispatching=self._dispatching,
+            poll_seconds=self._poll,
+        )
+        self.stop(owned.device_id)
+        self._running[owned.device_id] = (sender, asyncio.get_running_loop().create_task(sender.run()))
+
+    def stop(self, device_id: str, owned: OwnedDevice | None = None) -> None:
+        """Cancel the device's dispatcher (only ``owned``'s, when given); a dispatch under
+        way finishes by itself (see :meth:`drain`)."""
+        entry = self._running.get(device_id)
+        if entry is None or (owned is not None and entry[0].owned is not owned):
+            return
+        del self._running[device_id]
+        entry[1].cancel()
+
+    async def settle(self, owned: OwnedDevice, timeout: float = SETTLE_SECONDS) -> None:
+        """Stop ``owned``'s dispatcher and let its dispatch under way finish (up to ``timeout``)
+        before the session closes: the next owner then finds it sent or queued again, never
+        ``sending`` (which it would have to fail as interrupted)."""
+        entry = self._running.get(owned.device_id)
+        self.stop(owned.device_id, owned)
+        unsettled = entry[0].unsettled() if entry is not None and entry[0].owned is owned else []
+        if unsettled:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    await asyncio.gather(*(asyncio.shield(task) for task in unsettled))
+
+    def get(self, device_id: str) -> DeviceSender | None:
+        entry = self._running.get(device_id)
+        return entry[0] if entry is not None else None
+
+    async def drain(self) -> None:
+        """Let the dispatches under way record their outcome (a clean stop)."""
+        while self._dispatching:
+            await asyncio.gather(*list(self._dispatching), return_exceptions=True)
