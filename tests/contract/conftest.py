@@ -14,19 +14,10 @@ from typing import Any
 import pytest
 import requests
 import schemathesis
-from _pytest.nodeid import coerce_node_id
-from _pytest.nodes import Node
 from schemathesis import Case
 from schemathesis.openapi import from_url
 
 from gateway.devices.access import DEVICE_HEADER
-
-if not hasattr(Node, "_nodeid"):
-    # schemathesis 4.32.5 names each operation's subtest by setting ``node._nodeid``, which
-    # pytest 9.2 replaced with ``node._id``: the old name is mapped onto the new one.
-    Node._nodeid = property(  # type: ignore[attr-defined]
-        lambda node: node.nodeid, lambda node, value: setattr(node, "_id", coerce_node_id(value))
-    )
 
 CONFIG = schemathesis.Config.from_dict(
     {
