@@ -77,10 +77,8 @@ def update_profile(device: DeviceModel, body: ProfileUpdateRequest) -> ProfileRe
     require_session(device)
     args = UpdateProfileArgs(name=body.name, about=body.about)
     profile = commands.execute(device, contracts.UPDATE_PROFILE, args).result
-    logger.info(
-        "profile updated",
-        extra={"device_id": device.device_id, "name": body.name is not None, "about": body.about is not None},
-    )
+    changed = [field for field in ("name", "about") if getattr(body, field) is not None]
+    logger.info("profile updated", extra={"device_id": device.device_id, "fields": changed})
     return _view(profile)
 
 
