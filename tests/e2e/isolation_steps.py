@@ -71,6 +71,18 @@ DEVICE_HEADER_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/status/text", {"text": "not mine"}),
     ("POST", "/status/image", {"data_base64": JPEG_BASE64}),
     ("POST", "/status/video", {"url": "https://example.org/story.mp4"}),
+    # Presence and profile of the linked account (issue 24).
+    ("PUT", "/presence", {"state": "available"}),
+    ("GET", "/profile", None),
+    ("PATCH", "/profile", {"about": "not mine"}),
+    ("PUT", "/profile/picture", {"image_base64": JPEG_BASE64}),
+]
+
+# Routes that name a person in the path (a phone number, user JID or LID: no record of any
+# tenant) and their device only in X-Device-Id: checked as DEVICE_HEADER_ROUTES, with
+# ``{jid}`` a phone number. (method, path template, body)
+PERSON_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("POST", "/contacts/{jid}/presence/subscribe", None),
 ]
 
 # Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,

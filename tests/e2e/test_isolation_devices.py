@@ -1,5 +1,5 @@
 """Tenant isolation of the device routes: a plain user, the device list, and routes that name
-their device only in ``X-Device-Id`` (the status routes).
+their device only in ``X-Device-Id`` (the status, presence and profile routes).
 
 Apart from ``test_tenant_isolation.py`` because these routes carry the device outside the
 id table: in a list, or in a header rather than the path.
@@ -11,7 +11,7 @@ import uuid
 from typing import Any
 
 import pytest
-from isolation_steps import DEVICE_HEADER_ROUTES, new_device, tenant_records
+from isolation_steps import DEVICE_HEADER_ROUTES, PERSON_ROUTES, new_device, tenant_records
 
 pytestmark = pytest.mark.e2e
 
@@ -49,7 +49,12 @@ def test_device_list_shows_only_the_callers_tenant(api):
     assert second_device not in response.text
 
 
-@pytest.mark.parametrize("row", DEVICE_HEADER_ROUTES, ids=[f"{m} {p}" for m, p, _ in DEVICE_HEADER_ROUTES])
+HEADER_ROUTES = DEVICE_HEADER_ROUTES + [
+    (method, path.replace("{jid}", "15551234567"), body) for method, path, body in PERSON_ROUTES
+]
+
+
+@pytest.mark.parametrize("row", HEADER_ROUTES, ids=[f"{m} {p}" for m, p, _ in HEADER_ROUTES])
 def test_another_tenants_device_cannot_be_named_in_the_device_header(
     api: Any, envelope: Any, row: Any
 ) -> None:

@@ -17,6 +17,7 @@ from gateway.bus.client import ReplyInbox
 from gateway.bus.contracts import CONTRACTS, CommandArgs, CommandResult, Contract, Done, NoArgs
 from gateway.bus.contracts import groups as g
 from gateway.bus.contracts import messages as m
+from gateway.bus.contracts import profile as p
 from gateway.bus.contracts import sessions as s
 from gateway.bus.contracts import status as st
 from gateway.bus.messages import (
@@ -81,6 +82,11 @@ ARGS: dict[CommandName, CommandArgs] = {
     CommandName.PUBLISH_STATUS: st.PublishStatusArgs(
         kind="image", url="https://example.org/a.png", caption="x"
     ),
+    # Presence and profile of the linked account (issue 24).
+    CommandName.SET_PRESENCE: p.SetPresenceArgs(state="available"),
+    CommandName.SUBSCRIBE_PRESENCE: p.SubscribePresenceArgs(jid=PERSON),
+    CommandName.UPDATE_PROFILE: p.UpdateProfileArgs(about="Answering 9-17"),
+    CommandName.SET_PROFILE_PICTURE: p.ProfilePictureArgs(media_id="m1"),
 }
 RESULTS: dict[CommandName, CommandResult] = {
     CommandName.QR: s.QrCode(qr_code="2@abc", expires_at=1.5),
@@ -115,6 +121,12 @@ RESULTS: dict[CommandName, CommandResult] = {
     CommandName.PUBLISH_STATUS: st.PublishedStatus(
         message_id="N1", chat_jid="status@broadcast", timestamp=1.5
     ),
+    # Presence and profile of the linked account (issue 24).
+    CommandName.SET_PRESENCE: p.PresenceSet(state="unavailable"),
+    CommandName.SUBSCRIBE_PRESENCE: p.PresenceSubscribed(jid=PERSON),
+    CommandName.GET_PROFILE: p.Profile(jid=PERSON, name="Ana", about=None, picture_url=None),
+    CommandName.UPDATE_PROFILE: p.Profile(jid=PERSON, name=None, about="Answering 9-17", picture_url=None),
+    CommandName.SET_PROFILE_PICTURE: p.ProfilePictureSet(picture_id="1700000001"),
 }
 
 

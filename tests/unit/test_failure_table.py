@@ -278,6 +278,12 @@ ROUTES: dict[tuple[str, str], CommandName] = {
     ("delete", "/groups/{jid}/community/link"): CommandName.UNLINK_GROUP,
     ("get", "/groups/{jid}/requests"): CommandName.GROUP_REQUESTS,
     ("post", "/groups/{jid}/requests"): CommandName.ANSWER_GROUP_REQUESTS,
+    # Presence and profile of the linked account (issue 24).
+    ("put", "/presence"): CommandName.SET_PRESENCE,
+    ("post", "/contacts/{jid}/presence/subscribe"): CommandName.SUBSCRIBE_PRESENCE,
+    ("get", "/profile"): CommandName.GET_PROFILE,
+    ("patch", "/profile"): CommandName.UPDATE_PROFILE,
+    ("put", "/profile/picture"): CommandName.SET_PROFILE_PICTURE,
 }
 """Every route that sends a device command, and the command (written here, not read from
 the routes, so a route that stops documenting its family's answers fails below)."""

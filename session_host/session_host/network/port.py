@@ -6,8 +6,9 @@ one :class:`DeviceSession` per device and never touches a network client directl
 
 A session is the device's lifecycle; its operations come in families, one attribute and one
 small protocol each: ``sending`` (:class:`SendOperations`), ``messages``
-(:class:`MessageOperations`), ``groups`` (:class:`~.group_types.GroupOperations`) and
-``status`` (:class:`~.status_types.StatusOperations`). What an adapter cannot do raises
+(:class:`MessageOperations`), ``groups`` (:class:`~.group_types.GroupOperations`),
+``status`` (:class:`~.status_types.StatusOperations`), and the account's own ``presence``
+and ``profile`` (:mod:`.profile_types`). What an adapter cannot do raises
 :meth:`NetworkError.unsupported` (501 at the API).
 """
 
@@ -26,6 +27,7 @@ from gateway.webhooks.catalog import EventName
 
 from .group_types import GroupOperations
 from .media_types import ContactCard, Location, OutgoingMedia, ReceivedMedia, Template
+from .profile_types import PresenceOperations, ProfileOperations
 from .status_types import StatusOperations
 
 
@@ -203,9 +205,10 @@ class DeviceSession(Protocol):
     The session itself is the device's lifecycle (connect, pair, disconnect, log out, close).
     Its operations come in families, one attribute each: :attr:`sending`
     (:class:`SendOperations`), :attr:`messages` (:class:`MessageOperations`), :attr:`groups`
-    (:class:`~.group_types.GroupOperations`) and :attr:`status`
-    (:class:`~.status_types.StatusOperations`). An adapter implements each family as one
-    object of its own; what it cannot do raises :meth:`NetworkError.unsupported`.
+    (:class:`~.group_types.GroupOperations`), :attr:`status`
+    (:class:`~.status_types.StatusOperations`), :attr:`presence` and :attr:`profile`
+    (:mod:`.profile_types`). An adapter implements each family as one object of its own;
+    what it cannot do raises :meth:`NetworkError.unsupported`.
 
     Lifecycle: ``connect`` starts the session. An unpaired session emits ``qr.generated``
     (and rotates the code) until a phone scans it or a pair code is entered, then
@@ -254,6 +257,14 @@ class DeviceSession(Protocol):
     @property
     def status(self) -> StatusOperations:
         """Stories: who sees them, and publishing one."""
+
+    @property
+    def presence(self) -> PresenceOperations:
+        """The account's own presence, and following other people's."""
+
+    @property
+    def profile(self) -> ProfileOperations:
+        """The account's push name, About text and picture."""
 
     async def connect(self) -> None:
         """Start (or resume) the session; returns once the attempt is under way.

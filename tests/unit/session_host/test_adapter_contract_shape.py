@@ -1,10 +1,10 @@
 """One contract, two adapters: the shape of a session (issue 23, "adapters as mixin stacks").
 
 A session is its lifecycle plus one object per family of the port (``sending``, ``messages``,
-``groups``, ``status``). Each family object's own class defines every operation of its
-protocol, so the port's call lands on the code that runs in one hop, with no mixin stack or
-inherited stub in between; and what neonize cannot do is named once, in a table whose every
-entry is an operation of the port.
+``groups``, ``status``, ``presence``, ``profile``). Each family object's own class defines
+every operation of its protocol, so the port's call lands on the code that runs in one hop,
+with no mixin stack or inherited stub in between; and what neonize cannot do is named once, in a
+table whose every entry is an operation of the port.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from session_host.network.port import (
     NetworkError,
     SendOperations,
 )
+from session_host.network.profile_types import PresenceOperations, ProfileOperations
 from session_host.network.simulated import SimulatedNetwork, SimulatedPort
 from session_host.network.status_types import StatusOperations
 
@@ -34,6 +35,9 @@ FAMILIES: dict[str, type[Any]] = {
     "messages": MessageOperations,
     "groups": GroupOperations,
     "status": StatusOperations,
+    # Presence and profile of the linked account (issue 24).
+    "presence": PresenceOperations,
+    "profile": ProfileOperations,
 }
 
 

@@ -108,6 +108,8 @@ class Family(StrEnum):
     GROUP_READ = "group_read"  # ... and a read that timed out changed nothing
     PRIVACY_READ = "privacy_read"
     PRIVACY_SET = "privacy_set"
+    # Presence and profile of the linked account (issue 24).
+    PROFILE = "profile"  # the standard answers
 
 
 DOING: MappingProxyType[CommandName, str] = MappingProxyType(
@@ -363,6 +365,16 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
         Family.PRIVACY_SET: _privacy(
             {CommandName.SET_STATUS_PRIVACY},
             "the setting may or may not have changed: read it before retrying",
+        ),
+        # Presence and profile of the linked account (issue 24).
+        Family.PROFILE: _standard(
+            {
+                CommandName.SET_PRESENCE,
+                CommandName.SUBSCRIBE_PRESENCE,
+                CommandName.GET_PROFILE,
+                CommandName.UPDATE_PROFILE,
+                CommandName.SET_PROFILE_PICTURE,
+            }
         ),
     }
 )

@@ -269,7 +269,9 @@ def chat_presence(_ctx: EventContext, ev: ChatPresence) -> NetworkEvent:
 
 
 def presence(_ctx: EventContext, ev: Presence) -> NetworkEvent:
-    return payloads.contact_presence(jid_str(ev.From), available=not ev.Unavailable, last_seen=ev.LastSeen)
+    """A followed person's presence; ``last_seen`` only with going offline (``docs/events.md``)."""
+    last_seen = ev.LastSeen if ev.Unavailable else None
+    return payloads.contact_presence(jid_str(ev.From), available=not ev.Unavailable, last_seen=last_seen)
 
 
 def picture(_ctx: EventContext, ev: Picture) -> NetworkEvent:

@@ -41,6 +41,7 @@ from .handlers import NetworkHandlers
 from .link import DeviceLink
 from .locks import GoCallGate
 from .message_ops import NeonizeMessages
+from .profile_ops import NeonizePresence, NeonizeProfile
 from .relay import EventRelay
 from .send_ops import NeonizeSending
 from .status_ops import NeonizeStatus
@@ -53,7 +54,8 @@ logger = logging.getLogger(__name__)
 class NeonizeSession:
     """One device's session on the real network (the port's ``DeviceSession``): its lifecycle
     here, its operations in one object per family of the port (:attr:`sending`,
-    :attr:`messages`, :attr:`groups`, :attr:`status`), all on one :class:`~.link.DeviceLink`."""
+    :attr:`messages`, :attr:`groups`, :attr:`status`, :attr:`presence`, :attr:`profile`), all on
+    one :class:`~.link.DeviceLink`."""
 
     def __init__(
         self,
@@ -74,6 +76,8 @@ class NeonizeSession:
         self.messages = NeonizeMessages(self._link)
         self.groups = NeonizeGroups(self._link)
         self.status = NeonizeStatus(self._link)
+        self.presence = NeonizePresence(self._link)
+        self.profile = NeonizeProfile(self._link)
         self._registry = registry
         self._timings = timings
         self._proxy_url = proxy_url

@@ -134,7 +134,11 @@ class TypingIn(BaseModel):
 
 
 class PresenceIn(BaseModel):
-    to: Target = Field(description="who sees it: a user JID or phone digits")
+    to: Target | None = Field(
+        default=None,
+        description="who sees it: a user JID or phone digits; absent: every device following "
+        "the account's presence",
+    )
     available: bool
 
 
@@ -243,7 +247,8 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
 
     @router.post("/accounts/{phone}/presence")
     def presence(phone: PhoneInPath, body: PresenceIn) -> dict[str, Any]:
-        """The account comes online or goes offline as ``to`` sees it (``contact.presence``)."""
+        """The account comes online or goes offline (``contact.presence``): as ``to`` sees it,
+        or for every device following its presence."""
         _call(network.show_presence, phone, body.to, body.available)
         return {"success": True, "to": body.to, "available": body.available}
 
@@ -268,6 +273,11 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
     def contacts(phone: PhoneInPath) -> dict[str, Any]:
         """The account's contacts: added, or exchanged a one-to-one message with."""
         return {"success": True, "contacts": _call(network.contacts_of, phone)}
+
+    @router.get("/accounts/{phone}")
+    def account(phone: PhoneInPath) -> dict[str, Any]:
+        """The account as others see it: identities, profile (name, About, picture) and presence."""
+        return {"success": True, "account": _call(network.account_view, phone)}
 
     @router.get("/accounts/{phone}/inbox")
     def inbox(phone: PhoneInPath) -> dict[str, Any]:

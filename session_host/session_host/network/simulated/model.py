@@ -21,6 +21,7 @@ from gateway.bus.messages import GROUP_COMMANDS
 from gateway.failures.kinds import ErrorKind
 
 from ..port import DeviceSession, MessageOperations, NetworkError, SendOperations
+from ..profile_types import PresenceOperations, ProfileOperations
 from ..status_types import StatusOperations
 
 _PAIR_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"  # the network's linking alphabet (no 0, O, I, U)
@@ -66,13 +67,20 @@ GROUP_OPERATIONS: frozenset[str] = frozenset(name.value for name in GROUP_COMMAN
 
 OPERATIONS: frozenset[str] = GROUP_OPERATIONS | frozenset(
     name
-    for protocol in (DeviceSession, SendOperations, MessageOperations, StatusOperations)
+    for protocol in (
+        DeviceSession,
+        SendOperations,
+        MessageOperations,
+        StatusOperations,
+        PresenceOperations,
+        ProfileOperations,
+    )
     for name, member in vars(protocol).items()
     if inspect.iscoroutinefunction(member) and name != "close"
 )
 """Operations a fault can target: the port's session methods and those of its sending,
-messages and status families by name (``close`` never fails), and the group operations by
-the bus command that runs each."""
+messages, status, presence and profile families by name (``close`` never fails), and the
+group operations by the bus command that runs each."""
 
 Deliver = Callable[[str, Mapping[str, Any]], None]
 """How the network hands a signal to a session: ``deliver(kind, payload)``, never blocking.
@@ -170,6 +178,11 @@ class Account:
     status_privacy: dict[str, Any] = field(default_factory=lambda: {"type": "contacts", "list": []})
     sent: list[dict[str, Any]] = field(default_factory=list)
     deleted_for_me: list[dict[str, Any]] = field(default_factory=list)  # app state of its devices
+    # The account's profile and presence as others see them (issue 24: presence and profile).
+    about: str | None = None
+    picture: dict[str, Any] | None = None  # {picture_id, sha256, size, set_at}; bytes in World.media
+    available: bool = False
+    last_seen: float | None = None
 
     @property
     def jid(self) -> str:
@@ -179,18 +192,32 @@ class Account:
     def push_name(self) -> str:
         return self.name or self.phone
 
+    @property
+    def picture_url(self) -> str | None:
+        """Where the picture would be fetched: shaped like the network's, under the reserved
+        ``.invalid`` domain (the simulated network hosts no pictures; its bytes are kept by
+        ``sha256``)."""
+        if self.picture is None:
+            return None
+        return f"https://pps.simulator.invalid/v/{self.picture['picture_id']}.jpg"
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
 @dataclass
 class Link:
-    """A device linked to an account: whoever holds ``device_key`` may connect as ``jid``."""
+    """A device linked to an account: whoever holds ``device_key`` may connect as ``jid``.
+
+    ``following``: the people whose presence the device subscribed to (kept while it stays
+    linked, across reconnects).
+    """
 
     device_key: str
     jid: str
     device_id: str
     linked_at: float = field(default_factory=time.time)
+    following: list[str] = field(default_factory=list)  # user JIDs whose presence it follows
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

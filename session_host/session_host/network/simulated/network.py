@@ -122,6 +122,22 @@ class SimulatedNetwork(NetworkCore):
         if not jids.is_phone(phone):
             raise ControlError(400, ErrorCode.VALIDATION_ERROR, f"phone must be {jids.PHONE_RULE}")
 
+    def account_view(self, phone: str) -> dict[str, Any]:
+        """The account as others see it: its identities, profile and presence."""
+        with self._lock:
+            account = self._account(phone)
+            return {
+                "jid": account.jid,
+                "lid": account.lid,
+                "phone": account.phone,
+                "name": account.name,
+                "about": account.about,
+                "picture": copy.deepcopy(account.picture),
+                "picture_url": account.picture_url,
+                "available": account.available,
+                "last_seen": iso_utc(account.last_seen) if account.last_seen is not None else None,
+            }
+
     def inbox(self, phone: str) -> dict[str, Any]:
         """What the phone received and saw: messages, chat presence, statuses, what it sent, and
         what its devices deleted for themselves."""
@@ -233,10 +249,16 @@ class SimulatedNetwork(NetworkCore):
                 self._world.presence(sender.jid, self._target(to), state)
             self._save()
 
-    def show_presence(self, phone: str, to: str, available: bool) -> None:
-        """The phone comes online or goes offline, as ``to`` (who follows its presence) sees it."""
+    def show_presence(self, phone: str, to: str | None, available: bool) -> None:
+        """The phone comes online or goes offline: as ``to`` sees it (its devices connected now,
+        whether they follow it or not), or, without ``to``, on the network: every device
+        following its presence (:meth:`~.world.World.account_presence`)."""
         with self._lock:
             account = self._account(phone)
+            if to is None:
+                self._world.account_presence(account, available, time.time())
+                self._save()
+                return
             event = events.contact_presence(account.jid, available, time.time())
             self._world.live(self._target(to), event)
 

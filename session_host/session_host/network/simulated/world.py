@@ -313,6 +313,19 @@ class World:
         )
         self.live(recipient, events.chat_presence(sender_jid, state, group_jid=group_jid))
 
+    def account_presence(self, account: Account, available: bool, at: float) -> None:
+        """The account comes online or goes offline (going offline is its last seen): every
+        device following its presence that is connected now gets ``contact.presence``; like
+        all presence, it is never queued."""
+        account.available = available
+        if not available:
+            account.last_seen = at
+        item = events.to_item(events.contact_presence(account.jid, available, at))
+        for link in self.links.values():
+            conn = self.conn_of_key(link.device_key) if account.jid in link.following else None
+            if conn is not None:
+                self.signal(conn, "event", item)
+
     def group_presence(self, sender_jid: str, group_jid: str, state: str) -> None:
         """Typing in a group reaches its other members, as far as ``sender_jid`` may send there."""
         try:

@@ -7,7 +7,8 @@ answers the result model (:class:`~.base.CommandResult`), which the bus client p
 when the reply comes back. :data:`CONTRACTS` has one entry per :class:`CommandName` (a unit
 test keeps it complete); the constants below name them for callers, so their types follow.
 A new command is a member of :class:`CommandName` and its line below, with its models in the
-module of its family (:mod:`.groups`, :mod:`.messages`, :mod:`.sessions`, :mod:`.status`).
+module of its family (:mod:`.groups`, :mod:`.messages`, :mod:`.sessions`, :mod:`.status`,
+:mod:`.profile`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
-from gateway.bus.contracts import groups, messages, sessions, status
+from gateway.bus.contracts import groups, messages, profile, sessions, status
 from gateway.bus.contracts.base import CommandArgs, CommandResult, Done, NoArgs
 
 
@@ -57,6 +58,12 @@ class CommandName(StrEnum):
     GET_STATUS_PRIVACY = "get_status_privacy"
     SET_STATUS_PRIVACY = "set_status_privacy"
     PUBLISH_STATUS = "publish_status"
+    # Presence and profile of the linked account (issue 24).
+    SET_PRESENCE = "set_presence"
+    SUBSCRIBE_PRESENCE = "subscribe_presence"
+    GET_PROFILE = "get_profile"
+    UPDATE_PROFILE = "update_profile"
+    SET_PROFILE_PICTURE = "set_profile_picture"
 
 
 A = TypeVar("A", bound=CommandArgs)
@@ -108,6 +115,16 @@ SET_STATUS_PRIVACY = Contract(
     CommandName.SET_STATUS_PRIVACY, status.StatusPrivacyArgs, status.StatusPrivacySetting
 )
 PUBLISH_STATUS = Contract(CommandName.PUBLISH_STATUS, status.PublishStatusArgs, status.PublishedStatus)
+# Presence and profile of the linked account (issue 24).
+SET_PRESENCE = Contract(CommandName.SET_PRESENCE, profile.SetPresenceArgs, profile.PresenceSet)
+SUBSCRIBE_PRESENCE = Contract(
+    CommandName.SUBSCRIBE_PRESENCE, profile.SubscribePresenceArgs, profile.PresenceSubscribed
+)
+GET_PROFILE = Contract(CommandName.GET_PROFILE, NoArgs, profile.Profile)
+UPDATE_PROFILE = Contract(CommandName.UPDATE_PROFILE, profile.UpdateProfileArgs, profile.Profile)
+SET_PROFILE_PICTURE = Contract(
+    CommandName.SET_PROFILE_PICTURE, profile.ProfilePictureArgs, profile.ProfilePictureSet
+)
 
 CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
     {
@@ -142,6 +159,12 @@ CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
             GET_STATUS_PRIVACY,
             SET_STATUS_PRIVACY,
             PUBLISH_STATUS,
+            # Presence and profile of the linked account (issue 24).
+            SET_PRESENCE,
+            SUBSCRIBE_PRESENCE,
+            GET_PROFILE,
+            UPDATE_PROFILE,
+            SET_PROFILE_PICTURE,
         )
     }
 )
@@ -159,6 +182,7 @@ __all__ = [
     "R",
     "groups",
     "messages",
+    "profile",
     "sessions",
     "status",
 ]

@@ -1,0 +1,95 @@
+"""Commands on the linked account itself: its presence, following other people's, and its
+profile (push name, About text, picture).
+
+A picture never travels on the bus: the API stored the JPEG in the media bucket and the
+command names it (``media_id``), read here; media that are gone are ``invalid``, answered
+without touching the network. A profile change answers the profile read after it, so the
+caller sees what the network now holds; name and About are changed in that order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.bus import Command, Reply, contracts
+from gateway.bus.contracts import NoArgs
+from gateway.bus.contracts.profile import (
+    PresenceSet,
+    PresenceSubscribed,
+    Profile,
+    ProfilePictureArgs,
+    ProfilePictureSet,
+    SetPresenceArgs,
+    SubscribePresenceArgs,
+    UpdateProfileArgs,
+)
+from gateway.failures.kinds import ErrorKind
+from gateway.media import store
+from gateway.media.errors import MediaError
+from session_host.commands.registry import Host, failed, handles, ok, refuse_unless_connected
+from session_host.device_tenure import OwnedDevice, session_snapshot
+from session_host.network.port import DeviceSession
+
+
+async def _profile(session: DeviceSession) -> Profile:
+    read = await session.profile.get_profile()
+    return Profile(jid=read.jid, name=read.name, about=read.about, picture_url=read.picture_url)
+
+
+@handles(contracts.SET_PRESENCE)
+async def set_presence(_host: Host, command: Command[SetPresenceArgs], owned: OwnedDevice) -> Reply[Any]:
+    """Show the account online or offline."""
+    if refused := refuse_unless_connected(command, owned):
+        return refused
+    state = command.args.state
+    await owned.session.presence.send_presence(state == "available")
+    return ok(command, session_snapshot(owned.session), PresenceSet(state=state))
+
+
+@handles(contracts.SUBSCRIBE_PRESENCE)
+async def subscribe_presence(
+    _host: Host, command: Command[SubscribePresenceArgs], owned: OwnedDevice
+) -> Reply[Any]:
+    """Follow a person's presence; changes arrive as ``contact.presence``."""
+    if refused := refuse_unless_connected(command, owned):
+        return refused
+    jid = command.args.jid
+    await owned.session.presence.subscribe_presence(jid)
+    return ok(command, session_snapshot(owned.session), PresenceSubscribed(jid=jid))
+
+
+@handles(contracts.GET_PROFILE)
+async def get_profile(_host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Reply[Any]:
+    """The account's JID, push name, About text and picture URL."""
+    if refused := refuse_unless_connected(command, owned):
+        return refused
+    return ok(command, session_snapshot(owned.session), await _profile(owned.session))
+
+
+@handles(contracts.UPDATE_PROFILE)
+async def update_profile(_host: Host, command: Command[UpdateProfileArgs], owned: OwnedDevice) -> Reply[Any]:
+    """Change the push name, the About text or both; answers the profile read afterwards."""
+    if refused := refuse_unless_connected(command, owned):
+        return refused
+    session, args = owned.session, command.args
+    if args.name is not None:
+        await session.profile.set_name(args.name)
+    if args.about is not None:
+        await session.profile.set_about(args.about)
+    return ok(command, session_snapshot(session), await _profile(session))
+
+
+@handles(contracts.SET_PROFILE_PICTURE)
+async def set_profile_picture(
+    host: Host, command: Command[ProfilePictureArgs], owned: OwnedDevice
+) -> Reply[Any]:
+    """Set the profile picture from the JPEG the API stored."""
+    if refused := refuse_unless_connected(command, owned):
+        return refused
+    session = owned.session
+    try:
+        jpeg = await host.own.aws(store.get, command.tenant_id, command.device_id, command.args.media_id)
+    except MediaError as error:
+        return failed(command, ErrorKind.INVALID, f"the picture is gone: {error}", session_snapshot(session))
+    picture_id = await session.profile.set_picture(jpeg)
+    return ok(command, session_snapshot(session), ProfilePictureSet(picture_id=picture_id))
