@@ -7,7 +7,8 @@ one :class:`DeviceSession` per device and never touches a network client directl
 A session is the device's lifecycle; its operations come in families, one attribute and one
 small protocol each: ``sending`` (:class:`SendOperations`), ``messages``
 (:class:`MessageOperations`), ``groups`` (:class:`~.group_types.GroupOperations`) and
-``status`` (:class:`~.status_types.StatusOperations`). What an adapter cannot do raises
+``status`` (:class:`~.status_types.StatusOperations`), ``contacts``
+(:class:`~.contact_types.ContactOperations`). What an adapter cannot do raises
 :meth:`NetworkError.unsupported` (501 at the API).
 """
 
@@ -24,6 +25,7 @@ from gateway.failures.kinds import ErrorKind
 from gateway.groups import codes
 from gateway.webhooks.catalog import EventName
 
+from .contact_types import ContactOperations
 from .group_types import GroupOperations
 from .media_types import ContactCard, Location, OutgoingMedia, ReceivedMedia, Template
 from .status_types import StatusOperations
@@ -254,6 +256,10 @@ class DeviceSession(Protocol):
     @property
     def status(self) -> StatusOperations:
         """Stories: who sees them, and publishing one."""
+
+    @property
+    def contacts(self) -> ContactOperations:
+        """Other accounts: number checks, one account's profile and identities, blocking."""
 
     async def connect(self) -> None:
         """Start (or resume) the session; returns once the attempt is under way.

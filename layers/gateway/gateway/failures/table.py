@@ -108,6 +108,9 @@ class Family(StrEnum):
     GROUP_READ = "group_read"  # ... and a read that timed out changed nothing
     PRIVACY_READ = "privacy_read"
     PRIVACY_SET = "privacy_set"
+    # Contacts (h24-contacts).
+    CONTACTS = "contacts"  # number checks, the blocklist: the standard answers
+    CONTACT = "contact"  # one account: 404 CONTACT_NOT_FOUND when the network has none
 
 
 DOING: MappingProxyType[CommandName, str] = MappingProxyType(
@@ -363,6 +366,14 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
         Family.PRIVACY_SET: _privacy(
             {CommandName.SET_STATUS_PRIVACY},
             "the setting may or may not have changed: read it before retrying",
+        ),
+        # Contacts (h24-contacts).
+        Family.CONTACTS: _standard({CommandName.CHECK_CONTACTS, CommandName.GET_BLOCKLIST}),
+        Family.CONTACT: _standard(
+            {CommandName.GET_CONTACT, CommandName.BLOCK_CONTACT, CommandName.UNBLOCK_CONTACT},
+            not_found=Failure(
+                404, ErrorCode.CONTACT_NOT_FOUND, "no account of the messaging network has that number"
+            ),
         ),
     }
 )

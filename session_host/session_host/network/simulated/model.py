@@ -20,6 +20,7 @@ from gateway import jids
 from gateway.bus.messages import GROUP_COMMANDS
 from gateway.failures.kinds import ErrorKind
 
+from ..contact_types import ContactOperations
 from ..port import DeviceSession, MessageOperations, NetworkError, SendOperations
 from ..status_types import StatusOperations
 
@@ -66,12 +67,12 @@ GROUP_OPERATIONS: frozenset[str] = frozenset(name.value for name in GROUP_COMMAN
 
 OPERATIONS: frozenset[str] = GROUP_OPERATIONS | frozenset(
     name
-    for protocol in (DeviceSession, SendOperations, MessageOperations, StatusOperations)
+    for protocol in (DeviceSession, SendOperations, MessageOperations, StatusOperations, ContactOperations)
     for name, member in vars(protocol).items()
     if inspect.iscoroutinefunction(member) and name != "close"
 )
 """Operations a fault can target: the port's session methods and those of its sending,
-messages and status families by name (``close`` never fails), and the group operations by
+messages, status and contacts families by name (``close`` never fails), and the group operations by
 the bus command that runs each."""
 
 Deliver = Callable[[str, Mapping[str, Any]], None]
@@ -157,7 +158,8 @@ class Account:
     """A phone on the network. ``inbox`` is what it received, ``sent`` what it sent.
 
     ``lid`` is its stable LID (given once, saved with the account); group participants
-    may name the account by it.
+    may name the account by it. ``about`` is its About text; ``blocked`` the user JIDs it
+    blocks (their messages, calls and presence never reach it: :meth:`.world.World.blocks`).
     """
 
     phone: str
@@ -170,6 +172,8 @@ class Account:
     status_privacy: dict[str, Any] = field(default_factory=lambda: {"type": "contacts", "list": []})
     sent: list[dict[str, Any]] = field(default_factory=list)
     deleted_for_me: list[dict[str, Any]] = field(default_factory=list)  # app state of its devices
+    about: str | None = None
+    blocked: list[str] = field(default_factory=list)
 
     @property
     def jid(self) -> str:

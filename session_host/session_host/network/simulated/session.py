@@ -31,6 +31,7 @@ from .model import DIAL_OPERATION, Deliver, DialFault
 from .network import SimulatedNetwork
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
+from .session_contacts import SimulatedContacts
 from .session_groups import SimulatedGroups
 from .session_messages import SimulatedMessages
 from .session_sending import SimulatedSending
@@ -45,7 +46,7 @@ CRASH_WAIT = 5.0
 class SimulatedSession:
     """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials:
     its lifecycle and connection here, its operations in one object per family of the port
-    (:attr:`sending`, :attr:`messages`, :attr:`groups`, :attr:`status`), all on one
+    (:attr:`sending`, :attr:`messages`, :attr:`groups`, :attr:`status`, :attr:`contacts`), all on one
     :class:`~.link.DeviceLink`."""
 
     def __init__(self, network: SimulatedNetwork, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
@@ -59,6 +60,7 @@ class SimulatedSession:
         self.messages = SimulatedMessages(self._link)
         self.groups = SimulatedGroups(self._link)
         self.status = SimulatedStatus(self._link)
+        self.contacts = SimulatedContacts(self._link)
         self._generation = 0  # bumped whenever the connection changes; stale signals are ignored
         self._crashed_at = 0  # signals of connections older than a crash died with the process
         self._qr: tuple[str, float] | None = None

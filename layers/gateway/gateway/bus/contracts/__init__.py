@@ -7,7 +7,8 @@ answers the result model (:class:`~.base.CommandResult`), which the bus client p
 when the reply comes back. :data:`CONTRACTS` has one entry per :class:`CommandName` (a unit
 test keeps it complete); the constants below name them for callers, so their types follow.
 A new command is a member of :class:`CommandName` and its line below, with its models in the
-module of its family (:mod:`.groups`, :mod:`.messages`, :mod:`.sessions`, :mod:`.status`).
+module of its family (:mod:`.groups`, :mod:`.messages`, :mod:`.sessions`, :mod:`.status`,
+:mod:`.contacts`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
-from gateway.bus.contracts import groups, messages, sessions, status
+from gateway.bus.contracts import contacts, groups, messages, sessions, status
 from gateway.bus.contracts.base import CommandArgs, CommandResult, Done, NoArgs
 
 
@@ -57,6 +58,12 @@ class CommandName(StrEnum):
     GET_STATUS_PRIVACY = "get_status_privacy"
     SET_STATUS_PRIVACY = "set_status_privacy"
     PUBLISH_STATUS = "publish_status"
+    # Contacts, LIDs and blocking (h24-contacts).
+    CHECK_CONTACTS = "check_contacts"  # which phone numbers have an account
+    GET_CONTACT = "get_contact"  # one account's profile, its phone JID and LID
+    BLOCK_CONTACT = "block_contact"
+    UNBLOCK_CONTACT = "unblock_contact"
+    GET_BLOCKLIST = "get_blocklist"
 
 
 A = TypeVar("A", bound=CommandArgs)
@@ -108,6 +115,12 @@ SET_STATUS_PRIVACY = Contract(
     CommandName.SET_STATUS_PRIVACY, status.StatusPrivacyArgs, status.StatusPrivacySetting
 )
 PUBLISH_STATUS = Contract(CommandName.PUBLISH_STATUS, status.PublishStatusArgs, status.PublishedStatus)
+# Contacts, LIDs and blocking (h24-contacts).
+CHECK_CONTACTS = Contract(CommandName.CHECK_CONTACTS, contacts.CheckNumbersArgs, contacts.NumberChecks)
+GET_CONTACT = Contract(CommandName.GET_CONTACT, contacts.ContactRef, contacts.ContactInfo)
+BLOCK_CONTACT = Contract(CommandName.BLOCK_CONTACT, contacts.ContactRef, contacts.BlockState)
+UNBLOCK_CONTACT = Contract(CommandName.UNBLOCK_CONTACT, contacts.ContactRef, contacts.BlockState)
+GET_BLOCKLIST = Contract(CommandName.GET_BLOCKLIST, NoArgs, contacts.Blocklist)
 
 CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
     {
@@ -142,6 +155,12 @@ CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
             GET_STATUS_PRIVACY,
             SET_STATUS_PRIVACY,
             PUBLISH_STATUS,
+            # Contacts (h24-contacts).
+            CHECK_CONTACTS,
+            GET_CONTACT,
+            BLOCK_CONTACT,
+            UNBLOCK_CONTACT,
+            GET_BLOCKLIST,
         )
     }
 )
@@ -157,6 +176,7 @@ __all__ = [
     "Done",
     "NoArgs",
     "R",
+    "contacts",
     "groups",
     "messages",
     "sessions",

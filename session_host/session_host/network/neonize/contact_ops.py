@@ -1,0 +1,187 @@
+"""Contact operations of a neonize session (its ``contacts``): number checks, one account's
+profile with both identities, and blocking.
+
+What neonize 0.5.2 can do here (read from its source):
+
+- **Number checks**: ``is_on_whatsapp(*phones)``, one network query for all of them; each
+  answer names its ``Query`` and the account's ``JID`` as the network spells it (which may
+  differ from the number asked: the answer's JID is the one to write to).
+- **LIDs** come from whatsmeow's store (``get_lid_from_pn`` / ``get_pn_from_lid``), which
+  learns them from messages, groups and user-info queries. A phone JID whose LID the store
+  does not know yet is asked about once more with ``get_user_info`` (one query for all of
+  them), then read again; a LID still unknown is null. neonize's ``UserInfo`` has no LID
+  field of its own.
+- **One account**: ``get_user_info`` (About text ``Status``, ``VerifiedName`` for business
+  accounts), ``get_profile_picture`` (its URL; hidden or never set: null) and the contact
+  store (``contact.get_contact``: the name the phone saved, else the push name). A phone
+  number is checked first with ``is_on_whatsapp`` (``NOT_FOUND`` when it has no account).
+- **Blocking**: ``update_blocklist(jid, BlocklistAction.BLOCK | UNBLOCK)`` and
+  ``get_blocklist()``; a LID in the list is shown as the phone JID when the store knows it.
+  A phone number is checked with ``is_on_whatsapp`` before it is blocked (``NOT_FOUND``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from neonize.client import NewClient
+from neonize.proto.Neonize_pb2 import JID, ContactInfo, IsOnWhatsAppResponse, UserInfo
+from neonize.utils.enum import BlocklistAction
+
+from gateway import jids
+from gateway.failures.kinds import ErrorKind
+
+from .. import contact_checks
+from ..contact_types import Contact, NumberCheck
+from ..port import NetworkError
+from .jids import is_lid, jid_str, parse_jid
+from .link import DeviceLink
+
+_NO_PICTURE = ("does not have a profile picture", "hidden their profile picture")
+"""whatsmeow's ``ErrProfilePictureNotSet`` and ``ErrProfilePictureUnauthorized``: no URL to show."""
+
+
+class NeonizeContacts:
+    """A neonize session's ``contacts``: every library call through its link's gated call."""
+
+    def __init__(self, link: DeviceLink) -> None:
+        self._link = link
+
+    async def check_numbers(self, phones: Sequence[str]) -> list[NumberCheck]:
+        distinct = contact_checks.check_phones(phones)
+
+        def check(client: NewClient) -> list[NumberCheck]:
+            answers = _by_phone(client.is_on_whatsapp(*distinct))
+            results = [_number_check(phone, answers.get(phone)) for phone in distinct]
+            found = [answers[r.phone].JID for r in results if r.on_network]
+            lids = _lids_of(client, found)
+            return [replace(r, lid=lids.get(r.jid or "")) for r in results]
+
+        return await self._link.call("check numbers", check)
+
+    async def get_contact(self, jid: str) -> Contact:
+        address = contact_checks.check_person(jid)
+        return await self._link.call("get contact", lambda client: _contact(client, address))
+
+    async def block(self, jid: str) -> None:
+        await self._update("block contact", jid, BlocklistAction.BLOCK)
+
+    async def unblock(self, jid: str) -> None:
+        await self._update("unblock contact", jid, BlocklistAction.UNBLOCK)
+
+    async def get_blocklist(self) -> list[str]:
+        def read(client: NewClient) -> list[str]:
+            shown = (_shown(client, entry) for entry in client.get_blocklist().JIDs)
+            return list(dict.fromkeys(jid for jid in shown if jid))
+
+        return await self._link.call("get blocklist", read)
+
+    async def _update(self, operation: str, jid: str, action: BlocklistAction) -> None:
+        address = contact_checks.check_person(jid)
+        if address.jid == self._link.own_jid():
+            raise NetworkError(ErrorKind.INVALID, "an account cannot block itself")
+
+        def update(client: NewClient) -> None:
+            target = parse_jid(address.jid)
+            if address.kind is jids.JidKind.USER:
+                target = _account(client, address.jid).JID
+            client.update_blocklist(target, action)
+
+        await self._link.call(operation, update)
+
+
+def _by_phone(answers: Iterable[IsOnWhatsAppResponse]) -> dict[str, IsOnWhatsAppResponse]:
+    """The answers by the number asked (``Query``, ``+`` and any server dropped) and by the
+    number of the JID answered."""
+    found: dict[str, IsOnWhatsAppResponse] = {}
+    for answer in answers:
+        found.setdefault(answer.JID.User, answer)
+        found[answer.Query.lstrip("+").partition("@")[0]] = answer
+    return found
+
+
+def _number_check(phone: str, answer: IsOnWhatsAppResponse | None) -> NumberCheck:
+    if answer is None or not answer.IsIn:
+        return NumberCheck(phone, False)
+    return NumberCheck(phone, True, jid_str(answer.JID))
+
+
+def _account(client: NewClient, user_jid: str) -> IsOnWhatsAppResponse:
+    """The network's answer for the account of a user JID; ``NOT_FOUND`` when it has none."""
+    phone = user_jid.partition("@")[0]
+    answer = _by_phone(client.is_on_whatsapp(phone)).get(phone)
+    if answer is None or not answer.IsIn:
+        raise NetworkError(ErrorKind.NOT_FOUND, f"{user_jid} is not on the network")
+    return answer
+
+
+def _lids_of(client: NewClient, phone_jids: Sequence[JID]) -> dict[str, str]:
+    """The LIDs whatsmeow's store knows for ``phone_jids`` (by user JID), after one user-info
+    query for those it did not know yet (whatsmeow stores the LIDs such a query brings)."""
+    known = {jid_str(jid) or "": _lid(client, jid) for jid in phone_jids}
+    missing = [jid for jid in phone_jids if known[jid_str(jid) or ""] is None]
+    if missing:
+        client.get_user_info(*missing)
+        known |= {jid_str(jid) or "": _lid(client, jid) for jid in missing}
+    return {jid: lid for jid, lid in known.items() if lid is not None}
+
+
+def _lid(client: NewClient, phone_jid: JID) -> str | None:
+    lid = client.get_lid_from_pn(phone_jid)
+    return jid_str(lid) if lid.User else None
+
+
+def _phone_of(client: NewClient, lid: JID) -> JID | None:
+    phone = client.get_pn_from_lid(lid)
+    return phone if phone.User else None
+
+
+def _shown(client: NewClient, jid: JID) -> str | None:
+    """A JID as the gateway shows people: the phone JID of a LID when the store knows it."""
+    phone = _phone_of(client, jid) if is_lid(jid) else None
+    return jid_str(phone or jid)
+
+
+def _contact(client: NewClient, address: jids.Address) -> Contact:
+    """The account ``address`` names, both identities resolved where whatsmeow can."""
+    if address.kind is jids.JidKind.LID:
+        lid = parse_jid(address.jid)
+        phone = _phone_of(client, lid)
+        target = phone or lid
+    else:
+        phone = target = _account(client, address.jid).JID
+    infos = client.get_user_info(target)
+    if not infos:
+        raise NetworkError(ErrorKind.NOT_FOUND, f"{address.jid} is not on the network")
+    info: UserInfo = infos[0].UserInfo
+    phone_jid = jid_str(phone) if phone is not None else None
+    lid_jid = address.jid if address.kind is jids.JidKind.LID else _lid(client, target)
+    business = info.HasField("VerifiedName")
+    name = info.VerifiedName.Details.verifiedName if business else ""
+    return Contact(
+        jid=phone_jid,
+        lid=lid_jid,
+        name=name or _saved_name(client.contact.get_contact(target)),
+        about=info.Status or None,
+        picture_url=_picture_url(client, target),
+        is_business=business,
+    )
+
+
+def _saved_name(contact: ContactInfo) -> str | None:
+    """The name the account's phone saved for the contact, else the contact's push name."""
+    if not contact.Found:
+        return None
+    return contact.FullName or contact.FirstName or contact.PushName or contact.BusinessName or None
+
+
+def _picture_url(client: NewClient, jid: JID) -> str | None:
+    """The URL of the account's picture; None when it has none or hides it from the device."""
+    try:
+        picture = client.get_profile_picture(jid)
+    except Exception as exc:
+        if any(marker in str(exc) for marker in _NO_PICTURE):
+            return None
+        raise
+    return picture.URL or None
