@@ -22,7 +22,7 @@ What neonize 0.5.2 can do here (read from its source):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from neonize.client import NewClient
@@ -55,8 +55,8 @@ class NeonizeContacts:
             answers = _by_phone(client.is_on_whatsapp(*distinct))
             results = [_number_check(phone, answers.get(phone)) for phone in distinct]
             found = [answers[r.phone].JID for r in results if r.on_network]
-            lids = _lids_of(client, found)
-            return [replace(r, lid=lids.get(r.jid or "")) for r in results]
+            lids = dict(zip((jid_str(jid) for jid in found), _learned(client, found, _lid), strict=True))
+            return [replace(r, lid=jid_str(lids.get(r.jid))) for r in results]
 
         return await self._link.call("check numbers", check)
 
@@ -72,7 +72,10 @@ class NeonizeContacts:
 
     async def get_blocklist(self) -> list[str]:
         def read(client: NewClient) -> list[str]:
-            shown = (_shown(client, entry) for entry in client.get_blocklist().JIDs)
+            blocked = list(client.get_blocklist().JIDs)
+            lids = [jid for jid in blocked if is_lid(jid)]
+            phones = dict(zip((jid_str(lid) for lid in lids), _learned(client, lids, _phone_of), strict=True))
+            shown = (jid_str(phones.get(jid_str(jid)) or jid) for jid in blocked)
             return list(dict.fromkeys(jid for jid in shown if jid))
 
         return await self._link.call("get blocklist", read)
@@ -116,20 +119,23 @@ def _account(client: NewClient, user_jid: str) -> IsOnWhatsAppResponse:
     return answer
 
 
-def _lids_of(client: NewClient, phone_jids: Sequence[JID]) -> dict[str, str]:
-    """The LIDs whatsmeow's store knows for ``phone_jids`` (by user JID), after one user-info
-    query for those it did not know yet (whatsmeow stores the LIDs such a query brings)."""
-    known = {jid_str(jid) or "": _lid(client, jid) for jid in phone_jids}
-    missing = [jid for jid in phone_jids if known[jid_str(jid) or ""] is None]
+def _learned(
+    client: NewClient, people: Sequence[JID], read: Callable[[NewClient, JID], JID | None]
+) -> list[JID | None]:
+    """The other identity of each of ``people`` as ``read`` finds it in whatsmeow's store
+    (``_lid`` of a phone JID, ``_phone_of`` of a LID), after one user-info query for those it
+    did not know yet: whatsmeow stores the identities such a query brings."""
+    found = [read(client, jid) for jid in people]
+    missing = [jid for jid, other in zip(people, found, strict=True) if other is None]
     if missing:
         client.get_user_info(*missing)
-        known |= {jid_str(jid) or "": _lid(client, jid) for jid in missing}
-    return {jid: lid for jid, lid in known.items() if lid is not None}
+        found = [other or read(client, jid) for jid, other in zip(people, found, strict=True)]
+    return found
 
 
-def _lid(client: NewClient, phone_jid: JID) -> str | None:
+def _lid(client: NewClient, phone_jid: JID) -> JID | None:
     lid = client.get_lid_from_pn(phone_jid)
-    return jid_str(lid) if lid.User else None
+    return lid if lid.User else None
 
 
 def _phone_of(client: NewClient, lid: JID) -> JID | None:
@@ -137,32 +143,29 @@ def _phone_of(client: NewClient, lid: JID) -> JID | None:
     return phone if phone.User else None
 
 
-def _shown(client: NewClient, jid: JID) -> str | None:
-    """A JID as the gateway shows people: the phone JID of a LID when the store knows it."""
-    phone = _phone_of(client, jid) if is_lid(jid) else None
-    return jid_str(phone or jid)
-
-
 def _contact(client: NewClient, address: jids.Address) -> Contact:
-    """The account ``address`` names, both identities resolved where whatsmeow can."""
+    """The account ``address`` names, both identities resolved where whatsmeow can: the
+    user-info query first, as it teaches whatsmeow's store the other identity."""
     if address.kind is jids.JidKind.LID:
-        lid = parse_jid(address.jid)
-        phone = _phone_of(client, lid)
-        target = phone or lid
+        asked = parse_jid(address.jid)
+        target = _phone_of(client, asked) or asked
     else:
-        phone = target = _account(client, address.jid).JID
+        target = _account(client, address.jid).JID
     infos = client.get_user_info(target)
     if not infos:
         raise NetworkError(ErrorKind.NOT_FOUND, f"{address.jid} is not on the network")
     info: UserInfo = infos[0].UserInfo
-    phone_jid = jid_str(phone) if phone is not None else None
-    lid_jid = address.jid if address.kind is jids.JidKind.LID else _lid(client, target)
+    if address.kind is jids.JidKind.LID:
+        lid: JID | None = asked
+        phone = _phone_of(client, asked)
+    else:
+        lid, phone = _lid(client, target), target
     business = info.HasField("VerifiedName")
     name = info.VerifiedName.Details.verifiedName if business else ""
     return Contact(
-        jid=phone_jid,
-        lid=lid_jid,
-        name=name or _saved_name(client.contact.get_contact(target)),
+        jid=jid_str(phone),
+        lid=jid_str(lid),
+        name=name or _saved_name(client.contact.get_contact(phone or target)),
         about=info.Status or None,
         picture_url=_picture_url(client, target),
         is_business=business,
