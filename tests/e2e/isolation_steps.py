@@ -73,6 +73,20 @@ DEVICE_HEADER_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/status/video", {"url": "https://example.org/story.mp4"}),
 ]
 
+# Contact routes (h24-contacts) name a person of the network (no record of any tenant) and act
+# through the X-Device-Id device: another tenant's device there is 404 DEVICE_NOT_FOUND. Their
+# templates cover the guard of ``test_tenant_isolation.py``. (method, path template, body)
+CONTACT_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("POST", "/contacts/check", {"numbers": ["15551234567"]}),
+    ("GET", "/contacts/blocklist", None),
+    ("GET", "/contacts/{jid}", None),
+    ("PUT", "/contacts/{jid}/block", None),
+    ("DELETE", "/contacts/{jid}/block", None),
+]
+DEVICE_HEADER_ROUTES += [
+    (method, path.format(jid="15551234567"), body) for method, path, body in CONTACT_ROUTES
+]
+
 # Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,
 # so the 404 is about the id in the path and not about a missing device.
 DEVICE_SCOPED = {"/webhook/deliveries/{event_id}/redeliver", "/messages/{message_id}"}

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from isolation_steps import (
+    CONTACT_ROUTES,
     DEVICE_SCOPED,
     GROUP_ROUTES,
     ID_ROUTES,
@@ -55,8 +56,9 @@ def test_every_tenant_scoped_route_with_an_id_is_in_the_isolation_table():
     # When it is compared with the rows of the isolation table
     covered = {(method, path) for method, path, _, _ in ID_ROUTES}
     covered |= {(method, path) for method, path, _ in GROUP_ROUTES}
+    covered |= {(method, path) for method, path, _ in CONTACT_ROUTES}
     # Then every such route has a row, and every path parameter a way to get another tenant's id
-    assert served - covered == set(), "add a row to ID_ROUTES (GROUP_ROUTES for a group route)"
+    assert served - covered == set(), "add a row to ID_ROUTES (GROUP_ROUTES, CONTACT_ROUTES for theirs)"
     parameters = {name for _, path in served for name in re.findall(r"\{(\w+)", path)}
     assert parameters <= OTHER_TENANT_IDS.keys() | {"jid"}
 

@@ -57,10 +57,10 @@ class SimulatedContacts:
             return Contact(account.jid, account.lid, account.name, account.about)
 
     async def block(self, jid: str) -> None:
-        await self._change("block_contact", jid, blocked=True)
+        await self._change("block", jid, blocked=True)
 
     async def unblock(self, jid: str) -> None:
-        await self._change("unblock_contact", jid, blocked=False)
+        await self._change("unblock", jid, blocked=False)
 
     async def get_blocklist(self) -> list[str]:
         self._link.connection()
