@@ -38,7 +38,7 @@ from ..port import NetworkError
 from .jids import is_lid, jid_str, parse_jid
 from .link import DeviceLink
 
-_NO_PICTURE = ("does not have a profile picture", "hidden their profile picture")
+NO_PICTURE_ERRORS = ("does not have a profile picture", "hidden their profile picture")
 """whatsmeow's ``ErrProfilePictureNotSet`` and ``ErrProfilePictureUnauthorized``: no URL to show."""
 
 
@@ -184,7 +184,7 @@ def _picture_url(client: NewClient, jid: JID) -> str | None:
     try:
         picture = client.get_profile_picture(jid)
     except Exception as exc:
-        if any(marker in str(exc) for marker in _NO_PICTURE):
+        if any(marker in str(exc) for marker in NO_PICTURE_ERRORS):
             return None
         raise
     return picture.URL or None
