@@ -7,17 +7,21 @@ What neonize 0.5.2 can do here (read from its source):
   answer names its ``Query`` and the account's ``JID`` as the network spells it (which may
   differ from the number asked: the answer's JID is the one to write to).
 - **LIDs** come from whatsmeow's store (``get_lid_from_pn`` / ``get_pn_from_lid``), which
-  learns them from messages, groups and user-info queries. A phone JID whose LID the store
-  does not know yet is asked about once more with ``get_user_info`` (one query for all of
-  them), then read again; a LID still unknown is null. neonize's ``UserInfo`` has no LID
-  field of its own.
+  learns them from messages, groups and user-info queries. An identity the store does not
+  know yet is asked about once with ``get_user_info`` (one query for all of them), then read
+  again; one still unknown is null. neonize's ``UserInfo`` has no LID field of its own.
 - **One account**: ``get_user_info`` (About text ``Status``, ``VerifiedName`` for business
-  accounts), ``get_profile_picture`` (its URL; hidden or never set: null) and the contact
-  store (``contact.get_contact``: the name the phone saved, else the push name). A phone
-  number is checked first with ``is_on_whatsapp`` (``NOT_FOUND`` when it has no account).
+  accounts; asked first, as it teaches the store the other identity),
+  ``get_profile_picture`` (its URL; hidden or never set: null) and the contact store
+  (``contact.get_contact``: the name the phone saved, else the push name). A phone number is
+  checked first with ``is_on_whatsapp`` (``NOT_FOUND`` when it has no account).
 - **Blocking**: ``update_blocklist(jid, BlocklistAction.BLOCK | UNBLOCK)`` and
-  ``get_blocklist()``; a LID in the list is shown as the phone JID when the store knows it.
-  A phone number is checked with ``is_on_whatsapp`` before it is blocked (``NOT_FOUND``).
+  ``get_blocklist()``; a LID in the list is shown as the phone JID where the store knows it
+  (or learns it). A phone number is checked with ``is_on_whatsapp`` before it is blocked
+  (``NOT_FOUND``).
+
+The store lookups and the contact store abort the process on a client that is not
+connected: every call goes through the link's gated call, which checks the session first.
 """
 
 from __future__ import annotations
