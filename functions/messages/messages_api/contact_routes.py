@@ -34,6 +34,12 @@ ContactJid = Annotated[
     ),
 ]
 INPUT_ERRORS = standard(400, ErrorCode.VALIDATION_ERROR)
+BLOCK_ANSWERS = answers(
+    AUTHENTICATED,
+    ACTING_DEVICE_ERRORS,
+    command_errors(CommandName.BLOCK_CONTACT, CommandName.UNBLOCK_CONTACT),
+    INPUT_ERRORS,
+)
 
 
 @router.post(
@@ -73,23 +79,13 @@ def get_contact(jid: ContactJid, device: Device) -> ContactResponse:
     return service.get_contact(device, jid)
 
 
-@router.put(
-    "/contacts/{jid}/block",
-    responses=answers(
-        AUTHENTICATED, ACTING_DEVICE_ERRORS, command_errors(CommandName.BLOCK_CONTACT), INPUT_ERRORS
-    ),
-)
+@router.put("/contacts/{jid}/block", responses=BLOCK_ANSWERS)
 def block_contact(jid: ContactJid, device: Device) -> BlockResponse:
     """Block the account: its messages, calls and presence no longer reach the device."""
     return service.set_blocked(device, jid, blocked=True)
 
 
-@router.delete(
-    "/contacts/{jid}/block",
-    responses=answers(
-        AUTHENTICATED, ACTING_DEVICE_ERRORS, command_errors(CommandName.UNBLOCK_CONTACT), INPUT_ERRORS
-    ),
-)
+@router.delete("/contacts/{jid}/block", responses=BLOCK_ANSWERS)
 def unblock_contact(jid: ContactJid, device: Device) -> BlockResponse:
     """Unblock the account."""
     return service.set_blocked(device, jid, blocked=False)

@@ -7,9 +7,10 @@ session's ``contacts`` family; what the network refuses comes back as its error 
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
-from gateway.bus import Command, Reply, contracts
+from gateway.bus import Command, CommandName, Reply, contracts
 from gateway.bus.contracts import NoArgs
 from gateway.bus.contracts.contacts import (
     Blocklist,
@@ -41,33 +42,19 @@ async def get_contact(_host: Host, command: Command[ContactRef], owned: OwnedDev
     if refused := refuse_unless_connected(command, owned):
         return refused
     contact = await owned.session.contacts.get_contact(command.args.jid)
-    result = ContactInfo(
-        jid=contact.jid,
-        lid=contact.lid,
-        name=contact.name,
-        about=contact.about,
-        picture_url=contact.picture_url,
-        is_business=contact.is_business,
-    )
-    return ok(command, session_snapshot(owned.session), result)
+    return ok(command, session_snapshot(owned.session), ContactInfo(**asdict(contact)))
 
 
 @handles(contracts.BLOCK_CONTACT)
-async def block_contact(_host: Host, command: Command[ContactRef], owned: OwnedDevice) -> Reply[Any]:
-    """Block the account: its messages no longer reach the device."""
-    if refused := refuse_unless_connected(command, owned):
-        return refused
-    await owned.session.contacts.block(command.args.jid)
-    return ok(command, session_snapshot(owned.session), BlockState(jid=command.args.jid, blocked=True))
-
-
 @handles(contracts.UNBLOCK_CONTACT)
-async def unblock_contact(_host: Host, command: Command[ContactRef], owned: OwnedDevice) -> Reply[Any]:
-    """Unblock the account."""
+async def set_blocked(_host: Host, command: Command[ContactRef], owned: OwnedDevice) -> Reply[Any]:
+    """Block the account (its messages no longer reach the device), or unblock it."""
     if refused := refuse_unless_connected(command, owned):
         return refused
-    await owned.session.contacts.unblock(command.args.jid)
-    return ok(command, session_snapshot(owned.session), BlockState(jid=command.args.jid, blocked=False))
+    blocked = command.name is CommandName.BLOCK_CONTACT
+    contacts = owned.session.contacts
+    await (contacts.block if blocked else contacts.unblock)(command.args.jid)
+    return ok(command, session_snapshot(owned.session), BlockState(jid=command.args.jid, blocked=blocked))
 
 
 @handles(contracts.GET_BLOCKLIST)

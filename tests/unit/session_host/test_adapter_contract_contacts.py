@@ -13,25 +13,18 @@ adapter's sight).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from adapter_backends import DEVICE_JID, Backend
 from test_adapter_contract_groups import ADAPTERS, BOB, CAI, GHOST, GHOST_JID, UNKNOWN_GROUP, on
+from test_adapter_contract_status import fails
 
 from gateway.failures.kinds import ErrorKind
 from session_host.network.contact_types import Contact, NumberCheck
-from session_host.network.port import NetworkError
 
 UNKNOWN_LID = "999999999999999@lid"
-
-
-async def fails(kind: ErrorKind, call: Awaitable[Any]) -> None:
-    with pytest.raises(NetworkError) as caught:
-        await call
-    assert caught.value.kind is kind, caught.value
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
