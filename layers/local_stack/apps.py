@@ -14,6 +14,7 @@ def function_routers() -> list[APIRouter]:
     """The routers of every API function, in the order API Gateway would match them."""
     from devices_api.routes import router as devices
     from groups_api.routes import router as groups
+    from messages_api.contact_routes import router as contacts
     from messages_api.media_routes import router as media
     from messages_api.presence_routes import router as presence
     from messages_api.profile_routes import router as profile
@@ -39,6 +40,7 @@ def function_routers() -> list[APIRouter]:
         # Presence and profile of the linked account (issue 24).
         presence,
         profile,
+        contacts,
     ]
 
 

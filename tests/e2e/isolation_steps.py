@@ -78,11 +78,20 @@ DEVICE_HEADER_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("PUT", "/profile/picture", {"image_base64": JPEG_BASE64}),
 ]
 
-# Routes that name a person in the path (a phone number, user JID or LID: no record of any
-# tenant) and their device only in X-Device-Id: checked as DEVICE_HEADER_ROUTES, with
-# ``{jid}`` a phone number. (method, path template, body)
+# Routes that name a person of the network in the path (a phone number, user JID or LID: no
+# record of any tenant) and act through the X-Device-Id device: another tenant's device there is
+# 404 DEVICE_NOT_FOUND. Checked as DEVICE_HEADER_ROUTES, with ``{jid}`` a phone number; their
+# templates cover the guard of ``test_tenant_isolation.py``. (method, path template, body)
 PERSON_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("POST", "/contacts/check", {"numbers": ["15551234567"]}),
+    ("GET", "/contacts/blocklist", None),
+    ("GET", "/contacts/{jid}", None),
+    ("PUT", "/contacts/{jid}/block", None),
+    ("DELETE", "/contacts/{jid}/block", None),
     ("POST", "/contacts/{jid}/presence/subscribe", None),
+]
+DEVICE_HEADER_ROUTES += [
+    (method, path.format(jid="15551234567"), body) for method, path, body in PERSON_ROUTES
 ]
 
 # Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from gateway.bus import Command, CommandName, DeviceSnapshot, Reply, contracts
 from gateway.bus.client import ReplyInbox
 from gateway.bus.contracts import CONTRACTS, CommandArgs, CommandResult, Contract, Done, NoArgs
+from gateway.bus.contracts import contacts as c
 from gateway.bus.contracts import groups as g
 from gateway.bus.contracts import messages as m
 from gateway.bus.contracts import profile as p
@@ -87,6 +88,11 @@ ARGS: dict[CommandName, CommandArgs] = {
     CommandName.SUBSCRIBE_PRESENCE: p.SubscribePresenceArgs(jid=PERSON),
     CommandName.UPDATE_PROFILE: p.UpdateProfileArgs(about="Answering 9-17"),
     CommandName.SET_PROFILE_PICTURE: p.ProfilePictureArgs(media_id="m1"),
+    # Contacts (h24-contacts).
+    CommandName.CHECK_CONTACTS: c.CheckNumbersArgs(phones=["15551234567", "15557654321"]),
+    CommandName.GET_CONTACT: c.ContactRef(jid="207180606656001@lid"),
+    CommandName.BLOCK_CONTACT: c.ContactRef(jid=PERSON),
+    CommandName.UNBLOCK_CONTACT: c.ContactRef(jid=PERSON),
 }
 RESULTS: dict[CommandName, CommandResult] = {
     CommandName.QR: s.QrCode(qr_code="2@abc", expires_at=1.5),
@@ -127,6 +133,19 @@ RESULTS: dict[CommandName, CommandResult] = {
     CommandName.GET_PROFILE: p.Profile(jid=PERSON, name="Ana", about=None, picture_url=None),
     CommandName.UPDATE_PROFILE: p.Profile(jid=PERSON, name=None, about="Answering 9-17", picture_url=None),
     CommandName.SET_PROFILE_PICTURE: p.ProfilePictureSet(picture_id="1700000001"),
+    # Contacts (h24-contacts).
+    CommandName.CHECK_CONTACTS: c.NumberChecks(
+        results=[
+            c.NumberCheck(phone="15551234567", on_network=True, jid=PERSON, lid="1@lid"),
+            c.NumberCheck(phone="15557654321", on_network=False),
+        ]
+    ),
+    CommandName.GET_CONTACT: c.ContactInfo(
+        jid=None, lid="1@lid", name="Ann", about=None, picture_url=None, is_business=False
+    ),
+    CommandName.BLOCK_CONTACT: c.BlockState(jid=PERSON, blocked=True),
+    CommandName.UNBLOCK_CONTACT: c.BlockState(jid=PERSON, blocked=False),
+    CommandName.GET_BLOCKLIST: c.Blocklist(jids=[PERSON]),
 }
 
 

@@ -284,6 +284,12 @@ ROUTES: dict[tuple[str, str], CommandName] = {
     ("get", "/profile"): CommandName.GET_PROFILE,
     ("patch", "/profile"): CommandName.UPDATE_PROFILE,
     ("put", "/profile/picture"): CommandName.SET_PROFILE_PICTURE,
+    # Contacts (h24-contacts).
+    ("post", "/contacts/check"): CommandName.CHECK_CONTACTS,
+    ("get", "/contacts/{jid}"): CommandName.GET_CONTACT,
+    ("put", "/contacts/{jid}/block"): CommandName.BLOCK_CONTACT,
+    ("delete", "/contacts/{jid}/block"): CommandName.UNBLOCK_CONTACT,
+    ("get", "/contacts/blocklist"): CommandName.GET_BLOCKLIST,
 }
 """Every route that sends a device command, and the command (written here, not read from
 the routes, so a route that stops documenting its family's answers fails below)."""

@@ -5,12 +5,10 @@ They act through the request's device (``X-Device-Id``, or the caller's only dev
 any role may use when it can see it, and need that device's session connected.
 """
 
-from typing import Annotated
-
 from fastapi import APIRouter, Depends
-from fastapi import Path as PathParam
 
 from gateway.bus import CommandName
+from gateway.contacts.schemas import PersonInPath
 from gateway.devices.access import ACTING_DEVICE_ERRORS
 from gateway.devices.dependencies import authenticated_device
 from gateway.failures.table import command_errors
@@ -21,10 +19,6 @@ from gateway.profile.schemas import PresenceRequest
 from gateway.web.error_docs import AUTHENTICATED, WITH_BODY, WITH_PARAMETERS, answers
 
 router = APIRouter(tags=["presence"])
-
-PersonInPath = Annotated[
-    str, PathParam(description="The person: phone digits, a user JID or a LID", examples=["15551234567"])
-]
 
 
 @router.put(

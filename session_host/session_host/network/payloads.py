@@ -315,3 +315,20 @@ def contact_presence(jid: str | None, *, available: bool, last_seen: float | Non
             "last_seen": iso_utc_or_none(last_seen),
         },
     )
+
+
+# --- contacts (h24-contacts) -------------------------------------------------------------
+
+
+def blocklist_changed(
+    changes: Sequence[tuple[str | None, str | None]], *, refresh_needed: bool = False
+) -> NetworkEvent:
+    """The account blocked or unblocked people: ``changes`` are ``(jid, action)`` pairs; with
+    ``refresh_needed`` the network only said the list changed (fetch it whole)."""
+    return _event(
+        EventName.PRIVACY_BLOCKLIST,
+        {
+            "changes": [{"jid": jid, "action": action} for jid, action in changes],
+            "refresh_needed": refresh_needed,
+        },
+    )

@@ -7,8 +7,9 @@ one :class:`DeviceSession` per device and never touches a network client directl
 A session is the device's lifecycle; its operations come in families, one attribute and one
 small protocol each: ``sending`` (:class:`SendOperations`), ``messages``
 (:class:`MessageOperations`), ``groups`` (:class:`~.group_types.GroupOperations`),
-``status`` (:class:`~.status_types.StatusOperations`), and the account's own ``presence``
-and ``profile`` (:mod:`.profile_types`). What an adapter cannot do raises
+``status`` (:class:`~.status_types.StatusOperations`), the account's own ``presence``
+and ``profile`` (:mod:`.profile_types`), and other accounts, ``contacts``
+(:class:`~.contact_types.ContactOperations`). What an adapter cannot do raises
 :meth:`NetworkError.unsupported` (501 at the API).
 """
 
@@ -25,6 +26,7 @@ from gateway.failures.kinds import ErrorKind
 from gateway.groups import codes
 from gateway.webhooks.catalog import EventName
 
+from .contact_types import ContactOperations
 from .group_types import GroupOperations
 from .media_types import ContactCard, Location, OutgoingMedia, ReceivedMedia, Template
 from .profile_types import PresenceOperations, ProfileOperations
@@ -265,6 +267,10 @@ class DeviceSession(Protocol):
     @property
     def profile(self) -> ProfileOperations:
         """The account's push name, About text and picture."""
+
+    @property
+    def contacts(self) -> ContactOperations:
+        """Other accounts: number checks, one account's profile and identities, blocking."""
 
     async def connect(self) -> None:
         """Start (or resume) the session; returns once the attempt is under way.

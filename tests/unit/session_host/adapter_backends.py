@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from fakes_neonize import ACCOUNT_JID, connected, deliver, eventually, message_event, patched_client, source
 from fakes_neonize import jid as fake_jid
+from fakes_neonize_contacts import ScriptedContacts
 from fakes_neonize_network import ScriptedNetwork
 from fakes_simulated import fast_network, paired
 from neonize.builder import build_revoke
@@ -90,6 +91,10 @@ class Backend(Protocol):
     async def media_from(self, jid: str, kind: str, data: bytes, mimetype: str, caption: str) -> NetworkEvent:
         """Someone sends the device media; the ``message.received`` its session emits."""
 
+    # Contacts (h24-contacts).
+    def set_profile(self, jid: str, name: str | None, about: str | None) -> None:
+        """The account of ``jid`` sets its push name and About text."""
+
 
 class SimulatedBackend:
     name = "simulated"
@@ -149,6 +154,10 @@ class SimulatedBackend:
         self.network.send_from_account(_phone(jid), DEVICE_JID, None, media)
         return await self.next_event("message.received", len(self.events("message.received")) + 1)
 
+    # Contacts (h24-contacts).
+    def set_profile(self, jid: str, name: str | None, about: str | None) -> None:
+        self.network.update_account(_phone(jid), {"name": name, "about": about})
+
 
 class NeonizeBackend:
     name = "neonize"
@@ -183,6 +192,7 @@ class NeonizeBackend:
         self.network.client.upload.side_effect = _upload
         self._downloads: dict[bytes, bytes] = {}  # media key -> bytes, as the media servers keep them
         self.network.client.download_any.side_effect = lambda message: self._downloads[_key(message)]
+        self.contacts = ScriptedContacts(self.network.client, self._accounts)  # h24-contacts
 
     def person(self, phone: str) -> tuple[str, str]:
         jid, lid = jids.user_jid(phone), f"{next(_LIDS)}@lid"
@@ -234,6 +244,10 @@ class NeonizeBackend:
         count = len(self.events("message.received")) + 1
         await deliver(self.network.client, _wire_event(jid, message))
         return await self.next_event("message.received", count)
+
+    # Contacts (h24-contacts).
+    def set_profile(self, jid: str, name: str | None, about: str | None) -> None:
+        self.contacts.set_profile(jid, name, about)
 
 
 def _sent(to: Any, message: Any, *_: Any, **__: Any) -> SendResponse:

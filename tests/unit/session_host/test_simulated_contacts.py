@@ -143,8 +143,8 @@ def test_a_contact_calls_the_device_and_hangs_up(tmp_path: Path) -> None:
 
 def test_the_simulated_network_produces_every_event_it_declares(tmp_path: Path) -> None:
     async def scenario() -> None:
-        # Given a network where a device pairs, chats, asks for history, gets calls, joins a group
-        # and loses its connection
+        # Given a network where a device pairs, chats, asks for history, gets calls, joins a group,
+        # blocks someone and loses its connection
         network = fast_network()
         network.create_account(CONTACT, "Bob")
         session, recorder = await paired(network, tmp_path)
@@ -163,6 +163,10 @@ def test_the_simulated_network_produces_every_event_it_declares(tmp_path: Path) 
         trip = network.groups.create(CONTACT, "Trip", [PHONE])["jid"]
         network.groups.update(CONTACT, trip, {"name": "Trip 2025"})
         await recorder.wait_for("group.info")
+        stranger = "15550009999"
+        network.create_account(stranger, "Eve")
+        await session.contacts.block(f"{stranger}@s.whatsapp.net")
+        await recorder.wait_for("privacy.blocklist")
         network.drop("dev-1")
         await recorder.wait_for("device.connected", 2)
         network.inject_fault("connect", "refused", device_id="dev-1")

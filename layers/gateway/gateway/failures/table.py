@@ -110,6 +110,9 @@ class Family(StrEnum):
     PRIVACY_SET = "privacy_set"
     # Presence and profile of the linked account (issue 24).
     PROFILE = "profile"  # the standard answers
+    # Contacts (h24-contacts).
+    CONTACTS = "contacts"  # number checks, the blocklist: the standard answers
+    CONTACT = "contact"  # one account: 404 CONTACT_NOT_FOUND when the network has none
 
 
 DOING: MappingProxyType[CommandName, str] = MappingProxyType(
@@ -375,6 +378,14 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
                 CommandName.UPDATE_PROFILE,
                 CommandName.SET_PROFILE_PICTURE,
             }
+        ),
+        # Contacts (h24-contacts).
+        Family.CONTACTS: _standard({CommandName.CHECK_CONTACTS, CommandName.GET_BLOCKLIST}),
+        Family.CONTACT: _standard(
+            {CommandName.GET_CONTACT, CommandName.BLOCK_CONTACT, CommandName.UNBLOCK_CONTACT},
+            not_found=Failure(
+                404, ErrorCode.CONTACT_NOT_FOUND, "no account of the messaging network has that number"
+            ),
         ),
     }
 )

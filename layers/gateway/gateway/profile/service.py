@@ -22,6 +22,7 @@ from gateway.bus.contracts.profile import (
     SubscribePresenceArgs,
     UpdateProfileArgs,
 )
+from gateway.contacts.service import person_jid
 from gateway.devices import commands
 from gateway.devices.access import require_session
 from gateway.errors import ApiError, validation_error
@@ -39,8 +40,6 @@ from gateway.profile.outputs import (
 )
 from gateway.profile.schemas import PresenceRequest, ProfilePictureRequest, ProfileUpdateRequest
 
-MAX_JID_LENGTH = 128
-
 
 def set_presence(device: DeviceModel, body: PresenceRequest) -> PresenceResponse:
     """Show the account online or offline."""
@@ -56,14 +55,6 @@ def subscribe_presence(device: DeviceModel, jid: str) -> PresenceSubscribedRespo
     done = commands.execute(device, contracts.SUBSCRIBE_PRESENCE, SubscribePresenceArgs(jid=person)).result
     logger.info("presence subscribed", extra={"device_id": device.device_id, "is_lid": jids.is_lid(person)})
     return PresenceSubscribedResponse(jid=done.jid)
-
-
-def person_jid(value: str) -> str:
-    """The person ``value`` names, as a user JID or a LID; 400 ``VALIDATION_ERROR`` otherwise."""
-    address = jids.parse_participant(value.strip()) if len(value) <= MAX_JID_LENGTH else None
-    if address is None:
-        raise validation_error("jid", "must be phone digits, a user JID or a LID", value)
-    return address.jid
 
 
 def get_profile(device: DeviceModel) -> ProfileResponse:

@@ -266,6 +266,10 @@ class ClientRunner:
         self.finished.set()
 
 
+_GATED_STORES = frozenset({"contact", "chat_settings"})
+"""Attributes of ``NewClient`` holding stores whose methods call the Go side."""
+
+
 class GatedClient:
     """A client whose every method call goes through the gate on a ticket of its own.
 
@@ -273,18 +277,22 @@ class GatedClient:
     the gate's read lease only; an operation that makes several calls (upload, then send)
     therefore takes a fresh ticket for each, right before it. ``check`` runs inside each
     ticket before the call (the session must still be connected on the same run) and raises
-    to refuse it. Attributes that are not methods are the client's own.
+    to refuse it. The client's stores (``contact``, ``chat_settings``: their calls abort the
+    process on a client that is not connected) are gated alike; other attributes that are not
+    methods are the client's own.
     """
 
     __slots__ = ("_check", "_client", "_gate")
 
-    def __init__(self, client: NewClient, gate: GoCallGate, check: Callable[[], object]) -> None:
+    def __init__(self, client: object, gate: GoCallGate, check: Callable[[], object]) -> None:
         self._client = client
         self._gate = gate
         self._check = check
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._client, name)
+        if name in _GATED_STORES:
+            return GatedClient(value, self._gate, self._check)
         if name.startswith("_") or not callable(value) or isinstance(value, type):
             return value
         gate, check = self._gate, self._check

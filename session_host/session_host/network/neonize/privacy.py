@@ -6,6 +6,7 @@ from neonize.proto.Neonize_pb2 import BlocklistEvent, PrivacySettings, privacySe
 
 from gateway.webhooks.catalog import EventName
 
+from .. import payloads
 from ..port import NetworkEvent
 from .events import EventContext, enum_name
 from .jids import jid_str
@@ -24,17 +25,8 @@ _SETTINGS = {
 
 def blocklist(_ctx: EventContext, ev: BlocklistEvent) -> NetworkEvent:
     """The account blocked or unblocked people (from any of its devices)."""
-    changes = [
-        {
-            "jid": jid_str(change.JID),
-            "action": enum_name(change, "BlockAction"),
-        }
-        for change in ev.Changes
-    ]
-    refresh_needed = enum_name(ev, "Action") == "modify"
-    return NetworkEvent(
-        name=EventName.PRIVACY_BLOCKLIST, data={"changes": changes, "refresh_needed": refresh_needed}
-    )
+    changes = [(jid_str(change.JID), enum_name(change, "BlockAction")) for change in ev.Changes]
+    return payloads.blocklist_changed(changes, refresh_needed=enum_name(ev, "Action") == "modify")
 
 
 def _setting(settings: PrivacySettings, field: str) -> str | None:

@@ -35,6 +35,7 @@ from gateway.failures.kinds import ErrorKind
 from .. import payloads
 from ..port import EventSink, NetworkError, NetworkEvent, SessionState
 from .clients import ClientRegistry, ClientRunner, call_with_deadline
+from .contact_ops import NeonizeContacts
 from .errors import library_error
 from .group_ops import NeonizeGroups
 from .handlers import NetworkHandlers
@@ -54,8 +55,8 @@ logger = logging.getLogger(__name__)
 class NeonizeSession:
     """One device's session on the real network (the port's ``DeviceSession``): its lifecycle
     here, its operations in one object per family of the port (:attr:`sending`,
-    :attr:`messages`, :attr:`groups`, :attr:`status`, :attr:`presence`, :attr:`profile`), all on
-    one :class:`~.link.DeviceLink`."""
+    :attr:`messages`, :attr:`groups`, :attr:`status`, :attr:`presence`, :attr:`profile`,
+    :attr:`contacts`), all on one :class:`~.link.DeviceLink`."""
 
     def __init__(
         self,
@@ -78,6 +79,7 @@ class NeonizeSession:
         self.status = NeonizeStatus(self._link)
         self.presence = NeonizePresence(self._link)
         self.profile = NeonizeProfile(self._link)
+        self.contacts = NeonizeContacts(self._link)
         self._registry = registry
         self._timings = timings
         self._proxy_url = proxy_url

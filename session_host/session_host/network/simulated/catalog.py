@@ -4,8 +4,8 @@ It models accounts, pairing, messages (text, media, places, contact cards, templ
 receipts in one-to-one chats and groups, chat and contact presence, push names, one-to-one
 calls that ring and end, groups (``group.joined``, ``group.info``), answers to on-demand
 history requests (``history.sync``), contacts' stories (``message.received`` in
-``status@broadcast``), connection loss and refused or unanswered dials
-(``connection.failure``); every other catalog event belongs to something it
+``status@broadcast``), blocking (``privacy.blocklist``), connection loss and refused or
+unanswered dials (``connection.failure``); every other catalog event belongs to something it
 does not model (channels, app state, the history sent after pairing) or is the gateway's own
 (``message.sent``), and never comes from it.
 """
@@ -35,6 +35,8 @@ PRODUCED_EVENTS: frozenset[EventName] = frozenset(
         EventName.GROUP_INFO,
         EventName.GROUP_JOINED,
         EventName.HISTORY_SYNC,
+        # Contacts (h24-contacts).
+        EventName.PRIVACY_BLOCKLIST,
     }
 )
 """Catalog events the simulated adapter emits."""

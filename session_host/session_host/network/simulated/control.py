@@ -128,6 +128,27 @@ class NameIn(BaseModel):
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 
 
+MAX_ABOUT_CHARS = 139
+"""The network's About text limit."""
+
+
+class AccountChangesIn(BaseModel):
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)] | None = (
+        Field(default=None, description="the push name; null is refused")
+    )
+    about: Annotated[str, StringConstraints(max_length=MAX_ABOUT_CHARS)] | None = Field(
+        default=None, description=f"the About text, up to {MAX_ABOUT_CHARS} characters; null clears it"
+    )
+
+    @model_validator(mode="after")
+    def _a_change(self) -> AccountChangesIn:
+        if not self.model_fields_set & {"name", "about"}:
+            raise ValueError("give name, about or both")
+        if "name" in self.model_fields_set and self.name is None:
+            raise ValueError("name cannot be null")
+        return self
+
+
 class TypingIn(BaseModel):
     to: Target = Field(description="the chat: a user JID, phone digits or a group JID")
     state: Literal["composing", "paused"]
@@ -303,6 +324,14 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         """The next ``count`` operations of that name (of that device, or any) fail that way."""
         network.inject_fault(body.operation, body.error, body.count, body.device_id)
         return {"success": True, **body.model_dump()}
+
+    # Contacts (h24-contacts).
+    @router.patch("/accounts/{phone}")
+    def update_account(phone: PhoneInPath, body: AccountChangesIn) -> dict[str, Any]:
+        """The account changes its name and/or About text, as devices read them (GET
+        /contacts/{jid}); a new name brings ``contact.pushname`` with its next message."""
+        changes = body.model_dump(include=body.model_fields_set & {"name", "about"})
+        return {"success": True, **_call(network.update_account, phone, changes)}
 
     router.include_router(group_routes(network))
     return router

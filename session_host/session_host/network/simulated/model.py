@@ -20,6 +20,7 @@ from gateway import jids
 from gateway.bus.messages import GROUP_COMMANDS
 from gateway.failures.kinds import ErrorKind
 
+from ..contact_types import ContactOperations
 from ..port import DeviceSession, MessageOperations, NetworkError, SendOperations
 from ..profile_types import PresenceOperations, ProfileOperations
 from ..status_types import StatusOperations
@@ -74,13 +75,14 @@ OPERATIONS: frozenset[str] = GROUP_OPERATIONS | frozenset(
         StatusOperations,
         PresenceOperations,
         ProfileOperations,
+        ContactOperations,
     )
     for name, member in vars(protocol).items()
     if inspect.iscoroutinefunction(member) and name != "close"
 )
 """Operations a fault can target: the port's session methods and those of its sending,
-messages, status, presence and profile families by name (``close`` never fails), and the
-group operations by the bus command that runs each."""
+messages, status, presence, profile and contacts families by name (``close`` never fails), and
+the group operations by the bus command that runs each."""
 
 Deliver = Callable[[str, Mapping[str, Any]], None]
 """How the network hands a signal to a session: ``deliver(kind, payload)``, never blocking.
@@ -165,7 +167,8 @@ class Account:
     """A phone on the network. ``inbox`` is what it received, ``sent`` what it sent.
 
     ``lid`` is its stable LID (given once, saved with the account); group participants
-    may name the account by it.
+    may name the account by it. ``about`` is its About text; ``blocked`` the user JIDs it
+    blocks (their messages, calls and presence never reach it: :meth:`.world.World.blocks`).
     """
 
     phone: str
@@ -183,6 +186,7 @@ class Account:
     picture: dict[str, Any] | None = None  # {picture_id, sha256, size, set_at}; bytes in World.media
     available: bool = False
     last_seen: float | None = None
+    blocked: list[str] = field(default_factory=list)  # user JIDs this account blocked (contacts)
 
     @property
     def jid(self) -> str:

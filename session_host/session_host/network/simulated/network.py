@@ -117,6 +117,25 @@ class SimulatedNetwork(NetworkCore):
             self._save()
             return {"jid": account.jid, "phone": phone, "name": name}
 
+    def update_account(self, phone: str, changes: dict[str, str | None]) -> dict[str, Any]:
+        """The phone changes its push ``name`` and/or its ``about`` text (None clears it), as
+        devices read them (GET /contacts/{jid}); a new name also brings ``contact.pushname``
+        with its next message."""
+        with self.phone(phone) as turn:
+            account = turn.account
+            if "name" in changes:
+                account.name = changes["name"]
+            if "about" in changes:
+                account.about = changes["about"]
+            turn.changed()
+            return {
+                "jid": account.jid,
+                "lid": account.lid,
+                "phone": phone,
+                "name": account.name,
+                "about": account.about,
+            }
+
     @staticmethod
     def _check_phone(phone: str) -> None:
         if not jids.is_phone(phone):
@@ -259,8 +278,9 @@ class SimulatedNetwork(NetworkCore):
                 self._world.account_presence(account, available, time.time())
                 self._save()
                 return
-            event = events.contact_presence(account.jid, available, time.time())
-            self._world.live(self._target(to), event)
+            watcher = self._target(to)
+            if not self._world.blocks(watcher, account.jid):
+                self._world.live(watcher, events.contact_presence(account.jid, available, time.time()))
 
     def call(self, phone: str, to: str, video: bool = False) -> str:
         """The phone calls ``to``; the devices connected now get ``call.offer``. Returns the call id."""
@@ -269,7 +289,8 @@ class SimulatedNetwork(NetworkCore):
             callee = self._target(to)
             call = Call(new_call_id(), caller.jid, callee.jid, video)
             self._world.calls[call.call_id] = call
-            self._world.live(callee, events.call_offer(call))
+            if not self._world.blocks(callee, caller.jid):  # a blocked caller rings nowhere
+                self._world.live(callee, events.call_offer(call))
             return call.call_id
 
     def end_call(self, phone: str, call_id: str, reason: str | None = None) -> None:
@@ -283,7 +304,7 @@ class SimulatedNetwork(NetworkCore):
                 )
             del self._world.calls[call_id]
             callee = self._world.account_of_jid(call.callee)
-            if callee is not None:
+            if callee is not None and not self._world.blocks(callee, caller.jid):
                 self._world.live(callee, events.call_terminate(call, reason, time.time()))
 
     # --- what the network does --------------------------------------------------------

@@ -31,6 +31,7 @@ from .link import DeviceLink
 from .model import DIAL_OPERATION, Deliver, DialFault
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
+from .session_contacts import SimulatedContacts
 from .session_groups import SimulatedGroups
 from .session_messages import SimulatedMessages
 from .session_profile import SimulatedPresence, SimulatedProfile
@@ -47,7 +48,7 @@ class SimulatedSession:
     """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials:
     its lifecycle and connection here, its operations in one object per family of the port
     (:attr:`sending`, :attr:`messages`, :attr:`groups`, :attr:`status`, :attr:`presence`,
-    :attr:`profile`), all on one
+    :attr:`profile`, :attr:`contacts`), all on one
     :class:`~.link.DeviceLink`."""
 
     def __init__(self, network: NetworkCore, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
@@ -63,6 +64,7 @@ class SimulatedSession:
         self.status = SimulatedStatus(self._link)
         self.presence = SimulatedPresence(self._link)
         self.profile = SimulatedProfile(self._link)
+        self.contacts = SimulatedContacts(self._link)
         self._generation = 0  # bumped whenever the connection changes; stale signals are ignored
         self._crashed_at = 0  # signals of connections older than a crash died with the process
         self._qr: tuple[str, float] | None = None

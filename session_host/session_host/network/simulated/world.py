@@ -88,6 +88,15 @@ class World:
         account = self.accounts.get(account_phone(address.jid))
         return account.jid if account is not None else None
 
+    def blocks(self, account: Account, jid: str) -> bool:
+        """Whether ``account`` blocks the account ``jid``: then what ``jid`` sends it one to
+        one (messages, typing, presence, calls) never reaches it nor its devices."""
+        return jid in account.blocked
+
+    def _blocked_by(self, watcher_jid: str, jid: str) -> bool:
+        watcher = self.account_of_jid(watcher_jid)
+        return watcher is not None and self.blocks(watcher, jid)
+
     def links_of(self, jid: str) -> list[Link]:
         return [link for link in self.links.values() if link.jid == jid]
 
@@ -140,13 +149,16 @@ class World:
     ) -> None:
         """``sender`` sends ``body`` to ``recipient``; receipts follow the network's rules.
 
-        The recipient's inbox always records the message. A recipient with linked gateway
+        The recipient's inbox records the message, unless the recipient blocks the sender:
+        then nothing reaches it and the sender sees only ``sent``. A recipient with linked gateway
         devices is reached through them (queued while offline; ``delivered`` when a device
         has it); a plain contact is always online, so ``delivered`` comes at once. When the
         sender's push name differs from the one on its last message in that inbox, the
         devices get ``contact.pushname`` just before the message, as whatsmeow reports it.
         """
         at = self._record(sender, recipient.jid, message_id, body)
+        if self.blocks(recipient, sender.jid):
+            return  # kept from the blocker: the sender's record stays at ``sent``
         self._hand_over(sender, recipient, None, message_id, body, at, exclude=exclude, mentions=mentions)
 
     def post_to_group(
@@ -306,7 +318,10 @@ class World:
     def presence(
         self, sender_jid: str, recipient: Account, state: str, *, group_jid: str | None = None
     ) -> None:
-        """Chat presence is ephemeral: recorded by the recipient's phone, never queued."""
+        """Chat presence is ephemeral: recorded by the recipient's phone, never queued (nor
+        passed on one to one when the recipient blocks the sender)."""
+        if group_jid is None and self.blocks(recipient, sender_jid):
+            return
         chat = group_jid or sender_jid
         recipient.presence.append(
             {"from": sender_jid, "chat": chat, "state": state, "at": iso_utc(time.time())}
@@ -322,7 +337,9 @@ class World:
             account.last_seen = at
         item = events.to_item(events.contact_presence(account.jid, available, at))
         for link in self.links.values():
-            conn = self.conn_of_key(link.device_key) if account.jid in link.following else None
+            if account.jid not in link.following or self._blocked_by(link.jid, account.jid):
+                continue
+            conn = self.conn_of_key(link.device_key)
             if conn is not None:
                 self.signal(conn, "event", item)
 

@@ -8,7 +8,7 @@ when the reply comes back. :data:`CONTRACTS` has one entry per :class:`CommandNa
 test keeps it complete); the constants below name them for callers, so their types follow.
 A new command is a member of :class:`CommandName` and its line below, with its models in the
 module of its family (:mod:`.groups`, :mod:`.messages`, :mod:`.sessions`, :mod:`.status`,
-:mod:`.profile`).
+:mod:`.profile`, :mod:`.contacts`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
-from gateway.bus.contracts import groups, messages, profile, sessions, status
+from gateway.bus.contracts import contacts, groups, messages, profile, sessions, status
 from gateway.bus.contracts.base import CommandArgs, CommandResult, Done, NoArgs
 
 
@@ -64,6 +64,12 @@ class CommandName(StrEnum):
     GET_PROFILE = "get_profile"
     UPDATE_PROFILE = "update_profile"
     SET_PROFILE_PICTURE = "set_profile_picture"
+    # Contacts, LIDs and blocking (h24-contacts).
+    CHECK_CONTACTS = "check_contacts"  # which phone numbers have an account
+    GET_CONTACT = "get_contact"  # one account's profile, its phone JID and LID
+    BLOCK_CONTACT = "block_contact"
+    UNBLOCK_CONTACT = "unblock_contact"
+    GET_BLOCKLIST = "get_blocklist"
 
 
 A = TypeVar("A", bound=CommandArgs)
@@ -125,6 +131,12 @@ UPDATE_PROFILE = Contract(CommandName.UPDATE_PROFILE, profile.UpdateProfileArgs,
 SET_PROFILE_PICTURE = Contract(
     CommandName.SET_PROFILE_PICTURE, profile.ProfilePictureArgs, profile.ProfilePictureSet
 )
+# Contacts, LIDs and blocking (h24-contacts).
+CHECK_CONTACTS = Contract(CommandName.CHECK_CONTACTS, contacts.CheckNumbersArgs, contacts.NumberChecks)
+GET_CONTACT = Contract(CommandName.GET_CONTACT, contacts.ContactRef, contacts.ContactInfo)
+BLOCK_CONTACT = Contract(CommandName.BLOCK_CONTACT, contacts.ContactRef, contacts.BlockState)
+UNBLOCK_CONTACT = Contract(CommandName.UNBLOCK_CONTACT, contacts.ContactRef, contacts.BlockState)
+GET_BLOCKLIST = Contract(CommandName.GET_BLOCKLIST, NoArgs, contacts.Blocklist)
 
 CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
     {
@@ -165,6 +177,12 @@ CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
             GET_PROFILE,
             UPDATE_PROFILE,
             SET_PROFILE_PICTURE,
+            # Contacts (h24-contacts).
+            CHECK_CONTACTS,
+            GET_CONTACT,
+            BLOCK_CONTACT,
+            UNBLOCK_CONTACT,
+            GET_BLOCKLIST,
         )
     }
 )
@@ -180,6 +198,7 @@ __all__ = [
     "Done",
     "NoArgs",
     "R",
+    "contacts",
     "groups",
     "messages",
     "profile",
