@@ -231,8 +231,7 @@ def message_received(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
 
 def is_poll_vote(ev: MessageEv) -> bool:
     """Whether the message is a vote on a poll (encrypted with the poll's secret)."""
-    message: WaMessage = ev.Message
-    return message.HasField("pollUpdateMessage")
+    return bool(ev.Message.HasField("pollUpdateMessage"))
 
 
 def poll_vote(
