@@ -1,7 +1,7 @@
 """Which catalog events the simulated network produces.
 
 It models accounts, pairing, messages (text, media, places, contact cards, templates) with
-receipts in one-to-one chats and groups, chat and contact presence, push names, one-to-one
+receipts in one-to-one chats and groups, replies, polls and their votes (``poll.vote``), chat and contact presence, push names, one-to-one
 calls that ring and end, groups (``group.joined``, ``group.info``), answers to on-demand
 history requests (``history.sync``), contacts' stories (``message.received`` in
 ``status@broadcast``), connection loss and refused or unanswered dials
@@ -35,6 +35,8 @@ PRODUCED_EVENTS: frozenset[EventName] = frozenset(
         EventName.GROUP_INFO,
         EventName.GROUP_JOINED,
         EventName.HISTORY_SYNC,
+        # replies and polls (issue 24)
+        EventName.POLL_VOTE,
     }
 )
 """Catalog events the simulated adapter emits."""
