@@ -367,9 +367,16 @@ def test_a_poll_without_its_parts_or_with_a_repeated_option_is_refused(
     assert enqueued == []
 
 
-@pytest.mark.parametrize("options", [["only"], [str(n) for n in range(13)], ["A", " "]])
-def test_a_poll_takes_2_to_12_options_none_blank(options: list[str]) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        (["only"], "at least 2 items"),
+        ([str(n) for n in range(13)], "at most 12 items"),
+        (["A", " "], "pattern"),
+    ],
+)
+def test_a_poll_takes_2_to_12_options_none_blank(options: list[str], says: str) -> None:
+    with pytest.raises(ValueError, match=says):
         SendPollRequest.model_validate({"number": PHONE, "question": "Q?", "options": options})
 
 
@@ -385,5 +392,5 @@ def test_reply_to_travels_with_the_send_whatever_its_kind(bus: StandInBus, enque
 
 @pytest.mark.parametrize("reply_to", ["", "two words", "x" * 129])
 def test_reply_to_is_an_id(reply_to: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="reply_to"):
         SendTextRequest.model_validate({"number": PHONE, "text": "x", "reply_to": reply_to})

@@ -31,6 +31,7 @@ from fakes_neonize_network import ScriptedNetwork
 from fakes_simulated import fast_network, paired
 from neonize.builder import build_revoke
 from neonize.proto.Neonize_pb2 import JID, MessageInfo, SendResponse, StatusPrivacy, UploadResponse
+from neonize.proto.waCommon.WACommon_pb2 import MessageKey
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
     ContextInfo,
     ExtendedTextMessage,
@@ -42,7 +43,6 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
     PollVoteMessage,
     VideoMessage,
 )
-from neonize.proto.waCommon.WACommon_pb2 import MessageKey
 from neonize.utils.enum import VoteType
 
 from gateway import jids

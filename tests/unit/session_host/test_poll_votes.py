@@ -8,7 +8,6 @@ import dataclasses
 from typing import Any
 
 import pytest
-
 from botocore.exceptions import EndpointConnectionError
 from fakes_sending import FakeOutbox
 
@@ -48,14 +47,13 @@ def named(monkeypatch: pytest.MonkeyPatch, event: Any, find: Any) -> list[str]:
 
 
 def a_poll(store: FakeOutbox, options: list[str]) -> Any:
-    sent = dataclasses.replace(
+    return dataclasses.replace(
         store.add("Which?"),
         kind="poll",
         payload={"question": "Which?", "options": options, "multiple_answers": True},
         state=SendState.SENT,
         network_message_id="3EB0POLL",
     )
-    return sent
 
 
 def test_the_options_of_a_poll_the_gateway_sent_are_named_from_the_outbox(
