@@ -158,7 +158,14 @@ class NetworkHandlers:
     def _poll_vote(self, runner: ClientRunner, ev: MessageEv) -> NetworkEvent | None:
         """``poll.vote``: the vote decrypted by whatsmeow with the poll's secret (kept in its
         store when the poll was sent or received), its options named from the polls this
-        session remembers; None (logged) when it cannot be decrypted."""
+        session remembers; None (logged) when it cannot be decrypted.
+
+        Only a logged-in session decrypts: on a client whose store has no account,
+        ``decrypt_poll_vote`` aborts the process (a nil dereference in whatsmeow's
+        ``decryptMsgSecret``, seen on neonize 0.5.2)."""
+        if self._link.own_jid() is None:
+            logger.warning("device %s: poll vote on a session not logged in ignored", self._device_id)
+            return None
         try:
             vote = runner.client.decrypt_poll_vote(ev)
         except Exception as error:  # the library's DecryptPollVoteError and whatever else it raises
