@@ -16,6 +16,7 @@ def function_routers() -> list[APIRouter]:
     from groups_api.routes import router as groups
     from messages_api.contact_routes import router as contacts
     from messages_api.media_routes import router as media
+    from messages_api.poll_routes import router as polls  # replies and polls (issue 24)
     from messages_api.presence_routes import router as presence
     from messages_api.profile_routes import router as profile
     from messages_api.routes import router as messages
@@ -37,10 +38,11 @@ def function_routers() -> list[APIRouter]:
         media_sends,
         media,
         stories,
-        # Presence and profile of the linked account (issue 24).
+        # Issue 24: presence and profile, contacts, polls.
         presence,
         profile,
         contacts,
+        polls,
     ]
 
 

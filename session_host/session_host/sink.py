@@ -16,6 +16,7 @@ from session_host import records
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.device_tenure import OwnedDevice
 from session_host.network.port import EventSink, NetworkEvent
+from session_host.poll_votes import PollVoteNamer
 from session_host.publisher import EventPublisher, envelope
 from session_host.received_media import ReceivedMediaKeeper
 
@@ -42,6 +43,7 @@ class Sinks:
     ) -> None:
         self._aws = aws
         self._media = media or ReceivedMediaKeeper(aws)
+        self._polls = PollVoteNamer(aws)
         self._publisher = publisher
         self._queue_url = queue_url
         self._on_session_end = on_session_end
@@ -61,6 +63,7 @@ class Sinks:
                 await self._write(owned, event, changes)
             # Media bytes go to S3, never on the events queue.
             event = await self._media.without_bytes(event, owned.tenant_id, owned.device_id)
+            event = await self._polls.named(event, owned.tenant_id, owned.device_id)
             await self._publisher.publish(envelope(event, owned.device_id), owned.tenant_id)
             if (ends or event.name in SESSION_ENDING_EVENTS) and not owned.ending:
                 owned.ending = True

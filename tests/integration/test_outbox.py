@@ -181,3 +181,24 @@ def test_a_send_of_another_kind_keeps_its_kind_and_payload_everywhere_it_travels
         assert copy is not None
         assert (copy.kind, copy.payload) == ("location", place)
     assert outbox.new_send(TENANT, device_id, chat_jid=CHAT, text="hi").kind == "text"
+
+
+def test_a_reply_keeps_what_it_quotes_everywhere_it_travels(device_id: str) -> None:
+    # Given a poll that replies to a message (replies and polls, issue 24)
+    poll = {"question": "Lunch?", "options": ["Yes", "No"], "multiple_answers": False}
+    send = outbox.new_send(
+        TENANT, device_id, chat_jid=CHAT, text="Lunch?", kind="poll", payload=poll, reply_to="3EB0QUOTED"
+    )
+
+    # When it is stored, carried in its command, and read back by a host that claims it later
+    outbox.store(send)
+    carried = _carried(SendTextArgs(send_key=send.send_key, send=send)).carried(TENANT, device_id)
+    (pending,) = outbox.unfinished(TENANT, device_id)
+    assert outbox.claim(pending, 1)
+    claimed = outbox.get(TENANT, device_id, send.send_key)
+
+    # Then every copy still names the message it quotes, and the poll's options
+    for copy in (carried, pending, claimed):
+        assert copy is not None
+        assert (copy.reply_to, copy.payload) == ("3EB0QUOTED", poll)
+    assert outbox.new_send(TENANT, device_id, chat_jid=CHAT, text="hi").reply_to is None

@@ -242,6 +242,45 @@ def text_event(message_id: str) -> ProtoMessage:
     return MessageEv(Info=info, Message=Message(conversation="meanwhile"))
 
 
+def reply_event() -> ProtoMessage:
+    """A reply as a phone sends it: an extended text whose ContextInfo quotes the device's message."""
+    from neonize.events import MessageEv
+    from neonize.proto.Neonize_pb2 import JID, MessageInfo, MessageSource
+    from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ContextInfo, ExtendedTextMessage, Message
+
+    peer = JID(User="5511999998888", Server="s.whatsapp.net")
+    context = ContextInfo(
+        stanzaID="3EB0QUOTED",
+        participant="12025550123@s.whatsapp.net",
+        quotedMessage=Message(conversation="Lunch?"),
+    )
+    info = MessageInfo(
+        MessageSource=MessageSource(Chat=peer, Sender=peer), ID="3EB0REPLY", Timestamp=1_700_000_400_000
+    )
+    return MessageEv(
+        Info=info, Message=Message(extendedTextMessage=ExtendedTextMessage(text="Yes!", contextInfo=context))
+    )
+
+
+def vote_event() -> ProtoMessage:
+    """A vote on a poll, reaching a session whose store has no account (never paired)."""
+    from neonize.events import MessageEv
+    from neonize.proto.Neonize_pb2 import JID, MessageInfo, MessageSource
+    from neonize.proto.waCommon.WACommon_pb2 import MessageKey
+    from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message, PollEncValue, PollUpdateMessage
+
+    peer = JID(User="5511999998888", Server="s.whatsapp.net")
+    vote = PollUpdateMessage(
+        pollCreationMessageKey=MessageKey(ID="3EB0POLL", fromMe=False),
+        vote=PollEncValue(encPayload=b"\x00" * 32, encIV=b"\x00" * 12),
+        senderTimestampMS=1_700_000_500_000,
+    )
+    info = MessageInfo(
+        MessageSource=MessageSource(Chat=peer, Sender=peer), ID="3EB0VOTE", Timestamp=1_700_000_500_000
+    )
+    return MessageEv(Info=info, Message=Message(pollUpdateMessage=vote))
+
+
 async def _until(condition: Callable[[], bool], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -340,6 +379,18 @@ async def scenario(proxy: SilentProxy, data_dir: Path) -> dict[str, Any]:
         "b": list(received["dev-b"]),
         "b_sent": other_sent,
     }
+
+    received["dev-a"].clear()
+    received["dev-b"].clear()
+
+    # A reply quoting the device's message; then a vote on the unpaired session, and a text behind it
+    go["dev-a"].send(reply_event())
+    await _until(lambda: len(received["dev-a"]) >= 1, 5)
+    report["reply"] = received["dev-a"].pop()
+    go["dev-a"].send(vote_event())
+    go["dev-a"].send(text_event("3EB0AFTERVOTE"))
+    await _until(lambda: len(received["dev-a"]) >= 1, 5)
+    report["after_vote"] = list(received["dev-a"])
 
     for thread in go.values():
         thread.stop()

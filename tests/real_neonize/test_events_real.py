@@ -150,3 +150,29 @@ def test_a_download_the_library_keeps_blocking_times_out_without_holding_other_d
     assert other["data"]["message_id"] == "3EB0OTHER"
     assert other["at"] - run["b_sent"] < PROMPT
     assert other["at"] < slow["at"]
+
+
+# --- replies and polls (issue 24) --------------------------------------------------------
+
+
+def test_a_reply_arrives_with_what_it_quotes(report: dict[str, Any]) -> None:
+    # Given a real MessageEv whose extended text quotes the device's message, fed through neonize
+    reply = report["reply"]
+    # Then message.received carries quoted from its ContextInfo
+    assert reply["name"] == "message.received"
+    assert (reply["data"]["message_id"], reply["data"]["content"]) == ("3EB0REPLY", "Yes!")
+    assert reply["data"]["quoted"] == {
+        "message_id": "3EB0QUOTED",
+        "from": "12025550123@s.whatsapp.net",
+        "content": "Lunch?",
+    }
+
+
+def test_a_vote_the_library_cannot_decrypt_is_not_reported_and_holds_nothing_up(
+    report: dict[str, Any],
+) -> None:
+    # Given a vote on a poll the device's store has no secret for, then a text, fed through neonize
+    # Then the real decrypt_poll_vote refuses it: no poll.vote, and the text comes next
+    assert [(e["name"], e["data"]["message_id"]) for e in report["after_vote"]] == [
+        ("message.received", "3EB0AFTERVOTE")
+    ]

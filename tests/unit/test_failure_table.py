@@ -258,7 +258,7 @@ ROUTES: dict[tuple[str, str], CommandName] = {
     ("post", "/history/sync"): CommandName.SYNC_HISTORY,
     **{("post", f"/send/{kind}"): CommandName.SEND_TEXT for kind in ("text", "image", "video", "audio")},
     **{("post", f"/send/{kind}"): CommandName.SEND_TEXT for kind in ("document", "sticker", "location")},
-    **{("post", f"/send/{kind}"): CommandName.SEND_TEXT for kind in ("contact", "template")},
+    **{("post", f"/send/{kind}"): CommandName.SEND_TEXT for kind in ("contact", "template", "poll")},
     **{("post", f"/status/{kind}"): CommandName.PUBLISH_STATUS for kind in ("text", "image", "video")},
     ("get", "/status/privacy"): CommandName.GET_STATUS_PRIVACY,
     ("put", "/status/privacy"): CommandName.SET_STATUS_PRIVACY,

@@ -25,7 +25,9 @@ from gateway.messages.schemas import (
     SendDocumentRequest,
     SendLocationRequest,
     SendMediaRequest,
+    SendPollRequest,
     SendTemplateRequest,
+    SendTextRequest,
 )
 from gateway.messages.sends import Send
 from gateway.models import DeviceModel
@@ -328,3 +330,67 @@ def test_a_template_takes_at_most_three_buttons() -> None:
     buttons = [{"id": str(n), "text": str(n)} for n in range(4)]
     with pytest.raises(ValueError, match="at most 3 items"):
         SendTemplateRequest.model_validate({"number": PHONE, "text": "x", "buttons": buttons})
+
+
+# --- replies and polls (issue 24) ------------------------------------------------------------
+
+
+def test_a_poll_keeps_its_options_with_the_send_for_its_votes(bus: StandInBus, enqueued: list[Send]) -> None:
+    request = SendPollRequest.model_validate(
+        {"number": PHONE, "question": "Lunch?", "options": ["Yes", "No"], "multiple_answers": True}
+    )
+    send(send_kinds.poll(request), request)
+    [item] = enqueued
+    assert (item.kind, item.text, item.payload, item.chat_jid) == (
+        "poll",
+        "Lunch?",
+        {"question": "Lunch?", "options": ["Yes", "No"], "multiple_answers": True},
+        JID,
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"question": "Q?", "options": ["Same", "Same"]}, "VALIDATION_ERROR"),
+        ({"options": ["A", "B"]}, "MISSING_REQUIRED_FIELDS"),
+        ({"question": "Q?"}, "MISSING_REQUIRED_FIELDS"),
+    ],
+    ids=["repeated-option", "no-question", "no-options"],
+)
+def test_a_poll_without_its_parts_or_with_a_repeated_option_is_refused(
+    bus: StandInBus, enqueued: list[Send], body: dict[str, Any], code: str
+) -> None:
+    request = SendPollRequest.model_validate({"number": PHONE, **body})
+    error = error_of(lambda: send(send_kinds.poll(request), request))
+    assert (error.status, error.code) == (400, code)
+    assert enqueued == []
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        (["only"], "at least 2 items"),
+        ([str(n) for n in range(13)], "at most 12 items"),
+        (["A", " "], "pattern"),
+    ],
+)
+def test_a_poll_takes_2_to_12_options_none_blank(options: list[str], says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        SendPollRequest.model_validate({"number": PHONE, "question": "Q?", "options": options})
+
+
+def test_reply_to_travels_with_the_send_whatever_its_kind(bus: StandInBus, enqueued: list[Send]) -> None:
+    text = SendTextRequest.model_validate({"number": PHONE, "text": "yes", "reply_to": "3EB0AB"})
+    place = SendLocationRequest.model_validate(
+        {"number": PHONE, "latitude": 1, "longitude": 2, "reply_to": "G1"}
+    )
+    sending.send_text(device(), text, hold_seconds=HOLD)
+    send(send_kinds.location(place), place)
+    assert [item.reply_to for item in enqueued] == ["3EB0AB", "G1"]
+
+
+@pytest.mark.parametrize("reply_to", ["", "two words", "x" * 129])
+def test_reply_to_is_an_id(reply_to: str) -> None:
+    with pytest.raises(ValueError, match="reply_to"):
+        SendTextRequest.model_validate({"number": PHONE, "text": "x", "reply_to": reply_to})

@@ -6,6 +6,7 @@ with cyclic_gc_paused():  # the imports of a cold start: gateway/gc_pause.py
     from gateway.web import create_app, make_lambda_handler
     from messages_api.contact_routes import router as contact_router
     from messages_api.media_routes import router as media_router
+    from messages_api.poll_routes import router as poll_router
     from messages_api.presence_routes import router as presence_router
     from messages_api.profile_routes import router as profile_router
     from messages_api.routes import router
@@ -22,6 +23,7 @@ with cyclic_gc_paused():  # the imports of a cold start: gateway/gc_pause.py
         presence_router,
         profile_router,
         contact_router,
+        poll_router,
     )
 
 handler = make_lambda_handler(app)

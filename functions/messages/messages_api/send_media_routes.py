@@ -23,6 +23,7 @@ from gateway.messages.schemas import (
     SendDocumentRequest,
     SendLocationRequest,
     SendMediaRequest,
+    SendPollRequest,
     SendTemplateRequest,
 )
 from gateway.messages.send_kinds import Message
@@ -46,10 +47,12 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-SendRequest = SendMediaRequest | SendLocationRequest | SendContactRequest | SendTemplateRequest
+SendRequest = (
+    SendMediaRequest | SendLocationRequest | SendContactRequest | SendTemplateRequest | SendPollRequest
+)
 
 
-def _send(
+def send_once(
     operation: str,
     body: SendRequest,
     device: DeviceModel,
@@ -75,7 +78,7 @@ def _send(
 
 
 def _media(kind: Kind, body: SendMediaRequest, device: DeviceModel, key: str | None) -> JSONResponse:
-    return _send(f"send_{kind}", body, device, key, lambda: send_kinds.media(kind, body))
+    return send_once(f"send_{kind}", body, device, key, lambda: send_kinds.media(kind, body))
 
 
 @router.post("/send/image", response_model=None, responses=RESPONSES)
@@ -135,7 +138,7 @@ def send_location(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     """Send a place: coordinates, and optionally its name and address."""
-    return _send("send_location", body, device, idempotency_key, lambda: send_kinds.location(body))
+    return send_once("send_location", body, device, idempotency_key, lambda: send_kinds.location(body))
 
 
 @router.post("/send/contact", response_model=None, responses=RESPONSES)
@@ -145,7 +148,7 @@ def send_contact(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     """Share a contact (a vCard with a name and a phone number)."""
-    return _send("send_contact", body, device, idempotency_key, lambda: send_kinds.contact(body))
+    return send_once("send_contact", body, device, idempotency_key, lambda: send_kinds.contact(body))
 
 
 @router.post("/send/template", response_model=None, responses=RESPONSES)
@@ -155,4 +158,4 @@ def send_template(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     """Send a text with 1 to 3 quick-reply buttons (501 UNSUPPORTED_OPERATION on neonize)."""
-    return _send("send_template", body, device, idempotency_key, lambda: send_kinds.template(body))
+    return send_once("send_template", body, device, idempotency_key, lambda: send_kinds.template(body))

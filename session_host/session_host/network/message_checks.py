@@ -12,6 +12,7 @@ from gateway.failures.kinds import ErrorKind
 
 from .media_types import MEDIA_RULES, ContactCard, Location, MediaKind, OutgoingMedia, Template
 from .port import MessageRef, NetworkError
+from .reply_types import MAX_POLL_OPTIONS, Poll
 
 MAX_BUTTONS = 3
 
@@ -83,3 +84,13 @@ def check_template(template: Template) -> None:
     ids = [button.id for button in template.buttons]
     if any(not button.id or not button.text for button in template.buttons) or len(set(ids)) != len(ids):
         raise _invalid("each button needs its own id and a text")
+
+
+def check_poll(poll: Poll) -> None:
+    """A question and 2 to 12 distinct, non-empty options (a vote names options by hash)."""
+    if not poll.question.strip():
+        raise _invalid("the poll has no question")
+    if not 2 <= len(poll.options) <= MAX_POLL_OPTIONS:
+        raise _invalid(f"a poll has 2 to {MAX_POLL_OPTIONS} options")
+    if any(not option.strip() for option in poll.options) or len(set(poll.options)) != len(poll.options):
+        raise _invalid("each option needs a text of its own")

@@ -162,9 +162,11 @@ def message_received(
     timestamp: float,
     extra: Mapping[str, Any] | None = None,
     attachment: ReceivedMedia | None = None,
+    quoted: Mapping[str, Any] | None = None,
 ) -> NetworkEvent:
     """A message reached the device; ``extra`` holds the type's sub-object (``media``, ``poll``...),
-    ``attachment`` the bytes of a media message (see :func:`media_not_kept` when there are none)."""
+    ``attachment`` the bytes of a media message (see :func:`media_not_kept` when there are none),
+    ``quoted`` the message it replies to (:func:`quoted_message`), None when it quotes none."""
     data: dict[str, Any] = {
         "message_id": message_id,
         "from": sender,
@@ -176,9 +178,33 @@ def message_received(
         "timestamp": iso_utc_or_none(timestamp),
         "chat_jid": chat_jid,
         "is_group": is_group,
+        "quoted": dict(quoted) if quoted is not None else None,
     }
     data.update(extra or {})
     return NetworkEvent(name=EventName.MESSAGE_RECEIVED, data=data, attachment=attachment)
+
+
+def quoted_message(message_id: str, sender: str | None, content: str | None) -> dict[str, Any]:
+    """``quoted`` of ``message.received``: the id of the message replied to, its author and
+    its text, as far as the reply says (None where it does not)."""
+    return {"message_id": message_id, "from": sender, "content": content}
+
+
+def poll_vote(
+    *, message_id: str, chat_jid: str | None, voter: str | None, selected_options: list[str], at: float
+) -> NetworkEvent:
+    """Someone voted on a poll (``message_id``: the poll's); ``selected_options`` are the texts
+    of the options chosen now (empty: the vote was taken back)."""
+    return _event(
+        EventName.POLL_VOTE,
+        {
+            "message_id": message_id,
+            "chat_jid": chat_jid,
+            "voter": voter,
+            "selected_options": selected_options,
+            "timestamp": iso_utc_or_none(at),
+        },
+    )
 
 
 def media_not_kept(event: NetworkEvent, error: MediaError) -> NetworkEvent:

@@ -30,6 +30,7 @@ from .contact_types import ContactOperations
 from .group_types import GroupOperations
 from .media_types import ContactCard, Location, OutgoingMedia, ReceivedMedia, Template
 from .profile_types import PresenceOperations, ProfileOperations
+from .reply_types import Poll, Quote
 from .status_types import StatusOperations
 
 
@@ -131,16 +132,21 @@ class NetworkError(Exception):
 class SendOperations(Protocol):
     """What a connected device puts in a chat: messages of every kind, each answered with
     the network's :class:`SentMessage` and never echoed as an event (the gateway's send path
-    emits ``message.sent``), and its typing state."""
+    emits ``message.sent``), and its typing state.
 
-    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
+    Every send takes ``quote``: the message it replies to (:class:`~.reply_types.Quote`), which
+    the message quotes. Any id is accepted, as the real network accepts it."""
+
+    async def send_text(
+        self, to: str, text: str, *, mentions: Sequence[str] = (), quote: Quote | None = None
+    ) -> SentMessage:
         """Send a text to a user or group JID; no event is emitted for it.
 
         ``mentions`` (user JIDs, :func:`gateway.jids.mentioned_jids` of the text) are marked
         as mentioned, so their phones notify them as WhatsApp's clients do.
         """
 
-    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
+    async def send_media(self, to: str, media: OutgoingMedia, *, quote: Quote | None = None) -> SentMessage:
         """Send an image, video, audio (``ptt``: a voice note), document or sticker from bytes.
 
         Raises ``INVALID`` for what the network refuses (:data:`.media_types.MEDIA_RULES`): an
@@ -149,13 +155,13 @@ class SendOperations(Protocol):
         allowed. Otherwise as :meth:`send_text` (``NOT_CONNECTED``, ``NOT_FOUND``, ...).
         """
 
-    async def send_location(self, to: str, location: Location) -> SentMessage:
+    async def send_location(self, to: str, location: Location, *, quote: Quote | None = None) -> SentMessage:
         """Send a place; ``INVALID`` for coordinates off the Earth, otherwise as :meth:`send_text`."""
 
-    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
+    async def send_contact(self, to: str, card: ContactCard, *, quote: Quote | None = None) -> SentMessage:
         """Share a contact as a vCard; ``INVALID`` without a name or with a bad phone."""
 
-    async def send_template(self, to: str, template: Template) -> SentMessage:
+    async def send_template(self, to: str, template: Template, *, quote: Quote | None = None) -> SentMessage:
         """Send a text with 1 to 3 quick-reply buttons; ``INVALID`` for a bad template.
 
         neonize raises ``UNSUPPORTED``: the real network does not show buttons sent by a
@@ -164,6 +170,11 @@ class SendOperations(Protocol):
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
         """Show typing (composing) or stop showing it in a chat."""
+
+    # replies and polls (issue 24)
+    async def send_poll(self, to: str, poll: Poll, *, quote: Quote | None = None) -> SentMessage:
+        """Send a poll; ``INVALID`` for a bad one (:func:`..message_checks.check_poll`),
+        otherwise as :meth:`send_text`. Votes on it arrive as ``poll.vote``."""
 
 
 class MessageOperations(Protocol):

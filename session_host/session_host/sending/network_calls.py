@@ -2,9 +2,14 @@
 
 ``text`` → ``send_text`` (with the people it mentions); the media kinds → their bytes (from
 the media bucket, ``media_id``; or fetched from ``url``, checked and converted as inline
-media are checked by the API) → ``send_media``; ``location``, ``contact`` and ``template``
-→ their port calls. The blocking reads (S3, the fetch) run on the host's AWS threads,
-through the :class:`MediaReader` the dispatcher is given.
+media are checked by the API) → ``send_media``; ``location``, ``contact``, ``template`` and
+``poll`` → their port calls. The blocking reads (S3, the fetch, the outbox) run on the
+host's AWS threads, through the :class:`OutboxReader` the dispatcher is given.
+
+A send with ``reply_to`` quotes that message (:func:`quote`), resolved now, when it goes out:
+a send of the device named by either id (in the same chat, and sent) is quoted by its
+network id with its text; any other id is passed to the network as its own id, as the real
+network accepts any (a message the gateway never saw, or one it received).
 
 Content that cannot be sent (a url that does not fetch, bytes not of the kind, stored media
 gone) raises ``NetworkError(INVALID)``: the send fails, and a held request is answered 400
@@ -31,6 +36,7 @@ from session_host.network.media_types import (
     Template,
 )
 from session_host.network.port import NetworkError, SendOperations, SentMessage
+from session_host.network.reply_types import Poll, Quote
 
 MEDIA_KINDS = frozenset(kind.value for kind in MediaKind)
 
@@ -44,21 +50,28 @@ class MediaReader(Protocol):
         ...
 
 
+class OutboxReader(MediaReader, Protocol):
+    """The media reads, and the device's sends by either id (a reply's quote)."""
+
+    async def find(self, tenant_id: str, device_id: str, message_id: str) -> Send | None: ...
+
+
 def mentions(send: Send) -> list[str]:
     """The people a send mentions: those of a text's ``@<phone>`` (other kinds mention none)."""
     return jids.mentioned_jids(send.text) if send.kind == TEXT else []
 
 
-async def send_message(sending: SendOperations, send: Send, media: MediaReader) -> SentMessage:
+async def send_message(sending: SendOperations, send: Send, reader: OutboxReader) -> SentMessage:
     """Make the network call of ``send`` on a session's ``sending``; raises ``NetworkError``
     (``INVALID`` for content that cannot be sent)."""
     payload = send.payload or {}
     to = send.chat_jid
+    quoted = await quote(send, reader)
     if send.kind == TEXT:
-        return await sending.send_text(to, send.text, mentions=mentions(send))
+        return await sending.send_text(to, send.text, mentions=mentions(send), quote=quoted)
     if send.kind in MEDIA_KINDS:
-        outgoing = await _media(send, payload, media)  # the bytes first: a failure here sends nothing
-        return await sending.send_media(to, outgoing)
+        outgoing = await _media(send, payload, reader)  # the bytes first: a failure here sends nothing
+        return await sending.send_media(to, outgoing, quote=quoted)
     if send.kind == "location":
         place = Location(
             latitude=float(payload["latitude"]),
@@ -66,13 +79,36 @@ async def send_message(sending: SendOperations, send: Send, media: MediaReader) 
             name=payload.get("name"),
             address=payload.get("address"),
         )
-        return await sending.send_location(to, place)
+        return await sending.send_location(to, place, quote=quoted)
     if send.kind == "contact":
-        return await sending.send_contact(to, ContactCard(name=payload["name"], phone=payload["phone"]))
+        card = ContactCard(name=payload["name"], phone=payload["phone"])
+        return await sending.send_contact(to, card, quote=quoted)
     if send.kind == "template":
         buttons = tuple(QuickReply(button["id"], button["text"]) for button in payload.get("buttons", []))
-        return await sending.send_template(to, Template(send.text, payload.get("footer"), buttons))
+        return await sending.send_template(
+            to, Template(send.text, payload.get("footer"), buttons), quote=quoted
+        )
+    if send.kind == "poll":
+        poll = Poll(payload["question"], tuple(payload["options"]), bool(payload.get("multiple_answers")))
+        return await sending.send_poll(to, poll, quote=quoted)
     raise NetworkError(ErrorKind.INVALID, f"unknown kind of send: {send.kind}")
+
+
+async def quote(send: Send, reader: OutboxReader) -> Quote | None:
+    """The message ``send`` replies to, as the network names it (see the module); None
+    without ``reply_to``. An outbox that cannot be read fails the send (``NETWORK``):
+    nothing reached the network, and a gateway id must not be passed as the network's."""
+    if send.reply_to is None:
+        return None
+    try:
+        own = await reader.find(send.tenant_id, send.device_id, send.reply_to)
+    except AWS_ERRORS as error:
+        raise NetworkError(
+            ErrorKind.NETWORK, f"the message replied to could not be looked up ({type(error).__name__})"
+        ) from None
+    if own is None or own.chat_jid != send.chat_jid or own.network_message_id is None:
+        return Quote(send.reply_to)
+    return Quote(own.network_message_id, from_me=True, content=own.text)
 
 
 async def _media(send: Send, payload: dict[str, Any], reader: MediaReader) -> OutgoingMedia:

@@ -32,7 +32,19 @@ from fakes_neonize_network import ScriptedNetwork
 from fakes_simulated import fast_network, paired
 from neonize.builder import build_revoke
 from neonize.proto.Neonize_pb2 import JID, MessageInfo, SendResponse, StatusPrivacy, UploadResponse
-from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ImageMessage, Message, VideoMessage
+from neonize.proto.waCommon.WACommon_pb2 import MessageKey
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
+    ContextInfo,
+    ExtendedTextMessage,
+    ImageMessage,
+    Message,
+    MessageContextInfo,
+    PollCreationMessage,
+    PollUpdateMessage,
+    PollVoteMessage,
+    VideoMessage,
+)
+from neonize.utils.enum import VoteType
 
 from gateway import jids
 from session_host.network.media_types import MediaKind, OutgoingMedia
@@ -94,6 +106,19 @@ class Backend(Protocol):
     # Contacts (h24-contacts).
     def set_profile(self, jid: str, name: str | None, about: str | None) -> None:
         """The account of ``jid`` sets its push name and About text."""
+
+    # replies and polls (issue 24)
+    def quotes_received(self, jid: str) -> list[dict[str, Any] | None]:
+        """What each message the device sent to ``jid`` quotes: ``{message_id, from, content}``."""
+
+    def polls_received(self, jid: str) -> list[dict[str, Any]]:
+        """The polls the device sent to ``jid``: ``{question, options, multiple_answers}``."""
+
+    async def reply_from(self, jid: str, text: str, reply_to: str) -> NetworkEvent:
+        """Someone answers the device's message ``reply_to`` with a quote; the ``message.received``."""
+
+    async def vote_as(self, jid: str, poll_id: str, options: list[str]) -> NetworkEvent:
+        """Someone votes on the device's poll in their chat with it; the ``poll.vote``."""
 
 
 class SimulatedBackend:
@@ -158,6 +183,23 @@ class SimulatedBackend:
     def set_profile(self, jid: str, name: str | None, about: str | None) -> None:
         self.network.update_account(_phone(jid), {"name": name, "about": about})
 
+    def quotes_received(self, jid: str) -> list[dict[str, Any] | None]:
+        inbox = self.network.inbox(_phone(jid))["messages"]
+        return [message["quoted"] for message in inbox if message["from"] == DEVICE_JID]
+
+    def polls_received(self, jid: str) -> list[dict[str, Any]]:
+        inbox = self.network.inbox(_phone(jid))["messages"]
+        polls = [message["poll"] for message in inbox if message["from"] == DEVICE_JID and message["poll"]]
+        return [{key: poll[key] for key in ("question", "options", "multiple_answers")} for poll in polls]
+
+    async def reply_from(self, jid: str, text: str, reply_to: str) -> NetworkEvent:
+        self.network.send_from_account(_phone(jid), DEVICE_JID, text, reply_to=reply_to)
+        return await self.next_event("message.received", len(self.events("message.received")) + 1)
+
+    async def vote_as(self, jid: str, poll_id: str, options: list[str]) -> NetworkEvent:
+        self.network.vote(_phone(jid), poll_id, DEVICE_JID, options)
+        return await self.next_event("poll.vote", len(self.events("poll.vote")) + 1)
+
 
 class NeonizeBackend:
     name = "neonize"
@@ -190,6 +232,9 @@ class NeonizeBackend:
             StatusPrivacy(Type=StatusPrivacy.CONTACTS, IsDefault=True)  # a new account's setting
         ]
         self.network.client.upload.side_effect = _upload
+        self.network.client.build_poll_vote_creation.side_effect = _poll
+        self._answers: list[SendResponse] = []  # the network's answer to each send, in order
+        self.network.client.send_message.side_effect = _recording(self._answers)
         self._downloads: dict[bytes, bytes] = {}  # media key -> bytes, as the media servers keep them
         self.network.client.download_any.side_effect = lambda message: self._downloads[_key(message)]
         self.contacts = ScriptedContacts(self.network.client, self._accounts)  # h24-contacts
@@ -249,10 +294,89 @@ class NeonizeBackend:
     def set_profile(self, jid: str, name: str | None, about: str | None) -> None:
         self.contacts.set_profile(jid, name, about)
 
+    def _sent_to(self, jid: str) -> list[Message]:
+        calls = self.network.client.send_message.call_args_list
+        return [c.args[1] for c in calls if jid_str(c.args[0]) == jid]
+
+    def quotes_received(self, jid: str) -> list[dict[str, Any] | None]:
+        return [_quote_of(message) for message in self._sent_to(jid)]
+
+    def polls_received(self, jid: str) -> list[dict[str, Any]]:
+        polls = [m.pollCreationMessage for m in self._sent_to(jid) if m.HasField("pollCreationMessage")]
+        return [
+            {
+                "question": poll.name,
+                "options": [option.optionName for option in poll.options],
+                "multiple_answers": poll.selectableOptionsCount != 1,
+            }
+            for poll in polls
+        ]
+
+    async def reply_from(self, jid: str, text: str, reply_to: str) -> NetworkEvent:
+        # The other phone quotes the message as it has it: its id, its author, its text
+        [quoted] = [m for m in self._sent_ids() if m[0] == reply_to]
+        context = ContextInfo(
+            stanzaID=reply_to, participant=DEVICE_JID, quotedMessage=Message(conversation=quoted[1])
+        )
+        message = Message(extendedTextMessage=ExtendedTextMessage(text=text, contextInfo=context))
+        count = len(self.events("message.received")) + 1
+        await deliver(self.network.client, _wire_event(jid, message))
+        return await self.next_event("message.received", count)
+
+    def _sent_ids(self) -> list[tuple[str, str]]:
+        """(network id, text) of each message the device sent, as the network answered them."""
+        calls = self.network.client.send_message.call_args_list
+        return [(answer.ID, _text_of(c.args[1])) for c, answer in zip(calls, self._answers, strict=True)]
+
+    async def vote_as(self, jid: str, poll_id: str, options: list[str]) -> NetworkEvent:
+        # The vote travels encrypted; whatsmeow decrypts it to the options' SHA-256
+        hashes = [hashlib.sha256(option.encode()).digest() for option in options]
+        self.network.client.decrypt_poll_vote.return_value = PollVoteMessage(selectedOptions=hashes)
+        vote = Message(pollUpdateMessage=PollUpdateMessage(pollCreationMessageKey=MessageKey(ID=poll_id)))
+        count = len(self.events("poll.vote")) + 1
+        await deliver(self.network.client, _wire_event(jid, vote))
+        return await self.next_event("poll.vote", count)
+
 
 def _sent(to: Any, message: Any, *_: Any, **__: Any) -> SendResponse:
     """What the network answers a send: its own message id and time."""
     return SendResponse(ID=uuid.uuid4().hex[:20].upper(), Timestamp=int(time.time()))
+
+
+def _recording(answers: list[SendResponse]) -> Any:
+    """:func:`_sent`, keeping each answer (the ids the network gave), in order."""
+
+    def send(to: Any, message: Any, *args: Any, **kwargs: Any) -> SendResponse:
+        answer = _sent(to, message, *args, **kwargs)
+        answers.append(answer)
+        return answer
+
+    return send
+
+
+def _poll(name: str, options: list[str], selectable_count: VoteType, quoted: Any = None) -> Message:
+    """whatsmeow's poll: its options, how many a voter picks, and the secret votes use."""
+    poll = PollCreationMessage(
+        name=name,
+        options=[PollCreationMessage.Option(optionName=option) for option in options],
+        selectableOptionsCount=selectable_count.value,
+    )
+    return Message(pollCreationMessage=poll, messageContextInfo=MessageContextInfo(messageSecret=b"s" * 32))
+
+
+def _quote_of(message: Message) -> dict[str, Any] | None:
+    """What a sent protobuf quotes, read from its content's ContextInfo."""
+    for _, part in message.ListFields():
+        context = getattr(part, "contextInfo", None)
+        if context is not None and context.stanzaID:
+            quoted = context.quotedMessage
+            text = quoted.conversation or quoted.extendedTextMessage.text or None
+            return {"message_id": context.stanzaID, "from": context.participant or None, "content": text}
+    return None
+
+
+def _text_of(message: Message) -> str:
+    return str(message.conversation or message.extendedTextMessage.text)
 
 
 def _revoke(chat: JID, sender: JID, message_id: str, with_go: bool = False) -> Message:

@@ -29,6 +29,7 @@ from session_host.network.port import (
     SentMessage,
     SessionState,
 )
+from session_host.network.reply_types import Quote
 from session_host.ownership import Ownership
 from session_host.sending.sender import DeviceSender
 
@@ -174,6 +175,7 @@ class RecordingSession:
         self.looked: list[SessionState] = []  # each state the dispatcher saw, in order
         self.log: list[tuple[str, str, float]] = []  # (what, text or presence, time)
         self.mentions: dict[str, list[str]] = {}  # text -> the mentions it was sent with
+        self.quotes: dict[str, Quote] = {}  # text -> the message it quoted
         self.fail_with: NetworkError | None = None
 
     @property
@@ -191,7 +193,11 @@ class RecordingSession:
         self._state = state
         self._owned.notify()
 
-    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
+    async def send_text(
+        self, to: str, text: str, *, mentions: Sequence[str] = (), quote: Quote | None = None
+    ) -> SentMessage:
+        if quote is not None:
+            self.quotes[text] = quote
         if self.fail_with is not None:
             if self.fail_with.kind is ErrorKind.NOT_CONNECTED:  # the connection just dropped
                 self.set_state(SessionState.DISCONNECTED)

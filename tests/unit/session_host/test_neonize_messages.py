@@ -50,6 +50,7 @@ def test_direct_text_from_a_lid_sender_uses_the_phone_jid_and_millisecond_timest
             "timestamp": "2023-11-14T22:13:20.456Z",
             "chat_jid": "5511999998888@s.whatsapp.net",
             "is_group": False,
+            "quoted": None,
         },
     )
 

@@ -9,6 +9,7 @@ import io
 from typing import Any
 
 import pytest
+from botocore.exceptions import EndpointConnectionError
 from fakes_sending import CHAT, FakeOutbox, Rig
 from PIL import Image
 
@@ -23,6 +24,7 @@ from session_host.network.media_types import (
     Template,
 )
 from session_host.network.port import NetworkError, SentMessage
+from session_host.network.reply_types import Poll, Quote
 from session_host.sending import network_calls
 
 
@@ -41,25 +43,32 @@ class PortCalls:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, Any]] = []
+        self.quotes: list[Quote | None] = []  # the quote of each call, in order
 
-    def _sent(self, name: str, *args: Any) -> SentMessage:
+    def _sent(self, name: str, *args: Any, quote: Quote | None) -> SentMessage:
         self.calls.append((name, args))
+        self.quotes.append(quote)
         return SentMessage("NET-1", CHAT, 1.0)
 
-    async def send_text(self, to: str, text: str, *, mentions: Any = ()) -> SentMessage:
-        return self._sent("text", to, text, list(mentions))
+    async def send_text(
+        self, to: str, text: str, *, mentions: Any = (), quote: Quote | None = None
+    ) -> SentMessage:
+        return self._sent("text", to, text, list(mentions), quote=quote)
 
-    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
-        return self._sent("media", to, media)
+    async def send_media(self, to: str, media: OutgoingMedia, *, quote: Quote | None = None) -> SentMessage:
+        return self._sent("media", to, media, quote=quote)
 
-    async def send_location(self, to: str, location: Location) -> SentMessage:
-        return self._sent("location", to, location)
+    async def send_location(self, to: str, location: Location, *, quote: Quote | None = None) -> SentMessage:
+        return self._sent("location", to, location, quote=quote)
 
-    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
-        return self._sent("contact", to, card)
+    async def send_contact(self, to: str, card: ContactCard, *, quote: Quote | None = None) -> SentMessage:
+        return self._sent("contact", to, card, quote=quote)
 
-    async def send_template(self, to: str, template: Template) -> SentMessage:
-        return self._sent("template", to, template)
+    async def send_template(self, to: str, template: Template, *, quote: Quote | None = None) -> SentMessage:
+        return self._sent("template", to, template, quote=quote)
+
+    async def send_poll(self, to: str, poll: Poll, *, quote: Quote | None = None) -> SentMessage:
+        return self._sent("poll", to, poll, quote=quote)
 
 
 def a_send(store: FakeOutbox, kind: str, text: str = "", payload: dict[str, Any] | None = None) -> Send:
@@ -165,3 +174,52 @@ def test_the_dispatcher_fails_a_send_whose_url_does_not_fetch_and_tells_its_call
     assert "HTTP 404" in (outcome.error or "")
     assert rig.session.log == []
     assert rig.published == []
+
+
+# --- replies and polls (issue 24) --------------------------------------------------------
+
+
+def test_a_poll_goes_with_its_question_options_and_answers_rule() -> None:
+    store, port = FakeOutbox(), PortCalls()
+    payload = {"question": "Lunch?", "options": ["Yes", "No"], "multiple_answers": True}
+    run(network_calls.send_message(port, a_send(store, "poll", "Lunch?", payload), store))
+    assert port.calls == [("poll", (CHAT, Poll("Lunch?", ("Yes", "No"), multiple_answers=True)))]
+
+
+def test_a_reply_to_a_sent_message_of_the_device_quotes_it_by_the_networks_id_with_its_text() -> None:
+    # Given a text the device sent in the chat, known by the gateway's id M0
+    store, port = FakeOutbox(), PortCalls()
+    first = dataclasses.replace(store.add("the plan"), state=SendState.SENT, network_message_id="3EB0AAA")
+    store.items[first.send_key] = first
+    # When a reply names it by the gateway's id, and another by the network's
+    for named in (first.message_id, "3EB0AAA"):
+        reply = dataclasses.replace(store.add("agreed"), reply_to=named)
+        run(network_calls.send_message(port, reply, store))
+    # Then both quote the network's id, as the device's own message, with its text
+    assert port.quotes == [Quote("3EB0AAA", from_me=True, content="the plan")] * 2
+
+
+def test_a_reply_to_an_id_the_gateway_does_not_know_passes_it_as_the_networks() -> None:
+    store, port = FakeOutbox(), PortCalls()
+    elsewhere = dataclasses.replace(
+        store.add("other chat"),
+        state=SendState.SENT,
+        network_message_id="3EB0BBB",
+        chat_jid="1@s.whatsapp.net",
+    )
+    store.items[elsewhere.send_key] = elsewhere
+    for named in ("3EB0RECEIVED", elsewhere.message_id):  # a received message; a send of another chat
+        run(network_calls.send_message(port, dataclasses.replace(store.add("ok"), reply_to=named), store))
+    assert port.quotes == [Quote("3EB0RECEIVED"), Quote(elsewhere.message_id)]
+
+
+def test_a_reply_whose_quote_cannot_be_looked_up_fails_before_the_network() -> None:
+    class Unreadable(FakeOutbox):
+        async def find(self, _tenant: str, _device: str, message_id: str) -> Send | None:
+            raise EndpointConnectionError(endpoint_url="http://dynamodb")
+
+    store, port = Unreadable(), PortCalls()
+    with pytest.raises(NetworkError) as failed:
+        run(network_calls.send_message(port, dataclasses.replace(store.add("ok"), reply_to="M9"), store))
+    assert failed.value.kind is ErrorKind.NETWORK
+    assert port.calls == []

@@ -133,7 +133,7 @@ def test_message_received_has_the_specification_fields_then_the_type_sub_object(
     assert event.name == "message.received"
     assert list(event.data) == [
         "message_id", "from", "to", "content", "message_type", "is_from_me", "push_name", "timestamp",
-        "chat_jid", "is_group", "media",
+        "chat_jid", "is_group", "quoted", "media",
     ]  # fmt: skip
     assert event.data["timestamp"] == "2023-11-14T22:13:20.456Z"
 

@@ -9,6 +9,7 @@ import pytest
 from fakes_simulated import CONTACT, CONTACT_JID, JID, PHONE, fast_network, open_session, paired
 
 from session_host.network.port import MessageRef
+from session_host.network.reply_types import Poll
 from session_host.network.simulated import PRODUCED_EVENTS
 from session_host.network.simulated.model import ControlError
 
@@ -143,8 +144,8 @@ def test_a_contact_calls_the_device_and_hangs_up(tmp_path: Path) -> None:
 
 def test_the_simulated_network_produces_every_event_it_declares(tmp_path: Path) -> None:
     async def scenario() -> None:
-        # Given a network where a device pairs, chats, asks for history, gets calls, joins a group,
-        # blocks someone and loses its connection
+        # Given a network where a device pairs, chats, polls, asks for history, gets calls, joins a
+        # group, blocks someone and loses its connection
         network = fast_network()
         network.create_account(CONTACT, "Bob")
         session, recorder = await paired(network, tmp_path)
@@ -153,6 +154,8 @@ def test_the_simulated_network_produces_every_event_it_declares(tmp_path: Path) 
         network.send_from_account(CONTACT, JID, "hi")
         network.rename_account(CONTACT, "Robert")
         network.send_from_account(CONTACT, JID, "renamed")
+        poll = await session.sending.send_poll(CONTACT_JID, Poll("Lunch?", ("Yes", "No")))
+        network.vote(CONTACT, poll.message_id, JID, ["Yes"])
         oldest = MessageRef(CONTACT_JID, sent.message_id, from_me=True, timestamp=sent.timestamp + 60)
         await session.messages.request_history_sync(CONTACT_JID, 10, oldest)
         await recorder.wait_for("history.sync")

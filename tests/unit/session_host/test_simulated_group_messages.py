@@ -54,6 +54,7 @@ def test_a_device_s_message_to_a_group_reaches_every_other_member(tmp_path: Path
             "message_type": "text",
             "is_from_me": False,
             "is_group": True,
+            "quoted": None,
             "push_name": "Ana",
             "timestamp": received.data["timestamp"],
         }

@@ -57,6 +57,7 @@ def test_device_and_contact_exchange_messages_with_receipts(tmp_path: Path) -> N
             "message_type": "text",
             "is_from_me": False,
             "is_group": False,
+            "quoted": None,
             "push_name": "Bob",
             "timestamp": received.data["timestamp"],
         }

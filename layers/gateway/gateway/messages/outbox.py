@@ -67,6 +67,7 @@ def new_send(
     requested_at: float | None = None,
     kind: str = TEXT,
     payload: dict[str, Any] | None = None,
+    reply_to: str | None = None,
 ) -> Send:
     """A new ``queued`` send, not stored yet (see :func:`store`)."""
     message_id = message_id or new_message_id()
@@ -86,6 +87,7 @@ def new_send(
         state=SendState.QUEUED,
         kind=kind,
         payload=payload,
+        reply_to=reply_to,
     )
 
 
@@ -252,6 +254,7 @@ def _new_attributes(send: Send) -> dict[str, Any]:
         "expires_at": int(send.not_before + KEEP_UNFINISHED_SECONDS),
         "kind": send.kind,
         "payload": send.payload,
+        "reply_to": send.reply_to,
     }
 
 
@@ -295,4 +298,5 @@ def _send(item: SendModel) -> Send:
         deleted_for_me_at=float(item.deleted_for_me_at) if item.deleted_for_me_at is not None else None,
         kind=item.kind or TEXT,
         payload=item.payload,
+        reply_to=item.reply_to,
     )

@@ -90,6 +90,7 @@ MAX_DELAY_SECONDS = 3600
 MAX_TYPING_SECONDS = 30
 DEFAULT_TYPING_SECONDS = 3
 MessageText = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
+QuotedId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^\S+$")]
 
 
 class SendOptions(DeferredModel):
@@ -112,6 +113,13 @@ class SendOptions(DeferredModel):
         default=False,
         alias="disablePresence",
         description="Skip the typing indicator (``typingDuration`` is then ignored)",
+    )
+    reply_to: QuotedId | None = omittable(
+        description="A message of the same chat this one quotes (a reply): the gateway's id of one "
+        "of the device's sends, or the network's id of any message (a received message's "
+        "`message_id`). An id the gateway does not know is passed to the network as is "
+        "(docs/messages.md#replies)",
+        examples=["3EB0C767D26A1B2E5F4A"],
     )
 
 
@@ -245,4 +253,28 @@ class SendTemplateRequest(SendOptions):
     )
     buttons: Annotated[list[TemplateButton], Field(min_length=1, max_length=MAX_BUTTONS)] | None = omittable(
         description=f"1 to {MAX_BUTTONS} quick replies"
+    )
+
+
+MAX_POLL_OPTIONS = 12
+MAX_POLL_TEXT_CHARS = 255
+PollText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_POLL_TEXT_CHARS, pattern=NOT_BLANK)]
+
+
+class SendPollRequest(SendOptions):
+    """A poll: a question and 2 to 12 distinct options; votes arrive as ``poll.vote``."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["number", "question", "options"]})
+
+    number: str | None = omittable({"pattern": CHAT_PATTERN}, description=RECIPIENT, examples=["15551234567"])
+    question: PollText | None = omittable(
+        description=f"The question, 1 to {MAX_POLL_TEXT_CHARS} characters", examples=["Lunch at noon?"]
+    )
+    options: Annotated[list[PollText], Field(min_length=2, max_length=MAX_POLL_OPTIONS)] | None = omittable(
+        {"uniqueItems": True},
+        description=f"2 to {MAX_POLL_OPTIONS} distinct answers, each 1 to {MAX_POLL_TEXT_CHARS} characters",
+        examples=[["Yes", "No"]],
+    )
+    multiple_answers: StrictBool = Field(
+        default=False, description="Voters may choose several options (else exactly one)"
     )

@@ -41,6 +41,7 @@ from gateway.messages.schemas import (
     SendDocumentRequest,
     SendLocationRequest,
     SendMediaRequest,
+    SendPollRequest,
     SendTemplateRequest,
 )
 from gateway.messages.sends import TEXT
@@ -49,6 +50,7 @@ from gateway.web.fields import is_blank
 LOCATION = "location"
 CONTACT = "contact"
 TEMPLATE = "template"
+POLL = "poll"
 MEDIA_KINDS: tuple[Kind, ...] = ("image", "video", "audio", "document", "sticker")
 
 
@@ -201,3 +203,19 @@ def template(request: SendTemplateRequest) -> Message:
 
     payload = {"footer": request.footer or None, "buttons": buttons}
     return Message(TEMPLATE, body, payload, field="buttons", late_checks=(unique_ids,))
+
+
+def poll(request: SendPollRequest) -> Message:
+    """A poll: its question is the send's text; the options travel in the payload, which the
+    outbox keeps with the sent message so that votes can be read back as texts (``poll.vote``)."""
+    question = request.question or ""
+    options = list(request.options or [])
+    require_fields(
+        number=(request.number or "").strip(),
+        question="" if is_blank(question) else question,
+        options=bool(options),
+    )
+    if len(set(options)) != len(options):
+        raise validation_error("options", "each option must be different from the others")
+    payload = {"question": question, "options": options, "multiple_answers": request.multiple_answers}
+    return Message(POLL, question, payload, field="options", value=options)

@@ -72,6 +72,7 @@ class Addressed(Protocol):
     delay: int
     typing_duration: int
     disable_presence: bool
+    reply_to: str | None
 
 
 def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: float) -> StoredResponse:
@@ -114,6 +115,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
         disable_presence=request.disable_presence,
         kind=message.kind,
         payload=payload,
+        reply_to=request.reply_to,
     )
     interval = int(device.min_send_interval_seconds or 0)
     stored = _writer().submit(outbox.store, send)

@@ -52,6 +52,9 @@ class Send:
     """What is sent: ``text``, or a kind of the send routes to come (image, location, ...)."""
     payload: dict[str, Any] | None = None
     """What a kind other than text needs beyond ``text`` (never media bytes: their S3 key)."""
+    reply_to: str | None = None
+    """The message it quotes, as the request named it (the gateway's id or the network's):
+    resolved when it goes out, so a send held or scheduled keeps it."""
 
     def deletable(self, chat_jid: str, *, for_everyone: bool) -> bool:
         """Whether DELETE /messages/{message_id} may name it: sent in ``chat_jid``, not deleted

@@ -78,6 +78,7 @@ class SendModel(GatewayModel):
     payload = JSONAttribute(null=True)  # what a kind other than text needs (media: its S3 key)
     revoked_at = NumberAttribute(null=True)  # deleted for everyone (DELETE /messages/{id})
     deleted_for_me_at = NumberAttribute(null=True)  # deleted from the account's own view
+    reply_to = UnicodeAttribute(null=True)  # the message it quotes, as the request named it (replies)
 
     pending = PendingIndex()
     by_message_id = SendsByMessageId()

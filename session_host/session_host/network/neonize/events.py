@@ -53,8 +53,10 @@ from gateway.webhooks.catalog import EventName
 from .. import group_payloads, payloads
 from ..payloads import iso_utc, iso_utc_or_none
 from ..port import NetworkEvent
+from ..reply_types import option_texts
 from .content import describe_message
 from .jids import chat_of, iso_from_millis, jid_str, sender_of
+from .replies import quoted_of
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,10 @@ def keepalive_restored(ctx: EventContext) -> NetworkEvent:
 
 
 def message(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
-    """A ``Message`` event: ``message.edited`` for an edit, else :func:`message_received`."""
+    """A ``Message`` event: ``message.edited`` for an edit, else :func:`message_received`; a
+    poll vote is the session's to decrypt (``handlers.py``, :func:`poll_vote`): None here."""
+    if is_poll_vote(ev):
+        return None
     edit = _edit_of(ev)
     if edit is None:
         return message_received(ctx, ev)
@@ -217,6 +222,31 @@ def message_received(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
         push_name=info.Pushname,
         timestamp=info.Timestamp / 1000,  # sent in milliseconds
         extra=described.extra,
+        quoted=quoted_of(ev.Message),
+    )
+
+
+# --- polls (issue 24) -------------------------------------------------------------------
+
+
+def is_poll_vote(ev: MessageEv) -> bool:
+    """Whether the message is a vote on a poll (encrypted with the poll's secret)."""
+    return bool(ev.Message.HasField("pollUpdateMessage"))
+
+
+def poll_vote(
+    ctx: EventContext, ev: MessageEv, selected: list[bytes], options: list[str] | None
+) -> NetworkEvent:
+    """``poll.vote`` of a decrypted vote: ``selected`` the hashes of the options chosen,
+    named by their texts from the poll's ``options`` when known (``sha256:<hex>`` otherwise)."""
+    source = ev.Info.MessageSource
+    voter = ctx.own_jid if source.IsFromMe and ctx.own_jid else sender_of(source)
+    return payloads.poll_vote(
+        message_id=ev.Message.pollUpdateMessage.pollCreationMessageKey.ID,
+        chat_jid=chat_of(source),
+        voter=voter,
+        selected_options=option_texts(selected, options),
+        at=ev.Info.Timestamp / 1000,  # sent in milliseconds
     )
 
 

@@ -143,13 +143,38 @@ class NetworkHandlers:
             client.event(event_type)(self._guarded(runner, event_type.__name__, handler))
 
     def _mapper(self, mapper: Mapper) -> Callable[[ClientRunner, Any], None]:
-        def handle(_runner: ClientRunner, ev: Any) -> None:
+        def handle(runner: ClientRunner, ev: Any) -> None:
+            if isinstance(ev, MessageEv) and events.is_poll_vote(ev):
+                self._relay.emit(self._poll_vote(runner, ev))
+                return
             event = mapper(self._link.context(), ev)
             if event is not None and event.name == EventName.MESSAGE_RECEIVED and isinstance(ev, MessageEv):
+                self._link.recent.received(dict(event.data))  # what a reply to it will quote
                 event = with_media(self._link, event, ev.Message)  # waits: the device's order holds
             self._relay.emit(event)
 
         return handle
+
+    def _poll_vote(self, runner: ClientRunner, ev: MessageEv) -> NetworkEvent | None:
+        """``poll.vote``: the vote decrypted by whatsmeow with the poll's secret (kept in its
+        store when the poll was sent or received), its options named from the polls this
+        session remembers; None (logged) when it cannot be decrypted.
+
+        Only a logged-in session decrypts: on a client whose store has no account,
+        ``decrypt_poll_vote`` aborts the process (a nil dereference in whatsmeow's
+        ``decryptMsgSecret``, seen on neonize 0.5.2)."""
+        if self._link.own_jid() is None:
+            logger.warning("device %s: poll vote on a session not logged in ignored", self._device_id)
+            return None
+        try:
+            vote = runner.client.decrypt_poll_vote(ev)
+        except Exception as error:  # the library's DecryptPollVoteError and whatever else it raises
+            logger.warning("device %s: poll vote not decrypted: %s", self._device_id, error)
+            return None
+        poll_id = ev.Message.pollUpdateMessage.pollCreationMessageKey.ID
+        options = self._link.recent.poll_options(poll_id)
+        selected = list(vote.selectedOptions)
+        return events.poll_vote(self._link.context(), ev, selected, list(options) if options else None)
 
     def _guarded(
         self, runner: ClientRunner, name: str, handler: Callable[[ClientRunner, Any], None]

@@ -32,6 +32,7 @@ from .errors import library_error
 from .events import EventContext
 from .jids import jid_str
 from .locks import GoCallGate
+from .replies import Recent
 from .store import DeviceStore
 from .timings import NeonizeTimings
 
@@ -47,7 +48,7 @@ class DeviceLink:
     ``account`` is the paired account (None: not paired); ``runner`` the current client run;
     ``qr`` the code shown and its expiry, ``qr_count`` how many this attempt showed, and
     ``qr_seq`` a counter bumped whenever the QR rotation changes (a timer of an older one
-    does nothing).
+    does nothing). ``recent`` (:class:`~.replies.Recent`) locks itself.
     """
 
     def __init__(self, store: DeviceStore, gate: GoCallGate, timings: NeonizeTimings) -> None:
@@ -62,6 +63,7 @@ class DeviceLink:
         self.qr: tuple[str, float] | None = None
         self.qr_count = 0
         self.qr_seq = 0
+        self.recent = Recent()  # what quotes and poll votes need: messages and polls seen lately
 
     def own_jid(self) -> str | None:
         with self.mutex:

@@ -9,6 +9,10 @@ neonize's own builders); a location and a contact are ``LocationMessage`` and
 network no longer shows quick-reply buttons that do not come from the Business API (phones
 drop them or show "message not supported"). A plain text in their place would claim buttons
 nobody can tap; nothing is sent.
+
+**Replies** quote through the content's ``ContextInfo`` (:mod:`.replies`). **Polls** are built
+by neonize's ``build_poll_vote_creation`` (whatsmeow adds the poll's secret, which it keeps
+to decrypt the votes); their options are remembered for ``poll.vote``.
 """
 
 from __future__ import annotations
@@ -19,17 +23,19 @@ from collections.abc import Sequence
 from neonize.client import NewClient
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ContextInfo, ExtendedTextMessage, Message
 from neonize.utils.enum import ChatPresence as NeonizeChatPresence
-from neonize.utils.enum import ChatPresenceMedia
+from neonize.utils.enum import ChatPresenceMedia, VoteType
 
 from gateway.failures.kinds import ErrorKind
 
 from .. import message_checks
 from ..media_types import ContactCard, Location, MediaKind, OutgoingMedia, Template
 from ..port import ChatPresence, NetworkError, SentMessage
+from ..reply_types import Poll, Quote
 from .catalog import unsupported
 from .jids import jid_str, parse_jid
 from .link import DeviceLink
 from .media import UPLOAD_TYPES, contact_message, location_message, media_message
+from .replies import quote_context, quoting
 
 _PRESENCE = {
     ChatPresence.COMPOSING: NeonizeChatPresence.CHAT_PRESENCE_COMPOSING,
@@ -43,7 +49,9 @@ class NeonizeSending:
     def __init__(self, link: DeviceLink) -> None:
         self._link = link
 
-    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
+    async def send_text(
+        self, to: str, text: str, *, mentions: Sequence[str] = (), quote: Quote | None = None
+    ) -> SentMessage:
         if not text:
             raise NetworkError(ErrorKind.INVALID, "text must not be empty")
         message = (
@@ -55,9 +63,9 @@ class NeonizeSending:
             if mentions
             else Message(conversation=text)
         )
-        return await self._send_built(to, message)
+        return await self._send_built(to, message, quote)
 
-    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
+    async def send_media(self, to: str, media: OutgoingMedia, *, quote: Quote | None = None) -> SentMessage:
         message_checks.check_media(media)
         kind = MediaKind(media.kind)
         data = bytes(media.data)  # bytes, never a str neonize would fetch
@@ -66,17 +74,23 @@ class NeonizeSending:
             return media_message(media, client.upload(data, UPLOAD_TYPES[kind]))
 
         message = await self._link.call(f"upload {kind}", upload)
-        return await self._send_built(to, message)
+        return await self._send_built(to, message, quote)
 
-    async def send_location(self, to: str, location: Location) -> SentMessage:
+    async def send_location(self, to: str, location: Location, *, quote: Quote | None = None) -> SentMessage:
         message_checks.check_location(location)
-        return await self._send_built(to, location_message(location))
+        return await self._send_built(to, location_message(location), quote)
 
-    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
+    async def send_contact(self, to: str, card: ContactCard, *, quote: Quote | None = None) -> SentMessage:
         message_checks.check_contact(card)
-        return await self._send_built(to, contact_message(card))
+        return await self._send_built(to, contact_message(card), quote)
 
-    async def send_template(self, to: str, template: Template) -> SentMessage:  # noqa: ARG002 (the port's)
+    async def send_template(
+        self,
+        to: str,  # noqa: ARG002 (the port's)
+        template: Template,
+        *,
+        quote: Quote | None = None,  # noqa: ARG002 (the port's)
+    ) -> SentMessage:
         message_checks.check_template(template)
         raise unsupported("send_template")
 
@@ -88,9 +102,25 @@ class NeonizeSending:
             "send chat presence", lambda client: client.send_chat_presence(target, state, media)
         )
 
-    async def _send_built(self, to: str, message: Message) -> SentMessage:
-        """Send a message built already; the network's id and time (now, if it gave none)."""
+    # replies and polls (issue 24)
+    async def send_poll(self, to: str, poll: Poll, *, quote: Quote | None = None) -> SentMessage:
+        message_checks.check_poll(poll)
+        count = VoteType.MULTIPLE if poll.multiple_answers else VoteType.SINGLE
+        options = list(poll.options)
+        message = await self._link.call(
+            "build poll", lambda client: client.build_poll_vote_creation(poll.question, options, count)
+        )
+        sent = await self._send_built(to, message, quote)
+        self._link.recent.poll_sent(sent.message_id, options)
+        return sent
+
+    async def _send_built(self, to: str, message: Message, quote: Quote | None = None) -> SentMessage:
+        """Send a message built already (quoting ``quote``); the network's id and time (now,
+        if it gave none)."""
         chat = parse_jid(to)
+        if quote is not None:
+            context = quote_context(quote, jid_str(chat) or to, self._link.own_jid(), self._link.recent)
+            message = quoting(message, context)
         response = await self._link.call("send message", lambda client: client.send_message(chat, message))
         timestamp = float(response.Timestamp) if response.Timestamp > 0 else time.time()
         return SentMessage(message_id=response.ID, chat_jid=jid_str(chat) or to, timestamp=timestamp)

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import media_payloads
 from ..media_types import ContactCard, Location, MediaKind, OutgoingMedia, QuickReply, ReceivedMedia, Template
+from ..reply_types import Poll
 from ..vcards import to_vcard
 
 
@@ -23,12 +24,14 @@ class Body:
     inbox: dict[str, Any] = field(default_factory=dict)  # inbox fields: text, caption, media, ...
     extra: dict[str, Any] = field(default_factory=dict)  # message.received sub-objects
     data: bytes | None = None  # the media's bytes, stored by the network under their sha256
+    quoted: dict[str, Any] | None = None  # the message it replies to: {message_id, from, content}
 
     def inbox_fields(self) -> dict[str, Any]:
         """Every inbox field the decisions name, None where the kind has none."""
-        fields: dict[str, Any] = dict.fromkeys(("text", "caption", "media", "location", "contact", "buttons"))
+        names = ("text", "caption", "media", "location", "contact", "buttons", "poll")
+        fields: dict[str, Any] = dict.fromkeys(names)
         fields.update(self.inbox)
-        return {"type": self.type, **fields}
+        return {"type": self.type, **fields, "quoted": self.quoted}
 
     def attachment(self, data: bytes) -> ReceivedMedia | None:
         """The bytes for a recipient's devices, described as hashed once at the send."""
@@ -93,3 +96,19 @@ def button_reply(reply: QuickReply) -> Body:
     return Body(
         "button_reply", reply.text, {"text": reply.text, "button_reply": payload}, {"button_reply": payload}
     )
+
+
+def poll(sent: Poll) -> Body:
+    """A poll: the inbox shows its options and the votes it got (``votes``: voter JID → the
+    options chosen); devices get the ``poll`` object neonize's adapter reads from the real one."""
+    options = list(sent.options)
+    shown = {"question": sent.question, "options": options, "multiple_answers": sent.multiple_answers}
+    inbox = {"poll": {**shown, "votes": {}}}
+    extra = {
+        "poll": {
+            "name": sent.question,
+            "options": options,
+            "selectable_count": 0 if sent.multiple_answers else 1,
+        }
+    }
+    return Body("poll", sent.question, inbox, extra)

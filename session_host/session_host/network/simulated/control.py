@@ -29,6 +29,7 @@ from .network import SimulatedNetwork
 PhoneInPath = Annotated[str, PathParam(pattern=PHONE_PATTERN, description="a plain phone number")]
 DeviceIdInPath = Annotated[str, PathParam(min_length=1, max_length=128)]
 CallIdInPath = Annotated[str, PathParam(min_length=1, max_length=64)]
+PollIdInPath = Annotated[str, PathParam(min_length=1, max_length=128)]
 Target = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 T = TypeVar("T")
@@ -112,6 +113,9 @@ class MessageIn(BaseModel):
     media: MediaIn | None = Field(default=None, description="media the phone sends (with or without text)")
     button_reply: ButtonReplyIn | None = Field(
         default=None, description="the phone taps a template's quick reply (alone)"
+    )
+    reply_to: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = Field(
+        default=None, description="the id of a message of that chat it replies to (any id is taken)"
     )
 
 
@@ -203,6 +207,15 @@ class FaultIn(BaseModel):
         return value
 
 
+class VoteIn(BaseModel):
+    chat: Target = Field(
+        description="where the poll is: its author's user JID or phone digits, or a group JID"
+    )
+    options: Annotated[list[Annotated[str, StringConstraints(min_length=1)]], Field(max_length=12)] = Field(
+        description="the texts of the options chosen; empty takes the vote back"
+    )
+
+
 def _call(action: Callable[..., T], *args: Any) -> T:
     try:
         return action(*args)
@@ -246,7 +259,9 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         non-member, a non-admin where only admins send)."""
         media = body.media.outgoing() if body.media is not None else None
         reply = QuickReply(body.button_reply.id, body.button_reply.text) if body.button_reply else None
-        message_id = group_call(network.send_from_account, phone, body.to, body.text, media, reply)
+        message_id = group_call(
+            network.send_from_account, phone, body.to, body.text, media, reply, body.reply_to
+        )
         return {"success": True, "message_id": message_id}
 
     @router.post("/accounts/{phone}/read")
@@ -334,4 +349,13 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         return {"success": True, **_call(network.update_account, phone, changes)}
 
     router.include_router(group_routes(network))
+
+    # replies and polls (issue 24)
+    @router.post("/accounts/{phone}/polls/{poll_id}/vote")
+    def vote(phone: PhoneInPath, poll_id: PollIdInPath, body: VoteIn) -> dict[str, Any]:
+        """The account votes on a poll it received: its choice replaces its last one (an empty
+        list takes the vote back); the chat's other people's devices get ``poll.vote``."""
+        chosen = _call(network.vote, phone, poll_id, body.chat, body.options)
+        return {"success": True, "message_id": poll_id, "selected_options": chosen}
+
     return router

@@ -68,6 +68,7 @@ def message_received(
         timestamp=at,
         extra=body.extra,
         attachment=attachment,
+        quoted=body.quoted,
     )
 
 
@@ -250,3 +251,11 @@ def from_item(item: Mapping[str, Any], media: Callable[[str], bytes] | None = No
             **{**described, "kind": MediaKind(described["kind"]), "data": media(described["sha256"])}
         )
     return NetworkEvent(name=EventName(item["name"]), data=item["data"], attachment=attachment)
+
+
+def poll_vote(poll_id: str, chat_jid: str, voter_jid: str, chosen: list[str], at: float) -> NetworkEvent:
+    """A vote on a poll, as the devices of the chat's other people see it: the texts chosen
+    (the real network sends hashes, which neonize's adapter maps back to these)."""
+    return payloads.poll_vote(
+        message_id=poll_id, chat_jid=chat_jid, voter=voter_jid, selected_options=chosen, at=at
+    )

@@ -58,7 +58,15 @@ FAULT_KINDS: dict[str, FaultKind] = {
 DIAL_OPERATION = "connect"
 """The only operation the :class:`DialFault` kinds apply to (also a drop's reconnect)."""
 SEND_OPERATIONS = frozenset(
-    {"send_text", "send_media", "send_location", "send_contact", "send_template", "publish_status"}
+    {
+        "send_text",
+        "send_media",
+        "send_location",
+        "send_contact",
+        "send_template",
+        "publish_status",
+        "send_poll",
+    }
 )
 """The operations an :class:`AnswerFault` applies to: those that put a message on the network."""
 

@@ -222,16 +222,20 @@ class SimulatedNetwork(NetworkCore):
         text: str | None,
         media: OutgoingMedia | None = None,
         reply: QuickReply | None = None,
+        reply_to: str | None = None,
     ) -> str:
         """The phone sends a text, media, or both (the text is then the media's caption), or
         taps a template's quick reply (``reply``), to a user JID (or phone digits) or a group;
-        returns the message id. What the network refuses is a 400 ``VALIDATION_ERROR``; a
+        returns the message id. ``reply_to``: the message of that chat it quotes (any id is
+        taken, as the real network takes it). What the network refuses is a 400 ``VALIDATION_ERROR``; a
         group refuses with :class:`~.group_records.GroupError` as it refuses devices
         (``group_not_found``, ``not_group_admin``)."""
         body = _phone_body(text, media, reply)
         with self._lock:
             sender = self._account(phone)
             message_id = new_message_id()
+            if reply_to is not None:
+                body = self._world.replying(body, sender, self._chat(to), reply_to)
             if jids.is_group_jid(to):
                 self._world.post_to_group(sender, to, message_id, body)
             else:
@@ -256,6 +260,15 @@ class SimulatedNetwork(NetworkCore):
                 )
             self._save()
             return read
+
+    def vote(self, phone: str, poll_id: str, chat: str, options: list[str]) -> list[str]:
+        """The phone votes on a poll it received in ``chat`` (the author's user JID or phone
+        digits, or the group's JID): :meth:`.world.World.vote`."""
+        with self._lock:
+            voter = self._account(phone)
+            chosen = self._world.vote(voter, self._chat(chat), poll_id, options)
+            self._save()
+            return chosen
 
     def type_to(self, phone: str, to: str, state: str) -> None:
         """The phone shows (``composing``) or stops showing (``paused``) typing in its chat with

@@ -18,6 +18,7 @@ from gateway.failures.kinds import ErrorKind
 from .. import message_checks
 from ..media_types import ContactCard, Location, OutgoingMedia, Template
 from ..port import ChatPresence, NetworkError, SentMessage
+from ..reply_types import Poll, Quote
 from . import bodies
 from .bodies import Body
 from .core import NetworkCore
@@ -32,11 +33,13 @@ class SimulatedSending:
         self._link = link
         self._network: NetworkCore = link.network
 
-    async def send_text(self, to: str, text: str, *, mentions: Sequence[str] = ()) -> SentMessage:
+    async def send_text(
+        self, to: str, text: str, *, mentions: Sequence[str] = (), quote: Quote | None = None
+    ) -> SentMessage:
         self._link.connection()
         if not text:
             raise NetworkError(ErrorKind.INVALID, "the text is empty")
-        return await self._send("send_text", to, bodies.text(text), mentions=list(mentions))
+        return await self._send("send_text", to, bodies.text(text), mentions=list(mentions), quote=quote)
 
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
         self._link.connection()
@@ -52,30 +55,43 @@ class SimulatedSending:
                 turn.world.presence(turn.account.jid, recipient, state)
             turn.changed()
 
-    async def send_media(self, to: str, media: OutgoingMedia) -> SentMessage:
+    async def send_media(self, to: str, media: OutgoingMedia, *, quote: Quote | None = None) -> SentMessage:
         """The recipient's inbox describes the bytes; its devices get them as the attachment."""
         self._link.connection()
         message_checks.check_media(media)
-        return await self._send("send_media", to, bodies.media(media))
+        return await self._send("send_media", to, bodies.media(media), quote=quote)
 
-    async def send_location(self, to: str, location: Location) -> SentMessage:
+    async def send_location(self, to: str, location: Location, *, quote: Quote | None = None) -> SentMessage:
         self._link.connection()
         message_checks.check_location(location)
-        return await self._send("send_location", to, bodies.location(location))
+        return await self._send("send_location", to, bodies.location(location), quote=quote)
 
-    async def send_contact(self, to: str, card: ContactCard) -> SentMessage:
+    async def send_contact(self, to: str, card: ContactCard, *, quote: Quote | None = None) -> SentMessage:
         self._link.connection()
         message_checks.check_contact(card)
-        return await self._send("send_contact", to, bodies.contact(card))
+        return await self._send("send_contact", to, bodies.contact(card), quote=quote)
 
-    async def send_template(self, to: str, template: Template) -> SentMessage:
+    async def send_template(self, to: str, template: Template, *, quote: Quote | None = None) -> SentMessage:
         """The simulated network shows the buttons (the real one does not: neonize refuses)."""
         self._link.connection()
         message_checks.check_template(template)
-        return await self._send("send_template", to, bodies.template(template))
+        return await self._send("send_template", to, bodies.template(template), quote=quote)
+
+    # replies and polls (issue 24)
+    async def send_poll(self, to: str, poll: Poll, *, quote: Quote | None = None) -> SentMessage:
+        """The recipients' inboxes show the poll, and its votes as they come."""
+        self._link.connection()
+        message_checks.check_poll(poll)
+        return await self._send("send_poll", to, bodies.poll(poll), quote=quote)
 
     async def _send(
-        self, operation: str, to: str, body: Body, *, mentions: list[str] | None = None
+        self,
+        operation: str,
+        to: str,
+        body: Body,
+        *,
+        mentions: list[str] | None = None,
+        quote: Quote | None = None,
     ) -> SentMessage:
         """The account sends ``body`` to a person or a group (a lost answer fails it after).
 
@@ -87,6 +103,8 @@ class SimulatedSending:
         lost = await self._link.fault(operation)
         with self._network.device(self._link.connection()) as turn:
             message_id = new_message_id()
+            if quote is not None:  # the network takes any id; it shows what it knows of it
+                body = turn.world.replying(body, turn.account, turn.world.chat_of(to), quote.message_id)
             if jids.is_group_jid(to):
                 turn.world.post_to_group(turn.account, to, message_id, body, mentions=mentions)
                 chat_jid = to

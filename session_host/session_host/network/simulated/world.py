@@ -12,20 +12,21 @@ import base64
 import logging
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gateway import jids
+from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind
 from gateway.webhooks.catalog import EventName
 
-from ..payloads import ReceiptKind, iso_utc, iso_utc_or_none
+from ..payloads import ReceiptKind, iso_utc, iso_utc_or_none, quoted_message
 from ..port import NetworkError, NetworkEvent
 from . import events
 from .bodies import Body
 from .group_records import GroupChange, GroupError
 from .groups import Groups
-from .model import Account, Call, Connection, Link, account_phone
+from .model import Account, Call, Connection, ControlError, Link, account_phone
 
 logger = logging.getLogger(__name__)
 
@@ -265,6 +266,84 @@ class World:
             if self.push(link.device_key, received):
                 self.receipt("delivered", sender.jid, chat_jid, [message_id], by=recipient.jid)
 
+    # --- replies and polls (issue 24) --------------------------------------------------
+
+    def replying(self, body: Body, author: Account, chat_jid: str, message_id: str) -> Body:
+        """``body`` as a reply to ``message_id`` of ``author``'s chat ``chat_jid``: it quotes
+        the message as ``author`` has it (sent or received there), with its author and text;
+        an id the chat does not have is quoted all the same, its author and text unknown (the
+        real network takes any id)."""
+        sent = next((e for e in author.sent if e["message_id"] == message_id and e["to"] == chat_jid), None)
+        if sent is not None:
+            return replace(body, quoted=quoted_message(message_id, author.jid, _shown(sent)))
+        got = next(
+            (
+                m
+                for m in author.inbox
+                if m["message_id"] == message_id and m.get("chat", m["from"]) == chat_jid
+            ),
+            None,
+        )
+        if got is not None:
+            return replace(body, quoted=quoted_message(message_id, got["from"], _shown(got)))
+        return replace(body, quoted=quoted_message(message_id, None, None))
+
+    def vote(self, voter: Account, chat_jid: str, poll_id: str, options: list[str]) -> list[str]:
+        """``voter`` votes on the poll ``poll_id`` it received in ``chat_jid``: its choice
+        replaces its last one (none: the vote is taken back). Every copy of the poll shows the
+        votes; the other people of the chat get ``poll.vote`` on their devices (the poll's
+        author included). Returns the options chosen, in the poll's order.
+
+        Raises
+        ------
+        ControlError
+            404 ``MESSAGE_NOT_FOUND`` when the voter has no such poll in that chat; 400
+            ``VALIDATION_ERROR`` for an option the poll does not have, or several on a poll
+            that takes one.
+        """
+        poll = next(
+            (
+                m
+                for m in voter.inbox
+                if m["message_id"] == poll_id and m.get("chat", m["from"]) == chat_jid and m["type"] == "poll"
+            ),
+            None,
+        )
+        if poll is None:
+            raise ControlError(404, ErrorCode.MESSAGE_NOT_FOUND, f"no poll {poll_id} in the chat {chat_jid}")
+        shown = poll["poll"]
+        unknown = [option for option in options if option not in shown["options"]]
+        if unknown:
+            raise ControlError(400, ErrorCode.VALIDATION_ERROR, f"the poll has no option {unknown[0]!r}")
+        if len(set(options)) > 1 and not shown["multiple_answers"]:
+            raise ControlError(400, ErrorCode.VALIDATION_ERROR, "this poll takes one option")
+        chosen = [option for option in shown["options"] if option in options]
+        author = self.account_of_jid(poll["from"])
+        is_group = jids.is_group_jid(chat_jid)
+        if is_group:
+            people = (self.person(jid) for jid in self.groups.get(chat_jid).participants)
+            members = (self.account_of_jid(jid) for jid in people if jid is not None)
+            told = [account for account in members if account is not None and account is not voter]
+        else:
+            told = [author] if author is not None else []
+        for account in [voter, *told]:
+            self._record_vote(account, poll_id, voter.jid, chosen)
+        at = time.time()
+        for account in told:
+            chat = chat_jid if is_group else voter.jid  # the chat as each of them sees it
+            event = events.poll_vote(poll_id, chat, voter.jid, chosen, at)
+            for link in self.links_of(account.jid):
+                self.push(link.device_key, event)
+        return chosen
+
+    @staticmethod
+    def _record_vote(account: Account, poll_id: str, voter: str, chosen: list[str]) -> None:
+        """The account's copies of the poll (received, or its own send) show the new vote."""
+        for entry in [*account.inbox, *account.sent]:
+            if entry["message_id"] == poll_id and entry.get("type") == "poll":
+                shown = entry.get("poll") or {}
+                entry["poll"] = {**shown, "votes": {**shown.get("votes", {}), voter: chosen}}
+
     def receipt(
         self,
         kind: ReceiptKind,
@@ -420,3 +499,9 @@ class World:
         self.queues = {key: list(items) for key, items in data.get("queues", {}).items()}
         self.groups.load_json(data.get("groups", {}))
         self.media = {key: base64.b64decode(text) for key, text in data.get("media", {}).items()}
+
+
+def _shown(entry: Mapping[str, Any]) -> str | None:
+    """What a quote shows of a message: its text, caption or poll question."""
+    poll = entry.get("poll") or {}
+    return entry.get("text") or entry.get("caption") or poll.get("question")
