@@ -14,6 +14,7 @@ def function_routers() -> list[APIRouter]:
     """The routers of every API function, in the order API Gateway would match them."""
     from devices_api.routes import router as devices
     from groups_api.routes import router as groups
+    from messages_api.call_routes import router as calls
     from messages_api.media_routes import router as media
     from messages_api.routes import router as messages
     from messages_api.send_media_routes import router as media_sends
@@ -23,7 +24,7 @@ def function_routers() -> list[APIRouter]:
     from users_api.routes import router as users
     from webhooks_api.routes import router as webhooks
 
-    return [platform, users, devices, groups, webhooks, messages, sends, media_sends, media, stories]
+    return [platform, users, devices, groups, webhooks, messages, sends, media_sends, media, stories, calls]
 
 
 def served_routers() -> list[APIRouter]:

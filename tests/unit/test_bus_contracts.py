@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from gateway.bus import Command, CommandName, DeviceSnapshot, Reply, contracts
 from gateway.bus.client import ReplyInbox
 from gateway.bus.contracts import CONTRACTS, CommandArgs, CommandResult, Contract, Done, NoArgs
+from gateway.bus.contracts import calls as c
 from gateway.bus.contracts import groups as g
 from gateway.bus.contracts import messages as m
 from gateway.bus.contracts import sessions as s
@@ -81,6 +82,8 @@ ARGS: dict[CommandName, CommandArgs] = {
     CommandName.PUBLISH_STATUS: st.PublishStatusArgs(
         kind="image", url="https://example.org/a.png", caption="x"
     ),
+    # Calls.
+    CommandName.REJECT_CALL: c.RejectCallArgs(call_id="8C0E4B6A", caller=PERSON),
 }
 RESULTS: dict[CommandName, CommandResult] = {
     CommandName.QR: s.QrCode(qr_code="2@abc", expires_at=1.5),
@@ -115,6 +118,8 @@ RESULTS: dict[CommandName, CommandResult] = {
     CommandName.PUBLISH_STATUS: st.PublishedStatus(
         message_id="N1", chat_jid="status@broadcast", timestamp=1.5
     ),
+    # Calls.
+    CommandName.REJECT_CALL: c.CallRejected(call_id="8C0E4B6A"),
 }
 
 

@@ -4,11 +4,11 @@
   executor that runs a command with its handler; it never names a command.
 * :mod:`.context`: what handlers share (replies, forwarding, taking and ending a device).
 * :mod:`.sessions`, :mod:`.messages`, :mod:`.message_ops`, :mod:`.sending`, :mod:`.groups`,
-  :mod:`.status`:
+  :mod:`.status`, :mod:`.calls`:
   the handlers. A new area is a new module, imported below so its handlers register.
 """
 
-from session_host.commands import groups, message_ops, messages, sending, sessions, status
+from session_host.commands import calls, groups, message_ops, messages, sending, sessions, status
 from session_host.commands.context import Forward, Later, Outcome
 from session_host.commands.registry import CommandExecutor
 
@@ -17,6 +17,7 @@ __all__ = [
     "Forward",
     "Later",
     "Outcome",
+    "calls",
     "groups",
     "message_ops",
     "messages",

@@ -6,8 +6,9 @@ one :class:`DeviceSession` per device and never touches a network client directl
 
 A session is the device's lifecycle; its operations come in families, one attribute and one
 small protocol each: ``sending`` (:class:`SendOperations`), ``messages``
-(:class:`MessageOperations`), ``groups`` (:class:`~.group_types.GroupOperations`) and
-``status`` (:class:`~.status_types.StatusOperations`). What an adapter cannot do raises
+(:class:`MessageOperations`), ``groups`` (:class:`~.group_types.GroupOperations`),
+``status`` (:class:`~.status_types.StatusOperations`) and ``calls``
+(:class:`~.call_types.CallOperations`). What an adapter cannot do raises
 :meth:`NetworkError.unsupported` (501 at the API).
 """
 
@@ -24,6 +25,7 @@ from gateway.failures.kinds import ErrorKind
 from gateway.groups import codes
 from gateway.webhooks.catalog import EventName
 
+from .call_types import CallOperations
 from .group_types import GroupOperations
 from .media_types import ContactCard, Location, OutgoingMedia, ReceivedMedia, Template
 from .status_types import StatusOperations
@@ -203,8 +205,9 @@ class DeviceSession(Protocol):
     The session itself is the device's lifecycle (connect, pair, disconnect, log out, close).
     Its operations come in families, one attribute each: :attr:`sending`
     (:class:`SendOperations`), :attr:`messages` (:class:`MessageOperations`), :attr:`groups`
-    (:class:`~.group_types.GroupOperations`) and :attr:`status`
-    (:class:`~.status_types.StatusOperations`). An adapter implements each family as one
+    (:class:`~.group_types.GroupOperations`), :attr:`status`
+    (:class:`~.status_types.StatusOperations`) and :attr:`calls`
+    (:class:`~.call_types.CallOperations`). An adapter implements each family as one
     object of its own; what it cannot do raises :meth:`NetworkError.unsupported`.
 
     Lifecycle: ``connect`` starts the session. An unpaired session emits ``qr.generated``
@@ -254,6 +257,16 @@ class DeviceSession(Protocol):
     @property
     def status(self) -> StatusOperations:
         """Stories: who sees them, and publishing one."""
+
+    @property
+    def calls(self) -> CallOperations:
+        """Declining the calls the account is offered."""
+
+    def use_proxy(self, proxy_url: str | None) -> None:
+        """The proxy (``http://``, ``https://``, ``socks5://``, with credentials or not;
+        ``gateway.devices.proxies``) the session's connections go through from its next
+        :meth:`connect` on; None: none. A connection already open keeps its way; the adapter
+        never logs the URL with its password."""
 
     async def connect(self) -> None:
         """Start (or resume) the session; returns once the attempt is under way.

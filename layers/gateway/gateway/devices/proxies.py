@@ -13,7 +13,7 @@ session hosts open connections inside the gateway's own network.
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from gateway.webhooks.addresses import UnsafeUrl, is_public_address, resolve
 
@@ -78,4 +78,4 @@ def redacted(url: str | None) -> str | None:
         return url
     credentials, _, host = parts.netloc.rpartition("@")
     user = credentials.partition(":")[0]
-    return parts._replace(netloc=f"{user}:{REDACTED}@{host}").geturl()
+    return urlunsplit((parts.scheme, f"{user}:{REDACTED}@{host}", parts.path, parts.query, parts.fragment))

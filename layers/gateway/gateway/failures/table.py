@@ -108,6 +108,8 @@ class Family(StrEnum):
     GROUP_READ = "group_read"  # ... and a read that timed out changed nothing
     PRIVACY_READ = "privacy_read"
     PRIVACY_SET = "privacy_set"
+    # Calls.
+    CALLS = "calls"  # a call the network does not know ringing is CALL_NOT_FOUND
 
 
 DOING: MappingProxyType[CommandName, str] = MappingProxyType(
@@ -363,6 +365,13 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
         Family.PRIVACY_SET: _privacy(
             {CommandName.SET_STATUS_PRIVACY},
             "the setting may or may not have changed: read it before retrying",
+        ),
+        # Calls.
+        Family.CALLS: _standard(
+            {CommandName.REJECT_CALL},
+            not_found=Failure(
+                404, ErrorCode.CALL_NOT_FOUND, "no such call from that caller rings for the device"
+            ),
         ),
     }
 )

@@ -20,6 +20,7 @@ from gateway import jids
 from gateway.bus.messages import GROUP_COMMANDS
 from gateway.failures.kinds import ErrorKind
 
+from ..call_types import CallOperations
 from ..port import DeviceSession, MessageOperations, NetworkError, SendOperations
 from ..status_types import StatusOperations
 
@@ -66,12 +67,12 @@ GROUP_OPERATIONS: frozenset[str] = frozenset(name.value for name in GROUP_COMMAN
 
 OPERATIONS: frozenset[str] = GROUP_OPERATIONS | frozenset(
     name
-    for protocol in (DeviceSession, SendOperations, MessageOperations, StatusOperations)
+    for protocol in (DeviceSession, SendOperations, MessageOperations, StatusOperations, CallOperations)
     for name, member in vars(protocol).items()
     if inspect.iscoroutinefunction(member) and name != "close"
 )
 """Operations a fault can target: the port's session methods and those of its sending,
-messages and status families by name (``close`` never fails), and the group operations by
+messages, status and calls families by name (``close`` never fails), and the group operations by
 the bus command that runs each."""
 
 Deliver = Callable[[str, Mapping[str, Any]], None]
@@ -170,6 +171,7 @@ class Account:
     status_privacy: dict[str, Any] = field(default_factory=lambda: {"type": "contacts", "list": []})
     sent: list[dict[str, Any]] = field(default_factory=list)
     deleted_for_me: list[dict[str, Any]] = field(default_factory=list)  # app state of its devices
+    calls: list[dict[str, Any]] = field(default_factory=list)  # calls it made that were rejected
 
     @property
     def jid(self) -> str:
@@ -209,6 +211,7 @@ class Connection:
     pair_code: str | None = None
     pair_phone: str | None = None
     opened_at: float = field(default_factory=time.time)
+    proxy_url: str | None = None  # the proxy the session dialed through (with its password)
 
 
 @dataclass

@@ -7,7 +7,8 @@ answers the result model (:class:`~.base.CommandResult`), which the bus client p
 when the reply comes back. :data:`CONTRACTS` has one entry per :class:`CommandName` (a unit
 test keeps it complete); the constants below name them for callers, so their types follow.
 A new command is a member of :class:`CommandName` and its line below, with its models in the
-module of its family (:mod:`.groups`, :mod:`.messages`, :mod:`.sessions`, :mod:`.status`).
+module of its family (:mod:`.calls`, :mod:`.groups`, :mod:`.messages`, :mod:`.sessions`,
+:mod:`.status`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
-from gateway.bus.contracts import groups, messages, sessions, status
+from gateway.bus.contracts import calls, groups, messages, sessions, status
 from gateway.bus.contracts.base import CommandArgs, CommandResult, Done, NoArgs
 
 
@@ -57,6 +58,8 @@ class CommandName(StrEnum):
     GET_STATUS_PRIVACY = "get_status_privacy"
     SET_STATUS_PRIVACY = "set_status_privacy"
     PUBLISH_STATUS = "publish_status"
+    # Calls.
+    REJECT_CALL = "reject_call"
 
 
 A = TypeVar("A", bound=CommandArgs)
@@ -108,6 +111,8 @@ SET_STATUS_PRIVACY = Contract(
     CommandName.SET_STATUS_PRIVACY, status.StatusPrivacyArgs, status.StatusPrivacySetting
 )
 PUBLISH_STATUS = Contract(CommandName.PUBLISH_STATUS, status.PublishStatusArgs, status.PublishedStatus)
+# Calls.
+REJECT_CALL = Contract(CommandName.REJECT_CALL, calls.RejectCallArgs, calls.CallRejected)
 
 CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
     {
@@ -142,6 +147,8 @@ CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
             GET_STATUS_PRIVACY,
             SET_STATUS_PRIVACY,
             PUBLISH_STATUS,
+            # Calls.
+            REJECT_CALL,
         )
     }
 )
@@ -157,6 +164,7 @@ __all__ = [
     "Done",
     "NoArgs",
     "R",
+    "calls",
     "groups",
     "messages",
     "sessions",

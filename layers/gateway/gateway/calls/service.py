@@ -1,0 +1,39 @@
+"""Rejecting a call through the request's device.
+
+The input is checked first (400), then the device's status on its record (503), and only then
+is the session host asked (:mod:`session_host.commands.calls`); it declines the call on the
+network and emits ``call.reject``. Its failures become codes in :mod:`gateway.failures.table`
+(404 ``CALL_NOT_FOUND`` when the network knows no such call ringing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.bus import contracts
+from gateway.bus.contracts.calls import RejectCallArgs
+from gateway.calls.schemas import RejectCallRequest
+from gateway.devices import commands
+from gateway.devices.access import require_session
+from gateway.errors import validation_error
+from gateway.jids import parse_participant
+from gateway.messages.receipts import require_fields
+from gateway.models import DeviceModel
+from gateway.observability import logger
+
+MAX_CALL_ID_LENGTH = 64
+
+
+def reject_call(device: DeviceModel, call_id: str, request: RejectCallRequest) -> dict[str, Any]:
+    """Decline the call ``call_id`` from ``request.caller``; the caller sees it rejected."""
+    call_id = call_id.strip()
+    require_fields(call_id=call_id, **{"from": (request.caller or "").strip()})
+    if len(call_id) > MAX_CALL_ID_LENGTH:
+        raise validation_error("call_id", f"at most {MAX_CALL_ID_LENGTH} characters", call_id)
+    caller = parse_participant(request.caller)
+    if caller is None:
+        raise validation_error("from", "must be a user JID, a phone number or a LID", request.caller)
+    require_session(device)
+    commands.execute(device, contracts.REJECT_CALL, RejectCallArgs(call_id=call_id, caller=caller.jid))
+    logger.info("call rejected", extra={"device_id": device.device_id, "call_id": call_id, "by": "api"})
+    return {"call_id": call_id}
