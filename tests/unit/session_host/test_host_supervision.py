@@ -43,7 +43,8 @@ class Harness:
         self.published: list[NetworkEvent] = []
         self.ended = False
         self.now = 1_000.0
-        self.proxies: list[str | None] = [None]  # what each read of the device's proxy gives (the last repeats)
+        # What each read of the device's proxy gives (the last one repeats)
+        self.proxies: list[str | NetworkError | None] = [None]
         self.supervisor = Supervisor(
             "dev-1",
             session=self.session,  # type: ignore[arg-type]
@@ -102,7 +103,10 @@ def test_a_proxy_that_cannot_be_read_fails_the_attempt_and_never_dials_without_i
     async def scenario() -> None:
         # Given a device record that cannot be read once
         h = Harness(FAST)
-        h.proxies = [NetworkError(ErrorKind.NETWORK, "the device's settings could not be read"), "http://p:3128"]
+        h.proxies = [
+            NetworkError(ErrorKind.NETWORK, "the device's settings could not be read"),
+            "http://p:3128",
+        ]
         # When it connects
         await h.supervisor.start()
         await h.wait(lambda: h.session.connects >= 1)
