@@ -30,7 +30,17 @@ from fakes_neonize import jid as fake_jid
 from fakes_neonize_network import ScriptedNetwork
 from fakes_simulated import fast_network, paired
 from neonize.builder import build_revoke
-from neonize.proto.Neonize_pb2 import JID, MessageInfo, SendResponse, StatusPrivacy, UploadResponse
+from neonize.proto.Neonize_pb2 import (
+    JID,
+    BasicCallMeta,
+    CallOffer,
+    CallRemoteMeta,
+    MessageInfo,
+    Node,
+    SendResponse,
+    StatusPrivacy,
+    UploadResponse,
+)
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ImageMessage, Message, VideoMessage
 
 from gateway import jids
@@ -90,6 +100,13 @@ class Backend(Protocol):
     async def media_from(self, jid: str, kind: str, data: bytes, mimetype: str, caption: str) -> NetworkEvent:
         """Someone sends the device media; the ``message.received`` its session emits."""
 
+    # Calls.
+    async def call_from(self, jid: str) -> NetworkEvent:
+        """Someone calls the device's account; the ``call.offer`` its session emits."""
+
+    def rejected_calls(self, jid: str) -> list[str]:
+        """The ids of the calls ``jid`` made that the device rejected, in order."""
+
 
 class SimulatedBackend:
     name = "simulated"
@@ -148,6 +165,15 @@ class SimulatedBackend:
         media = OutgoingMedia(MediaKind(kind), data, mimetype, caption)
         self.network.send_from_account(_phone(jid), DEVICE_JID, None, media)
         return await self.next_event("message.received", len(self.events("message.received")) + 1)
+
+    # Calls.
+    async def call_from(self, jid: str) -> NetworkEvent:
+        self.network.call(_phone(jid), DEVICE_JID)
+        return await self.next_event("call.offer", len(self.events("call.offer")) + 1)
+
+    def rejected_calls(self, jid: str) -> list[str]:
+        calls = self.network.inbox(_phone(jid))["calls"]
+        return [call["call_id"] for call in calls if call["status"] == "rejected"]
 
 
 class NeonizeBackend:
@@ -234,6 +260,32 @@ class NeonizeBackend:
         count = len(self.events("message.received")) + 1
         await deliver(self.network.client, _wire_event(jid, message))
         return await self.next_event("message.received", count)
+
+    # Calls.
+    async def call_from(self, jid: str) -> NetworkEvent:
+        """An offer as whatsmeow reports it: from the caller's LID, its phone JID beside it."""
+        lid = next(key for key, person in self._accounts.items() if person == jid and key.endswith("@lid"))
+        caller = fake_jid(lid.partition("@")[0], "lid")
+        count = len(self.events("call.offer")) + 1
+        meta = BasicCallMeta(
+            **{"from": caller},  # a Python keyword as a protobuf field
+            timestamp=int(time.time()),
+            callCreator=caller,
+            callCreatorAlt=fake_jid(_phone(jid)),
+            callID=uuid.uuid4().hex.upper(),
+        )
+        offer = CallOffer(
+            basicCallMeta=meta,
+            callRemoteMeta=CallRemoteMeta(remotePlatform="android", remoteVersion="2.25.1"),
+            data=Node(Tag="offer", Nodes=[Node(Tag="audio")]),
+        )
+        await deliver(self.network.client, offer)
+        return await self.next_event("call.offer", count)
+
+    def rejected_calls(self, jid: str) -> list[str]:
+        """The rejections the library was asked to send to ``jid`` (its phone JID or LID)."""
+        calls = self.network.client.reject_call.call_args_list
+        return [c.args[1] for c in calls if self._accounts.get(jid_str(c.args[0]) or "") == jid]
 
 
 def _sent(to: Any, message: Any, *_: Any, **__: Any) -> SendResponse:

@@ -37,6 +37,8 @@ from typing import Any, Protocol
 
 from neonize.client import NewClient
 from neonize.events import (
+    CallOfferEv,
+    CallOfferNoticeEv,
     ClientOutdatedEv,
     ConnectedEv,
     ConnectFailureEv,
@@ -144,6 +146,8 @@ class NetworkHandlers:
 
     def _mapper(self, mapper: Mapper) -> Callable[[ClientRunner, Any], None]:
         def handle(_runner: ClientRunner, ev: Any) -> None:
+            if isinstance(ev, CallOfferEv | CallOfferNoticeEv):
+                self._link.call_offered(ev.basicCallMeta)
             event = mapper(self._link.context(), ev)
             if event is not None and event.name == EventName.MESSAGE_RECEIVED and isinstance(ev, MessageEv):
                 event = with_media(self._link, event, ev.Message)  # waits: the device's order holds
