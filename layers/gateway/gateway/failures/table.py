@@ -370,7 +370,10 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
         Family.CALLS: _standard(
             {CommandName.REJECT_CALL},
             not_found=Failure(
-                404, ErrorCode.CALL_NOT_FOUND, "no such call from that caller rings for the device"
+                404,
+                ErrorCode.CALL_NOT_FOUND,
+                "no such call from that caller rings for the device",
+                HostText.HIDDEN,
             ),
         ),
     }
