@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import ConfigDict
+from typing import Annotated
+
+from pydantic import ConfigDict, StringConstraints
 
 from gateway.jids import PARTICIPANT_PATTERN
 from gateway.web.deferred import DeferredModel
-from gateway.web.fields import omittable
+from gateway.web.fields import NonBlank, omittable
+
+MAX_CALL_ID_LENGTH = 64
+CallId = Annotated[NonBlank, StringConstraints(max_length=MAX_CALL_ID_LENGTH)]
+"""A call's id as the network gives it (32 hexadecimal digits today), trimmed."""
 
 
 class RejectCallRequest(DeferredModel):

@@ -24,8 +24,17 @@ PROXY_RULE = (
     "an http://, https:// or socks5:// URL with a host and a port, optional user:password@ "
     f"credentials, no path, query or fragment, at most {MAX_PROXY_URL_LENGTH} characters"
 )
-_HOST_NAME = re.compile(r"(?:[A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?|\[[0-9A-Fa-f:.]+\]")
-"""A host name as DNS takes it (IPv4 literals match too), or a bracketed IPv6 literal."""
+_CREDENTIAL = r"[A-Za-z0-9._~%!$&'()*+,;=-]"
+_PORT = r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+PROXY_URL_PATTERN = (
+    rf"^(?:{'|'.join(PROXY_SCHEMES)})://"
+    rf"(?:{_CREDENTIAL}+(?::(?:{_CREDENTIAL}|:)*)?@)?"  # user, then an optional password
+    r"(?:(?:[A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?|\[[0-9A-Fa-f:.]+\])"  # a name, IPv4, [IPv6]
+    rf":{_PORT}/?$"
+)
+""":data:`PROXY_RULE` as a pattern (the API's schema shows it); the checks below say which
+part a URL breaks."""
+_PROXY_URL = re.compile(PROXY_URL_PATTERN)
 
 
 class ProxyUrlError(ValueError):
@@ -47,13 +56,14 @@ def check_proxy_url(value: str, *, local_mode: bool) -> str:
         raise ProxyUrlError(f"the scheme must be one of {', '.join(PROXY_SCHEMES)}")
     if not port:
         raise ProxyUrlError("a port is required (e.g. :1080)")
-    host = parts.netloc.rpartition("@")[2].rpartition(":")[0]
-    if not parts.hostname or _HOST_NAME.fullmatch(host) is None:
+    if not parts.hostname:
         raise ProxyUrlError("a host is required: a name or an IP address")
     if parts.path not in ("", "/") or parts.query or parts.fragment or "?" in url or "#" in url:
         raise ProxyUrlError("no path, query or fragment")
     if parts.password is not None and not parts.username:
         raise ProxyUrlError("a password needs a user name")
+    if _PROXY_URL.fullmatch(url) is None:
+        raise ProxyUrlError(f"a host name, IP address and credentials of URL characters: {PROXY_RULE}")
     if not local_mode:
         _check_public(parts.hostname, port)
     return url

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, StrictBool, StringConstraints
+from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 
-from gateway.devices.proxies import PROXY_RULE
+from gateway.devices.proxies import MAX_PROXY_URL_LENGTH, PROXY_RULE, PROXY_URL_PATTERN
 from gateway.jids import PHONE_RULE, PhoneNumber
 from gateway.messages.schemas import MAX_TEXT_CHARS
 from gateway.web.deferred import DeferredModel
@@ -32,9 +32,15 @@ class PairPhoneRequest(DeferredModel):
 
 
 class UpdateDeviceRequest(DeferredModel):
-    """PATCH /devices/{device_id}: any of the device's settings; a field left out keeps its
-    value, and at least one must be given. A new setting is one more optional field here and
-    in :data:`gateway.devices.service.SETTINGS`."""
+    """PATCH /devices/{device_id}: any of the device's settings, each the device record's
+    attribute of the same name; a field left out keeps its value, and at least one must be
+    given (the schema says so). A new setting is one more optional field here."""
+
+    model_config = ConfigDict(
+        json_schema_extra=lambda schema: schema.update(
+            anyOf=[{"required": [name]} for name in schema.get("properties", {})]
+        )
+    )
 
     name: DeviceName | None = omittable(description="1 to 100 characters", examples=["Sales phone"])
     min_send_interval_seconds: SendInterval | None = omittable(
@@ -54,6 +60,7 @@ class UpdateDeviceRequest(DeferredModel):
     )
     proxy_url: str | None = Field(
         default=None,
+        json_schema_extra={"pattern": PROXY_URL_PATTERN, "maxLength": MAX_PROXY_URL_LENGTH},
         description=f"The proxy the device's network connection goes through from its next connect: "
         f"{PROXY_RULE}; null: none. Shown with its password as `***`",
         examples=["socks5://user:secret@proxy.example.com:1080"],

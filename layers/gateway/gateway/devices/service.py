@@ -50,7 +50,7 @@ def list_devices(caller: Principal, request: PageRequest) -> Page[dict[str, Any]
     return page.map(device_view)
 
 
-SETTINGS = ("name", "min_send_interval_seconds", "reject_calls", "reject_calls_message", "proxy_url")
+SETTINGS = tuple(UpdateDeviceRequest.model_fields)
 """The fields of PATCH /devices/{id}, each the device record's attribute of the same name."""
 CLEARABLE = frozenset({"reject_calls_message", "proxy_url"})
 """Settings a null removes; a null of the others means left out."""
