@@ -1,7 +1,8 @@
 """The rules of a device's ``proxy_url``: what the API accepts, and how it is shown.
 
 A device's network connection may go through a proxy of its own (``docs/devices.md``): an
-``http://``, ``https://`` or ``socks5://`` URL with a host and a port, optional credentials
+``http://``, ``https://`` or ``socks5://`` URL with a host (a name or an IPv4 address: an
+IPv6 proxy goes by its name) and a port, optional credentials
 (``user:password@``) and nothing else. The URL is stored as given, with its password; every
 view of it (the API, logs, the simulator) shows the password as ``***``.
 
@@ -21,7 +22,8 @@ PROXY_SCHEMES = ("http", "https", "socks5")
 MAX_PROXY_URL_LENGTH = 2048
 REDACTED = "***"
 PROXY_RULE = (
-    "an http://, https:// or socks5:// URL with a host and a port, optional user:password@ "
+    "an http://, https:// or socks5:// URL with a host (a name or an IPv4 address) and a port, "
+    "optional user:password@ "
     f"credentials, no path, query or fragment, at most {MAX_PROXY_URL_LENGTH} characters"
 )
 _CREDENTIAL = r"[A-Za-z0-9._~%!$&'()*+,;=-]"
@@ -29,7 +31,7 @@ _PORT = r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-
 PROXY_URL_PATTERN = (
     rf"^(?:{'|'.join(PROXY_SCHEMES)})://"
     rf"(?:{_CREDENTIAL}+(?::(?:{_CREDENTIAL}|:)*)?@)?"  # user, then an optional password
-    r"(?:(?:[A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?|\[[0-9A-Fa-f:.]+\])"  # a name, IPv4, [IPv6]
+    r"(?:[A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?"  # a host name or an IPv4 address
     rf":{_PORT}/?$"
 )
 """:data:`PROXY_RULE` as a pattern (the API's schema shows it); the checks below say which
@@ -63,7 +65,7 @@ def check_proxy_url(value: str, *, local_mode: bool) -> str:
     if parts.password is not None and not parts.username:
         raise ProxyUrlError("a password needs a user name")
     if _PROXY_URL.fullmatch(url) is None:
-        raise ProxyUrlError(f"a host name, IP address and credentials of URL characters: {PROXY_RULE}")
+        raise ProxyUrlError(f"a host name or IPv4 address, credentials of URL characters: {PROXY_RULE}")
     if not local_mode:
         _check_public(parts.hostname, port)
     return url
