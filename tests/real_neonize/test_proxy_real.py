@@ -48,6 +48,8 @@ def test_a_device_dials_through_its_own_proxy_from_its_next_connect(
         # Then only the device with the proxy dialed through it
         assert network.dials == dials + 1
         assert [e.name for e in (*proxied_sink.events, *direct_sink.events)] == ["connection.failure"] * 2
+        # And the failure the device reports does not carry the proxy's password
+        assert "secret" not in str(proxied_sink.events[0].data)
         # When its proxy is removed and it connects again
         await until(lambda: proxied._last_run.finished.is_set(), what="the first run stopped")
         proxied.use_proxy(None)
