@@ -14,6 +14,7 @@ def function_routers() -> list[APIRouter]:
     """The routers of every API function, in the order API Gateway would match them."""
     from devices_api.routes import router as devices
     from groups_api.routes import router as groups
+    from messages_api.call_routes import router as calls
     from messages_api.contact_routes import router as contacts
     from messages_api.media_routes import router as media
     from messages_api.poll_routes import router as polls  # replies and polls (issue 24)
@@ -38,11 +39,12 @@ def function_routers() -> list[APIRouter]:
         media_sends,
         media,
         stories,
-        # Issue 24: presence and profile, contacts, polls.
+        # Issue 24: presence and profile, contacts, polls, calls.
         presence,
         profile,
         contacts,
         polls,
+        calls,
     ]
 
 

@@ -28,13 +28,15 @@ from typing import Any
 
 from gateway import leases
 from gateway.bus import DeviceSnapshot, queues
+from gateway.failures.kinds import ErrorKind
 from gateway.leases import Lease, Tenure
 from gateway.observability import logger
 from session_host import records, recycling
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
+from session_host.call_rejection import AutoRejection
 from session_host.config import EXPIRY_MARGIN_SECONDS, HostSettings
 from session_host.device_tenure import DeviceLocks, OwnedDevice, session_snapshot
-from session_host.network.port import NetworkEvent, NetworkPort
+from session_host.network.port import NetworkError, NetworkEvent, NetworkPort
 from session_host.publisher import EventPublisher, envelope
 from session_host.sending import HostOutbox, Senders
 from session_host.sink import Sinks
@@ -63,8 +65,13 @@ class Ownership:
         self.aws = aws
         self._port = port
         self._settings = settings
+        self._calls = AutoRejection(aws=aws, publish=self.publish, spawn=self.spawn)
         self._sinks = Sinks(
-            aws=aws, publisher=publisher, queue_url=lambda: self.queue_url, on_session_end=self._session_ended
+            aws=aws,
+            publisher=publisher,
+            queue_url=lambda: self.queue_url,
+            on_session_end=self._session_ended,
+            on_published=self._calls.observe,
         )
         self._background: set[asyncio.Task[Any]] = set()
         self._publisher = publisher
@@ -179,12 +186,23 @@ class Ownership:
             session=owned.session,
             sink=sink,
             run_locked=lambda step: self._run_locked(owned, step),
+            proxy=lambda: self._proxy_of(owned),
             settings=self._settings.supervision,
         )
         self.devices[device_id] = owned
         self.device_ids = frozenset(self.devices)
         self.senders.start(owned)
         return owned
+
+    async def _proxy_of(self, owned: OwnedDevice) -> str | None:
+        """The device's proxy as its record holds it now, read before each attempt; a record
+        that cannot be read fails the attempt (never a dial without the proxy it may have)."""
+        try:
+            settings = await self.aws(records.settings, owned.tenant_id, owned.device_id)
+        except AWS_ERRORS as error:
+            message = f"the device's settings could not be read: {error}"
+            raise NetworkError(ErrorKind.NETWORK, message) from error
+        return settings.proxy_url if settings is not None else None
 
     async def claim(self, owned: OwnedDevice, how: records.Claim) -> bool:
         """Name this host on the record (before connecting, so events can be recorded)."""

@@ -94,6 +94,29 @@ def stop_wanting_idle(tenant_id: str, device_id: str) -> DeviceModel | None:
     return stop_wanting(tenant_id, device_id, snapshot)
 
 
+class DeviceSettings(NamedTuple):
+    """The settings the API writes (PATCH /devices/{id}) that the host applies: the proxy at
+    each connect, the call rejection at each call offer."""
+
+    proxy_url: str | None
+    reject_calls: bool
+    reject_calls_message: str | None
+
+
+SETTINGS_ATTRIBUTES = ("proxy_url", "reject_calls", "reject_calls_message")
+
+
+def settings(tenant_id: str, device_id: str) -> DeviceSettings | None:
+    """The device's settings as the API last wrote them; None when the device is gone."""
+    try:
+        record = DeviceModel.get(
+            tenant_id, device_id, consistent_read=True, attributes_to_get=list(SETTINGS_ATTRIBUTES)
+        )
+    except DoesNotExist:
+        return None
+    return DeviceSettings(record.proxy_url, bool(record.reject_calls), record.reject_calls_message)
+
+
 class Restorable(NamedTuple):
     """A device wanted connected and logged in, and the queue of the host that claimed it last
     (None once handed back): the takeover pass skips the devices of live hosts by it."""

@@ -30,6 +30,8 @@ class Sinks:
 
     ``on_session_end(owned)`` is called (without awaiting) when a session reports an end the
     host did not ask for: the pairing window closed, or the phone unlinked the device.
+    ``on_published(owned, event)`` (without awaiting) once each event is published: what the
+    host does about an event (a call rejected at once) follows the event.
     """
 
     def __init__(
@@ -39,6 +41,7 @@ class Sinks:
         publisher: EventPublisher,
         queue_url: Callable[[], str],
         on_session_end: Callable[[OwnedDevice], None],
+        on_published: Callable[[OwnedDevice, NetworkEvent], None],
         media: ReceivedMediaKeeper | None = None,
     ) -> None:
         self._aws = aws
@@ -47,6 +50,7 @@ class Sinks:
         self._publisher = publisher
         self._queue_url = queue_url
         self._on_session_end = on_session_end
+        self._on_published = on_published
 
     def sink_for(self, owned: OwnedDevice) -> EventSink:
         async def sink(event: NetworkEvent) -> None:
@@ -65,6 +69,7 @@ class Sinks:
             event = await self._media.without_bytes(event, owned.tenant_id, owned.device_id)
             event = await self._polls.named(event, owned.tenant_id, owned.device_id)
             await self._publisher.publish(envelope(event, owned.device_id), owned.tenant_id)
+            self._on_published(owned, event)
             if (ends or event.name in SESSION_ENDING_EVENTS) and not owned.ending:
                 owned.ending = True
                 self._on_session_end(owned)

@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from gateway.devices.proxies import redacted
 from gateway.failures.kinds import ErrorKind
 from gateway.observability import logger
 from gateway.webhooks.catalog import EventName
@@ -78,6 +79,7 @@ class Supervisor:
         session: DeviceSession,
         sink: EventSink,
         run_locked: RunLocked,
+        proxy: Callable[[], Awaitable[str | None]],
         settings: SupervisionSettings,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -85,6 +87,7 @@ class Supervisor:
         self._session = session
         self._sink = sink
         self._run_locked = run_locked
+        self._proxy = proxy
         self._settings = settings
         self._clock = clock
         self.attempt = 0  # failures in a row
@@ -103,7 +106,8 @@ class Supervisor:
         return self._deadline is not None or self._retry is not None
 
     async def start(self) -> None:
-        """Start an attempt now (connect, restore, a retry that came due).
+        """Start an attempt now (connect, restore, a retry that came due), through the proxy
+        ``proxy()`` reads for the device (its record, as the API last wrote it).
 
         Raises the adapter's ``UNSUPPORTED``: that setup never works, retrying cannot help. Any
         other refusal to start counts as a failed attempt, reported like the adapter's own.
@@ -111,6 +115,13 @@ class Supervisor:
         self._cancel_retry()
         self.reconnect_at = None
         try:
+            proxy_url = await self._proxy()
+            self._session.use_proxy(proxy_url)
+            if proxy_url is not None:
+                logger.info(
+                    "connecting through the device's proxy",
+                    extra={"device_id": self._device_id, "proxy_url": redacted(proxy_url)},
+                )
             await self._session.connect()
         except NetworkError as error:
             if error.kind is ErrorKind.UNSUPPORTED:

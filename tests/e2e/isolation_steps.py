@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from device_flows import new_phone, pair_by_qr, simulator
 from group_flows import JPEG_BASE64
 
 # (method, path template, body, error_code of the 404)
@@ -39,6 +40,8 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
         "MESSAGE_NOT_FOUND",
     ),
     ("GET", "/media/{media_id}", None, "MEDIA_NOT_FOUND"),
+    # Calls.
+    ("POST", "/calls/{call_id}/reject", {"from": "{caller}"}, "CALL_NOT_FOUND"),
 ]
 
 # Group routes act through a device and take a group JID, not a record id: a caller naming
@@ -97,6 +100,11 @@ DEVICE_HEADER_ROUTES += [
 # Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,
 # so the 404 is about the id in the path and not about a missing device.
 DEVICE_SCOPED = {"/webhook/deliveries/{event_id}/redeliver", "/messages/{message_id}"}
+# ... and routes that need that device connected (the network is asked): the caller's device
+# is paired first, so the 404 comes from the network, not a 503 from the device's status.
+CONNECTED_DEVICE_SCOPED = {"/calls/{call_id}/reject"}
+CALLER = "15550001111"
+"""The account that calls the other tenant's device (``{caller}`` in a row's body)."""
 
 # path parameter -> how to get such an id in the *other* tenant: f(api, other_tenant) -> id
 OTHER_TENANT_IDS: dict[str, Callable[[Any, Any], str]] = {
@@ -105,6 +113,7 @@ OTHER_TENANT_IDS: dict[str, Callable[[Any, Any], str]] = {
     "event_id": lambda api, other: logged_event(api, api.create_user(other, "user")[1]),
     "message_id": lambda api, other: sent_message(api, api.create_user(other, "user")[1]),
     "media_id": lambda api, other: stored_media(api, api.create_user(other, "user")[1]),
+    "call_id": lambda api, other: ringing_call(api, api.create_user(other, "user")[1]),
 }
 
 # path parameter -> the same kind of id, but of the other tenant's admin (a second target)
@@ -114,6 +123,7 @@ OTHER_TENANT_ADMIN_IDS: dict[str, Callable[[Any, Any], str]] = {
     "event_id": lambda api, other: logged_event(api, other.admin_token),
     "message_id": lambda api, other: sent_message(api, other.admin_token),
     "media_id": lambda api, other: stored_media(api, other.admin_token),
+    "call_id": lambda api, other: ringing_call(api, other.admin_token),
 }
 
 
@@ -171,6 +181,24 @@ def stored_media(api: Any, token: str) -> str:
     assert response.status_code == 201, response.text
     device = response.json()["device"]
     return store.put(device["tenant_id"], device["id"], b"\x89PNG\r\n\x1a\n", "image/png").media_id
+
+
+def connected_device(api: Any, token: str) -> str:
+    """A new device of ``token``'s user, paired and connected on the simulated network."""
+    device_id = new_device(api, token)
+    pair_by_qr(api, token, device_id, new_phone())
+    return device_id
+
+
+def ringing_call(api: Any, token: str) -> str:
+    """The id of a call :data:`CALLER` makes to a new connected device of ``token``'s user,
+    ringing still."""
+    device_id = connected_device(api, token)
+    jid = api.request("GET", f"/devices/{device_id}", token).json()["device"]["messaging_jid"]
+    api.request(
+        "POST", "/_simulator/accounts", api.master_token, json={"phone": CALLER}
+    )  # 409 once it exists
+    return str(simulator(api, "POST", f"/accounts/{CALLER}/calls", to=jid)["call_id"])
 
 
 def tenant_records(api: Any, tenant: Any) -> dict[str, list[dict[str, Any]]]:

@@ -166,12 +166,10 @@ def test_another_plain_user_cannot_set_the_send_spacing(api, envelope):
 @pytest.mark.parametrize(
     "body",
     [
-        {},
         {"min_send_interval_seconds": -1},
         {"min_send_interval_seconds": 601},
         {"min_send_interval_seconds": "2"},
         {"min_send_interval_seconds": 1.5},
-        {"min_send_interval_seconds": None},
         {"min_send_interval_seconds": True},
     ],
 )
@@ -181,3 +179,113 @@ def test_send_spacing_is_a_whole_number_of_seconds_up_to_600(api, envelope, body
     response = api.request("PATCH", f"/devices/{device_id}", tenant.admin_token, json=body)
     error = envelope(response, 400, "VALIDATION_ERROR")
     assert [item["field"] for item in error["validation"]] == ["min_send_interval_seconds"]
+
+
+def test_patch_changes_only_the_settings_it_gives(api):
+    # Given a device with a name, a send spacing and call rejection with a message
+    tenant = api.register()
+    device = create_device(api, tenant.admin_token, name="Front desk")
+    path = f"/devices/{device['id']}"
+    first = {
+        "min_send_interval_seconds": 5,
+        "reject_calls": True,
+        "reject_calls_message": "  Write, please.  ",
+    }
+    assert api.request("PATCH", path, tenant.admin_token, json=first).status_code == 200
+    # When only the name changes
+    renamed = api.request("PATCH", path, tenant.admin_token, json={"name": "Reception"})
+    # Then the name changed and every other setting kept its value
+    assert renamed.status_code == 200, renamed.text
+    shown = api.request("GET", path, tenant.admin_token).json()["device"]
+    assert renamed.json()["device"] == shown
+    assert (shown["name"], shown["min_send_interval_seconds"]) == ("Reception", 5)
+    assert (shown["reject_calls"], shown["reject_calls_message"]) == (True, "Write, please.")
+    # When the message is removed (null) and the spacing left out as null
+    cleared = api.request(
+        "PATCH",
+        path,
+        tenant.admin_token,
+        json={"reject_calls_message": None, "min_send_interval_seconds": None},
+    )
+    # Then only the message is gone
+    device = cleared.json()["device"]
+    assert (device["reject_calls"], device["reject_calls_message"]) == (True, None)
+    assert device["min_send_interval_seconds"] == 5
+
+
+@pytest.mark.parametrize("body", [{}, {"min_send_interval_seconds": None}, {"unknown": 1}])
+def test_patch_without_any_setting_is_refused(api, envelope, body):
+    # Given a device
+    tenant = api.register()
+    device = create_device(api, tenant.admin_token)
+    # When a PATCH gives no setting (only nulls of settings that cannot be removed, or unknown fields)
+    response = api.request("PATCH", f"/devices/{device['id']}", tenant.admin_token, json=body)
+    # Then 400 on the body, naming the settings, and the device is as it was
+    error = envelope(response, 400, "VALIDATION_ERROR")
+    assert [item["field"] for item in error["validation"]] == ["body"]
+    assert "proxy_url" in error["error"]
+    shown = api.request("GET", f"/devices/{device['id']}", tenant.admin_token).json()["device"]
+    assert shown["updated_at"] == device["updated_at"]
+
+
+BAD_PROXIES = [
+    "ftp://127.0.0.1:21",
+    "127.0.0.1:1080",
+    "http://127.0.0.1",
+    "http://127.0.0.1:1080/path",
+    "http://127.0.0.1:1080?x=1",
+    "http://:s3cret@127.0.0.1:1080",
+    "http://bad host:1080",
+    "socks5://127.0.0.1:99999",
+    "",
+    8080,
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"name": ""}, "name"),
+        ({"name": "x" * 101}, "name"),
+        ({"reject_calls": "yes"}, "reject_calls"),
+        ({"reject_calls_message": "   "}, "reject_calls_message"),
+        ({"reject_calls_message": "x" * 4097}, "reject_calls_message"),
+        *[({"proxy_url": proxy_url, "name": "Kept"}, "proxy_url") for proxy_url in BAD_PROXIES],
+    ],
+)
+def test_patch_checks_each_setting_and_changes_nothing_when_one_is_wrong(api, envelope, body, field):
+    # Given a device
+    tenant = api.register()
+    device = create_device(api, tenant.admin_token)
+    # When a PATCH gives a wrong value (next to a right one)
+    response = api.request("PATCH", f"/devices/{device['id']}", tenant.admin_token, json=body)
+    # Then 400 on that field, a proxy's password is never echoed, and nothing changed
+    error = envelope(response, 400, "VALIDATION_ERROR")
+    assert [item["field"] for item in error["validation"]] == [field]
+    assert "s3cret" not in response.text
+    shown = api.request("GET", f"/devices/{device['id']}", tenant.admin_token).json()["device"]
+    assert shown == device
+
+
+def test_proxy_is_shown_without_its_password_and_null_removes_it(api):
+    # Given a device
+    tenant = api.register()
+    device = create_device(api, tenant.admin_token)
+    path = f"/devices/{device['id']}"
+    # When its proxy is set with credentials
+    response = api.request(
+        "PATCH", path, tenant.admin_token, json={"proxy_url": " socks5://alice:s3cret@127.0.0.1:1080 "}
+    )
+    # Then every view shows it with the password as ***, and no answer carries the password
+    assert response.status_code == 200, response.text
+    redacted = "socks5://alice:***@127.0.0.1:1080"
+    assert response.json()["device"]["proxy_url"] == redacted
+    shown = api.request("GET", path, tenant.admin_token)
+    listed = api.request("GET", "/devices", tenant.admin_token)
+    assert shown.json()["device"]["proxy_url"] == redacted
+    assert [d["proxy_url"] for d in listed.json()["devices"]] == [redacted]
+    assert all("s3cret" not in r.text for r in (response, shown, listed))
+    # When it is set to null
+    removed = api.request("PATCH", path, tenant.admin_token, json={"proxy_url": None})
+    # Then the device has no proxy
+    assert removed.json()["device"]["proxy_url"] is None

@@ -15,12 +15,15 @@ from typing import Any
 
 import pytest
 from isolation_steps import (
+    CALLER,
+    CONNECTED_DEVICE_SCOPED,
     DEVICE_SCOPED,
     GROUP_ROUTES,
     ID_ROUTES,
     OTHER_TENANT_ADMIN_IDS,
     OTHER_TENANT_IDS,
     PERSON_ROUTES,
+    connected_device,
     new_device,
     tenant_records,
 )
@@ -76,6 +79,9 @@ def test_another_tenants_id_is_not_found(api, envelope, row, caller_role, target
     token = mine.admin_token if caller_role == "admin" else api.create_user(mine, caller_role)[1]
     if template in DEVICE_SCOPED:
         new_device(api, token)
+    if template in CONNECTED_DEVICE_SCOPED:
+        connected_device(api, token)
+        body = {key: value.format(caller=CALLER) for key, value in (body or {}).items()}
     ids = OTHER_TENANT_IDS if target == "member" else OTHER_TENANT_ADMIN_IDS
     names = re.findall(r"\{(\w+)", template)
     values = {name: ids[name](api, other) for name in names}

@@ -24,13 +24,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from session_support import SessionFactory
+from session_support import REAL_TIMINGS, SessionFactory
 
 from local_stack.played_network import PlayedNetwork
-from session_host.network.neonize import NeonizePort, NeonizeTimings
-
-REAL_TIMINGS = NeonizeTimings(first_qr_wait=1.0, sink_timeout=5.0, stop_join=5.0, call_deadline=2.0)
-"""The adapter's timings for this tier: short waits; the start hold is the production one."""
+from session_host.network.neonize import NeonizePort
 
 
 @pytest.fixture(scope="session")

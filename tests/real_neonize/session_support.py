@@ -15,9 +15,12 @@ from typing import Any, TypeVar
 
 from recording_sink import RecordingSink
 
-from session_host.network.neonize import NeonizePort, NeonizeSession
+from session_host.network.neonize import NeonizePort, NeonizeSession, NeonizeTimings
 
 T = TypeVar("T")
+
+REAL_TIMINGS = NeonizeTimings(first_qr_wait=1.0, sink_timeout=5.0, stop_join=5.0, call_deadline=2.0)
+"""The adapter's timings for this tier: short waits; the start hold is the production one."""
 
 
 class SessionFactory:

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from gateway.bus import Command, CommandName, DeviceSnapshot, Reply, contracts
 from gateway.bus.client import ReplyInbox
 from gateway.bus.contracts import CONTRACTS, CommandArgs, CommandResult, Contract, Done, NoArgs
+from gateway.bus.contracts import calls as calls_
 from gateway.bus.contracts import contacts as c
 from gateway.bus.contracts import groups as g
 from gateway.bus.contracts import messages as m
@@ -93,6 +94,8 @@ ARGS: dict[CommandName, CommandArgs] = {
     CommandName.GET_CONTACT: c.ContactRef(jid="207180606656001@lid"),
     CommandName.BLOCK_CONTACT: c.ContactRef(jid=PERSON),
     CommandName.UNBLOCK_CONTACT: c.ContactRef(jid=PERSON),
+    # Calls.
+    CommandName.REJECT_CALL: calls_.RejectCallArgs(call_id="8C0E4B6A", caller=PERSON),
 }
 RESULTS: dict[CommandName, CommandResult] = {
     CommandName.QR: s.QrCode(qr_code="2@abc", expires_at=1.5),
@@ -146,6 +149,8 @@ RESULTS: dict[CommandName, CommandResult] = {
     CommandName.BLOCK_CONTACT: c.BlockState(jid=PERSON, blocked=True),
     CommandName.UNBLOCK_CONTACT: c.BlockState(jid=PERSON, blocked=False),
     CommandName.GET_BLOCKLIST: c.Blocklist(jids=[PERSON]),
+    # Calls.
+    CommandName.REJECT_CALL: calls_.CallRejected(call_id="8C0E4B6A"),
 }
 
 

@@ -31,11 +31,25 @@ def test_view_shows_the_documented_fields_and_never_the_routing_ones() -> None:
         "is_logged_in": False,
         "messaging_jid": None,
         "min_send_interval_seconds": 0,
+        "reject_calls": False,
+        "reject_calls_message": None,
+        "proxy_url": None,
         "last_error": None,
         "reconnect_at": None,
         "created_at": NOW,
         "updated_at": NOW,
     }
+
+
+def test_view_shows_the_proxy_without_its_password() -> None:
+    # Given a device whose connection goes through a proxy with credentials
+    device = new_device("tenant-1", "owner-1", "Desk", NOW)
+    device.proxy_url = "socks5://alice:s3cr%40t@proxy.example.com:1080"
+    # When it is shown
+    view = device_view(device)
+    # Then the user name and the address show, the password never does
+    assert view["proxy_url"] == "socks5://alice:***@proxy.example.com:1080"
+    assert "s3cr" not in str(view)
 
 
 def test_view_shows_the_last_error_and_the_next_attempt() -> None:

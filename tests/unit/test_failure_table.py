@@ -290,6 +290,8 @@ ROUTES: dict[tuple[str, str], CommandName] = {
     ("put", "/contacts/{jid}/block"): CommandName.BLOCK_CONTACT,
     ("delete", "/contacts/{jid}/block"): CommandName.UNBLOCK_CONTACT,
     ("get", "/contacts/blocklist"): CommandName.GET_BLOCKLIST,
+    # Calls.
+    ("post", "/calls/{call_id}/reject"): CommandName.REJECT_CALL,
 }
 """Every route that sends a device command, and the command (written here, not read from
 the routes, so a route that stops documenting its family's answers fails below)."""

@@ -58,8 +58,9 @@ def update_device(
     device: DeviceModel = Depends(path_device),
     caller: Principal = Depends(current_principal),
 ) -> DeviceResponse:
-    """Owner, admin or manager: change the device's settings (the spacing of its sends)."""
-    return DeviceResponse(device=service.update_device(caller, device, body.min_send_interval_seconds))
+    """Owner, admin or manager: change any of the device's settings (name, send spacing, call
+    rejection, proxy); the fields left out keep their values."""
+    return DeviceResponse(device=service.update_device(caller, device, body))
 
 
 @router.delete(

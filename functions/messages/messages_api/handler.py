@@ -4,6 +4,7 @@ from gateway.gc_pause import cyclic_gc_paused
 
 with cyclic_gc_paused():  # the imports of a cold start: gateway/gc_pause.py
     from gateway.web import create_app, make_lambda_handler
+    from messages_api.call_routes import router as call_router
     from messages_api.contact_routes import router as contact_router
     from messages_api.media_routes import router as media_router
     from messages_api.poll_routes import router as poll_router
@@ -24,6 +25,7 @@ with cyclic_gc_paused():  # the imports of a cold start: gateway/gc_pause.py
         profile_router,
         contact_router,
         poll_router,
+        call_router,
     )
 
 handler = make_lambda_handler(app)

@@ -8,6 +8,7 @@ relay...) on that one function. The fields are documented in ``docs/events.md``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any
 
 from gateway.webhooks.catalog import EventName
@@ -66,4 +67,30 @@ def call_terminate(
     extra = {"reason": reason or None}
     return call_event(
         EventName.CALL_TERMINATE, call_id=call_id, sender=sender, creator=creator, at=at, extra=extra
+    )
+
+
+class RejectedBy(StrEnum):
+    """Who decided a rejection the device made: a client through the API, or the device's
+    ``reject_calls`` setting."""
+
+    API = "api"
+    AUTO = "auto"
+
+
+def call_reject(
+    *,
+    call_id: str,
+    device_jid: str | None,
+    caller: str,
+    at: float,
+    by: RejectedBy,
+    reply_message_id: str | None = None,
+) -> NetworkEvent:
+    """The device's account declined a call (the session host emits it once the network took
+    the rejection): ``from`` is the account that sent the reject, ``creator`` the caller;
+    ``reply_message_id`` the network's id of the text the caller got, if any."""
+    extra = {"by": by.value, "reply_message_id": reply_message_id}
+    return call_event(
+        EventName.CALL_REJECT, call_id=call_id, sender=device_jid, creator=caller, at=at, extra=extra
     )

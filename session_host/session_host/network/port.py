@@ -8,8 +8,9 @@ A session is the device's lifecycle; its operations come in families, one attrib
 small protocol each: ``sending`` (:class:`SendOperations`), ``messages``
 (:class:`MessageOperations`), ``groups`` (:class:`~.group_types.GroupOperations`),
 ``status`` (:class:`~.status_types.StatusOperations`), the account's own ``presence``
-and ``profile`` (:mod:`.profile_types`), and other accounts, ``contacts``
-(:class:`~.contact_types.ContactOperations`). What an adapter cannot do raises
+and ``profile`` (:mod:`.profile_types`), other accounts, ``contacts``
+(:class:`~.contact_types.ContactOperations`), and ``calls`` (:class:`~.call_types.CallOperations`).
+What an adapter cannot do raises
 :meth:`NetworkError.unsupported` (501 at the API).
 """
 
@@ -26,6 +27,7 @@ from gateway.failures.kinds import ErrorKind
 from gateway.groups import codes
 from gateway.webhooks.catalog import EventName
 
+from .call_types import CallOperations
 from .contact_types import ContactOperations
 from .group_types import GroupOperations
 from .media_types import ContactCard, Location, OutgoingMedia, ReceivedMedia, Template
@@ -220,8 +222,8 @@ class DeviceSession(Protocol):
     (:class:`SendOperations`), :attr:`messages` (:class:`MessageOperations`), :attr:`groups`
     (:class:`~.group_types.GroupOperations`), :attr:`status`
     (:class:`~.status_types.StatusOperations`), :attr:`presence` and :attr:`profile`
-    (:mod:`.profile_types`). An adapter implements each family as one object of its own;
-    what it cannot do raises :meth:`NetworkError.unsupported`.
+    (:mod:`.profile_types`), :attr:`contacts` and :attr:`calls`. An adapter implements each
+    family as one object of its own; what it cannot do raises :meth:`NetworkError.unsupported`.
 
     Lifecycle: ``connect`` starts the session. An unpaired session emits ``qr.generated``
     (and rotates the code) until a phone scans it or a pair code is entered, then
@@ -282,6 +284,16 @@ class DeviceSession(Protocol):
     @property
     def contacts(self) -> ContactOperations:
         """Other accounts: number checks, one account's profile and identities, blocking."""
+
+    @property
+    def calls(self) -> CallOperations:
+        """Declining the calls the account is offered."""
+
+    def use_proxy(self, proxy_url: str | None) -> None:
+        """The proxy (``http://``, ``https://``, ``socks5://``, with credentials or not;
+        ``gateway.devices.proxies``) the session's connections go through from its next
+        :meth:`connect` on; None: none. A connection already open keeps its way; the adapter
+        never logs the URL with its password."""
 
     async def connect(self) -> None:
         """Start (or resume) the session; returns once the attempt is under way.

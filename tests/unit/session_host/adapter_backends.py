@@ -31,7 +31,17 @@ from fakes_neonize_contacts import ScriptedContacts
 from fakes_neonize_network import ScriptedNetwork
 from fakes_simulated import fast_network, paired
 from neonize.builder import build_revoke
-from neonize.proto.Neonize_pb2 import JID, MessageInfo, SendResponse, StatusPrivacy, UploadResponse
+from neonize.proto.Neonize_pb2 import (
+    JID,
+    BasicCallMeta,
+    CallOffer,
+    CallRemoteMeta,
+    MessageInfo,
+    Node,
+    SendResponse,
+    StatusPrivacy,
+    UploadResponse,
+)
 from neonize.proto.waCommon.WACommon_pb2 import MessageKey
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
     ContextInfo,
@@ -120,6 +130,13 @@ class Backend(Protocol):
     async def vote_as(self, jid: str, poll_id: str, options: list[str]) -> NetworkEvent:
         """Someone votes on the device's poll in their chat with it; the ``poll.vote``."""
 
+    # Calls.
+    async def call_from(self, jid: str) -> NetworkEvent:
+        """Someone calls the device's account; the ``call.offer`` its session emits."""
+
+    def rejected_calls(self, jid: str) -> list[str]:
+        """The ids of the calls ``jid`` made that the device rejected, in order."""
+
 
 class SimulatedBackend:
     name = "simulated"
@@ -199,6 +216,15 @@ class SimulatedBackend:
     async def vote_as(self, jid: str, poll_id: str, options: list[str]) -> NetworkEvent:
         self.network.vote(_phone(jid), poll_id, DEVICE_JID, options)
         return await self.next_event("poll.vote", len(self.events("poll.vote")) + 1)
+
+    # Calls.
+    async def call_from(self, jid: str) -> NetworkEvent:
+        self.network.call(_phone(jid), DEVICE_JID)
+        return await self.next_event("call.offer", len(self.events("call.offer")) + 1)
+
+    def rejected_calls(self, jid: str) -> list[str]:
+        calls = self.network.inbox(_phone(jid))["calls"]
+        return [call["call_id"] for call in calls if call["status"] == "rejected"]
 
 
 class NeonizeBackend:
@@ -336,6 +362,32 @@ class NeonizeBackend:
         count = len(self.events("poll.vote")) + 1
         await deliver(self.network.client, _wire_event(jid, vote))
         return await self.next_event("poll.vote", count)
+
+    # Calls.
+    async def call_from(self, jid: str) -> NetworkEvent:
+        """An offer as whatsmeow reports it: from the caller's LID, its phone JID beside it."""
+        lid = next(key for key, person in self._accounts.items() if person == jid and key.endswith("@lid"))
+        caller = fake_jid(lid.partition("@")[0], "lid")
+        count = len(self.events("call.offer")) + 1
+        meta = BasicCallMeta(
+            **{"from": caller},  # a Python keyword as a protobuf field
+            timestamp=int(time.time()),
+            callCreator=caller,
+            callCreatorAlt=fake_jid(_phone(jid)),
+            callID=uuid.uuid4().hex.upper(),
+        )
+        offer = CallOffer(
+            basicCallMeta=meta,
+            callRemoteMeta=CallRemoteMeta(remotePlatform="android", remoteVersion="2.25.1"),
+            data=Node(Tag="offer", Nodes=[Node(Tag="audio")]),
+        )
+        await deliver(self.network.client, offer)
+        return await self.next_event("call.offer", count)
+
+    def rejected_calls(self, jid: str) -> list[str]:
+        """The rejections the library was asked to send to ``jid`` (its phone JID or LID)."""
+        calls = self.network.client.reject_call.call_args_list
+        return [c.args[1] for c in calls if self._accounts.get(jid_str(c.args[0]) or "") == jid]
 
 
 def _sent(to: Any, message: Any, *_: Any, **__: Any) -> SendResponse:

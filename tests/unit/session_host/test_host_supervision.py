@@ -21,9 +21,15 @@ class ScriptedSession:
         self.connects = 0
         self.closes = 0
         self.refuse_with: NetworkError | None = None
+        self.proxy_url: str | None = None
+        self.dialed_through: list[str | None] = []  # the proxy of each attempt
+
+    def use_proxy(self, proxy_url: str | None) -> None:
+        self.proxy_url = proxy_url
 
     async def connect(self) -> None:
         self.connects += 1
+        self.dialed_through.append(self.proxy_url)
         if self.refuse_with is not None:
             raise self.refuse_with
 
@@ -37,14 +43,24 @@ class Harness:
         self.published: list[NetworkEvent] = []
         self.ended = False
         self.now = 1_000.0
+        # What each read of the device's proxy gives (the last one repeats)
+        self.proxies: list[str | NetworkError | None] = [None]
         self.supervisor = Supervisor(
             "dev-1",
             session=self.session,  # type: ignore[arg-type]
             sink=self.sink,
             run_locked=self.run_locked,
+            proxy=self.read_proxy,
             settings=settings,
             clock=lambda: self.now,
         )
+
+    async def read_proxy(self) -> str | None:
+        """As the host reads the device record: a read that fails raises the host's error."""
+        value = self.proxies.pop(0) if len(self.proxies) > 1 else self.proxies[0]
+        if isinstance(value, NetworkError):
+            raise value
+        return value
 
     async def sink(self, event: NetworkEvent) -> None:
         """As the host's sink: the supervisor sees each event before it is published."""
@@ -65,6 +81,42 @@ class Harness:
 
 
 FAST = SupervisionSettings(backoff=Backoff(initial=0.02, maximum=0.08, jitter=0.0), dial_timeout=5.0)
+
+
+def test_every_attempt_dials_through_the_proxy_the_record_holds_then() -> None:
+    async def scenario() -> None:
+        # Given a device whose proxy is read as set, then (a PATCH meanwhile) removed
+        h = Harness(FAST)
+        h.proxies = ["socks5://u:p@proxy.example:1080", None]
+        h.session.refuse_with = NetworkError(ErrorKind.NETWORK, "dial refused")
+        # When it connects and its first attempt fails, so the next one comes
+        await h.supervisor.start()
+        await h.wait(lambda: h.session.connects >= 2)
+        h.supervisor.stop()
+        # Then each attempt went the way the record said just before it
+        assert h.session.dialed_through[:2] == ["socks5://u:p@proxy.example:1080", None]
+
+    asyncio.run(scenario())
+
+
+def test_a_proxy_that_cannot_be_read_fails_the_attempt_and_never_dials_without_it() -> None:
+    async def scenario() -> None:
+        # Given a device record that cannot be read once
+        h = Harness(FAST)
+        h.proxies = [
+            NetworkError(ErrorKind.NETWORK, "the device's settings could not be read"),
+            "http://p:3128",
+        ]
+        # When it connects
+        await h.supervisor.start()
+        await h.wait(lambda: h.session.connects >= 1)
+        h.supervisor.stop()
+        # Then the first attempt is a failure without a dial, and the retry went through the proxy
+        assert h.failures()[0]["reason"] == "dial_error"
+        assert "settings could not be read" in str(h.failures()[0]["message"])
+        assert h.session.dialed_through == ["http://p:3128"]
+
+    asyncio.run(scenario())
 
 
 def test_backoff_doubles_to_its_ceiling_within_the_jitter() -> None:

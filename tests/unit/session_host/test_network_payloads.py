@@ -17,7 +17,7 @@ from neonize.proto.Neonize_pb2 import BasicCallMeta, CallRemoteMeta, ChatPresenc
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
 
 from gateway.webhooks.catalog import CATALOG
-from session_host.network import payloads
+from session_host.network import call_payloads, payloads
 from session_host.network.neonize import PRODUCED_EVENTS as NEONIZE_EVENTS
 from session_host.network.neonize import UNAVAILABLE_EVENTS
 from session_host.network.neonize import calls as neonize_calls
@@ -309,3 +309,24 @@ def test_message_sent_names_both_ids_and_the_networks_time() -> None:
         },
         AT,
     )
+
+
+def test_call_reject_names_the_device_as_sender_the_caller_as_creator_and_who_decided() -> None:
+    # Given the device's rejections of a call, by a client and by its setting with a reply
+    by_api = call_payloads.call_reject(
+        call_id="C1", device_jid=OWN, caller=PEER, at=AT, by=call_payloads.RejectedBy.API
+    )
+    by_setting = call_payloads.call_reject(
+        call_id="C2",
+        device_jid=OWN,
+        caller=PEER,
+        at=AT,
+        by=call_payloads.RejectedBy.AUTO,
+        reply_message_id="3EB0",
+    )
+    # Then each is call.reject with the common call fields, who decided, and the reply's id
+    common = {"from": OWN, "creator": PEER, "timestamp": "2023-11-14T22:13:20.000Z"}
+    assert [(event.name, dict(event.data)) for event in (by_api, by_setting)] == [
+        ("call.reject", {"call_id": "C1", **common, "by": "api", "reply_message_id": None}),
+        ("call.reject", {"call_id": "C2", **common, "by": "auto", "reply_message_id": "3EB0"}),
+    ]

@@ -302,7 +302,7 @@ def test_contacts_type_show_presence_rename_and_call(
     assert typing.json() == {"success": True, "to": PHONE, "state": "composing"}
     assert online.json() == {"success": True, "to": JID, "available": True}
     assert renamed.json() == {"success": True, "jid": CONTACT_JID, "phone": CONTACT, "name": "Robert"}
-    assert called.status_code == 200
+    assert called.status_code == 201
     assert ended.json() == {"success": True, "call_id": call_id}
     for name in ("chat.presence", "contact.presence", "call.offer", "call.terminate"):
         host.run(recorder.wait_for(name))

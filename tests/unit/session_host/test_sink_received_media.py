@@ -224,6 +224,7 @@ def test_the_sink_publishes_the_media_path_and_never_the_bytes() -> None:
                 publisher=cast(EventPublisher, publisher),
                 queue_url=lambda: "q",
                 on_session_end=lambda _owned: None,
+                on_published=lambda _owned, _event: None,
                 media=ReceivedMediaKeeper(aws, fake.put, retry=SESSION_RECORD_WRITE.without_waits()),
             )
             # When a received image passes through it

@@ -48,6 +48,15 @@ class Device(OutputModel):
     min_send_interval_seconds: int = Field(
         description="Consecutive sends go out at least this many seconds apart (0: no spacing)"
     )
+    reject_calls: bool = Field(description="Every incoming call is rejected at once (`call.reject`)")
+    reject_calls_message: str | None = Field(
+        description="The text a rejected caller gets from the device; null: none"
+    )
+    proxy_url: str | None = Field(
+        description="The proxy the device's network connection goes through (its password shown as "
+        "`***`); null: none",
+        examples=["socks5://user:***@proxy.example.com:1080"],
+    )
     last_error: LastError | None = Field(
         description="The last reason the session could not reach or stay on the network; null once connected"
     )

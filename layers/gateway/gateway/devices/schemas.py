@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, StringConstraints
+from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 
+from gateway.devices.proxies import MAX_PROXY_URL_LENGTH, PROXY_RULE, PROXY_URL_PATTERN
 from gateway.jids import PHONE_RULE, PhoneNumber
+from gateway.messages.schemas import MAX_TEXT_CHARS
 from gateway.web.deferred import DeferredModel
-from gateway.web.fields import JsonInteger, NonBlank
+from gateway.web.fields import JsonInteger, NonBlank, omittable
 
 DeviceName = Annotated[NonBlank, StringConstraints(max_length=100)]
 MAX_SEND_INTERVAL_SECONDS = 600
+SendInterval = Annotated[JsonInteger, Field(ge=0, le=MAX_SEND_INTERVAL_SECONDS)]
+RejectCallsMessage = Annotated[NonBlank, StringConstraints(max_length=MAX_TEXT_CHARS)]
+"""A text as the device sends it (``/send/text``'s limit), trimmed."""
 
 
 class CreateDeviceRequest(DeferredModel):
@@ -27,12 +32,36 @@ class PairPhoneRequest(DeferredModel):
 
 
 class UpdateDeviceRequest(DeferredModel):
-    """PATCH /devices/{device_id}: the device's settings; today only the send spacing."""
+    """PATCH /devices/{device_id}: any of the device's settings, each the device record's
+    attribute of the same name; a field left out keeps its value, and at least one must be
+    given (the schema says so). A new setting is one more optional field here."""
 
-    min_send_interval_seconds: JsonInteger = Field(
-        ge=0,
-        le=MAX_SEND_INTERVAL_SECONDS,
+    model_config = ConfigDict(
+        json_schema_extra=lambda schema: schema.update(
+            anyOf=[{"required": [name]} for name in schema.get("properties", {})]
+        )
+    )
+
+    name: DeviceName | None = omittable(description="1 to 100 characters", examples=["Sales phone"])
+    min_send_interval_seconds: SendInterval | None = omittable(
+        {"minimum": 0, "maximum": MAX_SEND_INTERVAL_SECONDS},
         description="Consecutive sends of the device go out at least this many seconds apart "
         "(0: no spacing); sends over the limit wait in the outbox, none is refused",
         examples=[2],
+    )
+    reject_calls: StrictBool | None = omittable(
+        description="Reject every incoming call at once (`call.reject` with `by: auto`)", examples=[True]
+    )
+    reject_calls_message: RejectCallsMessage | None = Field(
+        default=None,
+        description="The text a rejected caller gets from the device (only while `reject_calls` is "
+        "true); null: none",
+        examples=["Calls are not answered here; please write."],
+    )
+    proxy_url: str | None = Field(
+        default=None,
+        json_schema_extra={"pattern": PROXY_URL_PATTERN, "maxLength": MAX_PROXY_URL_LENGTH},
+        description=f"The proxy the device's network connection goes through from its next connect: "
+        f"{PROXY_RULE}; null: none. Shown with its password as `***`",
+        examples=["socks5://user:secret@proxy.example.com:1080"],
     )

@@ -6,10 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.accounts.roles import Principal
+from gateway.config import get_settings
 from gateway.devices import commands, store
 from gateway.devices.access import check_can_configure, check_can_delete, device_not_found, visible_owner
+from gateway.devices.proxies import ProxyUrlError, check_proxy_url
+from gateway.devices.schemas import UpdateDeviceRequest
 from gateway.devices.views import device_view
-from gateway.errors import ApiError, invalid_token
+from gateway.errors import ApiError, invalid_token, validation_error
 from gateway.failures.codes import ErrorCode
 from gateway.models import DeviceModel
 from gateway.models.base import TenantGone
@@ -47,17 +50,42 @@ def list_devices(caller: Principal, request: PageRequest) -> Page[dict[str, Any]
     return page.map(device_view)
 
 
-def update_device(caller: Principal, device: DeviceModel, min_send_interval_seconds: int) -> dict[str, Any]:
-    """Change the device's settings; its session host reads the send spacing before each
-    dispatch, so the change applies from the next send on."""
+SETTINGS = tuple(UpdateDeviceRequest.model_fields)
+"""The fields of PATCH /devices/{id}, each the device record's attribute of the same name."""
+CLEARABLE = frozenset({"reject_calls_message", "proxy_url"})
+"""Settings a null removes; a null of the others means left out."""
+
+
+def update_device(caller: Principal, device: DeviceModel, request: UpdateDeviceRequest) -> dict[str, Any]:
+    """Change the settings the request gives and leave the others as they are (400 when it
+    gives none). The session host reads the send spacing before each dispatch and the call
+    settings at each call, so they apply at once; the proxy applies from the next connect."""
     check_can_configure(caller, device)
-    if not store.set_settings(device, min_send_interval_seconds=min_send_interval_seconds, now=iso_utc()):
+    settings = _settings_of(request)
+    if not store.set_settings(device, settings, now=iso_utc()):
         raise device_not_found()  # deleted since it was read
     logger.info(
-        "device settings changed",
-        extra={"device_id": device.device_id, "min_send_interval_seconds": min_send_interval_seconds},
+        "device settings changed", extra={"device_id": device.device_id, "settings": sorted(settings)}
     )
     return device_view(device)
+
+
+def _settings_of(request: UpdateDeviceRequest) -> dict[str, Any]:
+    """The settings the request changes, by attribute name (None: remove), proxy checked."""
+    given = {
+        name: getattr(request, name)
+        for name in SETTINGS
+        if name in request.model_fields_set and (getattr(request, name) is not None or name in CLEARABLE)
+    }
+    if not given:
+        raise validation_error("body", f"give at least one setting: {', '.join(SETTINGS)}")
+    proxy_url = given.get("proxy_url")
+    if proxy_url is not None:
+        try:
+            given["proxy_url"] = check_proxy_url(proxy_url, local_mode=get_settings().local_mode)
+        except ProxyUrlError as error:
+            raise validation_error("proxy_url", str(error)) from None  # never echo a password
+    return given
 
 
 def delete_device(caller: Principal, device: DeviceModel) -> None:

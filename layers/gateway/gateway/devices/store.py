@@ -10,6 +10,8 @@ creations at once either serialise or one is cancelled and tried again.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
+from typing import Any
 
 from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
@@ -102,16 +104,17 @@ def get_device(tenant_id: str, device_id: str) -> DeviceModel | None:
         return None
 
 
-def set_settings(device: DeviceModel, *, min_send_interval_seconds: int, now: str) -> bool:
-    """Write the device's settings, and only them: its session host updates the session fields
-    of the same record meanwhile. False when the device was deleted since it was read."""
+def set_settings(device: DeviceModel, settings: Mapping[str, Any], *, now: str) -> bool:
+    """Write the given settings (attribute name to value; None removes one), and only them:
+    its session host updates the session fields of the same record meanwhile. The model is
+    updated as written. False when the device was deleted since it was read."""
+    actions = [
+        getattr(DeviceModel, name).remove() if value is None else getattr(DeviceModel, name).set(value)
+        for name, value in settings.items()
+    ]
     try:
         device.update(
-            actions=[
-                DeviceModel.min_send_interval_seconds.set(min_send_interval_seconds),
-                DeviceModel.updated_at.set(now),
-            ],
-            condition=DeviceModel.device_id.exists(),
+            actions=[*actions, DeviceModel.updated_at.set(now)], condition=DeviceModel.device_id.exists()
         )
     except UpdateError as error:
         if error.cause_response_code == "ConditionalCheckFailedException":

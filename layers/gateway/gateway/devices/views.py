@@ -7,6 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 from gateway.bus import DeviceSnapshot
+from gateway.devices.proxies import redacted
 from gateway.models import DeviceModel
 
 SUMMARY_FIELDS = ("id", "name", "status", "is_connected", "is_logged_in", "messaging_jid")
@@ -26,6 +27,9 @@ def device_view(device: DeviceModel, snapshot: DeviceSnapshot | None = None) -> 
         "is_logged_in": device.is_logged_in,
         "messaging_jid": device.messaging_jid,
         "min_send_interval_seconds": int(device.min_send_interval_seconds or 0),
+        "reject_calls": bool(device.reject_calls),
+        "reject_calls_message": device.reject_calls_message,
+        "proxy_url": redacted(device.proxy_url),
         "last_error": _last_error(device),
         "reconnect_at": device.reconnect_at,
         "created_at": device.created_at,

@@ -70,7 +70,7 @@ class ErrorCode(StrEnum):
     ACCOUNT_NOT_FOUND = "ACCOUNT_NOT_FOUND"
     RECIPIENT_NOT_FOUND = "RECIPIENT_NOT_FOUND"
     PAIR_CODE_NOT_FOUND = "PAIR_CODE_NOT_FOUND"
-    CALL_NOT_FOUND = "CALL_NOT_FOUND"
+    CALL_NOT_FOUND = "CALL_NOT_FOUND"  # also POST /calls/{call_id}/reject (the API)
 
     # Contacts (h24-contacts).
     CONTACT_NOT_FOUND = "CONTACT_NOT_FOUND"

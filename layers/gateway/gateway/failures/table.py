@@ -113,6 +113,8 @@ class Family(StrEnum):
     # Contacts (h24-contacts).
     CONTACTS = "contacts"  # number checks, the blocklist: the standard answers
     CONTACT = "contact"  # one account: 404 CONTACT_NOT_FOUND when the network has none
+    # Calls.
+    CALLS = "calls"  # a call the network does not know ringing is CALL_NOT_FOUND
 
 
 DOING: MappingProxyType[CommandName, str] = MappingProxyType(
@@ -385,6 +387,16 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
             {CommandName.GET_CONTACT, CommandName.BLOCK_CONTACT, CommandName.UNBLOCK_CONTACT},
             not_found=Failure(
                 404, ErrorCode.CONTACT_NOT_FOUND, "no account of the messaging network has that number"
+            ),
+        ),
+        # Calls.
+        Family.CALLS: _standard(
+            {CommandName.REJECT_CALL},
+            not_found=Failure(
+                404,
+                ErrorCode.CALL_NOT_FOUND,
+                "no such call from that caller rings for the device",
+                HostText.HIDDEN,
             ),
         ),
     }

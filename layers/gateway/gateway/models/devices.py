@@ -63,6 +63,13 @@ class DeviceModel(GatewayModel):
     pending_webhook_settled_at = UnicodeAttribute(null=True)
     # Dispatches of the device's sends are at least this far apart (absent: 0; set by the API).
     min_send_interval_seconds = NumberAttribute(null=True)
+    # Calls (set by the API, read by the session host at each call offer): every incoming call
+    # is rejected at once, and the caller gets ``reject_calls_message`` when it is set.
+    reject_calls = BooleanAttribute(null=True)
+    reject_calls_message = UnicodeAttribute(null=True)
+    # The proxy the device's network connection goes through (``gateway.devices.proxies``),
+    # credentials included; read by the session host at each connect, shown only redacted.
+    proxy_url = UnicodeAttribute(null=True)
     # The last reason the session could not reach or stay on the network (cleared when it
     # connects) and when the session host tries next; written by the host from its
     # ``connection.*`` events (``session_host.records.event_changes``).

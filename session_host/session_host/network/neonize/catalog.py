@@ -83,6 +83,9 @@ UNAVAILABLE_EVENTS: Mapping[EventName, str] = MappingProxyType(
         # A delete for me done on the phone is app state, not forwarded by neonize; one done
         # through DELETE /messages/{id} is emitted by the session host.
         EventName.MESSAGE_DELETE_FOR_ME: _GATEWAY,
+        # A rejection the device makes (POST /calls/{id}/reject, reject_calls) is emitted by the
+        # session host; one made on the phone is not forwarded by neonize (no event code).
+        EventName.CALL_REJECT: _GATEWAY,
         EventName.MEDIA_RETRY: _NOT_FORWARDED,
         EventName.PAIR_PASSKEY_REQUEST: _NOT_FORWARDED,
         EventName.PAIR_PASSKEY_CONFIRMATION: _NOT_FORWARDED,
@@ -96,7 +99,6 @@ UNAVAILABLE_EVENTS: Mapping[EventName, str] = MappingProxyType(
         EventName.CHAT_ARCHIVE: _NOT_FORWARDED,
         EventName.CHAT_DELETE: _NOT_FORWARDED,
         EventName.CHAT_CLEAR: _NOT_FORWARDED,
-        EventName.CALL_REJECT: _NOT_FORWARDED,
         EventName.SETTINGS_UNARCHIVE_CHATS: _NOT_FORWARDED,
         EventName.SETTINGS_USER_STATUS_MUTE: _NOT_FORWARDED,
         EventName.LABEL_EDIT: _NOT_FORWARDED,

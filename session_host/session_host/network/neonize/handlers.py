@@ -37,6 +37,8 @@ from typing import Any, Protocol
 
 from neonize.client import NewClient
 from neonize.events import (
+    CallOfferEv,
+    CallOfferNoticeEv,
     ClientOutdatedEv,
     ConnectedEv,
     ConnectFailureEv,
@@ -147,6 +149,8 @@ class NetworkHandlers:
             if isinstance(ev, MessageEv) and events.is_poll_vote(ev):
                 self._relay.emit(self._poll_vote(runner, ev))
                 return
+            if isinstance(ev, CallOfferEv | CallOfferNoticeEv):
+                self._link.call_offered(ev.basicCallMeta)
             event = mapper(self._link.context(), ev)
             if event is not None and event.name == EventName.MESSAGE_RECEIVED and isinstance(ev, MessageEv):
                 self._link.recent.received(dict(event.data))  # what a reply to it will quote

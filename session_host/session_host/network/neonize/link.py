@@ -17,11 +17,12 @@ message (``errors.py``); none is swallowed.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
 
 from neonize.client import NewClient
-from neonize.proto.Neonize_pb2 import JID
+from neonize.proto.Neonize_pb2 import JID, BasicCallMeta
 
 from gateway.failures.kinds import ErrorKind
 
@@ -39,6 +40,10 @@ from .timings import NeonizeTimings
 T = TypeVar("T")
 ErrorMapper = Callable[[str, BaseException], NetworkError]
 """Turns a library exception raised during an operation into a :class:`NetworkError`."""
+
+
+MAX_OFFERED_CALLS = 64
+"""Offers a session remembers (the latest), for rejecting them by id."""
 
 
 class DeviceLink:
@@ -64,6 +69,19 @@ class DeviceLink:
         self.qr_count = 0
         self.qr_seq = 0
         self.recent = Recent()  # what quotes and poll votes need: messages and polls seen lately
+        self.offered_calls: OrderedDict[str, JID] = OrderedDict()  # call id -> caller as offered
+
+    def call_offered(self, meta: BasicCallMeta) -> None:
+        """Keep the caller of an offer as the network named it (a LID, often): whatsmeow's
+        ``RejectCall`` wants that JID, while ``call.offer`` shows the phone JID."""
+        with self.mutex:
+            self.offered_calls[meta.callID] = getattr(meta, "from")  # a Python keyword
+            while len(self.offered_calls) > MAX_OFFERED_CALLS:
+                self.offered_calls.popitem(last=False)
+
+    def offered_caller(self, call_id: str) -> JID | None:
+        with self.mutex:
+            return self.offered_calls.get(call_id)
 
     def own_jid(self) -> str | None:
         with self.mutex:

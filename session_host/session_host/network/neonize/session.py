@@ -34,6 +34,7 @@ from gateway.failures.kinds import ErrorKind
 
 from .. import payloads
 from ..port import EventSink, NetworkError, NetworkEvent, SessionState
+from .call_ops import NeonizeCalls
 from .clients import ClientRegistry, ClientRunner, call_with_deadline
 from .contact_ops import NeonizeContacts
 from .errors import library_error
@@ -56,7 +57,7 @@ class NeonizeSession:
     """One device's session on the real network (the port's ``DeviceSession``): its lifecycle
     here, its operations in one object per family of the port (:attr:`sending`,
     :attr:`messages`, :attr:`groups`, :attr:`status`, :attr:`presence`, :attr:`profile`,
-    :attr:`contacts`), all on one :class:`~.link.DeviceLink`."""
+    :attr:`contacts`, :attr:`calls`), all on one :class:`~.link.DeviceLink`."""
 
     def __init__(
         self,
@@ -80,9 +81,10 @@ class NeonizeSession:
         self.presence = NeonizePresence(self._link)
         self.profile = NeonizeProfile(self._link)
         self.contacts = NeonizeContacts(self._link)
+        self.calls = NeonizeCalls(self._link)
         self._registry = registry
         self._timings = timings
-        self._proxy_url = proxy_url
+        self._port_proxy_url = self._proxy_url = proxy_url
         self._lifecycle = asyncio.Lock()
         self._last_run: ClientRunner | None = None  # the next run starts once this one finished
         self._first_qr: asyncio.Event | None = None
@@ -120,6 +122,11 @@ class NeonizeSession:
     def last_run(self) -> ClientRunner | None:
         """The latest client run (the port waits for it to finish at shutdown)."""
         return self._last_run
+
+    def use_proxy(self, proxy_url: str | None) -> None:
+        """Given to neonize at the next connect (``connect(ProxySettings(...))``, which
+        whatsmeow applies to its dial; None: the port's proxy, or the process environment's)."""
+        self._proxy_url = proxy_url or self._port_proxy_url
 
     def replace_sink(self, sink: EventSink) -> None:
         """Send the events to another sink from now on (a later ``open_session``)."""

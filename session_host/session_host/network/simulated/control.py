@@ -288,7 +288,7 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         _call(network.show_presence, phone, body.to, body.available)
         return {"success": True, "to": body.to, "available": body.available}
 
-    @router.post("/accounts/{phone}/calls")
+    @router.post("/accounts/{phone}/calls", status_code=201)
     def call(phone: PhoneInPath, body: CallIn) -> dict[str, Any]:
         """The account calls ``to``; the devices connected now get ``call.offer``."""
         return {"success": True, "call_id": _call(network.call, phone, body.to, body.video)}
@@ -317,7 +317,8 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
 
     @router.get("/accounts/{phone}/inbox")
     def inbox(phone: PhoneInPath) -> dict[str, Any]:
-        """What the account received and saw: messages, chat presence, statuses (and its sent)."""
+        """What the account received and saw: messages, chat presence, statuses, its sent and
+        its rejected calls."""
         return {"success": True, **_call(network.inbox, phone)}
 
     @router.post("/devices/{device_id}/drop")
@@ -326,6 +327,15 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         if not network.drop(device_id):
             raise ApiError(404, ErrorCode.DEVICE_NOT_FOUND, f"device {device_id} has no connection to drop")
         return {"success": True, "device_id": device_id}
+
+    @router.get("/devices/{device_id}/connection")
+    def connection(device_id: DeviceIdInPath) -> dict[str, Any]:
+        """How the device reaches the network: connected now, and the proxy its latest
+        connection went through (password as ``***``)."""
+        view = network.connection_view(device_id)
+        if view is None:
+            raise ApiError(404, ErrorCode.DEVICE_NOT_FOUND, f"device {device_id} never connected")
+        return {"success": True, **view}
 
     @router.post("/devices/{device_id}/unlink")
     def unlink(device_id: DeviceIdInPath) -> dict[str, Any]:

@@ -98,6 +98,7 @@ class NetworkCore:
         self._world = World()
         self._faults: list[Fault] = []
         self._max_conns: dict[str, int] = {}
+        self._dialed_through: dict[str, str | None] = {}  # each device's last connection's proxy
         self._state_path = Path(state_path) if state_path is not None else None
         if self._state_path is not None:
             data = read_json(self._state_path)
@@ -153,11 +154,13 @@ class NetworkCore:
         self._world.conns[conn.conn_id] = conn
         count = len(self._world.conns_of_device(conn.device_id))
         self._max_conns[conn.device_id] = max(self._max_conns.get(conn.device_id, 0), count)
+        self._dialed_through[conn.device_id] = conn.proxy_url
 
-    def start_pairing(self, device_id: str, deliver: Deliver) -> str:
-        """An unpaired session connects to show QR codes; returns its connection id."""
+    def start_pairing(self, device_id: str, deliver: Deliver, proxy_url: str | None = None) -> str:
+        """An unpaired session connects (through ``proxy_url``, if any) to show QR codes;
+        returns its connection id."""
         with self._lock:
-            conn = Connection(new_connection_id(), device_id, deliver)
+            conn = Connection(new_connection_id(), device_id, deliver, proxy_url=proxy_url)
             self._open(conn)
             return conn.conn_id
 
@@ -188,8 +191,11 @@ class NetworkCore:
             del self._world.conns[conn_id]
             return True
 
-    def resume(self, device_id: str, credentials: dict[str, str], deliver: Deliver) -> str | None:
-        """Connect with stored credentials; None when the network no longer knows the key.
+    def resume(
+        self, device_id: str, credentials: dict[str, str], deliver: Deliver, proxy_url: str | None = None
+    ) -> str | None:
+        """Connect with stored credentials (through ``proxy_url``, if any); None when the
+        network no longer knows the key.
 
         One connection per linked device: an older connection with the same key gets
         ``replaced`` and is cut. Traffic queued while the device was away follows at once.
@@ -198,7 +204,9 @@ class NetworkCore:
             link = self._world.links.get(credentials.get("device_key", ""))
             if link is None or link.jid != credentials.get("jid"):
                 return None
-            conn = Connection(new_connection_id(), device_id, deliver, link.device_key, link.jid)
+            conn = Connection(
+                new_connection_id(), device_id, deliver, link.device_key, link.jid, proxy_url=proxy_url
+            )
             self._open(conn)
             for other in [c for c in self._world.conns.values() if c.device_key == link.device_key]:
                 if other is not conn:

@@ -20,6 +20,7 @@ from gateway import jids
 from gateway.bus.messages import GROUP_COMMANDS
 from gateway.failures.kinds import ErrorKind
 
+from ..call_types import CallOperations
 from ..contact_types import ContactOperations
 from ..port import DeviceSession, MessageOperations, NetworkError, SendOperations
 from ..profile_types import PresenceOperations, ProfileOperations
@@ -84,13 +85,14 @@ OPERATIONS: frozenset[str] = GROUP_OPERATIONS | frozenset(
         PresenceOperations,
         ProfileOperations,
         ContactOperations,
+        CallOperations,
     )
     for name, member in vars(protocol).items()
     if inspect.iscoroutinefunction(member) and name != "close"
 )
 """Operations a fault can target: the port's session methods and those of its sending,
-messages, status, presence, profile and contacts families by name (``close`` never fails), and
-the group operations by the bus command that runs each."""
+messages, status, presence, profile, contacts and calls families by name (``close`` never
+fails), and the group operations by the bus command that runs each."""
 
 Deliver = Callable[[str, Mapping[str, Any]], None]
 """How the network hands a signal to a session: ``deliver(kind, payload)``, never blocking.
@@ -195,6 +197,7 @@ class Account:
     available: bool = False
     last_seen: float | None = None
     blocked: list[str] = field(default_factory=list)  # user JIDs this account blocked (contacts)
+    calls: list[dict[str, Any]] = field(default_factory=list)  # calls it made that were rejected
 
     @property
     def jid(self) -> str:
@@ -248,6 +251,7 @@ class Connection:
     pair_code: str | None = None
     pair_phone: str | None = None
     opened_at: float = field(default_factory=time.time)
+    proxy_url: str | None = None  # the proxy the session dialed through (with its password)
 
 
 @dataclass

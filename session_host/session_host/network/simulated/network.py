@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from gateway import jids
+from gateway.devices.proxies import redacted
 from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind
 
@@ -158,8 +159,8 @@ class SimulatedNetwork(NetworkCore):
             }
 
     def inbox(self, phone: str) -> dict[str, Any]:
-        """What the phone received and saw: messages, chat presence, statuses, what it sent, and
-        what its devices deleted for themselves."""
+        """What the phone received and saw: messages, chat presence, statuses, what it sent,
+        what its devices deleted for themselves, and the calls it made that were rejected."""
         with self._lock:
             account = self._account(phone)
             now = iso_utc(time.time())  # ISO times of one format compare as their moments do
@@ -173,6 +174,7 @@ class SimulatedNetwork(NetworkCore):
                     "statuses": account.statuses,
                     "sent": account.sent,
                     "deleted_for_me": account.deleted_for_me,
+                    "calls": account.calls,
                 }
             )
 
@@ -360,6 +362,18 @@ class SimulatedNetwork(NetworkCore):
         """
         with self._lock:
             return self._max_conns.get(device_id, 0)
+
+    def connection_view(self, device_id: str) -> dict[str, Any] | None:
+        """How the device reaches the network: whether it is connected now, and the proxy its
+        latest connection went through (password as ``***``); None if it never connected."""
+        with self._lock:
+            if device_id not in self._dialed_through:
+                return None
+            return {
+                "device_id": device_id,
+                "connected": any(c.jid is not None for c in self._world.conns_of_device(device_id)),
+                "proxy_url": redacted(self._dialed_through[device_id]),
+            }
 
     def connection_count(self, device_id: str) -> int:
         with self._lock:

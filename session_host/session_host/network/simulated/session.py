@@ -31,6 +31,7 @@ from .link import DeviceLink
 from .model import DIAL_OPERATION, Deliver, DialFault
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump
+from .session_calls import SimulatedCalls
 from .session_contacts import SimulatedContacts
 from .session_groups import SimulatedGroups
 from .session_messages import SimulatedMessages
@@ -48,7 +49,7 @@ class SimulatedSession:
     """A device's session, paired when ``data_dir/<device_id>.json`` holds its credentials:
     its lifecycle and connection here, its operations in one object per family of the port
     (:attr:`sending`, :attr:`messages`, :attr:`groups`, :attr:`status`, :attr:`presence`,
-    :attr:`profile`, :attr:`contacts`), all on one
+    :attr:`profile`, :attr:`contacts`, :attr:`calls`), all on one
     :class:`~.link.DeviceLink`."""
 
     def __init__(self, network: NetworkCore, device_id: str, *, data_dir: Path, sink: EventSink) -> None:
@@ -65,6 +66,7 @@ class SimulatedSession:
         self.presence = SimulatedPresence(self._link)
         self.profile = SimulatedProfile(self._link)
         self.contacts = SimulatedContacts(self._link)
+        self.calls = SimulatedCalls(self._link)
         self._generation = 0  # bumped whenever the connection changes; stale signals are ignored
         self._crashed_at = 0  # signals of connections older than a crash died with the process
         self._qr: tuple[str, float] | None = None
@@ -73,6 +75,7 @@ class SimulatedSession:
         self._pairing: asyncio.Task[None] | None = None
         self._reconnecting: asyncio.Task[None] | None = None
         self._dialing = False  # an attempt the network never answers (a ``hang`` fault) is open
+        self._proxy_url: str | None = None  # what the next connection goes through
 
     @property
     def device_id(self) -> str:
@@ -89,6 +92,10 @@ class SimulatedSession:
     @property
     def current_qr(self) -> tuple[str, float] | None:
         return self._qr if self._link.state is SessionState.PAIRING else None
+
+    def use_proxy(self, proxy_url: str | None) -> None:
+        """The network records the proxy of each connection (``GET /_simulator/devices/{id}/connection``)."""
+        self._proxy_url = proxy_url
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -179,7 +186,9 @@ class SimulatedSession:
     def _start_pairing(self) -> None:
         """Open a pairing connection showing its first QR code before ``connect()`` returns."""
         self._generation += 1
-        self._link.conn = self._network.start_pairing(self._device_id, self._deliverer(self._generation))
+        self._link.conn = self._network.start_pairing(
+            self._device_id, self._deliverer(self._generation), self._proxy_url
+        )
         self._link.state = SessionState.PAIRING
         self._show_qr(self._link.conn, self._network.qr_lifetimes[0])
         self._pairing = self._running_loop().create_task(self._rotate_qr(self._generation, self._link.conn))
@@ -211,7 +220,7 @@ class SimulatedSession:
         assert self._credentials is not None
         self._generation += 1
         deliver = self._deliverer(self._generation)
-        conn = self._network.resume(self._device_id, self._credentials, deliver)
+        conn = self._network.resume(self._device_id, self._credentials, deliver, self._proxy_url)
         if conn is None:  # the phone unlinked this device while it was away
             self._forget_credentials()
             self._link.state = SessionState.LOGGED_OUT

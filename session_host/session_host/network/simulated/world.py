@@ -394,6 +394,26 @@ class World:
             self.receipt("read", author, chat, ids, by=reader.jid)
         return [message_id for ids in by_sender.values() for message_id in ids]
 
+    def reject_call(self, callee: Account, caller: str, call_id: str) -> None:
+        """``callee`` declines the call ``call_id`` from ``caller`` (a user JID or LID): it
+        stops ringing, and the caller's phone shows it rejected (its inbox's ``calls``).
+        ``NOT_FOUND`` unless that call rings for ``callee`` from ``caller``."""
+        call = self.calls.get(call_id)
+        if call is None or call.callee != callee.jid or self.person(caller) != call.caller:
+            raise NetworkError(ErrorKind.NOT_FOUND, f"no call {call_id} from {caller} rings for {callee.jid}")
+        del self.calls[call_id]
+        account = self.account_of_jid(call.caller)
+        if account is not None:
+            account.calls.append(
+                {
+                    "call_id": call_id,
+                    "to": callee.jid,
+                    "video": call.video,
+                    "status": "rejected",
+                    "at": iso_utc(time.time()),
+                }
+            )
+
     def presence(
         self, sender_jid: str, recipient: Account, state: str, *, group_jid: str | None = None
     ) -> None:

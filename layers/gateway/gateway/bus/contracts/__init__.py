@@ -7,8 +7,8 @@ answers the result model (:class:`~.base.CommandResult`), which the bus client p
 when the reply comes back. :data:`CONTRACTS` has one entry per :class:`CommandName` (a unit
 test keeps it complete); the constants below name them for callers, so their types follow.
 A new command is a member of :class:`CommandName` and its line below, with its models in the
-module of its family (:mod:`.groups`, :mod:`.messages`, :mod:`.sessions`, :mod:`.status`,
-:mod:`.profile`, :mod:`.contacts`).
+module of its family (:mod:`.calls`, :mod:`.contacts`, :mod:`.groups`, :mod:`.messages`,
+:mod:`.profile`, :mod:`.sessions`, :mod:`.status`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
-from gateway.bus.contracts import contacts, groups, messages, profile, sessions, status
+from gateway.bus.contracts import calls, contacts, groups, messages, profile, sessions, status
 from gateway.bus.contracts.base import CommandArgs, CommandResult, Done, NoArgs
 
 
@@ -70,6 +70,8 @@ class CommandName(StrEnum):
     BLOCK_CONTACT = "block_contact"
     UNBLOCK_CONTACT = "unblock_contact"
     GET_BLOCKLIST = "get_blocklist"
+    # Calls.
+    REJECT_CALL = "reject_call"
 
 
 A = TypeVar("A", bound=CommandArgs)
@@ -137,6 +139,8 @@ GET_CONTACT = Contract(CommandName.GET_CONTACT, contacts.ContactRef, contacts.Co
 BLOCK_CONTACT = Contract(CommandName.BLOCK_CONTACT, contacts.ContactRef, contacts.BlockState)
 UNBLOCK_CONTACT = Contract(CommandName.UNBLOCK_CONTACT, contacts.ContactRef, contacts.BlockState)
 GET_BLOCKLIST = Contract(CommandName.GET_BLOCKLIST, NoArgs, contacts.Blocklist)
+# Calls.
+REJECT_CALL = Contract(CommandName.REJECT_CALL, calls.RejectCallArgs, calls.CallRejected)
 
 CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
     {
@@ -183,6 +187,8 @@ CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
             BLOCK_CONTACT,
             UNBLOCK_CONTACT,
             GET_BLOCKLIST,
+            # Calls.
+            REJECT_CALL,
         )
     }
 )
@@ -198,6 +204,7 @@ __all__ = [
     "Done",
     "NoArgs",
     "R",
+    "calls",
     "contacts",
     "groups",
     "messages",

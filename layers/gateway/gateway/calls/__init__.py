@@ -1,0 +1,1 @@
+"""Calls the device's account is offered: rejecting one (``docs/devices.md``, "Calls")."""
