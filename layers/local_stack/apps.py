@@ -15,6 +15,7 @@ def function_routers() -> list[APIRouter]:
     from devices_api.routes import router as devices
     from groups_api.routes import router as groups
     from messages_api.media_routes import router as media
+    from messages_api.reaction_routes import router as reactions
     from messages_api.routes import router as messages
     from messages_api.send_media_routes import router as media_sends
     from messages_api.send_routes import router as sends
@@ -23,7 +24,19 @@ def function_routers() -> list[APIRouter]:
     from users_api.routes import router as users
     from webhooks_api.routes import router as webhooks
 
-    return [platform, users, devices, groups, webhooks, messages, sends, media_sends, media, stories]
+    return [
+        platform,
+        users,
+        devices,
+        groups,
+        webhooks,
+        messages,
+        sends,
+        media_sends,
+        media,
+        stories,
+        reactions,
+    ]
 
 
 def served_routers() -> list[APIRouter]:

@@ -18,6 +18,7 @@ from session_host.device_tenure import OwnedDevice
 from session_host.network.port import EventSink, NetworkEvent
 from session_host.publisher import EventPublisher, envelope
 from session_host.received_media import ReceivedMediaKeeper
+from session_host.sent_ids import with_gateway_ids
 
 SESSION_ENDING_EVENTS = frozenset({EventName.CONNECTION_PAIR_ERROR, EventName.DEVICE_LOGGED_OUT})
 """After these the session has nothing left to run: the host ends the tenure (so does a
@@ -61,6 +62,9 @@ class Sinks:
                 await self._write(owned, event, changes)
             # Media bytes go to S3, never on the events queue.
             event = await self._media.without_bytes(event, owned.tenant_id, owned.device_id)
+            event = await with_gateway_ids(
+                event, owned.recent_sends, self._aws, owned.tenant_id, owned.device_id
+            )
             await self._publisher.publish(envelope(event, owned.device_id), owned.tenant_id)
             if (ends or event.name in SESSION_ENDING_EVENTS) and not owned.ending:
                 owned.ending = True

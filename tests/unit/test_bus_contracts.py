@@ -81,6 +81,11 @@ ARGS: dict[CommandName, CommandArgs] = {
     CommandName.PUBLISH_STATUS: st.PublishStatusArgs(
         kind="image", url="https://example.org/a.png", caption="x"
     ),
+    # Reactions and edits.
+    CommandName.REACT_MESSAGE: m.ReactArgs(
+        message_id="N1", chat_jid=GROUP, emoji="👍", from_me=False, sender_jid=PERSON
+    ),
+    CommandName.EDIT_MESSAGE: m.EditMessageArgs(message_id="M1", chat_jid=PERSON, text="fixed"),
 }
 RESULTS: dict[CommandName, CommandResult] = {
     CommandName.QR: s.QrCode(qr_code="2@abc", expires_at=1.5),
@@ -115,6 +120,9 @@ RESULTS: dict[CommandName, CommandResult] = {
     CommandName.PUBLISH_STATUS: st.PublishedStatus(
         message_id="N1", chat_jid="status@broadcast", timestamp=1.5
     ),
+    # Reactions and edits.
+    CommandName.REACT_MESSAGE: m.Reacted(message_id="N1", chat_jid=GROUP, emoji=""),
+    CommandName.EDIT_MESSAGE: m.EditedMessage(message_id="M1", network_message_id="N1", chat_jid=PERSON),
 }
 
 

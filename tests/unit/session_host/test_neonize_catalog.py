@@ -87,7 +87,7 @@ def test_the_declared_events_are_exactly_what_the_handlers_and_the_mappers_emit(
     # Given the names the mappers give to a bare event of each class they map
     mapped = {event.name for event_type, mapper in MAPPED.items() if (event := mapper(CTX, event_type()))}
     # (a bare message or receipt carries nothing to report: test_neonize_messages names those)
-    messages = {"message.received", "message.edited", "message.delivered", "message.read"}
+    messages = {"message.received", "message.edited", "message.reaction", "message.delivered", "message.read"}
     # Then, with the session's own pairing and connection events, they are the declared list
     assert mapped | messages | OWN_HANDLER_EVENTS == PRODUCED_EVENTS
 

@@ -108,6 +108,9 @@ class Family(StrEnum):
     GROUP_READ = "group_read"  # ... and a read that timed out changed nothing
     PRIVACY_READ = "privacy_read"
     PRIVACY_SET = "privacy_set"
+    # Reactions and edits.
+    REACT_MESSAGE = "react_message"
+    EDIT_MESSAGE = "edit_message"
 
 
 DOING: MappingProxyType[CommandName, str] = MappingProxyType(
@@ -363,6 +366,26 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
         Family.PRIVACY_SET: _privacy(
             {CommandName.SET_STATUS_PRIVACY},
             "the setting may or may not have changed: read it before retrying",
+        ),
+        # Reactions and edits.
+        Family.REACT_MESSAGE: _standard(
+            {CommandName.REACT_MESSAGE},
+            not_found=Failure(
+                404,
+                ErrorCode.MESSAGE_NOT_FOUND,
+                "the network knows no such message in that chat",
+            ),
+        ),
+        Family.EDIT_MESSAGE: _standard(
+            {CommandName.EDIT_MESSAGE},
+            not_found=Failure(
+                404,
+                ErrorCode.MESSAGE_NOT_FOUND,
+                "the device sent no such text in that chat, or it was deleted",
+            ),
+            expired=Failure(
+                400, ErrorCode.EDIT_TIME_EXPIRED, "the network's window to edit this message has passed"
+            ),
         ),
     }
 )

@@ -23,6 +23,7 @@ class EventName(StrEnum):
     MESSAGE_DELETE_FOR_ME = "message.delete_for_me"
     MENTION_SENT = "mention.sent"
     MEDIA_RETRY = "media.retry"
+    MESSAGE_REACTION = "message.reaction"  # reactions and edits (issue 24)
     # Connection and session
     DEVICE_CONNECTED = "device.connected"
     DEVICE_DISCONNECTED = "device.disconnected"

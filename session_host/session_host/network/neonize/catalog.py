@@ -66,6 +66,8 @@ PRODUCED_EVENTS: frozenset[EventName] = frozenset(
         EventName.HISTORY_SYNC,
         EventName.OFFLINE_SYNC_PREVIEW,
         EventName.OFFLINE_SYNC_COMPLETED,
+        # Reactions and edits.
+        EventName.MESSAGE_REACTION,
     }
 )
 """Catalog events the neonize adapter emits."""

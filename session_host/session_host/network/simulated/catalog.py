@@ -4,7 +4,7 @@ It models accounts, pairing, messages (text, media, places, contact cards, templ
 receipts in one-to-one chats and groups, chat and contact presence, push names, one-to-one
 calls that ring and end, groups (``group.joined``, ``group.info``), answers to on-demand
 history requests (``history.sync``), contacts' stories (``message.received`` in
-``status@broadcast``), connection loss and refused or unanswered dials
+``status@broadcast``), reactions and edits of messages, connection loss and refused or unanswered dials
 (``connection.failure``); every other catalog event belongs to something it
 does not model (channels, app state, the history sent after pairing) or is the gateway's own
 (``message.sent``), and never comes from it.
@@ -35,6 +35,9 @@ PRODUCED_EVENTS: frozenset[EventName] = frozenset(
         EventName.GROUP_INFO,
         EventName.GROUP_JOINED,
         EventName.HISTORY_SYNC,
+        # Reactions and edits.
+        EventName.MESSAGE_REACTION,
+        EventName.MESSAGE_EDITED,
     }
 )
 """Catalog events the simulated adapter emits."""

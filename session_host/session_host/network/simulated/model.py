@@ -170,6 +170,7 @@ class Account:
     status_privacy: dict[str, Any] = field(default_factory=lambda: {"type": "contacts", "list": []})
     sent: list[dict[str, Any]] = field(default_factory=list)
     deleted_for_me: list[dict[str, Any]] = field(default_factory=list)  # app state of its devices
+    reactions: list[dict[str, Any]] = field(default_factory=list)  # reactions it got (message_changes)
 
     @property
     def jid(self) -> str:

@@ -57,6 +57,9 @@ class CommandName(StrEnum):
     GET_STATUS_PRIVACY = "get_status_privacy"
     SET_STATUS_PRIVACY = "set_status_privacy"
     PUBLISH_STATUS = "publish_status"
+    # Reactions and edits.
+    REACT_MESSAGE = "react_message"  # a reaction to a message of a chat, or its removal
+    EDIT_MESSAGE = "edit_message"  # a new text for a text the device sent, within the window
 
 
 A = TypeVar("A", bound=CommandArgs)
@@ -108,6 +111,9 @@ SET_STATUS_PRIVACY = Contract(
     CommandName.SET_STATUS_PRIVACY, status.StatusPrivacyArgs, status.StatusPrivacySetting
 )
 PUBLISH_STATUS = Contract(CommandName.PUBLISH_STATUS, status.PublishStatusArgs, status.PublishedStatus)
+# Reactions and edits.
+REACT_MESSAGE = Contract(CommandName.REACT_MESSAGE, messages.ReactArgs, messages.Reacted)
+EDIT_MESSAGE = Contract(CommandName.EDIT_MESSAGE, messages.EditMessageArgs, messages.EditedMessage)
 
 CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
     {
@@ -142,6 +148,8 @@ CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
             GET_STATUS_PRIVACY,
             SET_STATUS_PRIVACY,
             PUBLISH_STATUS,
+            REACT_MESSAGE,
+            EDIT_MESSAGE,
         )
     }
 )
