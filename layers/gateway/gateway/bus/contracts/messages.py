@@ -15,7 +15,7 @@ MAX_SYNC_COUNT = 50
 
 class MarkReadArgs(CommandArgs):
     chat_jid: Text
-    sender_jid: Text | None = None
+    sender_jid: Text
     message_ids: list[Text] = Field(min_length=1)
 
 
