@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from device_flows import create_device, new_phone, pair_by_qr
 from group_flows import JPEG_BASE64
 
 # (method, path template, body, error_code of the 404)
@@ -39,6 +40,19 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
         "MESSAGE_NOT_FOUND",
     ),
     ("GET", "/media/{media_id}", None, "MEDIA_NOT_FOUND"),
+    # Reactions and edits.
+    (
+        "PATCH",
+        "/messages/{message_id}",
+        {"chat_jid": "15551234567", "text": "taken over"},
+        "MESSAGE_NOT_FOUND",
+    ),
+    (
+        "POST",
+        "/messages/{message_id}/reaction",
+        {"chat_jid": "15551234567", "emoji": "👍"},
+        "MESSAGE_NOT_FOUND",
+    ),
 ]
 
 # Group routes act through a device and take a group JID, not a record id: a caller naming
@@ -76,6 +90,9 @@ DEVICE_HEADER_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
 # Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,
 # so the 404 is about the id in the path and not about a missing device.
 DEVICE_SCOPED = {"/webhook/deliveries/{event_id}/redeliver", "/messages/{message_id}"}
+# Routes where only the network knows an id the gateway does not hold: the caller's device is
+# paired and connected, so the 404 is the network's answer for that id.
+PAIRED_DEVICE_SCOPED = {"/messages/{message_id}/reaction"}
 
 # path parameter -> how to get such an id in the *other* tenant: f(api, other_tenant) -> id
 OTHER_TENANT_IDS: dict[str, Callable[[Any, Any], str]] = {
@@ -100,6 +117,13 @@ def new_device(api: Any, token: str) -> str:
     response = api.request("POST", "/devices", token, json={})
     assert response.status_code == 201, response.text
     return response.json()["device"]["id"]
+
+
+def paired_device(api: Any, token: str) -> str:
+    """A new device of ``token``'s user, paired with a new phone and connected."""
+    device_id = create_device(api, token)
+    pair_by_qr(api, token, device_id, new_phone())
+    return device_id
 
 
 def logged_event(api: Any, token: str) -> str:

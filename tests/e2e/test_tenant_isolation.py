@@ -20,7 +20,9 @@ from isolation_steps import (
     ID_ROUTES,
     OTHER_TENANT_ADMIN_IDS,
     OTHER_TENANT_IDS,
+    PAIRED_DEVICE_SCOPED,
     new_device,
+    paired_device,
     tenant_records,
 )
 
@@ -72,6 +74,8 @@ def test_another_tenants_id_is_not_found(api, envelope, row, caller_role, target
     token = mine.admin_token if caller_role == "admin" else api.create_user(mine, caller_role)[1]
     if template in DEVICE_SCOPED:
         new_device(api, token)
+    elif template in PAIRED_DEVICE_SCOPED:
+        paired_device(api, token)
     ids = OTHER_TENANT_IDS if target == "member" else OTHER_TENANT_ADMIN_IDS
     names = re.findall(r"\{(\w+)", template)
     values = {name: ids[name](api, other) for name in names}
