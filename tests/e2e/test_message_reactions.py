@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from device_flows import create_device, new_phone, pair_by_qr, simulator
+from waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -121,7 +122,7 @@ def test_reaction_requests_the_network_or_the_gateway_refuses(
 
     # A message nobody in the chat has: the network's 404
     envelope(react("3EB0UNKNOWN", {"chat_jid": chat.contact_jid, "emoji": "👍"}), 404, "MESSAGE_NOT_FOUND")
-    # Missing fields, a chat that is no JID, an emoji that is no emoji, a group message without its author
+    # Missing fields, a chat that is no JID, an emoji that is no emoji
     envelope(react(chat.message_id, {"chat_jid": chat.contact_jid}), 400, "MISSING_REQUIRED_FIELDS")
     envelope(react(chat.message_id, {"emoji": "👍"}), 400, "MISSING_REQUIRED_FIELDS")
     envelope(react(chat.message_id, {"chat_jid": "nobody", "emoji": "👍"}), 400, "INVALID_CHAT_JID")
@@ -129,8 +130,9 @@ def test_reaction_requests_the_network_or_the_gateway_refuses(
     envelope(
         react(chat.message_id, {"chat_jid": chat.contact_jid, "emoji": "x" * 33}), 400, "VALIDATION_ERROR"
     )
+    # A group message the device did not send, named without its author: the gateway knows no such message
     group = {"chat_jid": "120363000000000001@g.us", "emoji": "👍"}
-    envelope(react("3EB0THEIRS", group), 400, "VALIDATION_ERROR")
+    envelope(react("3EB0THEIRS", group), 404, "MESSAGE_NOT_FOUND")
     # And nothing reached the contact
     assert inbox(api, chat.contact_phone)["reactions"] == []
 
@@ -232,3 +234,22 @@ def test_the_contacts_reactions_edits_and_receipts_reach_the_webhook(
     (edited,) = events.wait_for(chat.device_id, "message.edited")
     assert (edited["data"]["message_id"], edited["data"]["content"]) == (own["message_id"], "at 6?")
     assert edited["data"]["edited_at"] is not None
+
+
+def test_a_receipt_that_comes_at_once_names_the_gateways_id_too(api: Any, chat: Chat, events: Any) -> None:
+    # Given the device's events go to a webhook receiver
+    events.subscribe(api, chat.token, chat.device_id)
+    # When the device sends the contact (whose phone is always online) a text: delivered at once,
+    # before the gateway's record of the send is marked sent
+    body = {"number": chat.contact_phone, "text": "one more thing", "disablePresence": True}
+    sent = request(api, chat, "POST", "/send/text", body)
+    assert sent.status_code == 200, sent.text
+    # Then its message.delivered names the send by both ids
+    network_id = sent.json()["network_message_id"]
+
+    def delivered() -> dict[str, Any] | None:
+        receipts = [e["data"] for e in events.of(chat.device_id, "message.delivered")]
+        return next((data for data in receipts if data["message_ids"] == [network_id]), None)
+
+    receipt = wait_until(delivered, 10, what="the delivery receipt of the new send")
+    assert receipt["gateway_message_ids"] == [sent.json()["message_id"]]

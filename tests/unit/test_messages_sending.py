@@ -170,6 +170,10 @@ def test_a_failed_send_is_answered_by_its_kind_and_only_a_refusal_is_clear(
     ("answer", "code"),
     [
         (Reply(command_id="c", ok=True, result={}), "DEVICE_ERROR"),  # an answer without its status
+        (  # sent, but without the network's id the 200 must carry
+            Reply(command_id="c", ok=True, result={**SENT_OUTCOME, "network_message_id": None}),
+            "DEVICE_ERROR",
+        ),
         (RuntimeError("SQS answered 500"), "INTERNAL_ERROR"),  # the command may be on its way
     ],
 )

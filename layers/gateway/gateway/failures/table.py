@@ -373,7 +373,7 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
             not_found=Failure(
                 404,
                 ErrorCode.MESSAGE_NOT_FOUND,
-                "the network knows no such message in that chat",
+                "no such message in that chat (a group message the device did not send needs sender_jid)",
             ),
         ),
         Family.EDIT_MESSAGE: _standard(

@@ -89,7 +89,8 @@ def react(device: DeviceModel, message_id: str, request: ReactRequest) -> dict[s
     A message the device sent is found in the outbox by either id (the network keys it by
     its own id and the account as author); any other id is the network's id of a message
     someone sent in the chat: its author is the person of a one-to-one chat, and must be
-    named (``sender_jid``) in a group. The network alone knows whether it exists.
+    named (``sender_jid``) in a group (else 404 MESSAGE_NOT_FOUND: the gateway knows no such
+    message). The network alone knows whether it exists.
     """
     message_id = _message_id(message_id)
     present = request.emoji is not None  # an empty emoji is a removal, not a missing one
@@ -104,6 +105,9 @@ def react(device: DeviceModel, message_id: str, request: ReactRequest) -> dict[s
             message_id=send.network_message_id, chat_jid=chat.jid, emoji=emoji, from_me=True, sender_jid=None
         )
     else:
+        if chat.is_group and is_blank(request.sender_jid or ""):
+            # Not among its sends, and without its author the network cannot be asked.
+            raise table.known(CommandName.REACT_MESSAGE, ErrorKind.NOT_FOUND)
         sender = sender_of(chat, request.sender_jid)
         from_me = sender == device.messaging_jid  # a message the account sent from its phone
         args = ReactArgs(

@@ -251,6 +251,8 @@ class SendTemplateRequest(SendOptions):
 # Reactions and edits (issue 24).
 MAX_EMOJI_CHARS = 32
 """An emoji with its modifiers and joiners is a few code points; longer is no reaction."""
+EMOJI_PATTERN = r"^(\S(.*\S)?)?$"
+"""Empty (a removal), or without whitespace around it."""
 
 
 class ReactRequest(DeferredModel):
@@ -265,6 +267,7 @@ class ReactRequest(DeferredModel):
         examples=["15551234567@s.whatsapp.net"],
     )
     emoji: Annotated[str, StringConstraints(max_length=MAX_EMOJI_CHARS)] | None = omittable(
+        {"pattern": EMOJI_PATTERN},
         description=f"The reaction, one emoji (at most {MAX_EMOJI_CHARS} characters); empty removes the "
         "device's reaction",
         examples=["👍"],
@@ -272,8 +275,9 @@ class ReactRequest(DeferredModel):
     sender_jid: str | None = omittable(
         {"pattern": PARTICIPANT_PATTERN},
         description="Who sent the message, for a message the device did not send in a group chat (a user "
-        "JID, a phone number or a LID; the network keys a group message by its author). A person's chat "
-        "defaults to that person; a message the device sent is known without it",
+        "JID, a phone number or a LID; the network keys a group message by its author; without it such a "
+        "message is 404 MESSAGE_NOT_FOUND). A person's chat defaults to that person; a message the device "
+        "sent is known without it",
         examples=["15557654321@s.whatsapp.net"],
     )
 
