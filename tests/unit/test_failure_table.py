@@ -278,6 +278,9 @@ ROUTES: dict[tuple[str, str], CommandName] = {
     ("delete", "/groups/{jid}/community/link"): CommandName.UNLINK_GROUP,
     ("get", "/groups/{jid}/requests"): CommandName.GROUP_REQUESTS,
     ("post", "/groups/{jid}/requests"): CommandName.ANSWER_GROUP_REQUESTS,
+    # Reactions and edits.
+    ("post", "/messages/{message_id}/reaction"): CommandName.REACT_MESSAGE,
+    ("patch", "/messages/{message_id}"): CommandName.EDIT_MESSAGE,
 }
 """Every route that sends a device command, and the command (written here, not read from
 the routes, so a route that stops documenting its family's answers fails below)."""
