@@ -39,11 +39,10 @@ def react(
     has no such message there."""
     if _message(reactor, chat_jid, message_id, author) is None:
         raise NetworkError(ErrorKind.NOT_FOUND, f"{reactor.jid} has no message {message_id} in {chat_jid}")
-    now = time.time()
-    group_jid = chat_jid if jids.is_group_jid(chat_jid) else None
+    now, chat = time.time(), _as_others_see_it(reactor, chat_jid)
     event = payloads.message_reaction(
         message_id=message_id,
-        chat_jid=group_jid or reactor.jid,
+        chat_jid=chat,
         sender=reactor.jid,
         emoji=emoji,
         is_from_me=False,
@@ -56,7 +55,6 @@ def react(
             if (entry["message_id"], entry["from"]) != (message_id, reactor.jid)
         ]
         if emoji:
-            chat = group_jid or reactor.jid
             kept.append(
                 {
                     "message_id": message_id,
@@ -98,10 +96,9 @@ def edit(
     if now - float(sent.get("timestamp") or 0.0) > window:
         raise NetworkError(ErrorKind.EXPIRED, "the network's window to edit this message has passed")
     sent["text"], sent["edited_at"] = text, now
-    group_jid = chat_jid if jids.is_group_jid(chat_jid) else None
     event = payloads.message_edited(
         message_id=message_id,
-        chat_jid=group_jid or editor.jid,
+        chat_jid=_as_others_see_it(editor, chat_jid),
         sender=editor.jid,
         content=text,
         is_from_me=False,
@@ -130,6 +127,11 @@ def _message(account: Account, chat_jid: str, message_id: str, author: str | Non
         ):
             return message
     return None
+
+
+def _as_others_see_it(account: Account, chat_jid: str) -> str:
+    """The chat as its other people name it: the group, or the account in a one-to-one chat."""
+    return chat_jid if jids.is_group_jid(chat_jid) else account.jid
 
 
 def _others(world: World, account: Account, chat_jid: str) -> list[Account]:
