@@ -20,6 +20,7 @@ def function_routers() -> list[APIRouter]:
     from messages_api.poll_routes import router as polls  # replies and polls (issue 24)
     from messages_api.presence_routes import router as presence
     from messages_api.profile_routes import router as profile
+    from messages_api.reaction_routes import router as reactions
     from messages_api.routes import router as messages
     from messages_api.send_media_routes import router as media_sends
     from messages_api.send_routes import router as sends
@@ -45,6 +46,7 @@ def function_routers() -> list[APIRouter]:
         contacts,
         polls,
         calls,
+        reactions,
     ]
 
 

@@ -13,6 +13,7 @@ from gateway.bus import DeviceSnapshot
 from gateway.leases import Lease
 from session_host.config import STATE_POLL_SECONDS
 from session_host.network.port import DeviceSession, SessionState
+from session_host.sent_ids import RecentSends
 from session_host.supervision import Supervisor
 
 
@@ -33,6 +34,7 @@ class OwnedDevice:
     supervisor: Supervisor = field(init=False)
     active: bool = True
     ending: bool = False
+    recent_sends: RecentSends = field(default_factory=RecentSends)  # for receipts' gateway ids
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def notify(self) -> None:

@@ -19,6 +19,7 @@ from session_host.network.port import EventSink, NetworkEvent
 from session_host.poll_votes import PollVoteNamer
 from session_host.publisher import EventPublisher, envelope
 from session_host.received_media import ReceivedMediaKeeper
+from session_host.sent_ids import with_gateway_ids
 
 SESSION_ENDING_EVENTS = frozenset({EventName.CONNECTION_PAIR_ERROR, EventName.DEVICE_LOGGED_OUT})
 """After these the session has nothing left to run: the host ends the tenure (so does a
@@ -68,6 +69,9 @@ class Sinks:
             # Media bytes go to S3, never on the events queue.
             event = await self._media.without_bytes(event, owned.tenant_id, owned.device_id)
             event = await self._polls.named(event, owned.tenant_id, owned.device_id)
+            event = await with_gateway_ids(
+                event, owned.recent_sends, self._aws, owned.tenant_id, owned.device_id
+            )
             await self._publisher.publish(envelope(event, owned.device_id), owned.tenant_id)
             self._on_published(owned, event)
             if (ends or event.name in SESSION_ENDING_EVENTS) and not owned.ending:

@@ -42,6 +42,19 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("GET", "/media/{media_id}", None, "MEDIA_NOT_FOUND"),
     # Calls.
     ("POST", "/calls/{call_id}/reject", {"from": "{caller}"}, "CALL_NOT_FOUND"),
+    # Reactions and edits.
+    (
+        "PATCH",
+        "/messages/{message_id}",
+        {"chat_jid": "15551234567", "text": "taken over"},
+        "MESSAGE_NOT_FOUND",
+    ),
+    (
+        "POST",
+        "/messages/{message_id}/reaction",
+        {"chat_jid": "15551234567", "emoji": "👍"},
+        "MESSAGE_NOT_FOUND",
+    ),
 ]
 
 # Group routes act through a device and take a group JID, not a record id: a caller naming
@@ -100,9 +113,10 @@ DEVICE_HEADER_ROUTES += [
 # Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,
 # so the 404 is about the id in the path and not about a missing device.
 DEVICE_SCOPED = {"/webhook/deliveries/{event_id}/redeliver", "/messages/{message_id}"}
-# ... and routes that need that device connected (the network is asked): the caller's device
-# is paired first, so the 404 comes from the network, not a 503 from the device's status.
-CONNECTED_DEVICE_SCOPED = {"/calls/{call_id}/reject"}
+# ... and routes that need that device connected (the network is asked, and only it knows an id
+# the gateway does not hold): the caller's device is paired first, so the 404 comes from the
+# network, not a 503 from the device's status.
+CONNECTED_DEVICE_SCOPED = {"/calls/{call_id}/reject", "/messages/{message_id}/reaction"}
 CALLER = "15550001111"
 """The account that calls the other tenant's device (``{caller}`` in a row's body)."""
 

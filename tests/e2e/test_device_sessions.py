@@ -126,6 +126,7 @@ def test_messages_and_receipts_reach_the_webhook(api: Any, tenant: Any, events: 
     assert delivered["data"]["message_ids"] == [own["message_id"]]
     assert delivered["data"]["chat_jid"] == contact["jid"]
     assert delivered["data"]["message_count"] == 1
+    assert delivered["data"]["gateway_message_ids"] == []  # sent from the phone, not the gateway
     assert delivered["data"]["is_group"] is False
     assert {"receipt_type", "delivered_at"} <= set(delivered["data"])
     (read,) = events.wait_for(device_id, "message.read")

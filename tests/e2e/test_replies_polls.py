@@ -155,6 +155,7 @@ def test_a_poll_is_sent_and_its_votes_reach_the_webhook_as_texts(api: Any, tenan
         "message_id": response.json()["message_id"],
         "status": "sent",
         "chat_jid": ana.jid,
+        "network_message_id": response.json()["network_message_id"],
     }
     assert again.json() == response.json()
     [poll] = messages_from(api, ana.phone, device)
@@ -179,10 +180,11 @@ def test_a_poll_is_sent_and_its_votes_reach_the_webhook_as_texts(api: Any, tenan
     votes = events.wait_for(device.device_id, "poll.vote", count=2)
     assert [vote["data"]["selected_options"] for vote in votes] == [["Sushi"], ["Tacos"]]
     assert {key: votes[0]["data"][key] for key in ("message_id", "chat_jid", "voter")} == {
-        "message_id": sent["data"]["message_id"],
+        "message_id": response.json()["network_message_id"],
         "chat_jid": ana.jid,
         "voter": ana.jid,
     }
+    assert sent["data"]["message_id"] == response.json()["network_message_id"]
     # And the contact's phone shows the poll with the vote as it stands
     [poll] = messages_from(api, ana.phone, device)
     assert poll["poll"]["votes"] == {ana.jid: ["Tacos"]}

@@ -79,7 +79,10 @@ def test_a_delayed_send_types_then_sends_while_a_send_without_delay_is_not_held_
         "message_id": body["message_id"],
         "status": "sent",
         "chat_jid": ana.jid,
+        "network_message_id": body["network_message_id"],
     }
+    # (the network's id: the one Ana's phone shows)
+    assert [m["message_id"] for m in received(api, ana, device)] == [body["network_message_id"]]
     assert slow_end - slow_start >= 3.0
     assert quick_response.status_code == 200, quick_response.text
     assert quick_end < slow_end
@@ -189,11 +192,13 @@ def test_a_repeat_of_a_scheduled_send_answers_its_state_now_and_sends_nothing(
     # both naming the first request's message, and the message went out once
     assert early.status_code == 202, early.text
     assert early.json()["message_id"] == scheduled["message_id"]
+    [once] = received(api, ana, device)
     assert late.json() == {
         "success": True,
         "message_id": scheduled["message_id"],
         "status": "sent",
         "chat_jid": ana.jid,
+        "network_message_id": once["message_id"],
     }
     assert [m["text"] for m in received(api, ana, device)] == ["later, once"]
 

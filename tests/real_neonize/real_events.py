@@ -207,6 +207,41 @@ def other_edit_forms() -> list[ProtoMessage]:
     ]
 
 
+def reaction_events() -> list[ProtoMessage]:
+    """A group member's reaction to the account's message, and a reaction taken back, as
+    whatsmeow delivers them: messages carrying a ``reactionMessage`` keyed by the message."""
+    from neonize.events import MessageEv
+    from neonize.proto.Neonize_pb2 import JID, MessageInfo, MessageSource
+    from neonize.proto.waCommon.WACommon_pb2 import MessageKey
+    from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message, ReactionMessage
+
+    group = JID(User="120363000000000001", Server="g.us")
+    member = JID(User="5511999998888", Server="s.whatsapp.net")
+    key = MessageKey(remoteJID="120363000000000001@g.us", fromMe=True, ID="3EB0MINE")
+    made = []
+    for emoji, at_ms in (("👍", 1_700_000_185_000), ("", 0)):
+        info = MessageInfo(
+            MessageSource=MessageSource(Chat=group, Sender=member, IsGroup=True),
+            ID=f"3EB0REACTION{len(made)}",
+            Timestamp=1_700_000_186_000,
+        )
+        reaction = ReactionMessage(key=key, text=emoji, senderTimestampMS=at_ms)
+        made.append(MessageEv(Info=info, Message=Message(reactionMessage=reaction)))
+    return made
+
+
+def built_reaction(client: Any) -> dict[str, Any]:
+    """What the real library builds for the adapter's reaction to a group member's message
+    (the chat, the message's author, its id, the emoji), as the adapter calls it."""
+    from google.protobuf.json_format import MessageToDict
+
+    from session_host.network.neonize.jids import parse_jid
+
+    group, author = parse_jid("120363000000000001@g.us"), parse_jid("5511999998888@s.whatsapp.net")
+    message = client.build_reaction(group, author, "3EB0THEIRS", "🙏")
+    return MessageToDict(message.reactionMessage.key)
+
+
 def image_event(message_id: str, size: int) -> ProtoMessage:
     """An image whose bytes whatsmeow fetches from the media server's URL (the played network)."""
     from neonize.events import MessageEv
@@ -340,6 +375,16 @@ async def scenario(proxy: SilentProxy, data_dir: Path) -> dict[str, Any]:
     await _until(lambda: len(received["dev-a"]) >= 2, 5)
     report["other_edits"] = list(received["dev-a"])
     received["dev-a"].clear()
+
+    # Reactions: a member's, then taken back; and the one the library builds for the adapter
+    for event in reaction_events():
+        go["dev-a"].send(event)
+    await _until(lambda: len(received["dev-a"]) >= 2, 5)
+    report["reactions"] = list(received["dev-a"])
+    received["dev-a"].clear()
+    report["built_reaction"] = built_reaction(
+        registry.client_for(DeviceStore(data_dir / "dev-a", "dev-a").db_name, None)
+    )
 
     # An image declared over the 16 MB limit: reported at once, nothing fetched
     before = proxy.connections

@@ -120,6 +120,37 @@ def test_every_form_of_edit_whatsmeow_delivers_is_message_edited(report: dict[st
     )
 
 
+def test_a_reaction_is_message_reaction_naming_the_message_reacted_to(report: dict[str, Any]) -> None:
+    given, taken_back = report["reactions"]
+    assert (given["name"], given["data"]) == (
+        "message.reaction",
+        {
+            "message_id": "3EB0MINE",
+            "chat_jid": "120363000000000001@g.us",
+            "from": "5511999998888@s.whatsapp.net",
+            "emoji": "👍",
+            "is_from_me": False,
+            "timestamp": "2023-11-14T22:16:25.000Z",
+        },
+    )
+    # A reaction taken back has an empty emoji, and the message's time when it gives none
+    assert (taken_back["name"], taken_back["data"]["emoji"], taken_back["data"]["timestamp"]) == (
+        "message.reaction",
+        "",
+        "2023-11-14T22:16:26.000Z",
+    )
+
+
+def test_the_library_keys_the_adapters_reaction_by_the_message_and_its_author(report: dict[str, Any]) -> None:
+    # The adapter names a group member's message by its author: whatsmeow keys it so
+    assert report["built_reaction"] == {
+        "remoteJID": "120363000000000001@g.us",
+        "fromMe": False,
+        "ID": "3EB0THEIRS",
+        "participant": "5511999998888@s.whatsapp.net",
+    }
+
+
 def test_media_declared_over_the_limit_arrives_at_once_too_large_and_is_never_fetched(
     report: dict[str, Any],
 ) -> None:

@@ -96,6 +96,11 @@ ARGS: dict[CommandName, CommandArgs] = {
     CommandName.UNBLOCK_CONTACT: c.ContactRef(jid=PERSON),
     # Calls.
     CommandName.REJECT_CALL: calls_.RejectCallArgs(call_id="8C0E4B6A", caller=PERSON),
+    # Reactions and edits.
+    CommandName.REACT_MESSAGE: m.ReactArgs(
+        message_id="N1", chat_jid=GROUP, emoji="👍", from_me=False, sender_jid=PERSON
+    ),
+    CommandName.EDIT_MESSAGE: m.EditMessageArgs(message_id="M1", chat_jid=PERSON, text="fixed"),
 }
 RESULTS: dict[CommandName, CommandResult] = {
     CommandName.QR: s.QrCode(qr_code="2@abc", expires_at=1.5),
@@ -151,6 +156,9 @@ RESULTS: dict[CommandName, CommandResult] = {
     CommandName.GET_BLOCKLIST: c.Blocklist(jids=[PERSON]),
     # Calls.
     CommandName.REJECT_CALL: calls_.CallRejected(call_id="8C0E4B6A"),
+    # Reactions and edits.
+    CommandName.REACT_MESSAGE: m.Reacted(message_id="N1", chat_jid=GROUP, emoji=""),
+    CommandName.EDIT_MESSAGE: m.EditedMessage(message_id="M1", network_message_id="N1", chat_jid=PERSON),
 }
 
 

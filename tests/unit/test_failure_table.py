@@ -292,6 +292,9 @@ ROUTES: dict[tuple[str, str], CommandName] = {
     ("get", "/contacts/blocklist"): CommandName.GET_BLOCKLIST,
     # Calls.
     ("post", "/calls/{call_id}/reject"): CommandName.REJECT_CALL,
+    # Reactions and edits.
+    ("post", "/messages/{message_id}/reaction"): CommandName.REACT_MESSAGE,
+    ("patch", "/messages/{message_id}"): CommandName.EDIT_MESSAGE,
 }
 """Every route that sends a device command, and the command (written here, not read from
 the routes, so a route that stops documenting its family's answers fails below)."""

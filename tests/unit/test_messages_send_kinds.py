@@ -53,7 +53,7 @@ def b64(data: bytes) -> str:
 
 @pytest.fixture
 def bus(monkeypatch: pytest.MonkeyPatch) -> StandInBus:
-    sent = {"status": "sent", "message_id": "M", "chat_jid": "c"}
+    sent = {"status": "sent", "message_id": "M", "chat_jid": "c", "network_message_id": "3EB0N"}
     return install(monkeypatch, sending, Reply(command_id="c", ok=True, result=sent))
 
 

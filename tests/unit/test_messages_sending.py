@@ -48,6 +48,10 @@ def request(**body: Any) -> SendTextRequest:
     return SendTextRequest.model_validate({"number": PHONE, "text": "hello", **body})
 
 
+SENT_OUTCOME = {"status": "sent", "message_id": "M1", "chat_jid": JID, "network_message_id": "3EB0N1"}
+"""The host's answer for a send that went out (the network's id with it)."""
+
+
 def reply(**fields: Any) -> Reply:
     return Reply(command_id="c", **fields)
 
@@ -56,7 +60,7 @@ def test_a_send_is_enqueued_then_asked_of_the_host_for_the_hold(
     bus: StandInBus, enqueued: list[Send]
 ) -> None:
     # Given a host that answers the send went out
-    bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
+    bus.answer = reply(ok=True, result=SENT_OUTCOME)
     # When a text is sent with pacing fields
     answer = sending.send_text(device(), request(delay=5, typingDuration=2), hold_seconds=HOLD)
     # Then it was written for the chat's JID, and SEND_TEXT carries it whole (with the
@@ -77,14 +81,21 @@ def test_a_send_is_enqueued_then_asked_of_the_host_for_the_hold(
             "timeout": HOLD,
         }
     ]
+    # And the answer names both ids: the gateway's and the network's
     assert (answer.status_code, answer.body) == (
         200,
-        {"success": True, "message_id": send.message_id, "status": "sent", "chat_jid": JID},
+        {
+            "success": True,
+            "message_id": send.message_id,
+            "status": "sent",
+            "chat_jid": JID,
+            "network_message_id": "3EB0N1",
+        },
     )
 
 
 def test_without_presence_no_typing_time_is_stored(bus: StandInBus, enqueued: list[Send]) -> None:
-    bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
+    bus.answer = reply(ok=True, result=SENT_OUTCOME)
     sending.send_text(device(), request(typingDuration=9, disablePresence=True), hold_seconds=HOLD)
     assert (enqueued[0].typing_seconds, enqueued[0].disable_presence) == (0, True)
 
@@ -159,6 +170,10 @@ def test_a_failed_send_is_answered_by_its_kind_and_only_a_refusal_is_clear(
     ("answer", "code"),
     [
         (Reply(command_id="c", ok=True, result={}), "DEVICE_ERROR"),  # an answer without its status
+        (  # sent, but without the network's id the 200 must carry
+            Reply(command_id="c", ok=True, result={**SENT_OUTCOME, "network_message_id": None}),
+            "DEVICE_ERROR",
+        ),
         (RuntimeError("SQS answered 500"), "INTERNAL_ERROR"),  # the command may be on its way
     ],
 )
@@ -198,7 +213,7 @@ def a_send(state: SendState, **fields: Any) -> Send:
 def test_the_state_now_of_a_bound_send(stored: dict[str, Send]) -> None:
     # Given a send queued, one sent, one failed unclearly and one refused
     queued = a_send(SendState.QUEUED)
-    sent = a_send(SendState.SENT)
+    sent = a_send(SendState.SENT, network_message_id="3EB0N2")
     timed_out = a_send(SendState.FAILED, error="timeout: no answer", error_kind=ErrorKind.TIMEOUT)
     refused = a_send(SendState.FAILED, error="network: refused", error_kind=None)
     for send in (queued, sent, timed_out, refused):
@@ -216,7 +231,14 @@ def test_the_state_now_of_a_bound_send(stored: dict[str, Send]) -> None:
         {"send_key": queued.send_key},
     )
     assert now(sent) == StoredResponse(
-        200, {"success": True, "message_id": sent.message_id, "status": "sent", "chat_jid": JID}
+        200,
+        {
+            "success": True,
+            "message_id": sent.message_id,
+            "status": "sent",
+            "chat_jid": JID,
+            "network_message_id": "3EB0N2",
+        },
     )
     # And a failure as its kind answers it (a failure without a kind as the network's),
     # saying the key is bound to it
@@ -250,7 +272,7 @@ def test_bad_input_is_refused_before_anything_is_enqueued(
 
 def test_a_text_of_separator_characters_is_not_blank(bus: StandInBus, enqueued: list[Send]) -> None:
     # U+001E is no whitespace by the published pattern, though Python's strip removes it
-    bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
+    bus.answer = reply(ok=True, result=SENT_OUTCOME)
     assert sending.send_text(device(), request(text="\x1e"), hold_seconds=HOLD).status_code == 200
 
 
@@ -280,6 +302,6 @@ def test_a_202_is_only_given_once_the_send_is_in_the_outbox(
     assert (raised.value.status, raised.value.code) == (500, "INTERNAL_ERROR")
 
     # But when the host answers it sent the message (its claim wrote the item), that is the answer
-    bus.answer = reply(ok=True, result={"status": "sent", "message_id": "M1", "chat_jid": JID})
+    bus.answer = reply(ok=True, result=SENT_OUTCOME)
     answer = sending.send_text(device(), request(), hold_seconds=HOLD)
     assert (answer.status_code, answer.body["status"]) == (200, "sent")

@@ -10,6 +10,7 @@ with cyclic_gc_paused():  # the imports of a cold start: gateway/gc_pause.py
     from messages_api.poll_routes import router as poll_router
     from messages_api.presence_routes import router as presence_router
     from messages_api.profile_routes import router as profile_router
+    from messages_api.reaction_routes import router as reaction_router
     from messages_api.routes import router
     from messages_api.send_media_routes import router as send_media_router
     from messages_api.send_routes import router as send_router
@@ -26,6 +27,7 @@ with cyclic_gc_paused():  # the imports of a cold start: gateway/gc_pause.py
         contact_router,
         poll_router,
         call_router,
+        reaction_router,
     )
 
 handler = make_lambda_handler(app)

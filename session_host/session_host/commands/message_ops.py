@@ -1,4 +1,5 @@
-"""Commands on messages already sent: delete (for everyone or for me) and history sync.
+"""Commands on messages already sent: delete (for everyone or for me), history sync,
+reactions and edits.
 
 The gateway only knows the messages its devices sent, through the send outbox
 (:mod:`gateway.messages.outbox`, read on the host's AWS threads). So a delete names a
@@ -6,7 +7,10 @@ message of that record, by the gateway's id or the network's: an id it does not 
 received message, a message sent from the phone, one older than the record keeps), one of
 another chat, or one already deleted is ``NOT_FOUND`` on both adapters. neonize cannot tell
 an unknown id nor the revoke window before sending, so the host checks both here, for both
-adapters alike; the simulated network checks them again on its side.
+adapters alike; the simulated network checks them again on its side. An edit names a text of
+that record in the same way, and its window (15 minutes) is checked here too. A reaction
+names any message of the chat (the API resolved a sent one to the network's id): only the
+network knows a received one.
 """
 
 from __future__ import annotations
@@ -19,7 +23,11 @@ from gateway.bus import Command, Reply, contracts
 from gateway.bus.contracts.messages import (
     DeletedMessage,
     DeleteMessageArgs,
+    EditedMessage,
+    EditMessageArgs,
     HistoryRequested,
+    ReactArgs,
+    Reacted,
     SyncHistoryArgs,
 )
 from gateway.failures.kinds import ErrorKind
@@ -87,3 +95,37 @@ async def sync_history(_host: Host, command: Command[SyncHistoryArgs], owned: Ow
     anchor = MessageRef(chat=chat, message_id=uuid.uuid4().hex.upper(), from_me=True, timestamp=now)
     await owned.session.messages.request_history_sync(chat, count, anchor)
     return ok(command, session_snapshot(owned.session), HistoryRequested(chat_jid=chat, count=count))
+
+
+@handles(contracts.REACT_MESSAGE)
+async def react_message(_host: Host, command: Command[ReactArgs], owned: OwnedDevice) -> Reply[Any]:
+    """React to a message of a chat, or remove the account's reaction (an empty emoji)."""
+    args = command.args
+    if refused := refuse_unless_connected(command, owned):
+        return refused
+    await owned.session.messages.react(
+        args.chat_jid, args.message_id, args.emoji, from_me=args.from_me, sender=args.sender_jid
+    )
+    result = Reacted(message_id=args.message_id, chat_jid=args.chat_jid, emoji=args.emoji)
+    return ok(command, session_snapshot(owned.session), result)
+
+
+@handles(contracts.EDIT_MESSAGE)
+async def edit_message(host: Host, command: Command[EditMessageArgs], owned: OwnedDevice) -> Reply[Any]:
+    """Give a text the device sent a new text, within the network's edit window."""
+    message_id, chat, text = command.args.message_id, command.args.chat_jid, command.args.text
+    if refused := refuse_unless_connected(command, owned):
+        return refused
+    send = await host.own.senders.store.find(command.tenant_id, command.device_id, message_id)
+    session = owned.session
+    if send is None or send.network_message_id is None or send.sent_at is None or not send.editable(chat):
+        message = f"the device sent no text {message_id} in {chat}, or it was deleted"
+        return failed(command, ErrorKind.NOT_FOUND, message, session_snapshot(session))
+    if time.time() - send.sent_at > session.messages.edit_window_seconds:
+        message = "the network's window to edit this message has passed"
+        return failed(command, ErrorKind.EXPIRED, message, session_snapshot(session))
+    await session.messages.edit_message(chat, send.network_message_id, text)
+    result = EditedMessage(
+        message_id=send.message_id, network_message_id=send.network_message_id, chat_jid=chat
+    )
+    return ok(command, session_snapshot(session), result)

@@ -38,6 +38,19 @@ def check_history_sync(chat: str, count: int, oldest: MessageRef) -> None:
         raise NetworkError(ErrorKind.INVALID, "the oldest message must be of the chat synced")
 
 
+def check_reaction(chat: str, message_id: str, emoji: str, *, from_me: bool, sender: str | None) -> None:
+    """A message keyed as for a delete for me; the emoji one token (empty: a removal)."""
+    check_delete_for_me(chat, message_id, from_me=from_me, sender=sender)
+    if emoji != emoji.strip():
+        raise NetworkError(ErrorKind.INVALID, "a reaction is one emoji, without spaces")
+
+
+def check_edit(chat: str, message_id: str, text: str) -> None:
+    check_message(chat, message_id)
+    if not text.strip():
+        raise NetworkError(ErrorKind.INVALID, "an edit needs a text")
+
+
 def _invalid(message: str) -> NetworkError:
     return NetworkError(ErrorKind.INVALID, message)
 

@@ -307,9 +307,13 @@ def message_receipt(
     at: float,
     reader: str | None = None,
 ) -> NetworkEvent:
-    """``message.delivered`` or ``message.read`` for messages the device sent; reads name the reader."""
+    """``message.delivered`` or ``message.read`` for messages the device sent; reads name the reader.
+
+    ``gateway_message_ids`` is empty here: the session host fills it from its outbox
+    (:mod:`session_host.sent_ids`), which adapters do not read."""
     data: dict[str, Any] = {
         "message_ids": list(message_ids),
+        "gateway_message_ids": [],
         "chat_jid": chat_jid,
         "receipt_type": kind,
         "message_count": len(message_ids),
@@ -319,6 +323,30 @@ def message_receipt(
     if kind == "read":
         data["reader"] = reader
     return _event(EventName.MESSAGE_READ if kind == "read" else EventName.MESSAGE_DELIVERED, data)
+
+
+def message_reaction(
+    *,
+    message_id: str,
+    chat_jid: str | None,
+    sender: str | None,
+    emoji: str,
+    is_from_me: bool,
+    timestamp: float | None,
+) -> NetworkEvent:
+    """Someone reacted to a message (``message_id``: the message reacted to); an empty
+    ``emoji`` is a reaction removed."""
+    return _event(
+        EventName.MESSAGE_REACTION,
+        {
+            "message_id": message_id,
+            "chat_jid": chat_jid,
+            "from": sender,
+            "emoji": emoji,
+            "is_from_me": is_from_me,
+            "timestamp": iso_utc_or_none(timestamp),
+        },
+    )
 
 
 def chat_presence(

@@ -99,6 +99,8 @@ EventSink = Callable[[NetworkEvent], Awaitable[None]]
 
 REAL_REVOKE_WINDOW_SECONDS = 60 * 3600.0
 """The real network lets a sender delete a message for everyone for 60 hours."""
+REAL_EDIT_WINDOW_SECONDS = 15 * 60.0
+"""The real network lets a sender edit a text for 15 minutes."""
 
 
 class NetworkError(Exception):
@@ -181,7 +183,7 @@ class SendOperations(Protocol):
 
 class MessageOperations(Protocol):
     """What a device does with messages already exchanged: read receipts, deleting for
-    everyone or for itself, and asking its phone for older history."""
+    everyone or for itself, asking its phone for older history, reacting, editing."""
 
     async def mark_read(self, chat: str, sender: str, message_ids: list[str]) -> None:
         """Send read receipts for messages received in a chat."""
@@ -211,6 +213,32 @@ class MessageOperations(Protocol):
         """Ask the account's phone for up to ``count`` messages of ``chat`` before ``oldest``.
 
         The answer, if any, arrives later as ``history.sync`` (``sync_type`` ``on_demand``).
+        """
+
+    # Reactions and edits.
+
+    async def react(
+        self, chat: str, message_id: str, emoji: str, *, from_me: bool, sender: str | None
+    ) -> None:
+        """React with ``emoji`` to a message of ``chat`` (an empty one removes the account's
+        reaction): one the account sent (``from_me``), or one ``sender`` sent there.
+
+        The simulated network refuses ``NOT_FOUND`` for a message the account does not have
+        in that chat; neonize cannot tell and sends the reaction all the same.
+        """
+
+    @property
+    def edit_window_seconds(self) -> float:
+        """How long after sending a text its sender may edit it (the real network: 15
+        minutes; the simulated one: ``SIMULATOR_EDIT_WINDOW_SECONDS``). The session host checks
+        it from its record of the send before asking the network."""
+
+    async def edit_message(self, chat: str, message_id: str, text: str) -> None:
+        """Replace the text of a text message the account sent in ``chat``.
+
+        The simulated network refuses ``NOT_FOUND`` (no such text of the account there, or
+        revoked) and ``EXPIRED`` (past its edit window); neonize cannot tell either before
+        sending: the session host checks both from its own record.
         """
 
 
@@ -263,7 +291,7 @@ class DeviceSession(Protocol):
 
     @property
     def messages(self) -> MessageOperations:
-        """Read receipts, revoke, delete for me, history sync."""
+        """Read receipts, revoke, delete for me, history sync, reactions, edits."""
 
     @property
     def groups(self) -> GroupOperations:

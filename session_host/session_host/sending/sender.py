@@ -272,6 +272,8 @@ class DeviceSender:
                 self._resolve(Dispatched(send, error=message, error_kind=error.kind))
                 return
             self._last_dispatch = time.time()
+            # Before anything awaits: the network's receipt may follow at once.
+            self.owned.recent_sends.add(sent.message_id, send.message_id)
             sent_at = sent.timestamp or self._last_dispatch
             # The caller learns it first; the record and the events follow in a task of their
             # own, so the device's next send does not wait for them either.

@@ -30,7 +30,7 @@ from fakes_neonize import jid as fake_jid
 from fakes_neonize_contacts import ScriptedContacts
 from fakes_neonize_network import ScriptedNetwork
 from fakes_simulated import fast_network, paired
-from neonize.builder import build_revoke
+from neonize.builder import build_edit, build_revoke
 from neonize.proto.Neonize_pb2 import (
     JID,
     BasicCallMeta,
@@ -52,6 +52,7 @@ from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import (
     PollCreationMessage,
     PollUpdateMessage,
     PollVoteMessage,
+    ReactionMessage,
     VideoMessage,
 )
 from neonize.utils.enum import VoteType
@@ -136,6 +137,23 @@ class Backend(Protocol):
 
     def rejected_calls(self, jid: str) -> list[str]:
         """The ids of the calls ``jid`` made that the device rejected, in order."""
+
+    # Reactions and edits.
+
+    async def text_from(self, jid: str, text: str) -> str:
+        """Someone sends the device a text in their one-to-one chat: its network id."""
+
+    async def react_as(self, jid: str, message_id: str, emoji: str) -> None:
+        """Someone reacts to a message of their one-to-one chat with the device."""
+
+    async def edit_as(self, jid: str, message_id: str, text: str) -> None:
+        """Someone edits a text they sent the device."""
+
+    def reactions_got(self, jid: str) -> list[tuple[str, str]]:
+        """The reactions ``jid`` got from the device, in order: (message id, emoji)."""
+
+    def edits_got(self, jid: str) -> list[tuple[str, str]]:
+        """The edits ``jid`` got from the device: (message id, new text)."""
 
 
 class SimulatedBackend:
@@ -226,6 +244,25 @@ class SimulatedBackend:
         calls = self.network.inbox(_phone(jid))["calls"]
         return [call["call_id"] for call in calls if call["status"] == "rejected"]
 
+    # Reactions and edits.
+
+    async def text_from(self, jid: str, text: str) -> str:
+        return self.network.send_from_account(_phone(jid), DEVICE_JID, text)
+
+    async def react_as(self, jid: str, message_id: str, emoji: str) -> None:
+        self.network.react_from_account(_phone(jid), message_id, DEVICE_JID, emoji)
+
+    async def edit_as(self, jid: str, message_id: str, text: str) -> None:
+        self.network.edit_from_account(_phone(jid), message_id, DEVICE_JID, text)
+
+    def reactions_got(self, jid: str) -> list[tuple[str, str]]:
+        reactions = self.network.inbox(_phone(jid))["reactions"]
+        return [(got["message_id"], got["emoji"]) for got in reactions if got["from"] == DEVICE_JID]
+
+    def edits_got(self, jid: str) -> list[tuple[str, str]]:
+        inbox = self.network.inbox(_phone(jid))["messages"]
+        return [(m["message_id"], m["text"]) for m in inbox if m["from"] == DEVICE_JID and m.get("edited")]
+
 
 class NeonizeBackend:
     name = "neonize"
@@ -264,6 +301,11 @@ class NeonizeBackend:
         self._downloads: dict[bytes, bytes] = {}  # media key -> bytes, as the media servers keep them
         self.network.client.download_any.side_effect = lambda message: self._downloads[_key(message)]
         self.contacts = ScriptedContacts(self.network.client, self._accounts)  # h24-contacts
+        self.network.client.build_reaction.side_effect = _reaction
+        client = self.network.client
+        client.edit_message.side_effect = lambda chat, message_id, new: client.send_message(
+            chat, build_edit(chat, message_id, new)
+        )  # neonize's own edit_message
 
     def person(self, phone: str) -> tuple[str, str]:
         jid, lid = jids.user_jid(phone), f"{next(_LIDS)}@lid"
@@ -389,6 +431,40 @@ class NeonizeBackend:
         calls = self.network.client.reject_call.call_args_list
         return [c.args[1] for c in calls if self._accounts.get(jid_str(c.args[0]) or "") == jid]
 
+    # Reactions and edits.
+
+    async def text_from(self, jid: str, text: str) -> str:
+        ev = _wire_event(jid, Message(conversation=text))
+        ev.Info.ID = uuid.uuid4().hex[:20].upper()
+        await deliver(self.network.client, ev)
+        return ev.Info.ID
+
+    async def react_as(self, jid: str, message_id: str, emoji: str) -> None:
+        key = MessageKey(remoteJID=DEVICE_JID, fromMe=False, ID=message_id)
+        reaction = ReactionMessage(key=key, text=emoji, senderTimestampMS=int(time.time() * 1000))
+        await deliver(self.network.client, _wire_event(jid, Message(reactionMessage=reaction)))
+
+    async def edit_as(self, jid: str, message_id: str, text: str) -> None:
+        """As whatsmeow reports an edit: the new content, ``IsEdit``, the original in ``Raw``."""
+        new = Message(conversation=text)
+        ev = _wire_event(jid, new)
+        ev.IsEdit = True
+        ev.Raw.CopyFrom(build_edit(fake_jid(_phone(DEVICE_JID)), message_id, new))
+        await deliver(self.network.client, ev)
+
+    def reactions_got(self, jid: str) -> list[tuple[str, str]]:
+        calls = self.network.client.send_message.call_args_list
+        sent = [c.args[1] for c in calls if jid_str(c.args[0]) == jid]
+        return [
+            (m.reactionMessage.key.ID, m.reactionMessage.text) for m in sent if m.HasField("reactionMessage")
+        ]
+
+    def edits_got(self, jid: str) -> list[tuple[str, str]]:
+        calls = self.network.client.send_message.call_args_list
+        sent = [c.args[1] for c in calls if jid_str(c.args[0]) == jid]
+        edits = [m.editedMessage.message.protocolMessage for m in sent if m.HasField("editedMessage")]
+        return [(edit.key.ID, edit.editedMessage.conversation) for edit in edits]
+
 
 def _sent(to: Any, message: Any, *_: Any, **__: Any) -> SendResponse:
     """What the network answers a send: its own message id and time."""
@@ -434,6 +510,18 @@ def _text_of(message: Message) -> str:
 def _revoke(chat: JID, sender: JID, message_id: str, with_go: bool = False) -> Message:
     """whatsmeow's revoke, as neonize's Python builder writes it for the sender's own message."""
     return build_revoke(chat, sender, message_id, sender)
+
+
+def _reaction(chat: JID, sender: JID, message_id: str, reaction: str) -> Message:
+    """whatsmeow's BuildReaction: the key is the message's (``fromMe`` when the device's
+    account wrote it, its author as participant in a group), the time the reaction's."""
+    from_me = jid_str(sender) == DEVICE_JID
+    key = MessageKey(remoteJID=jid_str(chat), fromMe=from_me, ID=message_id)
+    if not from_me and chat.Server == jids.GROUP_SERVER:
+        key.participant = jid_str(sender)
+    return Message(
+        reactionMessage=ReactionMessage(key=key, text=reaction, senderTimestampMS=int(time.time() * 1000))
+    )
 
 
 def _image(data: bytes, caption: str | None = None, **_: Any) -> Message:

@@ -1,14 +1,16 @@
-"""One contract, two adapters, through the session host: DELETE_MESSAGE and SYNC_HISTORY run by
-the host's executor on each adapter's real session (``adapter_backends``), with the host's
-record of sends (an in-memory outbox) naming what the device sent.
+"""One contract, two adapters, through the session host: DELETE_MESSAGE, SYNC_HISTORY,
+EDIT_MESSAGE and REACT_MESSAGE run by the host's executor on each adapter's real session
+(``adapter_backends``), with the host's record of sends (an in-memory outbox) naming what
+the device sent.
 
-The revoke window and unknown ids are the host's to check (neonize cannot tell them before
+The revoke and edit windows and unknown ids are the host's to check (neonize cannot tell them before
 sending), so they answer alike on both adapters: ``expired`` / ``not_found`` with nothing put
 on the network. History sync is ``unsupported`` where the adapter declares it, nothing sent."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -127,5 +129,85 @@ def test_the_hosts_history_request_is_answered_or_unsupported(adapter: str, tmp_
         answer = await net.next_event("history.sync", 1)
         assert answer.data["sync_type"] == "on_demand"
         assert answer.data["message_count"] == 1
+
+    on(adapter, tmp_path, scenario)
+
+
+# --- reactions and edits ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_within_the_window_the_host_edits_a_text_by_either_id(adapter: str, tmp_path: Path) -> None:
+    async def scenario(net: Backend) -> None:
+        # Given a text the device sent Bob a moment ago
+        bob, _ = net.person(BOB)
+        store = FakeOutbox()
+        host = CommandHost(net.session, store)
+        send = await sent_to(net, store, bob)
+        # When it is edited by the gateway's id, then by the network's
+        first = await host.run(CommandName.EDIT_MESSAGE, message_id=send.message_id, chat_jid=bob, text="oh")
+        second = await host.run(
+            CommandName.EDIT_MESSAGE, message_id=send.network_message_id, chat_jid=bob, text="oh no"
+        )
+        # Then both answer the two ids, and Bob sees the last edit on the network's message
+        assert (first.ok, second.ok) == (True, True), (first, second)
+        assert first.result is not None
+        assert (first.result["message_id"], first.result["network_message_id"]) == (
+            send.message_id,
+            send.network_message_id,
+        )
+        assert net.edits_got(bob)[-1] == (send.network_message_id, "oh no")
+
+    on(adapter, tmp_path, scenario)
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_the_host_refuses_an_edit_past_the_window_or_of_what_the_device_did_not_send(
+    adapter: str, tmp_path: Path
+) -> None:
+    async def scenario(net: Backend) -> None:
+        # Given a text sent past the network's edit window, and a revoked one
+        bob, _ = net.person(BOB)
+        store = FakeOutbox()
+        host = CommandHost(net.session, store)
+        old = await sent_to(net, store, bob, age=net.session.messages.edit_window_seconds + 1)
+        revoked = await sent_to(net, store, bob)
+        store.items[revoked.send_key] = replace(revoked, revoked_at=time.time())
+        before = net.put_on_network()
+
+        async def edit(message_id: str, chat: str = bob) -> ErrorKind | None:
+            reply = await host.run(CommandName.EDIT_MESSAGE, message_id=message_id, chat_jid=chat, text="x")
+            return reply.error_kind
+
+        # Then expired past the window; not found for a revoked text, an unknown id, another chat
+        assert await edit(old.message_id) is ErrorKind.EXPIRED
+        assert await edit(revoked.message_id) is ErrorKind.NOT_FOUND
+        assert await edit("3EB0FEED") is ErrorKind.NOT_FOUND
+        assert await edit(old.message_id, "15559999999@s.whatsapp.net") is ErrorKind.NOT_FOUND
+        # And nothing went to the network
+        assert (net.put_on_network(), net.edits_got(bob)) == (before, [])
+
+    on(adapter, tmp_path, scenario)
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_the_host_sends_a_reaction_and_answers_it(adapter: str, tmp_path: Path) -> None:
+    async def scenario(net: Backend) -> None:
+        bob, _ = net.person(BOB)
+        store = FakeOutbox()
+        host = CommandHost(net.session, store)
+        send = await sent_to(net, store, bob)
+        reply = await host.run(
+            CommandName.REACT_MESSAGE,
+            message_id=send.network_message_id,
+            chat_jid=bob,
+            emoji="🔥",
+            from_me=True,
+            sender_jid=None,
+        )
+        assert reply.ok, reply
+        assert reply.result is not None
+        assert (reply.result["message_id"], reply.result["emoji"]) == (send.network_message_id, "🔥")
+        assert net.reactions_got(bob) == [(send.network_message_id, "🔥")]
 
     on(adapter, tmp_path, scenario)

@@ -88,7 +88,14 @@ def test_the_declared_events_are_exactly_what_the_handlers_and_the_mappers_emit(
     mapped = {event.name for event_type, mapper in MAPPED.items() if (event := mapper(CTX, event_type()))}
     # (a bare message or receipt carries nothing to report: test_neonize_messages names those;
     # a poll vote is the session's to decrypt: test_adapter_contract_replies)
-    messages = {"message.received", "message.edited", "message.delivered", "message.read", "poll.vote"}
+    messages = {
+        "message.received",
+        "message.edited",
+        "message.reaction",
+        "message.delivered",
+        "message.read",
+        "poll.vote",
+    }
     # Then, with the session's own pairing and connection events, they are the declared list
     assert mapped | messages | OWN_HANDLER_EVENTS == PRODUCED_EVENTS
 

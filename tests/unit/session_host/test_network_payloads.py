@@ -146,11 +146,13 @@ def test_receipts_name_their_time_and_reads_name_the_reader() -> None:
     read = payloads.message_receipt(
         "read", message_ids=["A"], chat_jid=PEER, is_group=False, at=AT, reader=PEER
     )
-    # Then message.delivered is the specification's six fields, message.read adds the reader
+    # Then message.delivered is the specification's six fields and the gateway's ids (the
+    # session host fills them), message.read adds the reader
     assert (delivered.name, dict(delivered.data)) == (
         "message.delivered",
         {
             "message_ids": ["A", "B"],
+            "gateway_message_ids": [],
             "chat_jid": PEER,
             "receipt_type": "delivered",
             "message_count": 2,

@@ -144,8 +144,8 @@ def test_a_contact_calls_the_device_and_hangs_up(tmp_path: Path) -> None:
 
 def test_the_simulated_network_produces_every_event_it_declares(tmp_path: Path) -> None:
     async def scenario() -> None:
-        # Given a network where a device pairs, chats, polls, asks for history, gets calls, joins a
-        # group, blocks someone and loses its connection
+        # Given a network where a device pairs, chats (with an edit and a reaction), polls, asks for
+        # history, gets calls, joins a group, blocks someone and loses its connection
         network = fast_network()
         network.create_account(CONTACT, "Bob")
         session, recorder = await paired(network, tmp_path)
@@ -153,7 +153,9 @@ def test_the_simulated_network_produces_every_event_it_declares(tmp_path: Path) 
         network.read_by_account(CONTACT, JID, [sent.message_id])
         network.send_from_account(CONTACT, JID, "hi")
         network.rename_account(CONTACT, "Robert")
-        network.send_from_account(CONTACT, JID, "renamed")
+        renamed = network.send_from_account(CONTACT, JID, "renamed")
+        network.edit_from_account(CONTACT, renamed, JID, "renamed!")
+        network.react_from_account(CONTACT, sent.message_id, JID, "👍")
         poll = await session.sending.send_poll(CONTACT_JID, Poll("Lunch?", ("Yes", "No")))
         network.vote(CONTACT, poll.message_id, JID, ["Yes"])
         oldest = MessageRef(CONTACT_JID, sent.message_id, from_me=True, timestamp=sent.timestamp + 60)

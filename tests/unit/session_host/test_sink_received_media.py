@@ -24,6 +24,7 @@ from session_host.network.media_types import MEDIA_RULES, MediaKind, ReceivedMed
 from session_host.network.port import NetworkEvent
 from session_host.publisher import EventPublisher
 from session_host.received_media import ReceivedMediaKeeper
+from session_host.sent_ids import RecentSends
 from session_host.sink import Sinks
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
@@ -212,7 +213,14 @@ def test_the_sink_publishes_the_media_path_and_never_the_bytes() -> None:
     supervisor = SimpleNamespace(observe=lambda event: (event, False))  # a session that never fails
     owned = cast(
         OwnedDevice,
-        SimpleNamespace(tenant_id="t1", device_id="d1", active=True, ending=False, supervisor=supervisor),
+        SimpleNamespace(
+            tenant_id="t1",
+            device_id="d1",
+            active=True,
+            ending=False,
+            supervisor=supervisor,
+            recent_sends=RecentSends(),
+        ),
     )
     owned.notify = lambda: None  # type: ignore[method-assign]
 

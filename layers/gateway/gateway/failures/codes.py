@@ -29,6 +29,8 @@ class ErrorCode(StrEnum):
     MESSAGE_NOT_FOUND = "MESSAGE_NOT_FOUND"
     DELETE_FAILED = "DELETE_FAILED"
     DELETE_TIME_EXPIRED = "DELETE_TIME_EXPIRED"
+    # Reactions and edits (issue 24).
+    EDIT_TIME_EXPIRED = "EDIT_TIME_EXPIRED"
 
     # Requests and the web layer.
     INTERNAL_ERROR = "INTERNAL_ERROR"

@@ -108,6 +108,9 @@ class Family(StrEnum):
     GROUP_READ = "group_read"  # ... and a read that timed out changed nothing
     PRIVACY_READ = "privacy_read"
     PRIVACY_SET = "privacy_set"
+    # Reactions and edits.
+    REACT_MESSAGE = "react_message"
+    EDIT_MESSAGE = "edit_message"
     # Presence and profile of the linked account (issue 24).
     PROFILE = "profile"  # the standard answers
     # Contacts (h24-contacts).
@@ -397,6 +400,26 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
                 ErrorCode.CALL_NOT_FOUND,
                 "no such call from that caller rings for the device",
                 HostText.HIDDEN,
+            ),
+        ),
+        # Reactions and edits.
+        Family.REACT_MESSAGE: _standard(
+            {CommandName.REACT_MESSAGE},
+            not_found=Failure(
+                404,
+                ErrorCode.MESSAGE_NOT_FOUND,
+                "no such message in that chat (a group message the device did not send needs sender_jid)",
+            ),
+        ),
+        Family.EDIT_MESSAGE: _standard(
+            {CommandName.EDIT_MESSAGE},
+            not_found=Failure(
+                404,
+                ErrorCode.MESSAGE_NOT_FOUND,
+                "the device sent no such text in that chat, or it was deleted",
+            ),
+            expired=Failure(
+                400, ErrorCode.EDIT_TIME_EXPIRED, "the network's window to edit this message has passed"
             ),
         ),
     }

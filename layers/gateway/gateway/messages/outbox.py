@@ -206,6 +206,22 @@ def find(tenant_id: str, device_id: str, message_id: str) -> Send | None:
     return None
 
 
+def gateway_ids(tenant_id: str, device_id: str, network_message_ids: list[str]) -> dict[str, str]:
+    """The gateway's ids of the device's sends named by the network's ids (those it has), by
+    network id: what receipts name, for ``gateway_message_ids``.
+
+    One Query of the keys-only index per id and no read of the table: the gateway's id is the
+    tail of the send's key (:func:`send_key`)."""
+    key = device_key(tenant_id, device_id)
+    found: dict[str, str] = {}
+    for network_id in dict.fromkeys(network_message_ids):
+        for item in SendModel.by_network_message_id.query(
+            key, SendModel.network_message_id == network_id, limit=1
+        ):
+            found[network_id] = item.send_key.split("#", 1)[1]
+    return found
+
+
 def delete_device_sends(tenant_id: str, device_id: str) -> int:
     """Delete every send of the device, finished or not (its device is being deleted); how
     many there were. One Query of keys and BatchWriteItem calls of 25."""

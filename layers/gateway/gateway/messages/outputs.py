@@ -38,6 +38,10 @@ class TextSentResponse(Succeeded):
     message_id: str = Field(description=SEND_ID)
     status: Literal["sent"] = "sent"
     chat_jid: str = Field(description="The chat, as a JID (phone digits become a user JID)")
+    network_message_id: str = Field(
+        description="The network's id of the message: the id receipts, replies, reactions and deletes "
+        "name (`message.sent`'s `message_id`)"
+    )
 
 
 class TextScheduledResponse(Succeeded):
@@ -48,3 +52,15 @@ class TextScheduledResponse(Succeeded):
     status: Literal["scheduled"] = "scheduled"
     chat_jid: str = Field(description="The chat, as a JID (phone digits become a user JID)")
     scheduled_for: Timestamp = Field(description="When it is expected to go out, as known now")
+
+
+# Reactions and edits (issue 24).
+class ReactionResponse(Succeeded):
+    message_id: str = Field(description="The id the request named (the gateway's or the network's)")
+    chat_jid: str = Field(description="The chat's JID")
+    emoji: str = Field(description="The reaction sent; empty when it was removed")
+
+
+class EditMessageResponse(Succeeded):
+    message_id: str = Field(description="The id the request named (the gateway's or the network's)")
+    chat_jid: str = Field(description="The chat's JID")

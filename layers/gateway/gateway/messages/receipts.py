@@ -25,7 +25,7 @@ def mark_read(device: DeviceModel, request: MarkReadRequest) -> dict[str, Any]:
     message_ids = list(dict.fromkeys(request.message_ids or ()))
     require_fields(chat_jid=(request.chat_jid or "").strip(), message_ids=message_ids)
     chat = chat_of(request.chat_jid)
-    sender = _sender(chat, request.sender_jid)
+    sender = sender_of(chat, request.sender_jid)
     require_session(device)
     args = MarkReadArgs(chat_jid=chat.jid, sender_jid=sender, message_ids=message_ids)
     commands.execute(device, contracts.MARK_READ, args)
@@ -61,8 +61,9 @@ def require_fields(**fields: str | bool | list[str]) -> None:
         )
 
 
-def _sender(chat: Address, value: str | None) -> str:
-    """Who sent the messages: named for a group chat, the chat itself by default for a person."""
+def sender_of(chat: Address, value: str | None) -> str:
+    """Who sent the messages (``sender_jid``): named for a group chat, the chat itself by
+    default for a person."""
     if value is None or not value.strip():
         if chat.is_group:
             raise validation_error("sender_jid", "required for a group chat: the participant who sent them")

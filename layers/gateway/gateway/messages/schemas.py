@@ -278,3 +278,55 @@ class SendPollRequest(SendOptions):
     multiple_answers: StrictBool = Field(
         default=False, description="Voters may choose several options (else exactly one)"
     )
+
+
+# Reactions and edits (issue 24).
+MAX_EMOJI_CHARS = 32
+"""An emoji with its modifiers and joiners is a few code points; longer is no reaction."""
+EMOJI_PATTERN = r"^(\S(.*\S)?)?$"
+"""Empty (a removal), or without whitespace around it."""
+
+
+class ReactRequest(DeferredModel):
+    """A reaction to a message of a chat; an empty ``emoji`` removes the device's reaction."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["chat_jid", "emoji"]})
+
+    chat_jid: str | None = omittable(
+        {"pattern": CHAT_PATTERN},
+        description="The chat of the message: a user JID, a phone number or a group JID "
+        "(docs/identifiers.md)",
+        examples=["15551234567@s.whatsapp.net"],
+    )
+    emoji: Annotated[str, StringConstraints(max_length=MAX_EMOJI_CHARS)] | None = omittable(
+        {"pattern": EMOJI_PATTERN},
+        description=f"The reaction, one emoji (at most {MAX_EMOJI_CHARS} characters); empty removes the "
+        "device's reaction",
+        examples=["👍"],
+    )
+    sender_jid: str | None = omittable(
+        {"pattern": PARTICIPANT_PATTERN},
+        description="Who sent the message, for a message the device did not send in a group chat (a user "
+        "JID, a phone number or a LID; the network keys a group message by its author; without it such a "
+        "message is 404 MESSAGE_NOT_FOUND). A person's chat defaults to that person; a message the device "
+        "sent is known without it",
+        examples=["15557654321@s.whatsapp.net"],
+    )
+
+
+class EditMessageRequest(DeferredModel):
+    """A new text for a text message the device sent."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["chat_jid", "text"]})
+
+    chat_jid: str | None = omittable(
+        {"pattern": CHAT_PATTERN},
+        description="The chat the message was sent in: a user JID, a phone number or a group JID "
+        "(docs/identifiers.md)",
+        examples=["15551234567@s.whatsapp.net"],
+    )
+    text: MessageText | None = omittable(
+        {"minLength": 1, "pattern": NOT_BLANK},
+        description=f"The message's new text, 1 to {MAX_TEXT_CHARS} characters, not only whitespace",
+        examples=["See you at 6"],
+    )

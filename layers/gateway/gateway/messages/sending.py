@@ -158,8 +158,8 @@ def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | No
     send = outbox.get(device.tenant_id, device.device_id, key) if isinstance(key, str) else None
     if send is None:
         return None
-    if send.state is SendState.SENT:
-        return _sent(send)
+    if send.state is SendState.SENT and send.network_message_id is not None:  # set on every sent item
+        return _sent(send, send.network_message_id)
     if send.state is SendState.FAILED:
         kind = send.error_kind or ErrorKind.NETWORK
         reply: Reply[Any] = Reply(command_id="", ok=False, error_kind=kind, error_message=send.error)
@@ -207,12 +207,17 @@ def _answer(device: DeviceModel, send: Send, outcome: SendOutcome | None) -> Sto
     if outcome.scheduled_for is not None and outcome.status == "scheduled":
         logger.info("message scheduled", extra=_about(device, send))
         return _scheduled(send, outcome.scheduled_for)
+    if outcome.network_message_id is None:  # a sent outcome names the network's id
+        logger.error("session host answered a send without the network's id", extra=_about(device, send))
+        raise Unclear(table.incomplete(CommandName.SEND_TEXT), _bound(send))
     logger.info("message sent", extra=_about(device, send))
-    return _sent(send)
+    return _sent(send, outcome.network_message_id)
 
 
-def _sent(send: Send) -> StoredResponse:
-    body = TextSentResponse(message_id=send.message_id, chat_jid=send.chat_jid)
+def _sent(send: Send, network_message_id: str) -> StoredResponse:
+    body = TextSentResponse(
+        message_id=send.message_id, chat_jid=send.chat_jid, network_message_id=network_message_id
+    )
     return StoredResponse(200, body.model_dump(mode="json"))
 
 

@@ -67,6 +67,20 @@ class Send:
             return False
         return not (for_everyone and self.revoked_at is not None)
 
+    def shown_in(self, chat_jid: str) -> bool:
+        """Sent in ``chat_jid`` and still there for everyone (not deleted, not deleted for me)."""
+        return (
+            self.state is SendState.SENT
+            and self.chat_jid == chat_jid
+            and self.revoked_at is None
+            and self.deleted_for_me_at is None
+        )
+
+    def editable(self, chat_jid: str) -> bool:
+        """Whether PATCH /messages/{message_id} may name it: a text :meth:`shown_in` the chat
+        (else MESSAGE_NOT_FOUND); the network's window is the session host's to check."""
+        return self.kind == TEXT and self.shown_in(chat_jid)
+
     @property
     def order(self) -> tuple[float, str]:
         """Dispatch order: when it may go out, then request order (the ``send_key``)."""

@@ -23,7 +23,8 @@ class EventName(StrEnum):
     MESSAGE_DELETE_FOR_ME = "message.delete_for_me"
     MENTION_SENT = "mention.sent"
     MEDIA_RETRY = "media.retry"
-    POLL_VOTE = "poll.vote"  # replies and polls (issue 24)
+    MESSAGE_REACTION = "message.reaction"
+    POLL_VOTE = "poll.vote"
     # Connection and session
     DEVICE_CONNECTED = "device.connected"
     DEVICE_DISCONNECTED = "device.disconnected"

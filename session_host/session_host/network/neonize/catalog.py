@@ -68,6 +68,8 @@ PRODUCED_EVENTS: frozenset[EventName] = frozenset(
         EventName.OFFLINE_SYNC_COMPLETED,
         # replies and polls (issue 24)
         EventName.POLL_VOTE,
+        # Reactions and edits.
+        EventName.MESSAGE_REACTION,
     }
 )
 """Catalog events the neonize adapter emits."""

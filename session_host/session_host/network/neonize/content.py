@@ -106,10 +106,6 @@ def describe_message(message: Message) -> Described | None:
             options = [option.optionName for option in poll.options]
             payload = {"name": poll.name, "options": options, "selectable_count": poll.selectableOptionsCount}
             return Described("poll", poll.name, {"poll": payload})
-    if _has(message, "reactionMessage"):
-        reaction = message.reactionMessage
-        payload = {"message_id": reaction.key.ID, "emoji": reaction.text}
-        return Described("reaction", reaction.text, {"reaction": payload})
     if _has(message, "buttonsMessage"):
         sent = message.buttonsMessage
         replies = [QuickReply(b.buttonID, b.buttonText.displayText) for b in sent.buttons]

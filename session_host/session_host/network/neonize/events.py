@@ -138,10 +138,13 @@ def keepalive_restored(ctx: EventContext) -> NetworkEvent:
 
 
 def message(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
-    """A ``Message`` event: ``message.edited`` for an edit, else :func:`message_received`; a
-    poll vote is the session's to decrypt (``handlers.py``, :func:`poll_vote`): None here."""
+    """A ``Message`` event: ``message.reaction`` for a reaction, ``message.edited`` for an
+    edit, else :func:`message_received`; a poll vote is the session's to decrypt
+    (``handlers.py``, :func:`poll_vote`): None here."""
     if is_poll_vote(ev):
         return None
+    if ev.Message.HasField("reactionMessage"):
+        return reaction(ctx, ev)
     edit = _edit_of(ev)
     if edit is None:
         return message_received(ctx, ev)
@@ -159,6 +162,22 @@ def message(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
         content=text,
         is_from_me=source.IsFromMe,
         edited_at=(edited_at_ms or ev.Info.Timestamp) / 1000,  # both in milliseconds
+    )
+
+
+def reaction(ctx: EventContext, ev: MessageEv) -> NetworkEvent:
+    """``message.reaction``: the message reacted to is the reaction's key, not ``Info.ID`` (the
+    reaction's own id); an empty text is a reaction removed."""
+    reacted = ev.Message.reactionMessage
+    source = ev.Info.MessageSource
+    sender = ctx.own_jid if source.IsFromMe and ctx.own_jid else sender_of(source)
+    return payloads.message_reaction(
+        message_id=reacted.key.ID,
+        chat_jid=chat_of(source),
+        sender=sender,
+        emoji=reacted.text,
+        is_from_me=source.IsFromMe,
+        timestamp=(reacted.senderTimestampMS or ev.Info.Timestamp) / 1000,  # both in milliseconds
     )
 
 

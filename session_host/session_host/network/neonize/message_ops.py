@@ -1,5 +1,5 @@
 """What a neonize session does with messages already exchanged (its ``messages``): read
-receipts, revoke, delete for me, history sync.
+receipts, revoke, delete for me, history sync, reactions, edits.
 
 What neonize 0.5.2 can do here (read from its source and its Go library's exports):
 
@@ -20,17 +20,24 @@ What neonize 0.5.2 can do here (read from its source and its Go library's export
   Go library exports no peer send (``SendMessage``, ``SendFBMessage`` for FB application
   messages, ``SendAppState``, ...). Sent as a plain message to the own account, the phone
   would not take it as a request; nothing is sent.
+- **Reactions**: ``send_message(chat, build_reaction(chat, author, id, emoji))``; whatsmeow
+  builds the key (``fromMe`` when the author is the account, the author as participant in a
+  group) and an empty emoji removes the reaction. Nothing tells whether the message exists.
+- **Edits**: ``edit_message(chat, id, Message(conversation=text))`` (neonize's ``build_edit``:
+  a ``MESSAGE_EDIT`` protocol message keyed ``fromMe``). whatsmeow checks neither the id nor
+  the 15-minute window: the session host checks both from its record of sent messages.
 """
 
 from __future__ import annotations
 
 from neonize.client import NewClient
+from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
 from neonize.utils.enum import ReceiptType
 
 from gateway.failures.kinds import ErrorKind
 
 from .. import message_checks
-from ..port import REAL_REVOKE_WINDOW_SECONDS, MessageRef, NetworkError
+from ..port import REAL_EDIT_WINDOW_SECONDS, REAL_REVOKE_WINDOW_SECONDS, MessageRef, NetworkError
 from .catalog import unsupported
 from .jids import parse_jid
 from .link import DeviceLink
@@ -75,3 +82,29 @@ class NeonizeMessages:
     async def request_history_sync(self, chat: str, count: int, oldest: MessageRef) -> None:
         message_checks.check_history_sync(chat, count, oldest)
         raise unsupported("request_history_sync")
+
+    async def react(
+        self, chat: str, message_id: str, emoji: str, *, from_me: bool, sender: str | None
+    ) -> None:
+        message_checks.check_reaction(chat, message_id, emoji, from_me=from_me, sender=sender)
+        chat_jid = parse_jid(chat)
+        author = None if from_me else parse_jid(sender) if sender else chat_jid
+
+        def react(client: NewClient) -> None:
+            key_author = self._link.own_account() if author is None else author
+            client.send_message(chat_jid, client.build_reaction(chat_jid, key_author, message_id, emoji))
+
+        await self._link.call("react to message", react)
+
+    @property
+    def edit_window_seconds(self) -> float:
+        """The real network's window; whatsmeow does not check it, the session host does."""
+        return REAL_EDIT_WINDOW_SECONDS
+
+    async def edit_message(self, chat: str, message_id: str, text: str) -> None:
+        message_checks.check_edit(chat, message_id, text)
+        chat_jid = parse_jid(chat)
+        await self._link.call(
+            "edit message",
+            lambda client: client.edit_message(chat_jid, message_id, Message(conversation=text)),
+        )

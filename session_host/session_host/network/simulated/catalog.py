@@ -1,13 +1,13 @@
 """Which catalog events the simulated network produces.
 
 It models accounts, pairing, messages (text, media, places, contact cards, templates, polls)
-with receipts in one-to-one chats and groups, replies and poll votes (``poll.vote``), chat and
-contact presence, push names, one-to-one calls that ring and end, groups (``group.joined``,
-``group.info``), answers to on-demand history requests (``history.sync``), contacts' stories
-(``message.received`` in ``status@broadcast``), blocking (``privacy.blocklist``), connection
-loss and refused or unanswered dials (``connection.failure``); every other catalog event
-belongs to something it does not model (channels, app state, the history sent after pairing)
-or is the gateway's own
+with receipts in one-to-one chats and groups, replies and poll votes (``poll.vote``),
+reactions and edits of messages, chat and contact presence, push names, one-to-one calls that
+ring and end, groups (``group.joined``, ``group.info``), answers to on-demand history requests
+(``history.sync``), contacts' stories (``message.received`` in ``status@broadcast``),
+blocking (``privacy.blocklist``), connection loss and refused or unanswered dials
+(``connection.failure``); every other catalog event belongs to something it does not model
+(channels, app state, the history sent after pairing) or is the gateway's own
 (``message.sent``), and never comes from it.
 """
 
@@ -40,6 +40,9 @@ PRODUCED_EVENTS: frozenset[EventName] = frozenset(
         EventName.PRIVACY_BLOCKLIST,
         # replies and polls (issue 24)
         EventName.POLL_VOTE,
+        # Reactions and edits.
+        EventName.MESSAGE_REACTION,
+        EventName.MESSAGE_EDITED,
     }
 )
 """Catalog events the simulated adapter emits."""

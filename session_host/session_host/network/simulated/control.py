@@ -29,7 +29,7 @@ from .network import SimulatedNetwork
 PhoneInPath = Annotated[str, PathParam(pattern=PHONE_PATTERN, description="a plain phone number")]
 DeviceIdInPath = Annotated[str, PathParam(min_length=1, max_length=128)]
 CallIdInPath = Annotated[str, PathParam(min_length=1, max_length=64)]
-PollIdInPath = Annotated[str, PathParam(min_length=1, max_length=128)]
+MessageIdInPath = Annotated[str, PathParam(min_length=1, max_length=128)]
 Target = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 T = TypeVar("T")
@@ -167,6 +167,18 @@ class PresenceIn(BaseModel):
     available: bool
 
 
+class ReactionIn(BaseModel):
+    chat: Target = Field(description="the chat of the message: a user JID, phone digits or a group JID")
+    emoji: Annotated[str, StringConstraints(max_length=32)] = Field(
+        description="the reaction; empty takes the account's reaction back"
+    )
+
+
+class EditIn(BaseModel):
+    chat: Target = Field(description="the chat the account sent the text in")
+    text: Annotated[str, StringConstraints(min_length=1, max_length=65536)]
+
+
 class CallIn(BaseModel):
     to: Target = Field(description="a user JID or phone digits")
     video: bool = False
@@ -263,6 +275,23 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
             network.send_from_account, phone, body.to, body.text, media, reply, body.reply_to
         )
         return {"success": True, "message_id": message_id}
+
+    @router.post("/accounts/{phone}/messages/{message_id}/reaction")
+    def react(phone: PhoneInPath, message_id: MessageIdInPath, body: ReactionIn) -> dict[str, Any]:
+        """The account reacts to a message it has in the chat (sent or received), or takes its
+        reaction back (empty ``emoji``); the chat's other people's devices get ``message.reaction``."""
+        _call(network.react_from_account, phone, message_id, body.chat, body.emoji)
+        return {"success": True, "message_id": message_id, "chat": body.chat, "emoji": body.emoji}
+
+    @router.post(
+        "/accounts/{phone}/messages/{message_id}/edit",
+        responses=answers(CONTROL_ERRORS_PARTS, standard(400, ErrorCode.EDIT_TIME_EXPIRED)),
+    )
+    def edit(phone: PhoneInPath, message_id: MessageIdInPath, body: EditIn) -> dict[str, Any]:
+        """The account edits a text it sent in the chat, within ``SIMULATOR_EDIT_WINDOW_SECONDS``;
+        the chat's other people's devices get ``message.edited``."""
+        _call(network.edit_from_account, phone, message_id, body.chat, body.text)
+        return {"success": True, "message_id": message_id, "chat": body.chat}
 
     @router.post("/accounts/{phone}/read")
     def read_messages(phone: PhoneInPath, body: ReadIn) -> dict[str, Any]:
@@ -362,7 +391,7 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
 
     # replies and polls (issue 24)
     @router.post("/accounts/{phone}/polls/{poll_id}/vote")
-    def vote(phone: PhoneInPath, poll_id: PollIdInPath, body: VoteIn) -> dict[str, Any]:
+    def vote(phone: PhoneInPath, poll_id: MessageIdInPath, body: VoteIn) -> dict[str, Any]:
         """The account votes on a poll it received: its choice replaces its last one (an empty
         list takes the vote back); the chat's other people's devices get ``poll.vote``."""
         chosen = _call(network.vote, phone, poll_id, body.chat, body.options)

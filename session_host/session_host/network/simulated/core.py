@@ -18,7 +18,7 @@ from typing import Any
 from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind
 
-from ..port import REAL_REVOKE_WINDOW_SECONDS, NetworkError
+from ..port import REAL_EDIT_WINDOW_SECONDS, REAL_REVOKE_WINDOW_SECONDS, NetworkError
 from .group_records import GroupChange, GroupError
 from .model import (
     DIAL_OPERATION,
@@ -49,12 +49,21 @@ REAL_REVOKE_WINDOW = REAL_REVOKE_WINDOW_SECONDS
 
 def revoke_window_from_env() -> float:
     """``SIMULATOR_REVOKE_WINDOW_SECONDS``, else the real network's 60 hours."""
-    raw = os.environ.get("SIMULATOR_REVOKE_WINDOW_SECONDS", "").strip()
+    return _window_from_env("SIMULATOR_REVOKE_WINDOW_SECONDS", REAL_REVOKE_WINDOW)
+
+
+def edit_window_from_env() -> float:
+    """``SIMULATOR_EDIT_WINDOW_SECONDS``, else the real network's 15 minutes."""
+    return _window_from_env("SIMULATOR_EDIT_WINDOW_SECONDS", REAL_EDIT_WINDOW_SECONDS)
+
+
+def _window_from_env(variable: str, default: float) -> float:
+    raw = os.environ.get(variable, "").strip()
     if not raw:
-        return REAL_REVOKE_WINDOW
+        return default
     window = float(raw)
     if window < 0:
-        raise ValueError("SIMULATOR_REVOKE_WINDOW_SECONDS must not be negative")
+        raise ValueError(f"{variable} must not be negative")
     return window
 
 
@@ -77,6 +86,9 @@ class NetworkCore:
     revoke_window:
         How long after sending a message its sender may delete it for everyone (seconds);
         None reads ``SIMULATOR_REVOKE_WINDOW_SECONDS`` (default 60 hours, as the real network).
+    edit_window:
+        How long after sending a text its sender may edit it (seconds); None reads
+        ``SIMULATOR_EDIT_WINDOW_SECONDS`` (default 15 minutes, as the real network).
     """
 
     def __init__(
@@ -87,6 +99,7 @@ class NetworkCore:
         reconnect_delay: float = 1.0,
         timeout_fault_delay: float = 2.0,
         revoke_window: float | None = None,
+        edit_window: float | None = None,
     ) -> None:
         if not qr_lifetimes:
             raise ValueError("qr_lifetimes needs at least one lifetime")
@@ -94,6 +107,7 @@ class NetworkCore:
         self.reconnect_delay = reconnect_delay
         self.timeout_fault_delay = timeout_fault_delay
         self.revoke_window = revoke_window_from_env() if revoke_window is None else revoke_window
+        self.edit_window = edit_window_from_env() if edit_window is None else edit_window
         self._lock = threading.Lock()
         self._world = World()
         self._faults: list[Fault] = []

@@ -198,6 +198,7 @@ class Account:
     last_seen: float | None = None
     blocked: list[str] = field(default_factory=list)  # user JIDs this account blocked (contacts)
     calls: list[dict[str, Any]] = field(default_factory=list)  # calls it made that were rejected
+    reactions: list[dict[str, Any]] = field(default_factory=list)  # reactions it got (message_changes)
 
     @property
     def jid(self) -> str:

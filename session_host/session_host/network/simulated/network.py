@@ -28,7 +28,7 @@ from .. import message_checks
 from ..media_types import OutgoingMedia, QuickReply
 from ..payloads import iso_utc
 from ..port import NetworkError
-from . import bodies, events
+from . import bodies, events, message_changes
 from .bodies import Body
 from .core import REAL_QR_LIFETIMES, NetworkCore
 from .model import (
@@ -159,8 +159,9 @@ class SimulatedNetwork(NetworkCore):
             }
 
     def inbox(self, phone: str) -> dict[str, Any]:
-        """What the phone received and saw: messages, chat presence, statuses, what it sent,
-        what its devices deleted for themselves, and the calls it made that were rejected."""
+        """What the phone received and saw: messages (an edited one with its new text and
+        ``edited``), chat presence, statuses, what it sent, what its devices deleted for
+        themselves, the reactions it got, and the calls it made that were rejected."""
         with self._lock:
             account = self._account(phone)
             now = iso_utc(time.time())  # ISO times of one format compare as their moments do
@@ -175,6 +176,7 @@ class SimulatedNetwork(NetworkCore):
                     "sent": account.sent,
                     "deleted_for_me": account.deleted_for_me,
                     "calls": account.calls,
+                    "reactions": account.reactions,
                 }
             )
 
@@ -271,6 +273,34 @@ class SimulatedNetwork(NetworkCore):
             chosen = self._world.vote(voter, self._chat(chat), poll_id, options)
             self._save()
             return chosen
+
+    def react_from_account(self, phone: str, message_id: str, chat: str, emoji: str) -> None:
+        """The phone reacts to a message it has in a chat (sent or received; empty ``emoji``:
+        takes its reaction back); 404 ``MESSAGE_NOT_FOUND`` when it has none."""
+        with self._lock:
+            account = self._account(phone)
+            chat_jid = self._chat(chat)
+            try:
+                message_changes.react(self._world, account, chat_jid, message_id, emoji, author=None)
+            except NetworkError as error:
+                raise ControlError(404, ErrorCode.MESSAGE_NOT_FOUND, str(error)) from error
+            self._save()
+
+    def edit_from_account(self, phone: str, message_id: str, chat: str, text: str) -> None:
+        """The phone edits a text it sent in a chat: 404 ``MESSAGE_NOT_FOUND`` when it sent none
+        there, 400 ``EDIT_TIME_EXPIRED`` past the network's edit window."""
+        with self._lock:
+            account = self._account(phone)
+            chat_jid = self._chat(chat)
+            try:
+                message_changes.edit(
+                    self._world, account, chat_jid, message_id, text, window=self.edit_window
+                )
+            except NetworkError as error:
+                if error.kind is ErrorKind.EXPIRED:
+                    raise ControlError(400, ErrorCode.EDIT_TIME_EXPIRED, str(error)) from error
+                raise ControlError(404, ErrorCode.MESSAGE_NOT_FOUND, str(error)) from error
+            self._save()
 
     def type_to(self, phone: str, to: str, state: str) -> None:
         """The phone shows (``composing``) or stops showing (``paused``) typing in its chat with

@@ -1,5 +1,5 @@
 """What a simulated device session does with messages already exchanged (its ``messages``):
-read receipts, revoke, delete for me, history sync.
+read receipts, revoke, delete for me, history sync, reactions, edits.
 
 As every operation (:mod:`.link`): connected first (``NOT_CONNECTED``, nothing sent), the
 inputs checked (``INVALID``), then a fault injected for the port method (``POST
@@ -13,6 +13,7 @@ either), so the recipients' devices get nothing and their phones' inboxes show t
 not check: it is only recorded. A history request is answered at once by the "phone" with
 one ``history.sync`` chunk (``on_demand``) that counts what the network holds for the chat
 before the oldest message named, as the real event counts (never carries) messages.
+Reactions and edits follow :mod:`.message_changes`, the rules phones follow too.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from gateway.failures.kinds import ErrorKind
 
 from .. import message_checks
 from ..port import MessageRef, NetworkError
-from . import events
+from . import events, message_changes
 from .core import NetworkCore
 from .group_records import GroupError
 from .link import DeviceLink
@@ -143,6 +144,39 @@ class SimulatedMessages:
             assert turn.conn.device_key is not None
             found = len(older[-count:])
             turn.world.push(turn.conn.device_key, events.history_sync(turn.conn.device_id, found))
+
+    async def react(
+        self, chat: str, message_id: str, emoji: str, *, from_me: bool, sender: str | None
+    ) -> None:
+        """The chat's other people get the reaction (:func:`.message_changes.react`);
+        ``NOT_FOUND`` when the account has no such message there from that author."""
+        self._link.connection()
+        message_checks.check_reaction(chat, message_id, emoji, from_me=from_me, sender=sender)
+        await self._link.fault("react")
+        with self._network.device(self._link.connection()) as turn:
+            chat_jid = turn.world.chat_of(chat)
+            author = turn.account.jid if from_me else turn.world.person(sender or chat_jid)
+            if author is None:
+                raise NetworkError(ErrorKind.NOT_FOUND, f"{sender} is not on the network")
+            message_changes.react(turn.world, turn.account, chat_jid, message_id, emoji, author=author)
+            turn.changed()
+
+    @property
+    def edit_window_seconds(self) -> float:
+        """The network's own window (``SIMULATOR_EDIT_WINDOW_SECONDS`` when it started)."""
+        return self._network.edit_window
+
+    async def edit_message(self, chat: str, message_id: str, text: str) -> None:
+        """The chat's other people see the new text (:func:`.message_changes.edit`):
+        ``NOT_FOUND`` for no such text of the account there, ``EXPIRED`` past the window."""
+        self._link.connection()
+        message_checks.check_edit(chat, message_id, text)
+        await self._link.fault("edit_message")
+        with self._network.device(self._link.connection()) as turn:
+            chat_jid = turn.world.chat_of(chat)
+            window = self._network.edit_window
+            message_changes.edit(turn.world, turn.account, chat_jid, message_id, text, window=window)
+            turn.changed()
 
 
 def _chat_messages(account: Account, chat_jid: str) -> list[dict[str, Any]]:

@@ -58,6 +58,9 @@ class CommandName(StrEnum):
     GET_STATUS_PRIVACY = "get_status_privacy"
     SET_STATUS_PRIVACY = "set_status_privacy"
     PUBLISH_STATUS = "publish_status"
+    # Reactions and edits.
+    REACT_MESSAGE = "react_message"  # a reaction to a message of a chat, or its removal
+    EDIT_MESSAGE = "edit_message"  # a new text for a text the device sent, within the window
     # Presence and profile of the linked account (issue 24).
     SET_PRESENCE = "set_presence"
     SUBSCRIBE_PRESENCE = "subscribe_presence"
@@ -123,6 +126,9 @@ SET_STATUS_PRIVACY = Contract(
     CommandName.SET_STATUS_PRIVACY, status.StatusPrivacyArgs, status.StatusPrivacySetting
 )
 PUBLISH_STATUS = Contract(CommandName.PUBLISH_STATUS, status.PublishStatusArgs, status.PublishedStatus)
+# Reactions and edits.
+REACT_MESSAGE = Contract(CommandName.REACT_MESSAGE, messages.ReactArgs, messages.Reacted)
+EDIT_MESSAGE = Contract(CommandName.EDIT_MESSAGE, messages.EditMessageArgs, messages.EditedMessage)
 # Presence and profile of the linked account (issue 24).
 SET_PRESENCE = Contract(CommandName.SET_PRESENCE, profile.SetPresenceArgs, profile.PresenceSet)
 SUBSCRIBE_PRESENCE = Contract(
@@ -175,6 +181,8 @@ CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
             GET_STATUS_PRIVACY,
             SET_STATUS_PRIVACY,
             PUBLISH_STATUS,
+            REACT_MESSAGE,
+            EDIT_MESSAGE,
             # Presence and profile of the linked account (issue 24).
             SET_PRESENCE,
             SUBSCRIBE_PRESENCE,

@@ -81,3 +81,35 @@ class SyncHistoryArgs(CommandArgs):
 class HistoryRequested(CommandResult):
     chat_jid: str
     count: int
+
+
+class ReactArgs(CommandArgs):
+    """A reaction to a message of ``chat_jid``, named by the network's id: one the device's
+    account sent (``from_me``), or one ``sender_jid`` sent it. An empty ``emoji`` removes the
+    account's reaction."""
+
+    message_id: Text
+    chat_jid: Text
+    emoji: str
+    from_me: StrictBool
+    sender_jid: Text | None = None
+
+
+class Reacted(CommandResult):
+    message_id: str
+    chat_jid: str
+    emoji: str
+
+
+class EditMessageArgs(CommandArgs):
+    """A new text for a text the device sent, by the gateway's id or the network's."""
+
+    message_id: Text
+    chat_jid: Text
+    text: Text
+
+
+class EditedMessage(CommandResult):
+    message_id: str
+    network_message_id: str
+    chat_jid: str
