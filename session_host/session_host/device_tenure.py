@@ -13,7 +13,7 @@ from gateway.bus import DeviceSnapshot
 from gateway.leases import Lease
 from session_host.config import STATE_POLL_SECONDS
 from session_host.network.port import DeviceSession, SessionState
-from session_host.sent_ids import RecentSends
+from session_host.outbox_names import RecentSends
 from session_host.supervision import Supervisor
 
 

@@ -16,10 +16,9 @@ from session_host import records
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.device_tenure import OwnedDevice
 from session_host.network.port import EventSink, NetworkEvent
-from session_host.poll_votes import PollVoteNamer
+from session_host.outbox_names import PollVoteNamer, with_gateway_ids
 from session_host.publisher import EventPublisher, envelope
 from session_host.received_media import ReceivedMediaKeeper
-from session_host.sent_ids import with_gateway_ids
 
 SESSION_ENDING_EVENTS = frozenset({EventName.CONNECTION_PAIR_ERROR, EventName.DEVICE_LOGGED_OUT})
 """After these the session has nothing left to run: the host ends the tenure (so does a

@@ -310,7 +310,7 @@ def message_receipt(
     """``message.delivered`` or ``message.read`` for messages the device sent; reads name the reader.
 
     ``gateway_message_ids`` is empty here: the session host fills it from its outbox
-    (:mod:`session_host.sent_ids`), which adapters do not read."""
+    (:mod:`session_host.outbox_names`), which adapters do not read."""
     data: dict[str, Any] = {
         "message_ids": list(message_ids),
         "gateway_message_ids": [],

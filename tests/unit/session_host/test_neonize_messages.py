@@ -237,7 +237,7 @@ def test_delivery_receipt_maps_to_message_delivered() -> None:
         "message.delivered",
         {
             "message_ids": ["ID1", "ID2"],
-            "gateway_message_ids": [],  # the session host's to fill (sent_ids.py)
+            "gateway_message_ids": [],  # the session host's to fill (outbox_names.py)
             "chat_jid": "5511999998888@s.whatsapp.net",
             "receipt_type": "delivered",
             "message_count": 2,

@@ -22,9 +22,9 @@ from session_host.network import payloads
 from session_host.network.media_payloads import media_object
 from session_host.network.media_types import MEDIA_RULES, MediaKind, ReceivedMedia
 from session_host.network.port import NetworkEvent
+from session_host.outbox_names import RecentSends
 from session_host.publisher import EventPublisher
 from session_host.received_media import ReceivedMediaKeeper
-from session_host.sent_ids import RecentSends
 from session_host.sink import Sinks
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4

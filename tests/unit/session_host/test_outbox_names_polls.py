@@ -16,7 +16,7 @@ from gateway.messages.sends import SendState
 from session_host.aws_calls import AwsCalls
 from session_host.network import payloads
 from session_host.network.reply_types import option_hash, option_texts
-from session_host.poll_votes import PollVoteNamer
+from session_host.outbox_names import PollVoteNamer
 
 HASHED = option_texts([option_hash("Tue"), option_hash("Mon")], None)
 

@@ -13,7 +13,7 @@ from gateway.messages import outbox
 from session_host.aws_calls import AwsCalls
 from session_host.network import payloads
 from session_host.network.port import NetworkEvent
-from session_host.sent_ids import RecentSends, with_gateway_ids
+from session_host.outbox_names import RecentSends, with_gateway_ids
 
 PEER = "5511999998888@s.whatsapp.net"
 
