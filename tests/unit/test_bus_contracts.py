@@ -338,7 +338,11 @@ def test_a_refusal_names_the_fields_never_their_values() -> None:
     assert "words of the tenant" not in str(refused.value)
 
 
-@pytest.mark.parametrize("body", ["not json", "[1, 2]", _wire(id=None), _wire(name="teleport")])
+@pytest.mark.parametrize(
+    "body",
+    ["not json", "[1, 2]", _wire(id=None), _wire(name="teleport")],
+    ids=["not json", "not an object", "no id", "unknown command"],  # the bodies hold a time: not ids
+)
 def test_a_message_that_is_no_command_of_this_host_is_refused(body: str) -> None:
     with pytest.raises(UnreadableCommand) as refused:
         read_command(body)
