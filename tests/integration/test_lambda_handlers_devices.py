@@ -319,7 +319,8 @@ def test_send_text_is_sent_once_and_a_repeat_gets_the_first_answer(owner: User) 
     # Given a connected device whose host answers that the send went out
     device = new_device(owner.token)
     sample = sample_body("send-text")
-    sent = {"status": "sent", "message_id": "M1", "chat_jid": f"{sample['number']}@s.whatsapp.net"}
+    chat = f"{sample['number']}@s.whatsapp.net"
+    sent = {"status": "sent", "message_id": "M1", "chat_jid": chat, "network_message_id": "3EB0N1"}
     with host_running(device, sent) as received:
         # When send-text.json is invoked, then again with the same key
         event = load_event("send-text", user_token=owner.token, device_id=device["id"])
@@ -335,7 +336,8 @@ def test_send_text_is_sent_once_and_a_repeat_gets_the_first_answer(owner: User) 
         "success": True,
         "message_id": first.body["message_id"],
         "status": "sent",
-        "chat_jid": f"{sample['number']}@s.whatsapp.net",
+        "chat_jid": chat,
+        "network_message_id": "3EB0N1",
     }
     assert (repeat.status, repeat.body) == (200, first.body)
     assert (reused.status, reused.body["error_code"]) == (409, "IDEMPOTENCY_KEY_REUSED")
