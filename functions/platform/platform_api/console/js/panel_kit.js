@@ -1,7 +1,7 @@
-// What the Webhooks and Groups panels share: calls on behalf of the panel's device, a live
+// What the device's panels (Webhooks, Groups, Contacts, Profile) share: calls on behalf of the panel's device, a live
 // feedback area, and times in the reader's own words.
 
-import { el } from "./ui.js";
+import { el, pollMs } from "./ui.js";
 
 // The API through the panel's device: device-scoped routes name it by the X-Device-Id
 // header (docs/devices.md), so a user with several devices acts on the one shown.
@@ -66,4 +66,20 @@ export function collapsible(container, title, build) {
     else body.replaceChildren(); // detached, its polling ends at its next turn
   });
   container.replaceChildren(el("div", { class: "panel-head" }, el("h3", {}, title), toggle), body);
+}
+
+// Operations through the device's session answer 503 until it is connected: rather than
+// asking in vain, follow the device's status (GET /devices/{id}) and call `onConnected` with
+// the device once it is; meanwhile `waiting(status)` says what the panel waits for.
+export function whenConnected(ctx, status, waiting, onConnected) {
+  async function check() {
+    if (!status.isConnected) return; // the panel was closed or replaced
+    const answer = await ctx.api("GET", `/devices/${encodeURIComponent(ctx.device.id)}`);
+    if (!answer.ok) return ctx.showError(status, answer);
+    const device = answer.body.device;
+    if (device.status === "connected") return onConnected(device);
+    status.replaceChildren(el("p", { class: "hint", role: "status" }, waiting(device.status)));
+    setTimeout(check, pollMs());
+  }
+  check();
 }
