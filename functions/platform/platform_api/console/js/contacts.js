@@ -4,7 +4,17 @@
 // docs/contacts.md. Every route goes through the device's session, so the panel waits for it
 // to be connected, like the Groups panel.
 
-import { actionButton, collapsible, deviceApi, feedback, say, whenConnected } from "./panel_kit.js";
+import {
+  actionButton,
+  collapsible,
+  deviceApi,
+  fact,
+  feedback,
+  onSubmit,
+  pictureLink,
+  say,
+  whenConnected,
+} from "./panel_kit.js";
 import { el, field } from "./ui.js";
 
 // Contract of a device panel: render(container, ctx) with ctx = {device, api, showError}.
@@ -48,23 +58,16 @@ function checkForm(call, ctx, lookUp) {
     status,
     results,
   );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const button = form.querySelector("button[type=submit]");
-    button.disabled = true;
-    try {
-      const asked = numbers.value.split(/[\s,;]+/).filter(Boolean);
-      const answer = await call("POST", "/contacts/check", { body: { numbers: asked } });
-      if (!answer.ok) {
-        results.replaceChildren();
-        return ctx.showError(status, answer);
-      }
-      const found = answer.body.results.filter((result) => result.on_network).length;
-      say(status, `${found} of ${answer.body.results.length} on the network.`);
-      results.replaceChildren(resultsTable(answer.body.results, lookUp));
-    } finally {
-      button.disabled = false;
+  onSubmit(form, async () => {
+    const asked = numbers.value.split(/[\s,;]+/).filter(Boolean);
+    const answer = await call("POST", "/contacts/check", { body: { numbers: asked } });
+    if (!answer.ok) {
+      results.replaceChildren();
+      return ctx.showError(status, answer);
     }
+    const found = answer.body.results.filter((result) => result.on_network).length;
+    say(status, `${found} of ${answer.body.results.length} on the network.`);
+    results.replaceChildren(resultsTable(answer.body.results, lookUp));
   });
   return form;
 }
@@ -137,28 +140,18 @@ function lookupForm(call, ctx, blocklist) {
     if (!contact) return;
     const id = contact.jid || contact.lid;
     const blocked = blocklist.has(contact.jid) || blocklist.has(contact.lid);
-    const fact = (name, value) => [el("dt", {}, name), el("dd", { class: "wrap" }, value ?? "none")];
+    const known = (name, value) => fact(name, value, "none");
     card.replaceChildren(
       el(
         "dl",
         { class: "facts", "aria-label": `Contact ${id}` },
-        fact("JID", contact.jid && el("span", { class: "mono" }, contact.jid)),
-        fact("LID", contact.lid && el("span", { class: "mono" }, contact.lid)),
-        fact("Name", contact.name),
-        fact("About", contact.about),
-        fact("Business", contact.is_business ? "yes" : "no"),
-        // A link, not an image: the picture is on the network's servers, which the page's
-        // Content-Security-Policy keeps it from loading (and from telling them who looks).
-        fact(
-          "Picture",
-          contact.picture_url &&
-            el(
-              "a",
-              { href: contact.picture_url, target: "_blank", rel: "noopener noreferrer" },
-              "Open the profile picture",
-            ),
-        ),
-        fact("Blocked", blocked ? "yes" : "no"),
+        known("JID", contact.jid && el("span", { class: "mono" }, contact.jid)),
+        known("LID", contact.lid && el("span", { class: "mono" }, contact.lid)),
+        known("Name", contact.name),
+        known("About", contact.about),
+        known("Business", contact.is_business ? "yes" : "no"),
+        known("Picture", pictureLink(contact.picture_url)),
+        known("Blocked", blocked ? "yes" : "no"),
       ),
       el(
         "div",
@@ -179,16 +172,7 @@ function lookupForm(call, ctx, blocklist) {
     status,
     card,
   );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const button = form.querySelector("button[type=submit]");
-    button.disabled = true;
-    try {
-      await show(person.value);
-    } finally {
-      button.disabled = false;
-    }
-  });
+  onSubmit(form, () => show(person.value));
   return { node: form, show, redraw };
 }
 

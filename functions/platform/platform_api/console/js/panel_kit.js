@@ -48,6 +48,34 @@ export function actionButton(text, attrs, action) {
   return button;
 }
 
+// A form whose submit runs `action` once at a time: its submit button is disabled while it
+// runs, so a double click does not send the request twice.
+export function onSubmit(form, action) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    try {
+      await action();
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
+// One term of a <dl class="facts">: its name and its value, or `missing` when it has none.
+export function fact(name, value, missing) {
+  return [el("dt", {}, name), el("dd", { class: "wrap" }, value ?? missing)];
+}
+
+// A profile picture as a link, not an image: the network serves it, and the page's
+// Content-Security-Policy loads images from the gateway only (which also keeps the network
+// from learning who looks at it). Null when there is no picture.
+export function pictureLink(url) {
+  if (!url) return null;
+  return el("a", { href: url, target: "_blank", rel: "noopener noreferrer" }, "Open the profile picture");
+}
+
 // A device panel that opens on demand: its content, with the requests and the polling that
 // come with it, exists only while it is open, so the device view stays light and quiet.
 export function collapsible(container, title, build) {

@@ -3,7 +3,17 @@
 // and whether the account shows online (PUT /presence); see docs/profile.md. Like the Groups
 // panel it waits for the device to be connected: these routes go through its session.
 
-import { actionButton, collapsible, deviceApi, feedback, say, whenConnected } from "./panel_kit.js";
+import {
+  actionButton,
+  collapsible,
+  deviceApi,
+  fact,
+  feedback,
+  onSubmit,
+  pictureLink,
+  say,
+  whenConnected,
+} from "./panel_kit.js";
 import { el, field } from "./ui.js";
 
 // Contract of a device panel: render(container, ctx) with ctx = {device, api, showError}.
@@ -35,24 +45,12 @@ function openPanel(container, ctx) {
   }
 
   function show(profile) {
-    const fact = (name, value) => [el("dt", {}, name), el("dd", { class: "wrap" }, value ?? "not set")];
+    const shown = (name, value) => fact(name, value, "not set");
     facts.replaceChildren(
-      ...[
-        fact("Account", el("span", { class: "mono" }, profile.jid)),
-        fact("Name", profile.name),
-        fact("About", profile.about),
-        // A link, not an image: the network serves the picture, and the page's
-        // Content-Security-Policy loads images from the gateway only.
-        fact(
-          "Picture",
-          profile.picture_url &&
-            el(
-              "a",
-              { href: profile.picture_url, target: "_blank", rel: "noopener noreferrer" },
-              "Open the profile picture",
-            ),
-        ),
-      ].flat(),
+      ...shown("Account", el("span", { class: "mono" }, profile.jid)),
+      ...shown("Name", profile.name),
+      ...shown("About", profile.about),
+      ...shown("Picture", pictureLink(profile.picture_url)),
     );
     editor.fill(profile);
   }
@@ -82,22 +80,15 @@ function profileForm(call, ctx, show) {
     el("div", { class: "actions" }, el("button", { type: "submit" }, "Save profile")),
     status,
   );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
+  onSubmit(form, async () => {
     const body = {};
     if (name.value !== (stored.name ?? "")) body.name = name.value;
     if (about.value !== (stored.about ?? "")) body.about = about.value;
     if (!Object.keys(body).length) return say(status, "Nothing to save: the name and About are as shown.");
-    const button = form.querySelector("button[type=submit]");
-    button.disabled = true;
-    try {
-      const answer = await call("PATCH", "/profile", { body });
-      if (!answer.ok) return ctx.showError(status, answer);
-      say(status, "Profile saved.");
-      show(answer.body.profile);
-    } finally {
-      button.disabled = false;
-    }
+    const answer = await call("PATCH", "/profile", { body });
+    if (!answer.ok) return ctx.showError(status, answer);
+    say(status, "Profile saved.");
+    show(answer.body.profile);
   });
   return {
     node: form,
@@ -131,21 +122,14 @@ function pictureForm(call, ctx, reload) {
     el("div", { class: "actions" }, el("button", { type: "submit" }, "Set picture")),
     status,
   );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
+  onSubmit(form, async () => {
     if (!chosen) return;
-    const button = form.querySelector("button[type=submit]");
-    button.disabled = true;
-    try {
-      const answer = await call("PUT", "/profile/picture", {
-        body: { image_base64: chosen.slice(chosen.indexOf(",") + 1) },
-      });
-      if (!answer.ok) return ctx.showError(status, answer);
-      say(status, `Picture set (${answer.body.picture_id}).`);
-      await reload();
-    } finally {
-      button.disabled = false;
-    }
+    const answer = await call("PUT", "/profile/picture", {
+      body: { image_base64: chosen.slice(chosen.indexOf(",") + 1) },
+    });
+    if (!answer.ok) return ctx.showError(status, answer);
+    say(status, `Picture set (${answer.body.picture_id}).`);
+    await reload();
   });
   return form;
 }

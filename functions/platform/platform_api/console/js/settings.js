@@ -7,6 +7,7 @@
 // Left empty, the stored proxy is kept.
 
 import { api } from "./api.js";
+import { onSubmit } from "./panel_kit.js";
 import { el, field, showError, showResult } from "./ui.js";
 
 export function renderSettings(device) {
@@ -50,23 +51,16 @@ export function renderSettings(device) {
   form.addEventListener("input", () => {
     edited = true;
   });
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
+  onSubmit(form, async () => {
     const body = changes();
     if (!Object.keys(body).length) return showResult(feedback, "Nothing to save: the settings are as shown.");
-    const button = form.querySelector("button[type=submit]");
-    button.disabled = true;
-    try {
-      const answer = await api("PATCH", `/devices/${current.id}`, { body });
-      if (!answer.ok) return showError(feedback, answer);
-      proxy.value = "";
-      removeProxy.checked = false;
-      edited = false;
-      update(answer.body.device);
-      showResult(feedback, `Saved: ${summary(answer.body.device)}.`);
-    } finally {
-      button.disabled = false;
-    }
+    const answer = await api("PATCH", `/devices/${current.id}`, { body });
+    if (!answer.ok) return showError(feedback, answer);
+    proxy.value = "";
+    removeProxy.checked = false;
+    edited = false;
+    update(answer.body.device);
+    showResult(feedback, `Saved: ${summary(answer.body.device)}.`);
   });
 
   // Only what differs from the device as last read is sent (a partial update).
