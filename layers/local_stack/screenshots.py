@@ -1,15 +1,16 @@
 """``make screenshots``: pictures of the console's main screens for docs/console.md.
 
 Starts a local stack of its own (simulated network) and a webhook receiver on loopback, makes
-a tenant with a paired device (a webhook with deliveries, a group with a join request), a
-device waiting to pair and a new one, and photographs each main screen in Debian's chromium at
-1280 px and 360 px wide, as the browser tests drive it. The PNGs are reduced to a small
-palette so the repository stays light.
+a tenant with a paired device (a webhook with deliveries, a group with a join request, calls
+rejected through a proxy, a profile, a blocked contact), a device waiting to pair and a new
+one, and photographs each main screen in Debian's chromium at 1280 px and 360 px wide, as the
+browser tests drive it. The PNGs are reduced to a small palette so the repository stays light.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import io
 import re
 import threading
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from PIL import Image
+from PIL import Image, ImageDraw
 from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 from local_stack.browser import CHROMIUM_ARGS, chromium_path
@@ -27,6 +28,7 @@ from local_stack.stack import LocalStack
 
 WIDTHS = {1280: 860, 360: 780}  # width: height of the window
 PHONE, CONTACT, REQUESTER = "4915112345678", "4917000000001", "4917000000002"
+NOBODY = "4917000000099"  # no account on the network
 
 
 class Gateway:
@@ -66,6 +68,7 @@ class Gateway:
         self.wait_for(token, front, "connected")
         self.call("POST", "/_simulator/accounts", self.master, {"phone": CONTACT, "name": "Ana"})
         self.panels(token, front, hooks_url)
+        self.people(token, front)
         warehouse = self.call("POST", "/devices", token, {"name": "Warehouse"})["device"]["id"]
         self.call("POST", f"/devices/{warehouse}/connect", token)
         self.wait_for(token, warehouse, "pairing")
@@ -95,6 +98,30 @@ class Gateway:
         link = self.call("GET", f"/groups/{jid}/invite", token, device=device)["invite_link"]
         self.call("POST", "/_simulator/accounts", self.master, {"phone": REQUESTER, "name": "Ben"})
         self.call("POST", f"/_simulator/accounts/{REQUESTER}/groups/join", self.master, {"link": link})
+
+    def people(self, token: str, device: str) -> None:
+        """What the settings, Contacts and Profile panels show: calls rejected with a text
+        through a proxy, Ana's About text, Ben blocked, and the device's own profile."""
+        settings = {
+            "reject_calls": True,
+            "reject_calls_message": "Calls are not answered here; please write.",
+            "proxy_url": "socks5://frontdesk:s3cret@203.0.113.7:1080",
+        }
+        self.call("PATCH", f"/devices/{device}", token, settings)
+        self.call("PATCH", f"/_simulator/accounts/{CONTACT}", self.master, {"about": "Out for lunch"})
+        self.call("PUT", f"/contacts/{REQUESTER}/block", token, device=device)
+        profile = {"name": "Acme front desk", "about": "Open 9 to 5, Monday to Friday"}
+        self.call("PATCH", "/profile", token, profile, device=device)
+        self.call("PUT", "/profile/picture", token, {"image_base64": logo()}, device=device)
+
+
+def logo() -> str:
+    """A small JPEG for the device's profile picture, in base64."""
+    image = Image.new("RGB", (640, 640), (10, 91, 211))
+    ImageDraw.Draw(image).ellipse((160, 160, 480, 480), fill=(255, 255, 255))
+    out = io.BytesIO()
+    image.save(out, format="JPEG")
+    return base64.b64encode(out.getvalue()).decode()
 
 
 def save(page: Page, path: Path) -> None:
@@ -129,6 +156,8 @@ def photograph(page: Page, url: str, token: str, master: str, width: int, out: P
     expect(page.get_by_text("Sent (sent)")).to_be_visible()
     scroll_to(page.get_by_role("heading", name="Send a test message"))
     save(page, out / f"send-{width}.png")
+    scroll_to(page.get_by_role("heading", name="Settings", exact=True))
+    save(page, out / f"settings-{width}.png")
 
     page.get_by_label("Master token").fill(master)
     page.get_by_role("button", name="Use master token").click()
@@ -151,6 +180,22 @@ def photograph(page: Page, url: str, token: str, master: str, width: int, out: P
     expect(page.get_by_label("Invite link of Orders")).to_have_value(re.compile("^https://"))
     scroll_to(page.get_by_role("heading", name="Groups", exact=True))
     save(page, out / f"groups-{width}.png")
+    page.get_by_role("button", name="Hide groups").click()
+
+    page.get_by_role("button", name="Show contacts").click()
+    page.get_by_label("Phone numbers to check").fill(f"{CONTACT}, {NOBODY}")
+    page.get_by_role("button", name="Check numbers").click()
+    page.get_by_role("button", name=f"Look up {CONTACT}").click()
+    expect(page.get_by_text("Out for lunch")).to_be_visible()
+    expect(page.get_by_role("button", name=f"Unblock {REQUESTER}@s.whatsapp.net")).to_be_visible()
+    scroll_to(page.get_by_role("heading", name="Contacts", exact=True))
+    save(page, out / f"contacts-{width}.png")
+    page.get_by_role("button", name="Hide contacts").click()
+
+    page.get_by_role("button", name="Show profile").click()
+    expect(page.get_by_role("link", name="Open the profile picture")).to_be_visible()
+    scroll_to(page.get_by_role("heading", name="Profile", exact=True))
+    save(page, out / f"profile-{width}.png")
 
     page.get_by_role("button", name="Sign out").click()
     page.get_by_label("Token").fill(master)

@@ -17,8 +17,8 @@ def open_device(console: Any, token: str, name: str) -> Page:
 
 
 def panel(page: Page, title: str) -> Locator:
-    """The device's panel called ``title`` ("Webhooks", "Groups"), opened."""
-    section = page.get_by_role("region", name=title)
+    """The device's panel called ``title`` ("Webhooks", "Groups", "Contacts", "Profile"), opened."""
+    section = page.get_by_role("region", name=title, exact=True)
     section.get_by_role("button", name=f"Show {title.lower()}").click()
     hide = section.get_by_role("button", name=f"Hide {title.lower()}")
     expect(hide).to_have_attribute("aria-expanded", "true")

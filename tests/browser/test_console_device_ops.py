@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from console_panels_steps import open_device
 from console_steps import create_device, device_status, give_master_token, new_phone, paired_device, simulator
 from playwright.sync_api import expect
 
@@ -43,19 +44,16 @@ def test_send_spacing_test_message_and_simulated_contact(console, api) -> None:
     expect(device_status(page)).to_have_text("connected")
 
     # When the send spacing is set
-    page.get_by_label("Minimum seconds between sends").fill("0")
-    page.get_by_role("button", name="Save interval").click()
+    page.get_by_label("Minimum seconds between sends").fill("7")
+    page.get_by_role("button", name="Save settings").click()
 
     # Then it is saved on the device
-    expect(page.get_by_text("Saved: sends at least 0 s apart.")).to_be_visible()
-    page.get_by_label("Minimum seconds between sends").fill("7")
-    page.get_by_role("button", name="Save interval").click()
-    expect(page.get_by_text("Saved: sends at least 7 s apart.")).to_be_visible()
+    expect(page.get_by_text("Saved: sends at least 7 s apart;")).to_be_visible()
     device = api.request("GET", f"/devices/{device_id}", tenant.admin_token).json()["device"]
     assert device["min_send_interval_seconds"] == 7
     page.get_by_label("Minimum seconds between sends").fill("0")
-    page.get_by_role("button", name="Save interval").click()
-    expect(page.get_by_text("Saved: sends at least 0 s apart.")).to_be_visible()
+    page.get_by_role("button", name="Save settings").click()
+    expect(page.get_by_text("Saved: sends at least 0 s apart;")).to_be_visible()
 
     # When the simulator makes a contact and the user sends it a test message
     give_master_token(page, api.master_token)
@@ -84,6 +82,74 @@ def test_send_spacing_test_message_and_simulated_contact(console, api) -> None:
     expect(send_action.get_by_text('"message_id"')).to_be_visible()
     sent = simulator(api, "GET", f"/accounts/{contact}/inbox")["sent"]
     assert [(m["to"], m["text"]) for m in sent] == [(f"{phone}@s.whatsapp.net", "hi device")]
+
+
+PROXY_PASSWORD = "pr0xy-pass-never-shown"
+
+
+def test_call_rejection_and_proxy_settings_are_saved_and_the_password_never_shown(console, api) -> None:
+    console.expect_refusals(400)  # the proxy URL the API refuses
+    # Given a device, opened in the console
+    tenant = api.register()
+    device_id = api.request("POST", "/devices", tenant.admin_token, json={"name": "Front desk"}).json()[
+        "device"
+    ]["id"]
+    page = open_device(console, tenant.admin_token, "Front desk")
+    settings = page.get_by_role("form", name="Device settings")
+    expect(settings.get_by_test_id("proxy-shown")).to_have_text("No proxy: the connection goes out directly.")
+
+    # When the user rejects calls with a text and sets a proxy with a password
+    settings.get_by_label("Reject every call").check()
+    settings.get_by_label("Text a rejected caller gets").fill("No calls here, please write.")
+    proxy = settings.get_by_label("New proxy URL")
+    proxy.fill(f"socks5://alice:{PROXY_PASSWORD}@203.0.113.7:1080")
+    settings.get_by_role("button", name="Save settings").click()
+
+    # Then they are saved, the proxy is shown with its password masked, and the page no longer holds it
+    masked = "socks5://alice:***@203.0.113.7:1080"
+    expect(page.get_by_role("status").filter(has_text="Saved:")).to_have_text(
+        f"Saved: sends at least 0 s apart; calls rejected with a message; proxy {masked}."
+    )
+    expect(settings.get_by_test_id("proxy-shown")).to_have_text(f"Proxy: {masked}")
+    expect(proxy).to_have_value("")
+    assert PROXY_PASSWORD not in page.content()
+    device = api.request("GET", f"/devices/{device_id}", tenant.admin_token).json()["device"]
+    assert (device["reject_calls"], device["reject_calls_message"], device["proxy_url"]) == (
+        True,
+        "No calls here, please write.",
+        masked,
+    )
+
+    # When only the spacing is changed, the calls and the proxy are kept
+    settings.get_by_label("Minimum seconds between sends").fill("2")
+    settings.get_by_role("button", name="Save settings").click()
+    expect(
+        page.get_by_text("Saved: sends at least 2 s apart; calls rejected with a message;")
+    ).to_be_visible()
+    device = api.request("GET", f"/devices/{device_id}", tenant.admin_token).json()["device"]
+    assert (device["min_send_interval_seconds"], device["reject_calls"], device["proxy_url"]) == (
+        2,
+        True,
+        masked,
+    )
+
+    # When a proxy URL the API refuses is saved, the error names the field and does not repeat it
+    proxy.fill(f"ftp://alice:{PROXY_PASSWORD}@203.0.113.7:21")
+    settings.get_by_role("button", name="Save settings").click()
+    alert = page.get_by_role("alert").filter(has_text="VALIDATION_ERROR")
+    expect(alert).to_contain_text("proxy_url")
+    assert PROXY_PASSWORD not in alert.inner_text()
+
+    # When calls are let through again and the proxy is removed
+    proxy.fill("")
+    settings.get_by_label("Reject every call").uncheck()
+    settings.get_by_label("Remove the proxy").check()
+    settings.get_by_role("button", name="Save settings").click()
+
+    # Then the device has neither, as the API tells
+    expect(settings.get_by_test_id("proxy-shown")).to_have_text("No proxy: the connection goes out directly.")
+    device = api.request("GET", f"/devices/{device_id}", tenant.admin_token).json()["device"]
+    assert (device["reject_calls"], device["proxy_url"]) == (False, None)
 
 
 def test_errors_are_shown_in_words_with_their_code(console, api) -> None:

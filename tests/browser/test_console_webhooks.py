@@ -40,6 +40,11 @@ def test_a_webhook_configured_in_the_console_delivers_and_redelivers(console, ap
     webhooks = panel(page, "Webhooks")
     form = webhooks.get_by_role("form", name="Webhook configuration")
     expect(form.get_by_text("Not configured")).to_be_visible()
+    # And the events offered are the catalog's, its latest included
+    catalog = api.request("GET", "/webhook/events", tenant.admin_token).json()["events"]
+    expect(form.get_by_role("group", name="Events").get_by_role("checkbox")).to_have_count(len(catalog))
+    for name in ("poll.vote", "message.reaction"):
+        expect(form.get_by_label(name, exact=True)).to_be_attached()
 
     # When the user saves the empty form, the error is shown with its code and its words
     form.get_by_role("button", name="Save webhook").click()

@@ -1,13 +1,16 @@
 // The view of one device: its status, the session commands, pairing (QR image and pair code),
-// its send spacing, a test message, the Webhooks and Groups panels and, on the local stack,
-// the simulator. `update(device)` is called on every poll with the device as the API has it.
+// its settings (send spacing, calls, proxy), a test message, the Webhooks, Groups, Contacts
+// and Profile panels and, on the local stack, the simulator. `update(device)` is called on every poll with the device as the API has it.
 
 import { api } from "./api.js";
+import { render as renderContacts } from "./contacts.js";
 import { render as renderGroups } from "./groups.js";
 import { renderPairing } from "./pairing.js";
+import { render as renderProfile } from "./profile.js";
 import { renderSend } from "./send.js";
+import { renderSettings } from "./settings.js";
 import { renderSimulator } from "./simulator.js";
-import { el, field, showError, showResult } from "./ui.js";
+import { el, showError, showResult } from "./ui.js";
 import { render as renderWebhooks } from "./webhooks.js";
 
 export function renderDevice(container, device, { onDeleted, refresh, pause, resume }) {
@@ -70,42 +73,17 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
     yes.focus();
   });
 
-  const interval = el("input", {
-    type: "number",
-    min: 0,
-    max: 600,
-    step: 1,
-    required: true,
-    inputmode: "numeric",
-  });
-  const settingsFeedback = el("div", { class: "feedback", "aria-live": "polite" });
-  const settings = el(
-    "form",
-    { class: "inline" },
-    field("Minimum seconds between sends", interval),
-    el("button", { type: "submit" }, "Save interval"),
-  );
-  settings.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const seconds = interval.value === "" ? null : Number(interval.value);
-    const answer = await api("PATCH", `/devices/${current.id}`, {
-      body: { min_send_interval_seconds: seconds },
-    });
-    if (!answer.ok) return showError(settingsFeedback, answer);
-    showResult(
-      settingsFeedback,
-      `Saved: sends at least ${answer.body.device.min_send_interval_seconds} s apart.`,
-    );
-    update(answer.body.device);
-  });
-  interval.value = device.min_send_interval_seconds;
-
+  const settings = renderSettings(device);
   const pairing = renderPairing(device);
   const simulator = renderSimulator(device, refresh);
   const webhooks = el("section", { class: "panel", "aria-label": "Webhooks" });
   const groups = el("section", { class: "panel", "aria-label": "Groups" });
   renderWebhooks(webhooks, { device, api, showError });
+  const contacts = el("section", { class: "panel", "aria-label": "Contacts" });
+  const profile = el("section", { class: "panel", "aria-label": "Profile" });
   renderGroups(groups, { device, api, showError });
+  renderContacts(contacts, { device, api, showError });
+  renderProfile(profile, { device, api, showError });
 
   container.replaceChildren(
     title,
@@ -131,16 +109,12 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
     feedback,
     pairing.node,
     renderSend(device),
-    el(
-      "section",
-      { class: "panel", "aria-labelledby": "settings-title" },
-      el("h3", { id: "settings-title" }, "Sending"),
-      settings,
-      settingsFeedback,
-    ),
+    settings.node,
     simulator.node,
     webhooks,
     groups,
+    contacts,
+    profile,
   );
 
   function update(next) {
@@ -150,7 +124,7 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
     setText(status, next.status);
     status.className = `badge ${next.status}`;
     setText(jid, next.messaging_jid || "not paired");
-    if (document.activeElement !== interval) interval.value = next.min_send_interval_seconds;
+    settings.update(next);
     pairing.update(next);
     simulator.update(next);
   }

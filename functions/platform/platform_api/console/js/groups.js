@@ -7,8 +7,8 @@
 // {error: {code, message}}, which ctx.showError puts in words like the standard one.
 
 import { renderGroup } from "./group_detail.js";
-import { actionButton, collapsible, deviceApi, feedback, say } from "./panel_kit.js";
-import { el, field, pollMs } from "./ui.js";
+import { actionButton, collapsible, deviceApi, feedback, say, whenConnected } from "./panel_kit.js";
+import { el, field } from "./ui.js";
 
 // Contract of a device panel: render(container, ctx) with ctx = {device, api, showError}.
 export function render(container, ctx) {
@@ -84,31 +84,12 @@ function openPanel(container, ctx) {
       if (openJid !== group.jid) toggle(group.jid);
     }),
   );
-  whenConnected(ctx, status, (connected) => {
+  const waiting = (state) =>
+    `Groups need a connected device; this one is ${state}. They show here once it connects.`;
+  whenConnected(ctx, status, waiting, (connected) => {
     device = connected;
     return load();
   });
-}
-
-// Group operations answer 503 until the device is connected: rather than asking for the
-// groups in vain, follow the device's status (GET /devices/{id}) and load them once it is.
-function whenConnected(ctx, status, onConnected) {
-  async function check() {
-    if (!status.isConnected) return; // the panel was closed or replaced
-    const answer = await ctx.api("GET", `/devices/${encodeURIComponent(ctx.device.id)}`);
-    if (!answer.ok) return ctx.showError(status, answer);
-    const device = answer.body.device;
-    if (device.status === "connected") return onConnected(device);
-    status.replaceChildren(
-      el(
-        "p",
-        { class: "hint", role: "status" },
-        `Groups need a connected device; this one is ${device.status}. They show here once it connects.`,
-      ),
-    );
-    setTimeout(check, pollMs());
-  }
-  check();
 }
 
 // POST /groups: a name, the people (phone numbers, user JIDs or LIDs, one per line or comma

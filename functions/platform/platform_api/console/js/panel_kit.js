@@ -1,7 +1,7 @@
-// What the Webhooks and Groups panels share: calls on behalf of the panel's device, a live
+// What the device's panels (Webhooks, Groups, Contacts, Profile) share: calls on behalf of the panel's device, a live
 // feedback area, and times in the reader's own words.
 
-import { el } from "./ui.js";
+import { el, pollMs } from "./ui.js";
 
 // The API through the panel's device: device-scoped routes name it by the X-Device-Id
 // header (docs/devices.md), so a user with several devices acts on the one shown.
@@ -48,6 +48,34 @@ export function actionButton(text, attrs, action) {
   return button;
 }
 
+// A form whose submit runs `action` once at a time: its submit button is disabled while it
+// runs, so a double click does not send the request twice.
+export function onSubmit(form, action) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    try {
+      await action();
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
+// One term of a <dl class="facts">: its name and its value, or `missing` when it has none.
+export function fact(name, value, missing) {
+  return [el("dt", {}, name), el("dd", { class: "wrap" }, value ?? missing)];
+}
+
+// A profile picture as a link, not an image: the network serves it, and the page's
+// Content-Security-Policy loads images from the gateway only (which also keeps the network
+// from learning who looks at it). Null when there is no picture.
+export function pictureLink(url) {
+  if (!url) return null;
+  return el("a", { href: url, target: "_blank", rel: "noopener noreferrer" }, "Open the profile picture");
+}
+
 // A device panel that opens on demand: its content, with the requests and the polling that
 // come with it, exists only while it is open, so the device view stays light and quiet.
 export function collapsible(container, title, build) {
@@ -66,4 +94,20 @@ export function collapsible(container, title, build) {
     else body.replaceChildren(); // detached, its polling ends at its next turn
   });
   container.replaceChildren(el("div", { class: "panel-head" }, el("h3", {}, title), toggle), body);
+}
+
+// Operations through the device's session answer 503 until it is connected: rather than
+// asking in vain, follow the device's status (GET /devices/{id}) and call `onConnected` with
+// the device once it is; meanwhile `waiting(status)` says what the panel waits for.
+export function whenConnected(ctx, status, waiting, onConnected) {
+  async function check() {
+    if (!status.isConnected) return; // the panel was closed or replaced
+    const answer = await ctx.api("GET", `/devices/${encodeURIComponent(ctx.device.id)}`);
+    if (!answer.ok) return ctx.showError(status, answer);
+    const device = answer.body.device;
+    if (device.status === "connected") return onConnected(device);
+    status.replaceChildren(el("p", { class: "hint", role: "status" }, waiting(device.status)));
+    setTimeout(check, pollMs());
+  }
+  check();
 }
