@@ -237,7 +237,8 @@ def test_failed_attempts_are_retried_after_1_2_and_3_seconds(
         down.stop()
     assert delivered.ok
     assert delivered.envelope["id"] == refused_id
-    logged = attempts_of(api, token, refused, refused_id)
+    # (an attempt is logged after it ends, with others of its batch: wait for the fourth's line)
+    logged = wait_for_attempts(api, token, refused, refused_id, 4)
     assert [(a["attempt"], a["status"]) for a in logged] == [
         (4, "delivered"),
         (3, "failed"),
@@ -257,7 +258,7 @@ def test_failed_attempts_are_retried_after_1_2_and_3_seconds(
     requests = receiver.wait_for(slow_path, lambda found: len(found) == 4, timeout=20)
     assert {r.envelope["id"] for r in requests} == {events[slow]["id"]}
     assert_backoff(gaps([r.received_at for r in requests]), [2, 3, 4])
-    logged = attempts_of(api, token, slow, events[slow]["id"])
+    logged = wait_for_attempts(api, token, slow, events[slow]["id"], 4)
     assert [a["status"] for a in logged] == ["delivered", "failed", "failed", "failed"]
     assert all("timed out" in a["error"] for a in logged[1:])
 
