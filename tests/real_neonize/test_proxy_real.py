@@ -21,6 +21,14 @@ from session_host.network.neonize import NeonizePort
 
 
 @pytest.fixture
+def own_network() -> Iterator[PlayedNetwork]:
+    """A played network only this test's proxy names: the tier's shared one may still see dials
+    of earlier tests' sessions, which would be counted as this device's."""
+    with PlayedNetwork("refuse") as network:
+        yield network
+
+
+@pytest.fixture
 def direct_sessions(tmp_path: Path) -> Iterator[SessionFactory]:
     """Sessions on a port without a proxy: each device dials the way its own setting says."""
     factory = SessionFactory(NeonizePort(timings=REAL_TIMINGS), tmp_path / "sessions")
@@ -29,8 +37,9 @@ def direct_sessions(tmp_path: Path) -> Iterator[SessionFactory]:
 
 
 def test_a_device_dials_through_its_own_proxy_from_its_next_connect(
-    direct_sessions: SessionFactory, network: PlayedNetwork
+    direct_sessions: SessionFactory, own_network: PlayedNetwork
 ) -> None:
+    network = own_network
     # Given two devices of one process; only the first has a proxy (the played network)
     proxied, proxied_sink = direct_sessions.open()
     direct, direct_sink = direct_sessions.open()
