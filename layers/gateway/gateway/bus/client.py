@@ -106,6 +106,29 @@ class CommandBus:
             raise BusTimeout(f"no answer from the session host within {timeout:g} s")
         return reply
 
+    def tell(
+        self,
+        contract: Contract[A, R],
+        args: A,
+        *,
+        tenant_id: str,
+        device_id: str,
+        host_queue_url: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Send the command of ``contract`` for the device without waiting for an answer (it
+        names no reply queue, so the host sends none); it expires after ``timeout`` seconds
+        on the queue, as a :meth:`request` would."""
+        timeout = get_settings().command_timeout_seconds if timeout is None else timeout
+        command = Command(
+            name=contract.name,
+            tenant_id=tenant_id,
+            device_id=device_id,
+            deadline=time.time() + timeout,
+            args=args,
+        )
+        self._send(command, host_queue_url)
+
     def request_all(
         self, contract: Contract[A, R], targets: Sequence[Target], *, timeout: float | None = None
     ) -> list[Reply[R] | None]:
