@@ -14,8 +14,9 @@ next dispatches it. A 202 is only given once the outbox write has succeeded.
 
 A send with ``send_at`` in the future (:mod:`.schedule`) is answered 202 at once: written to
 the outbox first, then its command told to the host without a wait for its reply
-(:func:`_planned`); the host's dispatcher sends it at that time (``not_before``), with its
-pacing applied then, or whichever host runs the device by then finds it in the outbox.
+(:func:`planned`; a planned status publish takes it too); the host's dispatcher sends it at
+that time (``not_before``), with its pacing applied then, or whichever host runs the device
+by then finds it in the outbox.
 
 Once the send is on its way (written, its command sent), a failure is one of two kinds
 (decisions, "Hostile conditions"). A clear refusal (:data:`CLEAR_REFUSALS`: the network
@@ -127,14 +128,13 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
         send_at=due,
     )
     interval = int(device.min_send_interval_seconds or 0)
-    args = SendTextArgs(send_key=send.send_key, send=send, min_send_interval_seconds=interval)
     if due is not None:
-        return _planned(device, send, args, hold_seconds)
+        return planned(device, send, hold_seconds, interval)
     stored = _writer().submit(outbox.store, send)
     try:
         reply = get_bus().request(
             contracts.SEND_TEXT,
-            args,
+            SendTextArgs(send_key=send.send_key, send=send, min_send_interval_seconds=interval),
             tenant_id=device.tenant_id,
             device_id=device.device_id,
             host_queue_url=device.host_queue_url,
@@ -162,7 +162,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
     return _answer(device, send, reply.result)
 
 
-def _planned(device: DeviceModel, send: Send, args: SendTextArgs, hold_seconds: float) -> StoredResponse:
+def planned(device: DeviceModel, send: Send, hold_seconds: float, interval: int = 0) -> StoredResponse:
     """A send with ``send_at``: stored first (the 202 promises it), then its host told
     without waiting, so it is offered to the device's dispatcher ahead of its time. A command
     that does not leave costs nothing but timeliness: the host's poll of the outbox finds it."""
@@ -174,7 +174,7 @@ def _planned(device: DeviceModel, send: Send, args: SendTextArgs, hold_seconds: 
     try:
         get_bus().tell(
             contracts.SEND_TEXT,
-            args,
+            SendTextArgs(send_key=send.send_key, send=send, min_send_interval_seconds=interval),
             tenant_id=device.tenant_id,
             device_id=device.device_id,
             host_queue_url=device.host_queue_url,
@@ -182,7 +182,7 @@ def _planned(device: DeviceModel, send: Send, args: SendTextArgs, hold_seconds: 
         )
     except Exception:
         logger.exception("planned send stored, its host not told", extra=_about(device, send))
-    logger.info("message planned", extra=_about(device, send))
+    logger.info("send planned", extra=_about(device, send))
     return _scheduled(send, iso_utc(send.not_before))
 
 

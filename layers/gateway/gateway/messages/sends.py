@@ -11,6 +11,9 @@ from typing import Any, Literal
 from gateway.failures.kinds import ErrorKind
 
 TEXT = "text"
+STATUS = "status"
+"""The kind of a planned status publish (``send_at`` on POST /status/*): its payload is the
+``PUBLISH_STATUS`` arguments, its chat ``status@broadcast``."""
 
 
 class SendState(StrEnum):
