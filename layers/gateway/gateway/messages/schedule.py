@@ -40,7 +40,7 @@ def due_at(send_at: str | None, now: float | None = None) -> float | None:
     try:
         moment = datetime.fromisoformat(send_at.strip())
         due = moment.timestamp() if moment.tzinfo is not None else None
-    except (ValueError, OverflowError):  # not a date, or one out of the calendar once in UTC
+    except ValueError:
         raise validation_error("send_at", "not an ISO 8601 date and time", send_at) from None
     if due is None:
         raise validation_error("send_at", "give a timezone (Z or +hh:mm)", send_at)
