@@ -116,3 +116,41 @@ def test_a_scheduled_send_waits_for_a_disconnected_device_and_goes_when_it_is_ba
     (sent,) = events.wait_for(device.device_id, "message.sent", timeout=10)
     assert sent["data"]["gateway_message_id"] == answer["message_id"]
     assert len(received(api, ana.phone, "when you are back")) == 1
+
+
+@pytest.mark.usefixtures("one_host_after")
+def test_a_planned_send_outlives_the_death_of_its_host_and_goes_out_once_on_time(
+    api: Any, tenant: Any, stack: LocalStack, events: Any
+) -> None:
+    # Given two session hosts and a connected device whose webhook collects its events
+    stack.start_host()
+    device = connected_device(api, tenant.admin_token)
+    assert device.device_id is not None
+    events.subscribe(api, tenant.admin_token, device.device_id)
+    ana = contact(api)
+
+    # When a send planned (send_at) for after the takeover time is answered 202 at once
+    send_at = datetime.fromtimestamp(time.time() + TAKEOVER + 4).astimezone()
+    body = {"number": ana.phone, "text": "planned", "send_at": send_at.isoformat(), "disablePresence": True}
+    answer = device.ok(api, "POST", "/send/text", body, status=202)
+    due = epoch(answer["scheduled_for"])
+    assert due == pytest.approx(send_at.timestamp(), abs=0.01)
+
+    # And the host that holds it (it runs the device) dies before that time
+    (victim,) = [host for host in stack.hosts if device.device_id in host.owned_devices()]
+    stack.kill_host(victim)
+
+    # Then the message reaches the contact on time, from the host that took the device over
+    (message,) = wait_until(
+        lambda: received(api, ana.phone, "planned"),
+        due - time.time() + TAKEOVER + 5,
+        what="the planned message at the contact",
+    )
+    assert due - 0.1 <= epoch(message["timestamp"]) <= due + 3, (message, due)
+    (sent,) = events.wait_for(device.device_id, "message.sent", timeout=10)
+    assert sent["data"]["gateway_message_id"] == answer["message_id"]
+
+    # And it was sent once: a later send arrives after it, and no second copy did
+    device.ok(api, "POST", "/send/text", {"number": ana.phone, "text": "after", "disablePresence": True})
+    assert len(received(api, ana.phone, "planned")) == 1
+    assert device.ok(api, "GET", f"/sends/{answer['message_id']}")["state"] == "sent"
