@@ -72,5 +72,5 @@ def view(send: Send) -> SendView:
 def _found(device: DeviceModel, message_id: str) -> Send:
     send = outbox.find(device.tenant_id, device.device_id, message_id)
     if send is None:
-        raise ApiError(404, ErrorCode.MESSAGE_NOT_FOUND, f"the device has no send {message_id}")
+        raise ApiError(404, ErrorCode.MESSAGE_NOT_FOUND, "the device has no send by that id")
     return send
