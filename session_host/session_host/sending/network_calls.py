@@ -21,6 +21,8 @@ gone) raises ``NetworkError(INVALID)``: the send fails, and a held request is an
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol, cast
 
 from gateway import jids
@@ -83,17 +85,11 @@ async def _story(send: Send, reader: MediaReader) -> StatusContent:
     if story.kind == "text" and story.text is not None:
         return TextStatus(text=story.text, background_color=story.background_color, font=story.font)
     kind: kinds.Kind = "video" if story.kind == "video" else "image"
-    try:
+    with _reading_media():
         if story.media_id is not None:
             data = await reader.stored_media(send.tenant_id, send.device_id, story.media_id)
             return MediaStatus(data=data, mimetype=kinds.sniff(data) or "", caption=story.caption)
         checked = await reader.fetched_media(kind, story.url or "", None, status=True)
-    except MediaError as error:
-        raise NetworkError(ErrorKind.INVALID, str(error)) from None
-    except AWS_ERRORS as error:  # nothing reached the network, but the story cannot go out as is
-        raise NetworkError(
-            ErrorKind.NETWORK, f"the media could not be read ({type(error).__name__})"
-        ) from None
     return MediaStatus(data=checked.data, mimetype=checked.mimetype, caption=story.caption)
 
 
@@ -151,19 +147,13 @@ async def _media(send: Send, payload: dict[str, Any], reader: MediaReader) -> Ou
     """The bytes of a media send: stored by the API (already checked), or fetched now and
     checked like inline media (a PNG/JPEG sticker becomes WebP)."""
     kind = cast(kinds.Kind, send.kind)
-    try:
+    with _reading_media():
         if (media_id := payload.get("media_id")) is not None:
             data = await reader.stored_media(send.tenant_id, send.device_id, media_id)
             mimetype = payload.get("mimetype") or kinds.sniff(data) or kinds.OCTET_STREAM
         else:
             checked = await reader.fetched_media(kind, payload["url"], payload.get("mimetype"))
             data, mimetype = checked.data, checked.mimetype
-    except MediaError as error:
-        raise NetworkError(ErrorKind.INVALID, str(error)) from None
-    except AWS_ERRORS as error:  # nothing reached the network, but the send cannot go out as is
-        raise NetworkError(
-            ErrorKind.NETWORK, f"the media could not be read ({type(error).__name__})"
-        ) from None
     return OutgoingMedia(
         kind=MediaKind(send.kind),
         data=data,
@@ -172,6 +162,20 @@ async def _media(send: Send, payload: dict[str, Any], reader: MediaReader) -> Ou
         filename=payload.get("filename") or None,
         ptt=bool(payload.get("ptt")),
     )
+
+
+@contextmanager
+def _reading_media() -> Iterator[None]:
+    """Media that cannot be read fail the send before anything reached the network:
+    ``INVALID`` when they are gone or not of the kind, ``NETWORK`` when the store failed."""
+    try:
+        yield
+    except MediaError as error:
+        raise NetworkError(ErrorKind.INVALID, str(error)) from None
+    except AWS_ERRORS as error:
+        raise NetworkError(
+            ErrorKind.NETWORK, f"the media could not be read ({type(error).__name__})"
+        ) from None
 
 
 def fetch_checked(kind: kinds.Kind, url: str, declared: str | None, *, status: bool = False) -> CheckedMedia:

@@ -132,14 +132,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
         return planned(device, send, hold_seconds, interval)
     stored = _writer().submit(outbox.store, send)
     try:
-        reply = get_bus().request(
-            contracts.SEND_TEXT,
-            SendTextArgs(send_key=send.send_key, send=send, min_send_interval_seconds=interval),
-            tenant_id=device.tenant_id,
-            device_id=device.device_id,
-            host_queue_url=device.host_queue_url,
-            timeout=hold_seconds,
-        )
+        reply = get_bus().request(contracts.SEND_TEXT, **_command(device, send, interval, hold_seconds))
     except BusTimeout:
         _durable(stored, device, send)  # a 202 promises a durable send
         logger.info("send held to the limit without an answer", extra=_about(device, send))
@@ -172,14 +165,7 @@ def planned(device: DeviceModel, send: Send, hold_seconds: float, interval: int 
         logger.exception("outbox write of a planned send failed", extra=_about(device, send))
         raise Unclear(internal_error(), _bound(send)) from error
     try:
-        get_bus().tell(
-            contracts.SEND_TEXT,
-            SendTextArgs(send_key=send.send_key, send=send, min_send_interval_seconds=interval),
-            tenant_id=device.tenant_id,
-            device_id=device.device_id,
-            host_queue_url=device.host_queue_url,
-            timeout=hold_seconds,
-        )
+        get_bus().tell(contracts.SEND_TEXT, **_command(device, send, interval, hold_seconds))
     except Exception:
         logger.exception("planned send stored, its host not told", extra=_about(device, send))
     logger.info("send planned", extra=_about(device, send))
@@ -209,6 +195,18 @@ def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | No
         message = f"{error.message}. This {HEADER} is bound to this failed send: use a new key to send again."
         raise ApiError(error.status, error.code, message, validation=error.validation)
     return _scheduled(send, iso_utc(max(send.not_before, time.time())))
+
+
+def _command(device: DeviceModel, send: Send, interval: int, timeout: float) -> dict[str, Any]:
+    """The ``SEND_TEXT`` of ``send`` for the device's host: it carries the send whole, and
+    the device's interval."""
+    return {
+        "args": SendTextArgs(send_key=send.send_key, send=send, min_send_interval_seconds=interval),
+        "tenant_id": device.tenant_id,
+        "device_id": device.device_id,
+        "host_queue_url": device.host_queue_url,
+        "timeout": timeout,
+    }
 
 
 @cache
