@@ -262,3 +262,23 @@ def test_a_repeat_with_its_idempotency_key_answers_the_planned_send_as_it_is_now
     canceled = device.call(api, "POST", "/send/text", body, headers=key)
     assert canceled.status_code == 409, canceled.text
     assert canceled.json()["error_code"] == "SEND_CANCELED"
+
+
+def test_a_repeat_of_a_planned_story_once_published_answers_as_a_published_story(
+    api: Any, device: Phone, events: Any
+) -> None:
+    # Given a story planned 1.5 s ahead with an Idempotency-Key
+    key = {"Idempotency-Key": uuid.uuid4().hex}
+    body = {"text": "planned with a key", "send_at": at(1.5)}
+    first = device.call(api, "POST", "/status/text", body, headers=key)
+    assert first.status_code == 202, first.text
+
+    # When it went out and the request is repeated
+    (sent,) = events.wait_for(device.device_id, "message.sent", timeout=10)
+    again = device.call(api, "POST", "/status/text", body, headers=key)
+
+    # Then the answer is a published story's, naming the network's id, and nothing went out twice
+    published = {"success": True, "message_id": sent["data"]["message_id"]}
+    assert (again.status_code, again.json()) == (200, published)
+    assert sent["data"]["chat_jid"] == "status@broadcast"
+    assert len(device.ok(api, "GET", "/sends")["sends"]) == 1

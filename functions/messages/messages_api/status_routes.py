@@ -20,7 +20,6 @@ from gateway.devices.access import ACTING_DEVICE_ERRORS
 from gateway.devices.dependencies import authenticated_device
 from gateway.failures.codes import ErrorCode
 from gateway.failures.table import command_errors
-from gateway.messages import sending
 from gateway.messages.outputs import TextScheduledResponse
 from gateway.models import DeviceModel
 from gateway.status import service
@@ -136,6 +135,6 @@ def _once(
         request=body.model_dump(mode="json"),
         run=publish,
         in_progress_seconds=get_settings().command_timeout_seconds + IN_PROGRESS_MARGIN_SECONDS,
-        now=lambda bound: sending.state_now(device, bound),
+        now=lambda bound: service.state_now(device, bound),
     )
     return answer.response()

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Literal
+from typing import Any, Literal
 
 from gateway import jids
 from gateway.bus import contracts
@@ -180,6 +180,17 @@ def _publish(device: DeviceModel, args: PublishStatusArgs, due: float | None) ->
         raise Unclear(internal_error()) from error
     logger.info("status published", extra={"device_id": device.device_id, "kind": args.kind})
     body = StatusPublishedResponse(message_id=published.message_id)
+    return StoredResponse(200, body.model_dump(mode="json"))
+
+
+def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | None:
+    """A planned story as it is now, for a repeat with its ``Idempotency-Key``: as a planned
+    send's (``sending.state_now``), but once published the 200 a story publish answers, the
+    network's id as its ``message_id``."""
+    now = sending.state_now(device, bound)
+    if now is None or now.status_code != 200:
+        return now
+    body = StatusPublishedResponse(message_id=now.body["network_message_id"])
     return StoredResponse(200, body.model_dump(mode="json"))
 
 
