@@ -46,6 +46,16 @@ def schedule(api: Any, device: Phone, to: Phone, text: str, delay: int) -> dict[
     return answer
 
 
+def two_hosts_and_a_device(api: Any, tenant: Any, stack: LocalStack, events: Any) -> tuple[Phone, Phone]:
+    """A second session host, and a connected device whose webhook collects its events; the
+    device and a contact."""
+    stack.start_host()
+    device = connected_device(api, tenant.admin_token)
+    assert device.device_id is not None
+    events.subscribe(api, tenant.admin_token, device.device_id)
+    return device, contact(api)
+
+
 def sent_on_time_after_host_death(
     api: Any, stack: LocalStack, events: Any, device: Phone, to: Phone, text: str, answer: dict[str, Any]
 ) -> dict[str, Any]:
@@ -71,11 +81,7 @@ def test_a_scheduled_send_outlives_the_death_of_its_host_and_goes_out_once_on_ti
     api: Any, tenant: Any, stack: LocalStack, events: Any, settings_override: Callable[..., None]
 ) -> None:
     # Given two session hosts and a connected device whose webhook collects its events
-    stack.start_host()
-    device = connected_device(api, tenant.admin_token)
-    assert device.device_id is not None
-    events.subscribe(api, tenant.admin_token, device.device_id)
-    ana = contact(api)
+    device, ana = two_hosts_and_a_device(api, tenant, stack, events)
 
     # When a send due after the takeover time is answered 202 scheduled
     settings_override(SEND_HOLD_SECONDS="1")
@@ -131,11 +137,7 @@ def test_a_planned_send_outlives_the_death_of_its_host_and_goes_out_once_on_time
     api: Any, tenant: Any, stack: LocalStack, events: Any
 ) -> None:
     # Given two session hosts and a connected device whose webhook collects its events
-    stack.start_host()
-    device = connected_device(api, tenant.admin_token)
-    assert device.device_id is not None
-    events.subscribe(api, tenant.admin_token, device.device_id)
-    ana = contact(api)
+    device, ana = two_hosts_and_a_device(api, tenant, stack, events)
 
     # When a send planned (send_at) for after the takeover time is answered 202 at once
     send_at = datetime.fromtimestamp(time.time() + TAKEOVER + 4).astimezone()
