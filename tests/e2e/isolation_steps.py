@@ -55,6 +55,9 @@ ID_ROUTES: list[tuple[str, str, dict[str, Any] | None, str]] = [
         {"chat_jid": "15551234567", "emoji": "👍"},
         "MESSAGE_NOT_FOUND",
     ),
+    # The outbox as a resource (issue 25).
+    ("GET", "/sends/{message_id}", None, "MESSAGE_NOT_FOUND"),
+    ("DELETE", "/sends/{message_id}", None, "MESSAGE_NOT_FOUND"),
 ]
 
 # Group routes act through a device and take a group JID, not a record id: a caller naming
@@ -92,6 +95,8 @@ DEVICE_HEADER_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/profile", None),
     ("PATCH", "/profile", {"about": "not mine"}),
     ("PUT", "/profile/picture", {"image_base64": JPEG_BASE64}),
+    # The outbox as a resource (issue 25).
+    ("GET", "/sends", None),
 ]
 
 # Routes that name a person of the network in the path (a phone number, user JID or LID: no
@@ -112,7 +117,11 @@ DEVICE_HEADER_ROUTES += [
 
 # Routes that act through the caller's own device (the X-Device-Id rule): the caller gets one,
 # so the 404 is about the id in the path and not about a missing device.
-DEVICE_SCOPED = {"/webhook/deliveries/{event_id}/redeliver", "/messages/{message_id}"}
+DEVICE_SCOPED = {
+    "/webhook/deliveries/{event_id}/redeliver",
+    "/messages/{message_id}",
+    "/sends/{message_id}",  # issue 25
+}
 # ... and routes that need that device connected (the network is asked, and only it knows an id
 # the gateway does not hold): the caller's device is paired first, so the 404 comes from the
 # network, not a 503 from the device's status.

@@ -94,7 +94,8 @@ EXPECTED: dict[str, Grants] = {
         **AUTHENTICATE,
         "DevicesTable": _ddb("GetItem", "Query"),
         "IdempotencyTable": _ddb("PutItem", "UpdateItem", "DeleteItem"),
-        "SendsTable": _ddb("PutItem", "GetItem"),
+        # GET /sends pages the table, DELETE /sends/{id} cancels with a conditional update
+        "SendsTable": _ddb("PutItem", "GetItem", "Query", "UpdateItem"),
         "SendsTable/index/*": _ddb("Query"),
         "MediaBucket/*": {"s3:PutObject", "s3:GetObject"},
         **COMMAND_BUS,

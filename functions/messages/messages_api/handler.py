@@ -7,6 +7,7 @@ with cyclic_gc_paused():  # the imports of a cold start: gateway/gc_pause.py
     from messages_api.call_routes import router as call_router
     from messages_api.contact_routes import router as contact_router
     from messages_api.media_routes import router as media_router
+    from messages_api.outbox_routes import router as outbox_router
     from messages_api.poll_routes import router as poll_router
     from messages_api.presence_routes import router as presence_router
     from messages_api.profile_routes import router as profile_router
@@ -28,6 +29,7 @@ with cyclic_gc_paused():  # the imports of a cold start: gateway/gc_pause.py
         poll_router,
         call_router,
         reaction_router,
+        outbox_router,
     )
 
 handler = make_lambda_handler(app)

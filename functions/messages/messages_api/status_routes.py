@@ -8,6 +8,7 @@ answer like the send routes and take an ``Idempotency-Key`` header.
 """
 
 from collections.abc import Callable
+from typing import Any
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
@@ -19,6 +20,7 @@ from gateway.devices.access import ACTING_DEVICE_ERRORS
 from gateway.devices.dependencies import authenticated_device
 from gateway.failures.codes import ErrorCode
 from gateway.failures.table import command_errors
+from gateway.messages.outputs import TextScheduledResponse
 from gateway.models import DeviceModel
 from gateway.status import service
 from gateway.status.outputs import StatusPrivacyResponse, StatusPublishedResponse
@@ -35,6 +37,7 @@ IN_PROGRESS_MARGIN_SECONDS = 5.0
 PUBLISH_ERRORS = (
     command_errors(CommandName.PUBLISH_STATUS),
     standard(400, ErrorCode.VALIDATION_ERROR),
+    standard(409, ErrorCode.SEND_CANCELED),
     idempotency.IDEMPOTENT_ERRORS,
 )
 
@@ -61,10 +64,19 @@ def set_status_privacy(
     return service.set_privacy(device, body)
 
 
+PUBLISHED: dict[int | str, dict[str, Any]] = {
+    200: {"model": StatusPublishedResponse, "description": "Published"},
+    202: {
+        "model": TextScheduledResponse,
+        "description": "Planned (`send_at`): it waits in the device's outbox (GET /sends) until then",
+    },
+}
+
+
 @router.post(
     "/status/text",
-    response_model=StatusPublishedResponse,
-    responses=answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS),
+    response_model=None,
+    responses={**PUBLISHED, **answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS)},
 )
 def publish_text_status(
     body: TextStatusRequest,
@@ -77,8 +89,8 @@ def publish_text_status(
 
 @router.post(
     "/status/image",
-    response_model=StatusPublishedResponse,
-    responses=answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS),
+    response_model=None,
+    responses={**PUBLISHED, **answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS)},
 )
 def publish_image_status(
     body: MediaStatusRequest,
@@ -93,8 +105,8 @@ def publish_image_status(
 
 @router.post(
     "/status/video",
-    response_model=StatusPublishedResponse,
-    responses=answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS),
+    response_model=None,
+    responses={**PUBLISHED, **answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS)},
 )
 def publish_video_status(
     body: MediaStatusRequest,
@@ -112,15 +124,17 @@ def _once(
     operation: str,
     body: BaseModel,
     key: str | None,
-    publish: Callable[[], StatusPublishedResponse],
+    publish: Callable[[], idempotency.StoredResponse],
 ) -> JSONResponse:
-    """``publish()`` once per ``Idempotency-Key``: a repeat gets the first answer."""
+    """``publish()`` once per ``Idempotency-Key``: a repeat gets the first answer (a planned
+    one: the state of its send now)."""
     answer = idempotency.once(
         key,
         scope=(device.tenant_id, device.device_id),
         operation=operation,
         request=body.model_dump(mode="json"),
-        run=lambda: idempotency.StoredResponse(200, publish().model_dump(mode="json")),
+        run=publish,
         in_progress_seconds=get_settings().command_timeout_seconds + IN_PROGRESS_MARGIN_SECONDS,
+        now=lambda bound: service.state_now(device, bound),
     )
     return answer.response()

@@ -6,7 +6,8 @@ handler hands it to the device's dispatcher and returns a :class:`~.registry.Lat
 device's lock is let go at once (the dispatcher and other commands of the device go on
 meanwhile) and the reply waits for the dispatch, up to the command's deadline. A send that
 has not gone out by then is answered ``scheduled``: it stays in the outbox and goes out
-later, whichever host runs the device.
+later, whichever host runs the device. A planned send (``send_at``), due after the
+command's deadline, is handed over and answered ``scheduled`` at once.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ async def send_text(host: Host, command: Command[SendTextArgs], owned: OwnedDevi
     if interval is not None:
         sender.interval = interval
     sender.offer(found)
+    if found.not_before > command.deadline:  # planned (send_at): nobody waits for its dispatch
+        return ok(command, device, scheduled_result(found, found.not_before))
     key = found.send_key
     return Later(_await_dispatch(command, owned, sender, found), replied=lambda: sender.replied(key))
 

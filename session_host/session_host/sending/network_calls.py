@@ -1,5 +1,8 @@
 """The network call of one send, by its kind: the only place a dispatch meets the port.
 
+A planned status publish (``send_at`` on POST /status/*, kind ``status``) is published on
+the session's ``status`` with the story its payload describes (:func:`dispatch`).
+
 ``text`` → ``send_text`` (with the people it mentions); the media kinds → their bytes (from
 the media bucket, ``media_id``; or fetched from ``url``, checked and converted as inline
 media are checked by the API) → ``send_media``; ``location``, ``contact``, ``template`` and
@@ -18,14 +21,17 @@ gone) raises ``NetworkError(INVALID)``: the send fails, and a held request is an
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol, cast
 
 from gateway import jids
+from gateway.bus.contracts.status import PublishStatusArgs
 from gateway.failures.kinds import ErrorKind
 from gateway.media import fetch, kinds
 from gateway.media.errors import MediaError
 from gateway.media.kinds import CheckedMedia
-from gateway.messages.sends import TEXT, Send
+from gateway.messages.sends import STATUS, TEXT, Send
 from session_host.aws_calls import AWS_ERRORS
 from session_host.network.media_types import (
     ContactCard,
@@ -35,8 +41,9 @@ from session_host.network.media_types import (
     QuickReply,
     Template,
 )
-from session_host.network.port import NetworkError, SendOperations, SentMessage
+from session_host.network.port import DeviceSession, NetworkError, SendOperations, SentMessage
 from session_host.network.reply_types import Poll, Quote
+from session_host.network.status_types import MediaStatus, StatusContent, TextStatus
 
 MEDIA_KINDS = frozenset(kind.value for kind in MediaKind)
 
@@ -45,7 +52,9 @@ class MediaReader(Protocol):
     """Where a dispatch reads media bytes (awaitable: the blocking calls run off the loop)."""
 
     async def stored_media(self, tenant_id: str, device_id: str, media_id: str) -> bytes: ...
-    async def fetched_media(self, kind: kinds.Kind, url: str, declared: str | None) -> CheckedMedia:
+    async def fetched_media(
+        self, kind: kinds.Kind, url: str, declared: str | None, *, status: bool = False
+    ) -> CheckedMedia:
         """:func:`fetch_checked`, off the event loop."""
         ...
 
@@ -59,6 +68,29 @@ class OutboxReader(MediaReader, Protocol):
 def mentions(send: Send) -> list[str]:
     """The people a send mentions: those of a text's ``@<phone>`` (other kinds mention none)."""
     return jids.mentioned_jids(send.text) if send.kind == TEXT else []
+
+
+async def dispatch(session: DeviceSession, send: Send, reader: OutboxReader) -> SentMessage:
+    """The network call of ``send`` on ``session``: a planned status publish (kind
+    :data:`~gateway.messages.sends.STATUS`) on its ``status``, any other kind a message."""
+    if send.kind == STATUS:
+        return await session.status.publish_status(await _story(send, reader))
+    return await send_message(session.sending, send, reader)
+
+
+async def _story(send: Send, reader: MediaReader) -> StatusContent:
+    """The story a planned status publish carries (its payload: the ``PUBLISH_STATUS``
+    arguments), its media read or fetched now under the status limits."""
+    story = PublishStatusArgs.model_validate(send.payload or {})
+    if story.kind == "text" and story.text is not None:
+        return TextStatus(text=story.text, background_color=story.background_color, font=story.font)
+    kind: kinds.Kind = "video" if story.kind == "video" else "image"
+    with _reading_media():
+        if story.media_id is not None:
+            data = await reader.stored_media(send.tenant_id, send.device_id, story.media_id)
+            return MediaStatus(data=data, mimetype=kinds.sniff(data) or "", caption=story.caption)
+        checked = await reader.fetched_media(kind, story.url or "", None, status=True)
+    return MediaStatus(data=checked.data, mimetype=checked.mimetype, caption=story.caption)
 
 
 async def send_message(sending: SendOperations, send: Send, reader: OutboxReader) -> SentMessage:
@@ -115,19 +147,13 @@ async def _media(send: Send, payload: dict[str, Any], reader: MediaReader) -> Ou
     """The bytes of a media send: stored by the API (already checked), or fetched now and
     checked like inline media (a PNG/JPEG sticker becomes WebP)."""
     kind = cast(kinds.Kind, send.kind)
-    try:
+    with _reading_media():
         if (media_id := payload.get("media_id")) is not None:
             data = await reader.stored_media(send.tenant_id, send.device_id, media_id)
             mimetype = payload.get("mimetype") or kinds.sniff(data) or kinds.OCTET_STREAM
         else:
             checked = await reader.fetched_media(kind, payload["url"], payload.get("mimetype"))
             data, mimetype = checked.data, checked.mimetype
-    except MediaError as error:
-        raise NetworkError(ErrorKind.INVALID, str(error)) from None
-    except AWS_ERRORS as error:  # nothing reached the network, but the send cannot go out as is
-        raise NetworkError(
-            ErrorKind.NETWORK, f"the media could not be read ({type(error).__name__})"
-        ) from None
     return OutgoingMedia(
         kind=MediaKind(send.kind),
         data=data,
@@ -138,8 +164,23 @@ async def _media(send: Send, payload: dict[str, Any], reader: MediaReader) -> Ou
     )
 
 
-def fetch_checked(kind: kinds.Kind, url: str, declared: str | None) -> CheckedMedia:
-    """GET ``url`` under the address rules and the kind's limit, and check the bytes as the
-    API checks inline media. Blocks (network, image conversion): run it on a worker thread."""
-    fetched = fetch.fetch(url, kinds.max_bytes(kind, "url"))
-    return kinds.check(kind, fetched.data, "url", declared=declared or fetched.content_type)
+@contextmanager
+def _reading_media() -> Iterator[None]:
+    """Media that cannot be read fail the send before anything reached the network:
+    ``INVALID`` when they are gone or not of the kind, ``NETWORK`` when the store failed."""
+    try:
+        yield
+    except MediaError as error:
+        raise NetworkError(ErrorKind.INVALID, str(error)) from None
+    except AWS_ERRORS as error:
+        raise NetworkError(
+            ErrorKind.NETWORK, f"the media could not be read ({type(error).__name__})"
+        ) from None
+
+
+def fetch_checked(kind: kinds.Kind, url: str, declared: str | None, *, status: bool = False) -> CheckedMedia:
+    """GET ``url`` under the address rules and the kind's limit (a story's when ``status``),
+    and check the bytes as the API checks inline media. Blocks (network, image conversion):
+    run it on a worker thread."""
+    fetched = fetch.fetch(url, kinds.max_bytes(kind, "url", status=status))
+    return kinds.check(kind, fetched.data, "url", declared=declared or fetched.content_type, status=status)

@@ -258,7 +258,7 @@ class DeviceSender:
         recording: asyncio.Task[None] | None = None
         try:
             try:
-                sent = await network_calls.send_message(self.owned.session.sending, send, self._store)
+                sent = await network_calls.dispatch(self.owned.session, send, self._store)
             except NetworkError as error:
                 if error.kind is ErrorKind.NOT_CONNECTED:  # nothing reached the network
                     recorded = await self._store.requeue(send, epoch)

@@ -32,7 +32,9 @@ class OutboxStore(Protocol):
     async def mark_revoked(self, send: Send, at: float) -> bool: ...
     async def mark_deleted_for_me(self, send: Send, at: float) -> bool: ...
     async def stored_media(self, tenant_id: str, device_id: str, media_id: str) -> bytes: ...
-    async def fetched_media(self, kind: Kind, url: str, declared: str | None) -> CheckedMedia: ...
+    async def fetched_media(
+        self, kind: Kind, url: str, declared: str | None, *, status: bool = False
+    ) -> CheckedMedia: ...
 
 
 class HostOutbox:
@@ -75,9 +77,12 @@ class HostOutbox:
         """The bytes of a media send the API stored (``MediaNotFound`` when they are gone)."""
         return await self._aws(media_store.get, tenant_id, device_id, media_id)
 
-    async def fetched_media(self, kind: Kind, url: str, declared: str | None) -> CheckedMedia:
-        """The media at a send's ``url``, fetched and checked for its kind."""
-        return await self._aws(network_calls.fetch_checked, kind, url, declared)
+    async def fetched_media(
+        self, kind: Kind, url: str, declared: str | None, *, status: bool = False
+    ) -> CheckedMedia:
+        """The media at a send's ``url``, fetched and checked for its kind (a story's limits
+        when ``status``)."""
+        return await self._aws(network_calls.fetch_checked, kind, url, declared, status=status)
 
     async def min_interval(self, tenant_id: str, device_id: str) -> float:
         """The device's ``min_send_interval_seconds`` (0 when unset or the record is gone)."""

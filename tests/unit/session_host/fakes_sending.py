@@ -117,10 +117,12 @@ class FakeOutbox:
             raise MediaNotFound("no such media")
         return self.media[media_id]
 
-    async def fetched_media(self, kind: Kind, url: str, declared: str | None) -> CheckedMedia:
+    async def fetched_media(
+        self, kind: Kind, url: str, declared: str | None, *, status: bool = False
+    ) -> CheckedMedia:
         if url not in self.urls:
             raise MediaNotFetched("the server of url answered HTTP 404")
-        return kinds.check(kind, self.urls[url], "url", declared=declared)
+        return kinds.check(kind, self.urls[url], "url", declared=declared, status=status)
 
     async def min_interval(self, _tenant: str, _device: str) -> float:
         return self.interval

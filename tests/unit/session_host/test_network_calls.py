@@ -25,6 +25,7 @@ from session_host.network.media_types import (
 )
 from session_host.network.port import NetworkError, SentMessage
 from session_host.network.reply_types import Poll, Quote
+from session_host.network.status_types import MediaStatus, TextStatus
 from session_host.sending import network_calls
 
 
@@ -223,3 +224,50 @@ def test_a_reply_whose_quote_cannot_be_looked_up_fails_before_the_network() -> N
         run(network_calls.send_message(port, dataclasses.replace(store.add("ok"), reply_to="M9"), store))
     assert failed.value.kind is ErrorKind.NETWORK
     assert port.calls == []
+
+
+# Planned stories (issue 25): a send of kind "status" is published on the session's status.
+class StoryCalls:
+    def __init__(self) -> None:
+        self.published: list[Any] = []
+
+    async def publish_status(self, content: Any) -> SentMessage:
+        self.published.append(content)
+        return SentMessage("STORY-1", "status@broadcast", 2.0)
+
+
+@dataclasses.dataclass
+class Session:
+    sending: PortCalls
+    status: StoryCalls
+
+
+def test_a_planned_story_is_published_not_sent() -> None:
+    # Given planned stories: a text one, and an image one whose bytes the API stored
+    store, session = FakeOutbox(), Session(PortCalls(), StoryCalls())
+    store.media["b" * 32] = png()
+    text = {"kind": "text", "text": "open today", "background_color": "#112233", "font": 2}
+    image = {"kind": "image", "media_id": "b" * 32, "caption": "new stock"}
+
+    # When they are dispatched
+    sent = [
+        run(network_calls.dispatch(session, a_send(store, "status", "", payload), store))
+        for payload in (text, image)
+    ]
+
+    # Then each is published as the story its payload describes, and nothing is sent as a message
+    assert [item.message_id for item in sent] == ["STORY-1", "STORY-1"]
+    assert session.status.published == [
+        TextStatus("open today", "#112233", 2),
+        MediaStatus(png(), "image/png", "new stock"),
+    ]
+    assert session.sending.calls == []
+
+
+def test_a_planned_story_whose_url_does_not_fetch_fails_invalid() -> None:
+    store, session = FakeOutbox(), Session(PortCalls(), StoryCalls())
+    send = a_send(store, "status", "", {"kind": "video", "url": "https://example.org/gone.mp4"})
+    with pytest.raises(NetworkError) as failed:
+        run(network_calls.dispatch(session, send, store))
+    assert failed.value.kind is ErrorKind.INVALID
+    assert session.status.published == []

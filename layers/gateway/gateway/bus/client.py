@@ -91,20 +91,29 @@ class CommandBus:
         """
         inbox = self._ready_inbox()
         timeout = get_settings().command_timeout_seconds if timeout is None else timeout
-        command = Command(
-            name=contract.name,
-            tenant_id=tenant_id,
-            device_id=device_id,
-            deadline=time.time() + timeout,
-            args=contract.args() if args is None else args,
-            reply_to=inbox.queue_url,
-        )
+        command = _command(contract, args, tenant_id, device_id, timeout, reply_to=inbox.queue_url)
         inbox.expect(command.id, contract.result)
         self._send(command, host_queue_url)
         reply = inbox.wait(command.id, command.deadline)
         if reply is None:
             raise BusTimeout(f"no answer from the session host within {timeout:g} s")
         return reply
+
+    def tell(
+        self,
+        contract: Contract[A, R],
+        args: A,
+        *,
+        tenant_id: str,
+        device_id: str,
+        host_queue_url: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Send the command of ``contract`` for the device without waiting for an answer (it
+        names no reply queue, so the host sends none); it expires after ``timeout`` seconds
+        on the queue, as a :meth:`request` would."""
+        timeout = get_settings().command_timeout_seconds if timeout is None else timeout
+        self._send(_command(contract, args, tenant_id, device_id, timeout), host_queue_url)
 
     def request_all(
         self, contract: Contract[A, R], targets: Sequence[Target], *, timeout: float | None = None
@@ -178,6 +187,25 @@ class CommandBus:
                     self._inbox = ReplyInbox(self._sqs, url)
                 self._last_heartbeat = now
             return self._inbox
+
+
+def _command(
+    contract: Contract[A, R],
+    args: A | None,
+    tenant_id: str,
+    device_id: str,
+    timeout: float,
+    reply_to: str | None = None,
+) -> Command[A]:
+    """The command of ``contract`` for the device, expiring ``timeout`` seconds from now."""
+    return Command(
+        name=contract.name,
+        tenant_id=tenant_id,
+        device_id=device_id,
+        deadline=time.time() + timeout,
+        args=contract.args() if args is None else args,
+        reply_to=reply_to,
+    )
 
 
 @lru_cache(maxsize=1)

@@ -76,3 +76,7 @@ class ErrorCode(StrEnum):
 
     # Contacts (h24-contacts).
     CONTACT_NOT_FOUND = "CONTACT_NOT_FOUND"
+
+    # Planned sending: the outbox as a resource (h25-sends).
+    ALREADY_SENT = "ALREADY_SENT"  # DELETE /sends/{id} of a send that went out or is going out
+    SEND_CANCELED = "SEND_CANCELED"  # a repeat's Idempotency-Key is bound to a canceled send

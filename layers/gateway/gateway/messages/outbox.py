@@ -6,10 +6,11 @@ the host also reads a device's unfinished sends in request order (:func:`unfinis
 index) to find those whose command never reached it. Each send moves on with conditional
 writes: ``queued`` → ``sending`` (:func:`claim`, with the lease epoch of the host making
 the network call) → ``sent`` or ``failed``; a send the network never saw goes back to
-``queued`` (:func:`requeue`). Failed items expire after :data:`KEEP_FINISHED_SECONDS`, sent
-ones after :data:`KEEP_SENT_SECONDS`: the outbox is also the gateway's record of what its
-devices sent, which DELETE /messages/{message_id} finds by either id (:func:`find`) and
-marks (:func:`mark_revoked`, :func:`mark_deleted_for_me`).
+``queued`` (:func:`requeue`); a ``queued`` send may be ``canceled`` instead (:func:`cancel`),
+and GET /sends lists a device's sends (:func:`page`). Failed and canceled items expire after
+:data:`KEEP_FINISHED_SECONDS`, sent ones after :data:`KEEP_SENT_SECONDS`: the outbox is also
+the gateway's record of what its devices sent, which DELETE /messages/{message_id} finds by
+either id (:func:`find`) and marks (:func:`mark_revoked`, :func:`mark_deleted_for_me`).
 
 A claim may come before the API's own write lands (the API writes and sends the command at
 the same time): it then writes the whole item itself, and the API's write, conditional on
@@ -30,6 +31,7 @@ from pynamodb.expressions.condition import Condition
 from gateway.failures.kinds import ErrorKind
 from gateway.messages.sends import TEXT, UNFINISHED, Send, SendState
 from gateway.models import SendModel
+from gateway.pagination import Listing, Page, PageRequest, read_page
 
 KEEP_FINISHED_SECONDS = 7 * 24 * 3600
 """How long a sent or failed item stays readable (status, idempotent answers)."""
@@ -38,6 +40,8 @@ KEEP_SENT_SECONDS = 90 * 24 * 3600
 the gateway still knows it (then 404 MESSAGE_NOT_FOUND, as for a message it never sent)."""
 KEEP_UNFINISHED_SECONDS = 30 * 24 * 3600
 """A send that never went out (its device never came back) is dropped after this."""
+FILTERED_READ_SIZE = 200
+"""Items one read of a state-filtered page evaluates at least (see :func:`page`)."""
 
 
 def device_key(tenant_id: str, device_id: str) -> str:
@@ -68,8 +72,10 @@ def new_send(
     kind: str = TEXT,
     payload: dict[str, Any] | None = None,
     reply_to: str | None = None,
+    send_at: float | None = None,
 ) -> Send:
-    """A new ``queued`` send, not stored yet (see :func:`store`)."""
+    """A new ``queued`` send, not stored yet (see :func:`store`); due ``delay_seconds`` after
+    its request, or after ``send_at`` when it is planned (the pacing applies then)."""
     message_id = message_id or new_message_id()
     requested_at = time.time() if requested_at is None else requested_at
     return Send(
@@ -83,7 +89,7 @@ def new_send(
         typing_seconds=typing_seconds,
         disable_presence=disable_presence,
         requested_at=requested_at,
-        not_before=requested_at + delay_seconds,
+        not_before=(requested_at if send_at is None else send_at) + delay_seconds,
         state=SendState.QUEUED,
         kind=kind,
         payload=payload,
@@ -185,6 +191,34 @@ def mark_failed(send: Send, error: str, *, kind: ErrorKind, epoch: int | None = 
         ],
         condition,
     )
+
+
+def cancel(send: Send) -> bool:
+    """``queued`` → ``canceled``; False when it is no longer queued (a host claimed it: it
+    is being sent or went out, or it was already canceled). Conditional, as :func:`claim`
+    is: of a cancel and a claim racing, exactly one wins, so a canceled send is never sent."""
+    return _update(
+        send,
+        [
+            SendModel.state.set(SendState.CANCELED.value),
+            SendModel.pending_key.remove(),
+            SendModel.expires_at.set(int(time.time() + KEEP_FINISHED_SECONDS)),
+        ],
+        SendModel.state == SendState.QUEUED.value,
+    )
+
+
+def page(
+    tenant_id: str, device_id: str, request: PageRequest, states: tuple[SendState, ...] = ()
+) -> Page[Send]:
+    """A page of the device's sends, newest request first; only those in ``states`` when
+    given. One Query of the device's partition per page (a filter reads more per page: the
+    items it drops still cost their read)."""
+    listing = Listing("sends", SendModel, partition=device_key(tenant_id, device_id))
+    condition = SendModel.state.is_in(*(state.value for state in states)) if states else None
+    read_size = None if condition is None else max(request.limit + 1, FILTERED_READ_SIZE)
+    found = read_page(listing, request, filter_condition=condition, newest_first=True, read_size=read_size)
+    return found.map(_send)
 
 
 def find(tenant_id: str, device_id: str, message_id: str) -> Send | None:

@@ -6,8 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from gateway.messages.sends import ShownState
 from gateway.web.fields import Timestamp
-from gateway.web.outputs import Succeeded
+from gateway.web.outputs import NextCursor, OutputModel, Succeeded
 
 SEND_ID = "The gateway's id of the send (`gateway_message_id` of `message.sent`)"
 
@@ -64,3 +65,39 @@ class ReactionResponse(Succeeded):
 class EditMessageResponse(Succeeded):
     message_id: str = Field(description="The id the request named (the gateway's or the network's)")
     chat_jid: str = Field(description="The chat's JID")
+
+
+# The outbox as a resource (h25-sends).
+
+
+class SendView(OutputModel):
+    """One send of the device's outbox."""
+
+    message_id: str = Field(description=SEND_ID)
+    chat_jid: str = Field(description="The chat, as a JID")
+    kind: str = Field(
+        description="What is sent: text, image, video, audio, document, sticker, location, contact, "
+        "template, poll, or status (a planned status publish)"
+    )
+    state: ShownState = Field(
+        description="scheduled (waiting for its time, its turn or its device), sending (a host is "
+        "making the network call), sent, failed, or canceled"
+    )
+    scheduled_for: Timestamp = Field(description="When it was or is due to go out (`send_at` plus `delay`)")
+    sent_at: Timestamp | None = Field(description="When it went out; null until then")
+    network_message_id: str | None = Field(description="The network's id once sent; else null")
+    error: str | None = Field(description="Why it failed; null unless failed")
+
+
+class SendResponse(Succeeded, SendView):
+    """GET /sends/{message_id}: the send's fields beside ``success``."""
+
+
+class SendListResponse(Succeeded):
+    sends: list[SendView] = Field(description="Newest request first")
+    next: NextCursor = None
+
+
+class SendCanceledResponse(Succeeded):
+    message_id: str = Field(description=SEND_ID)
+    state: Literal["canceled"] = "canceled"

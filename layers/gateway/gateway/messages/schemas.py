@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 
 from gateway.bus.contracts.messages import MAX_SYNC_COUNT
 from gateway.jids import CHAT_PATTERN, GROUP_JID_PATTERN, PARTICIPANT_PATTERN, PHONE_RULE
+from gateway.messages.schedule import send_at_field
 from gateway.web.deferred import DeferredModel
 from gateway.web.fields import NOT_BLANK, JsonInteger, omittable
 
@@ -121,6 +122,7 @@ class SendOptions(DeferredModel):
         "(docs/messages.md#replies)",
         examples=["3EB0C767D26A1B2E5F4A"],
     )
+    send_at: str | None = send_at_field()
 
 
 class SendTextRequest(SendOptions):

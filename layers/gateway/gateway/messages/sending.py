@@ -12,6 +12,12 @@ up to the hold limit (``SEND_HOLD_SECONDS``). Sent by then: 200 ``sent``. Later:
 host within the hold is a 202 too: the send is in the outbox, whichever host runs the device
 next dispatches it. A 202 is only given once the outbox write has succeeded.
 
+A send with ``send_at`` in the future (:mod:`.schedule`) is answered 202 at once: written to
+the outbox first, then its command told to the host without a wait for its reply
+(:func:`planned`; a planned status publish takes it too); the host's dispatcher sends it at
+that time (``not_before``), with its pacing applied then, or whichever host runs the device
+by then finds it in the outbox.
+
 Once the send is on its way (written, its command sent), a failure is one of two kinds
 (decisions, "Hostile conditions"). A clear refusal (:data:`CLEAR_REFUSALS`: the network
 refused the send, which the host marked ``failed`` before any of it went out) is a plain
@@ -38,7 +44,7 @@ from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import NETWORK_REFUSALS, ErrorKind
 from gateway.jids import PHONE_RULE, parse_chat
 from gateway.media import store as media_store
-from gateway.messages import outbox, send_kinds
+from gateway.messages import outbox, schedule, send_kinds
 from gateway.messages.outputs import TextScheduledResponse, TextSentResponse
 from gateway.messages.receipts import require_fields
 from gateway.messages.schemas import SendTextRequest
@@ -60,6 +66,7 @@ such a send, and it goes out when the device is back."""
 SEND_ERRORS = (
     *table.command_errors(CommandName.SEND_TEXT),
     standard(400, ErrorCode.MISSING_REQUIRED_FIELDS, ErrorCode.INVALID_CHAT_JID),
+    standard(409, ErrorCode.SEND_CANCELED),
 )
 """What POST /send/* may answer after its device is found (a network failure of the send
 is ``SEND_FAILED``, not the ``NETWORK_ERROR`` of other commands: ``gateway.failures.table``)."""
@@ -73,6 +80,7 @@ class Addressed(Protocol):
     typing_duration: int
     disable_presence: bool
     reply_to: str | None
+    send_at: str | None
 
 
 def send_text(device: DeviceModel, request: SendTextRequest, *, hold_seconds: float) -> StoredResponse:
@@ -97,6 +105,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
             f"number must be a phone number ({PHONE_RULE}), a user JID "
             "(<phone number>@s.whatsapp.net) or a group JID (<digits>@g.us)",
         )
+    due = schedule.due_at(request.send_at)
     require_session(device)
     payload = message.payload
     media = send_kinds.late_checked(message)
@@ -116,18 +125,14 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
         kind=message.kind,
         payload=payload,
         reply_to=request.reply_to,
+        send_at=due,
     )
     interval = int(device.min_send_interval_seconds or 0)
+    if due is not None:
+        return planned(device, send, hold_seconds, interval)
     stored = _writer().submit(outbox.store, send)
     try:
-        reply = get_bus().request(
-            contracts.SEND_TEXT,
-            SendTextArgs(send_key=send.send_key, send=send, min_send_interval_seconds=interval),
-            tenant_id=device.tenant_id,
-            device_id=device.device_id,
-            host_queue_url=device.host_queue_url,
-            timeout=hold_seconds,
-        )
+        reply = get_bus().request(contracts.SEND_TEXT, **_command(device, send, interval, hold_seconds))
     except BusTimeout:
         _durable(stored, device, send)  # a 202 promises a durable send
         logger.info("send held to the limit without an answer", extra=_about(device, send))
@@ -150,6 +155,23 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
     return _answer(device, send, reply.result)
 
 
+def planned(device: DeviceModel, send: Send, hold_seconds: float, interval: int = 0) -> StoredResponse:
+    """A send with ``send_at``: stored first (the 202 promises it), then its host told
+    without waiting, so it is offered to the device's dispatcher ahead of its time. A command
+    that does not leave costs nothing but timeliness: the host's poll of the outbox finds it."""
+    try:
+        outbox.store(send)
+    except Exception as error:  # it may have landed: a repeat with the key looks it up
+        logger.exception("outbox write of a planned send failed", extra=_about(device, send))
+        raise Unclear(internal_error(), _bound(send)) from error
+    try:
+        get_bus().tell(contracts.SEND_TEXT, **_command(device, send, interval, hold_seconds))
+    except Exception:
+        logger.exception("planned send stored, its host not told", extra=_about(device, send))
+    logger.info("send planned", extra=_about(device, send))
+    return _scheduled(send, iso_utc(send.not_before))
+
+
 def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | None:
     """What the send a first request started (``bound``: its outbox key) is now, for a repeat
     with its ``Idempotency-Key``: 200 sent, 202 scheduled, or its failure (raised); None when
@@ -160,6 +182,12 @@ def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | No
         return None
     if send.state is SendState.SENT and send.network_message_id is not None:  # set on every sent item
         return _sent(send, send.network_message_id)
+    if send.state is SendState.CANCELED:
+        raise ApiError(
+            409,
+            ErrorCode.SEND_CANCELED,
+            f"This {HEADER} is bound to a send that was canceled: use a new key to send again.",
+        )
     if send.state is SendState.FAILED:
         kind = send.error_kind or ErrorKind.NETWORK
         reply: Reply[Any] = Reply(command_id="", ok=False, error_kind=kind, error_message=send.error)
@@ -167,6 +195,18 @@ def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | No
         message = f"{error.message}. This {HEADER} is bound to this failed send: use a new key to send again."
         raise ApiError(error.status, error.code, message, validation=error.validation)
     return _scheduled(send, iso_utc(max(send.not_before, time.time())))
+
+
+def _command(device: DeviceModel, send: Send, interval: int, timeout: float) -> dict[str, Any]:
+    """The ``SEND_TEXT`` of ``send`` for the device's host: it carries the send whole, and
+    the device's interval."""
+    return {
+        "args": SendTextArgs(send_key=send.send_key, send=send, min_send_interval_seconds=interval),
+        "tenant_id": device.tenant_id,
+        "device_id": device.device_id,
+        "host_queue_url": device.host_queue_url,
+        "timeout": timeout,
+    }
 
 
 @cache

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from gateway.failures.kinds import ErrorKind
 
 TEXT = "text"
+STATUS = "status"
+"""The kind of a planned status publish (``send_at`` on POST /status/*): its payload is the
+``PUBLISH_STATUS`` arguments, its chat ``status@broadcast``."""
 
 
 class SendState(StrEnum):
@@ -18,9 +21,29 @@ class SendState(StrEnum):
     SENDING = "sending"  # a host has started the network call
     SENT = "sent"
     FAILED = "failed"
+    CANCELED = "canceled"  # DELETE /sends/{message_id} before a host claimed it: never sent
 
 
 UNFINISHED = (SendState.QUEUED, SendState.SENDING)
+
+
+ShownState = Literal["scheduled", "sending", "sent", "failed", "canceled"]
+"""A send's state as the API shows it (GET /sends)."""
+
+
+def shown_state(state: SendState) -> ShownState:
+    """The state as GET /sends names it: a ``queued`` send is ``scheduled`` (waiting for its
+    time, its turn or its device), the others by their own name."""
+    return _SHOWN[state]
+
+
+_SHOWN: dict[SendState, ShownState] = {
+    SendState.QUEUED: "scheduled",
+    SendState.SENDING: "sending",
+    SendState.SENT: "sent",
+    SendState.FAILED: "failed",
+    SendState.CANCELED: "canceled",
+}
 
 
 @dataclass(frozen=True)

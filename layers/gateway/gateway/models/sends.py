@@ -66,7 +66,7 @@ class SendModel(GatewayModel):
     disable_presence = BooleanAttribute(default=False)
     requested_at = NumberAttribute()  # epoch seconds
     not_before = NumberAttribute()  # requested_at + delay
-    state = UnicodeAttribute()  # queued | sending | sent | failed
+    state = UnicodeAttribute()  # queued | sending | sent | failed | canceled
     sending_epoch = NumberAttribute(null=True)  # lease epoch of the host that made the network call
     network_message_id = UnicodeAttribute(null=True)
     sent_at = NumberAttribute(null=True)

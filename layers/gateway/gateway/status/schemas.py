@@ -14,6 +14,7 @@ from pydantic import ConfigDict, Field, StringConstraints, model_validator
 from pydantic.config import JsonDict
 
 from gateway.jids import PHONE_PATTERN, PHONE_RULE, USER_JID_PATTERN
+from gateway.messages.schedule import send_at_field
 from gateway.web.deferred import DeferredModel
 from gateway.web.fields import NOT_BLANK, JsonInteger, omittable
 
@@ -84,6 +85,7 @@ class TextStatusRequest(DeferredModel):
         "6 SYSTEM_BOLD, 7 MORNINGBREEZE_REGULAR, 8 CALISTOGA_REGULAR, 9 EXO2_EXTRABOLD, "
         "10 COURIERPRIME_BOLD",
     )
+    send_at: str | None = send_at_field()
 
     @model_validator(mode="after")
     def _checked(self) -> TextStatusRequest:
@@ -115,6 +117,7 @@ class MediaStatusRequest(DeferredModel):
     caption: Annotated[str, StringConstraints(max_length=MAX_CAPTION_CHARS)] = Field(
         default="", description=f"Shown under the story, up to {MAX_CAPTION_CHARS} characters"
     )
+    send_at: str | None = send_at_field()
 
     @model_validator(mode="after")
     def _one_of(self) -> MediaStatusRequest:

@@ -14,13 +14,20 @@ send routes answer them (``gateway.failures.table``). A failure after which the 
 may still be out (no answer in time, the host failed, an incomplete answer) is
 :class:`~gateway.web.idempotency.Unclear`: an ``Idempotency-Key`` stays bound to it, and a
 repeat answers the same error (the gateway keeps no record of stories to look up).
+
+Planned (``send_at``): a story for later is a send of kind ``status`` in the device's outbox
+(to ``status@broadcast``, its payload the ``PUBLISH_STATUS`` arguments; inline media stored
+first, a url fetched when it goes out), answered 202 ``scheduled`` at once as a planned send
+is (``gateway.messages.sending``). So it has every guarantee of a send: durable, dispatched
+at its time by whichever host runs the device, listed and cancelable at GET/DELETE /sends,
+and ``message.sent`` (``message_type`` ``status``) when it goes out.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from typing import Literal
+from typing import Any, Literal
 
 from gateway import jids
 from gateway.bus import contracts
@@ -42,11 +49,13 @@ from gateway.groups.codes import OperationCode
 from gateway.media import kinds, store, urls
 from gateway.media.errors import MediaError
 from gateway.media.limits import INLINE_MAX_BYTES, MB, STATUS_VIDEO_MAX_BYTES
+from gateway.messages import outbox, schedule, sending
+from gateway.messages.sends import STATUS
 from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.status.outputs import StatusPrivacyResponse, StatusPublishedResponse
 from gateway.status.schemas import MediaStatusRequest, StatusPrivacyRequest, TextStatusRequest
-from gateway.web.idempotency import Unclear
+from gateway.web.idempotency import StoredResponse, Unclear
 
 MediaKind = Literal["image", "video"]
 
@@ -105,16 +114,19 @@ def _privacy(
 # --- publishing -----------------------------------------------------------------------------
 
 
-def publish_text(device: DeviceModel, body: TextStatusRequest) -> StatusPublishedResponse:
-    """Publish a text story."""
+def publish_text(device: DeviceModel, body: TextStatusRequest) -> StoredResponse:
+    """Publish a text story (now, or planned for ``send_at``)."""
+    due = schedule.due_at(body.send_at)
     args = PublishStatusArgs(
         kind="text", text=body.text, background_color=body.background_color, font=body.font
     )
-    return _publish(device, args)
+    return _publish(device, args, due)
 
 
-def publish_media(device: DeviceModel, kind: MediaKind, body: MediaStatusRequest) -> StatusPublishedResponse:
-    """Publish an image or video story from inline bytes (stored first) or a url."""
+def publish_media(device: DeviceModel, kind: MediaKind, body: MediaStatusRequest) -> StoredResponse:
+    """Publish an image or video story from inline bytes (stored first) or a url (now, or
+    planned for ``send_at``: a url is then fetched when it goes out)."""
+    due = schedule.due_at(body.send_at)
     require_session(device)
     if body.url is not None:
         settings = get_settings()
@@ -122,10 +134,11 @@ def publish_media(device: DeviceModel, kind: MediaKind, body: MediaStatusRequest
             urls.check_url(body.url, allow_http=settings.http_urls_allowed, local_mode=settings.local_mode)
         except MediaError as refused:
             raise validation_error("url", str(refused), body.url) from None
-        return _publish(device, PublishStatusArgs(kind=kind, url=body.url, caption=body.caption))
+        return _publish(device, PublishStatusArgs(kind=kind, url=body.url, caption=body.caption), due)
     data = inline_media(kind, body.data_base64 or "")
     stored = store.put(device.tenant_id, device.device_id, data.data, data.mimetype)
-    return _publish(device, PublishStatusArgs(kind=kind, media_id=stored.media_id, caption=body.caption))
+    args = PublishStatusArgs(kind=kind, media_id=stored.media_id, caption=body.caption)
+    return _publish(device, args, due)
 
 
 def inline_media(kind: MediaKind, data_base64: str) -> kinds.CheckedMedia:
@@ -152,8 +165,10 @@ def _unclear_unless_refused(error: ApiError, kind: ErrorKind | None) -> ApiError
     return error if kind in NETWORK_REFUSALS | NOT_STARTED else Unclear(error)
 
 
-def _publish(device: DeviceModel, args: PublishStatusArgs) -> StatusPublishedResponse:
+def _publish(device: DeviceModel, args: PublishStatusArgs, due: float | None) -> StoredResponse:
     require_session(device)
+    if due is not None:
+        return _planned(device, args, due)
     try:
         published = commands.execute(
             device, contracts.PUBLISH_STATUS, args, escalate=_unclear_unless_refused
@@ -164,4 +179,32 @@ def _publish(device: DeviceModel, args: PublishStatusArgs) -> StatusPublishedRes
         logger.exception("status command not confirmed", extra={"device_id": device.device_id})
         raise Unclear(internal_error()) from error
     logger.info("status published", extra={"device_id": device.device_id, "kind": args.kind})
-    return StatusPublishedResponse(message_id=published.message_id)
+    body = StatusPublishedResponse(message_id=published.message_id)
+    return StoredResponse(200, body.model_dump(mode="json"))
+
+
+def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | None:
+    """A planned story as it is now, for a repeat with its ``Idempotency-Key``: as a planned
+    send's (``sending.state_now``), but once published the 200 a story publish answers, the
+    network's id as its ``message_id``."""
+    now = sending.state_now(device, bound)
+    if now is None or now.status_code != 200:
+        return now
+    body = StatusPublishedResponse(message_id=now.body["network_message_id"])
+    return StoredResponse(200, body.model_dump(mode="json"))
+
+
+def _planned(device: DeviceModel, args: PublishStatusArgs, due: float) -> StoredResponse:
+    """A story for later: a send of kind ``status`` in the device's outbox, whose payload is
+    the publish's arguments; the dispatcher publishes it at ``due`` (see the module)."""
+    send = outbox.new_send(
+        device.tenant_id,
+        device.device_id,
+        chat_jid=jids.STATUS_BROADCAST_JID,
+        text=args.text or args.caption,
+        disable_presence=True,  # nobody to show typing to
+        kind=STATUS,
+        payload=args.model_dump(mode="json", exclude_none=True),
+        send_at=due,
+    )
+    return sending.planned(device, send, get_settings().send_hold_seconds)
