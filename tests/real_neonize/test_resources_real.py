@@ -22,6 +22,10 @@ from session_host.network.neonize.clients import CLIENTS
 
 ATTEMPTS = 100
 FDS_PER_ATTEMPT = 2  # neonize's store pool, measured: exactly 2.00 per attempt over 100
+OTHER_FDS = 16
+"""Descriptors the rest of the process may hold at the second reading and not the first: in a
+full run a local stack of the same test worker keeps serving (sockets come and go). Far below
+one more leaked descriptor per attempt (100)."""
 RSS_KIB_PER_ATTEMPT = 1024  # measured 0.22 MB; the bound leaves room for the allocator's noise
 
 logger = logging.getLogger(__name__)
@@ -60,7 +64,7 @@ def test_a_hundred_failed_connects_of_one_device_leak_only_the_store_pool(
             ATTEMPTS, fd_growth, fd_growth / ATTEMPTS, rss_growth, rss_growth / ATTEMPTS,
             go_threads, os_threads(),
         )  # fmt: skip
-        assert fd_growth <= FDS_PER_ATTEMPT * ATTEMPTS
+        assert fd_growth <= FDS_PER_ATTEMPT * ATTEMPTS + OTHER_FDS
         assert rss_growth <= RSS_KIB_PER_ATTEMPT * ATTEMPTS
         assert os_threads() <= go_threads + 8  # the Go runtime keeps a few idle threads
         # And the port reports the pressure the host recycles a worker process on
