@@ -7,7 +7,6 @@ session's ``contacts`` family; what the network refuses comes back as its error 
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from gateway.bus import Command, CommandName, Reply, contracts
@@ -16,9 +15,7 @@ from gateway.bus.contracts.contacts import (
     Blocklist,
     BlockState,
     CheckNumbersArgs,
-    ContactInfo,
     ContactRef,
-    NumberCheck,
     NumberChecks,
 )
 from session_host.commands.registry import Host, handles, ok, refuse_unless_connected
@@ -31,8 +28,7 @@ async def check_contacts(_host: Host, command: Command[CheckNumbersArgs], owned:
     if refused := refuse_unless_connected(command, owned):
         return refused
     checks = await owned.session.contacts.check_numbers(command.args.phones)
-    results = [NumberCheck(phone=c.phone, on_network=c.on_network, jid=c.jid, lid=c.lid) for c in checks]
-    return ok(command, session_snapshot(owned.session), NumberChecks(results=results))
+    return ok(command, session_snapshot(owned.session), NumberChecks(results=checks))
 
 
 @handles(contracts.GET_CONTACT)
@@ -41,7 +37,7 @@ async def get_contact(_host: Host, command: Command[ContactRef], owned: OwnedDev
     if refused := refuse_unless_connected(command, owned):
         return refused
     contact = await owned.session.contacts.get_contact(command.args.jid)
-    return ok(command, session_snapshot(owned.session), ContactInfo(**asdict(contact)))
+    return ok(command, session_snapshot(owned.session), contact)
 
 
 @handles(contracts.BLOCK_CONTACT)

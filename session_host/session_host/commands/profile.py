@@ -16,7 +16,6 @@ from gateway.bus.contracts import NoArgs
 from gateway.bus.contracts.profile import (
     PresenceSet,
     PresenceSubscribed,
-    Profile,
     ProfilePictureArgs,
     ProfilePictureSet,
     SetPresenceArgs,
@@ -28,12 +27,6 @@ from gateway.media import store
 from gateway.media.errors import MediaError
 from session_host.commands.registry import Host, failed, handles, ok, refuse_unless_connected
 from session_host.device_tenure import OwnedDevice, session_snapshot
-from session_host.network.port import DeviceSession
-
-
-async def _profile(session: DeviceSession) -> Profile:
-    read = await session.profile.get_profile()
-    return Profile(jid=read.jid, name=read.name, about=read.about, picture_url=read.picture_url)
 
 
 @handles(contracts.SET_PRESENCE)
@@ -63,7 +56,7 @@ async def get_profile(_host: Host, command: Command[NoArgs], owned: OwnedDevice)
     """The account's JID, push name, About text and picture URL."""
     if refused := refuse_unless_connected(command, owned):
         return refused
-    return ok(command, session_snapshot(owned.session), await _profile(owned.session))
+    return ok(command, session_snapshot(owned.session), await owned.session.profile.get_profile())
 
 
 @handles(contracts.UPDATE_PROFILE)
@@ -76,7 +69,7 @@ async def update_profile(_host: Host, command: Command[UpdateProfileArgs], owned
         await session.profile.set_name(args.name)
     if args.about is not None:
         await session.profile.set_about(args.about)
-    return ok(command, session_snapshot(session), await _profile(session))
+    return ok(command, session_snapshot(session), await session.profile.get_profile())
 
 
 @handles(contracts.SET_PROFILE_PICTURE)

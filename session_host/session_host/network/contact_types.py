@@ -10,32 +10,12 @@ adapters implement :class:`ContactOperations` (a session's ``contacts``) and che
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
+# The records answered are the command bus's contracts' models, as they cross the bus.
+from gateway.bus.contracts.contacts import ContactInfo, NumberCheck
 
-@dataclass(frozen=True)
-class NumberCheck:
-    """One phone number's answer: ``jid`` and ``lid`` are None when it has no account (and
-    ``lid`` when the adapter does not know it)."""
-
-    phone: str
-    on_network: bool
-    jid: str | None = None
-    lid: str | None = None
-
-
-@dataclass(frozen=True)
-class Contact:
-    """An account as the network shows it to the device. ``jid`` is None when only the LID
-    is known (the network hides the number), ``lid`` when only the phone JID is."""
-
-    jid: str | None
-    lid: str | None
-    name: str | None = None
-    about: str | None = None
-    picture_url: str | None = None
-    is_business: bool = False
+__all__ = ["ContactInfo", "ContactOperations", "NumberCheck"]
 
 
 class ContactOperations(Protocol):
@@ -47,7 +27,7 @@ class ContactOperations(Protocol):
         empty list, more than :data:`~gateway.bus.contracts.contacts.MAX_CHECK_NUMBERS` or a
         value that is no plain phone number."""
 
-    async def get_contact(self, jid: str) -> Contact:
+    async def get_contact(self, jid: str) -> ContactInfo:
         """The account ``jid`` (a user JID or a LID) names, both identities resolved where
         the adapter can; ``NOT_FOUND`` when no account has it, ``INVALID`` for anything else."""
 

@@ -9,18 +9,12 @@ Every method fails with :class:`~.port.NetworkError` (``NOT_CONNECTED``: nothing
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
+# The profile answered is the command bus's contract's model, as it crosses the bus.
+from gateway.bus.contracts.profile import Profile
 
-@dataclass(frozen=True)
-class Profile:
-    """The account's profile as the network has it; None: not set (or not told)."""
-
-    jid: str
-    name: str | None
-    about: str | None
-    picture_url: str | None
+__all__ = ["PresenceOperations", "Profile", "ProfileOperations"]
 
 
 class PresenceOperations(Protocol):

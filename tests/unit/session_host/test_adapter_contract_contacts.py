@@ -22,7 +22,7 @@ from test_adapter_contract_groups import ADAPTERS, BOB, CAI, GHOST, GHOST_JID, U
 from test_adapter_contract_status import fails
 
 from gateway.failures.kinds import ErrorKind
-from session_host.network.contact_types import Contact, NumberCheck
+from session_host.network.contact_types import ContactInfo, NumberCheck
 
 UNKNOWN_LID = "999999999999999@lid"
 
@@ -37,9 +37,9 @@ def test_a_check_answers_each_number_once_in_order(adapter: str, tmp_path: Path)
         checks = await net.session.contacts.check_numbers([GHOST, BOB, CAI, BOB])
         # Then one answer per number, in order, with the JID to write to and the LID
         assert checks == [
-            NumberCheck(GHOST, False),
-            NumberCheck(BOB, True, bob, bob_lid),
-            NumberCheck(CAI, True, cai, cai_lid),
+            NumberCheck(phone=GHOST, on_network=False),
+            NumberCheck(phone=BOB, on_network=True, jid=bob, lid=bob_lid),
+            NumberCheck(phone=CAI, on_network=True, jid=cai, lid=cai_lid),
         ]
 
     on(adapter, tmp_path, scenario)
@@ -51,7 +51,9 @@ def test_a_contact_is_found_by_phone_jid_or_lid_with_both_identities(adapter: st
         # Given Bob, who set his name and About text
         bob, bob_lid = net.person(BOB)
         net.set_profile(bob, "Bob", "At the gym")
-        expected = Contact(bob, bob_lid, "Bob", "At the gym", None, False)
+        expected = ContactInfo(
+            jid=bob, lid=bob_lid, name="Bob", about="At the gym", picture_url=None, is_business=False
+        )
         # When the device looks him up by his phone JID, Then both identities and his profile
         assert await net.session.contacts.get_contact(bob) == expected
         # And by his LID, the same
@@ -66,7 +68,7 @@ def test_a_lid_seen_first_resolves_to_the_phone_jid(adapter: str, tmp_path: Path
         # Given Cai, known to the device only by the LID a group showed
         cai, cai_lid = net.person(CAI)
         # When it looks the LID up, Then the phone JID comes with it; no profile set: nulls
-        assert await net.session.contacts.get_contact(cai_lid) == Contact(cai, cai_lid)
+        assert await net.session.contacts.get_contact(cai_lid) == ContactInfo(jid=cai, lid=cai_lid)
 
     on(adapter, tmp_path, scenario)
 

@@ -91,7 +91,7 @@ def test_the_profile_reads_back_what_was_set(adapter: str, tmp_path: Path) -> No
         # Given a device whose account has no profile yet
         play_profile(net)
         profile = net.session.profile
-        assert await profile.get_profile() == Profile(DEVICE_JID, None, None, None)
+        assert await profile.get_profile() == Profile(jid=DEVICE_JID, name=None, about=None, picture_url=None)
         # When it sets its name, About text and picture
         await profile.set_name("Acme Support")
         await profile.set_about("Answering 9-17")

@@ -27,17 +27,17 @@ connected: every call goes through the link's gated call, which checks the sessi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 
 from neonize.client import NewClient
-from neonize.proto.Neonize_pb2 import JID, ContactInfo, IsOnWhatsAppResponse, UserInfo
+from neonize.proto.Neonize_pb2 import JID, IsOnWhatsAppResponse, UserInfo
+from neonize.proto.Neonize_pb2 import ContactInfo as StoredContact  # whatsmeow's store entry
 from neonize.utils.enum import BlocklistAction
 
 from gateway import jids
 from gateway.failures.kinds import ErrorKind
 
 from .. import contact_checks
-from ..contact_types import Contact, NumberCheck
+from ..contact_types import ContactInfo, NumberCheck
 from ..port import NetworkError
 from .jids import is_lid, jid_str, parse_jid
 from .link import DeviceLink
@@ -60,11 +60,11 @@ class NeonizeContacts:
             results = [_number_check(phone, answers.get(phone)) for phone in distinct]
             found = [answers[r.phone].JID for r in results if r.on_network]
             lids = dict(zip((jid_str(jid) for jid in found), _learned(client, found, _lid), strict=True))
-            return [replace(r, lid=jid_str(lids.get(r.jid))) for r in results]
+            return [r.model_copy(update={"lid": jid_str(lids.get(r.jid))}) for r in results]
 
         return await self._link.call("check numbers", check)
 
-    async def get_contact(self, jid: str) -> Contact:
+    async def get_contact(self, jid: str) -> ContactInfo:
         address = contact_checks.check_person(jid)
         return await self._link.call("get contact", lambda client: _contact(client, address))
 
@@ -110,8 +110,8 @@ def _by_phone(answers: Iterable[IsOnWhatsAppResponse]) -> dict[str, IsOnWhatsApp
 
 def _number_check(phone: str, answer: IsOnWhatsAppResponse | None) -> NumberCheck:
     if answer is None or not answer.IsIn:
-        return NumberCheck(phone, False)
-    return NumberCheck(phone, True, jid_str(answer.JID))
+        return NumberCheck(phone=phone, on_network=False)
+    return NumberCheck(phone=phone, on_network=True, jid=jid_str(answer.JID))
 
 
 def _account(client: NewClient, user_jid: str) -> IsOnWhatsAppResponse:
@@ -147,7 +147,7 @@ def _phone_of(client: NewClient, lid: JID) -> JID | None:
     return phone if phone.User else None
 
 
-def _contact(client: NewClient, address: jids.Address) -> Contact:
+def _contact(client: NewClient, address: jids.Address) -> ContactInfo:
     """The account ``address`` names, both identities resolved where whatsmeow can: the
     user-info query first, as it teaches whatsmeow's store the other identity."""
     if address.kind is jids.JidKind.LID:
@@ -166,7 +166,7 @@ def _contact(client: NewClient, address: jids.Address) -> Contact:
         lid, phone = _lid(client, target), target
     business = info.HasField("VerifiedName")
     name = info.VerifiedName.Details.verifiedName if business else ""
-    return Contact(
+    return ContactInfo(
         jid=jid_str(phone),
         lid=jid_str(lid),
         name=name or _saved_name(client.contact.get_contact(phone or target)),
@@ -176,7 +176,7 @@ def _contact(client: NewClient, address: jids.Address) -> Contact:
     )
 
 
-def _saved_name(contact: ContactInfo) -> str | None:
+def _saved_name(contact: StoredContact) -> str | None:
     """The name the account's phone saved for the contact, else the contact's push name."""
     if not contact.Found:
         return None

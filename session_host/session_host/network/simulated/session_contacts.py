@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from gateway.failures.kinds import ErrorKind
 
 from .. import contact_checks, payloads
-from ..contact_types import Contact, NumberCheck
+from ..contact_types import ContactInfo, NumberCheck
 from ..port import NetworkError
 from .core import DeviceTurn, NetworkCore
 from .link import DeviceLink
@@ -44,17 +44,25 @@ class SimulatedContacts:
         with self._network.device(self._link.connection()) as turn:
             found = [(phone, turn.world.accounts.get(phone)) for phone in distinct]
         return [
-            NumberCheck(phone, True, account.jid, account.lid) if account else NumberCheck(phone, False)
+            NumberCheck(phone=phone, on_network=True, jid=account.jid, lid=account.lid)
+            if account
+            else NumberCheck(phone=phone, on_network=False)
             for phone, account in found
         ]
 
-    async def get_contact(self, jid: str) -> Contact:
+    async def get_contact(self, jid: str) -> ContactInfo:
         self._link.connection()
         contact_checks.check_person(jid)
         await self._link.fault("get_contact")
         with self._network.device(self._link.connection()) as turn:
             account = _account(turn, jid)
-            return Contact(account.jid, account.lid, account.name, account.about, account.picture_url)
+            return ContactInfo(
+                jid=account.jid,
+                lid=account.lid,
+                name=account.name,
+                about=account.about,
+                picture_url=account.picture_url,
+            )
 
     async def block(self, jid: str) -> None:
         await self._change("block", jid, blocked=True)

@@ -44,14 +44,15 @@ class ContactRef(CommandArgs):
 
 class ContactInfo(CommandResult):
     """An account as the network shows it to the device; ``jid`` is null when only its LID is
-    known, ``lid`` when only its phone JID is."""
+    known, ``lid`` when only its phone JID is. Also the port's record of a contact
+    (``session_host.network.contact_types``): an adapter's answer is the command's result."""
 
     jid: str | None
     lid: str | None
-    name: str | None
-    about: str | None
-    picture_url: str | None
-    is_business: bool
+    name: str | None = None
+    about: str | None = None
+    picture_url: str | None = None
+    is_business: bool = False
 
 
 class BlockState(CommandResult):
