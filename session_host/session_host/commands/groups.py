@@ -14,16 +14,14 @@ runs: a command that arrives malformed is refused there, before the network is t
 from __future__ import annotations
 
 import base64
-from collections.abc import Awaitable, Callable
-from operator import attrgetter
 from typing import Any
 
 from gateway.bus import Command, Reply, contracts
-from gateway.bus.contracts import A, CommandResult, Contract, Done, NoArgs
+from gateway.bus.contracts import Done, NoArgs
 from gateway.bus.contracts import groups as bus
 from gateway.groups.codes import OperationCode
-from session_host.commands.registry import Host, Later, OnRunning, handles, ok, refuse_unless_connected
-from session_host.device_tenure import OwnedDevice, session_snapshot
+from session_host.commands.registry import Host, Later, handles, on_session, served
+from session_host.device_tenure import OwnedDevice
 from session_host.network.group_types import (
     GroupInfo,
     GroupInvite,
@@ -32,40 +30,10 @@ from session_host.network.group_types import (
 )
 from session_host.network.port import DeviceSession, NetworkError
 
-Operation = Callable[[DeviceSession, A], Awaitable[CommandResult]]
-"""What a group command does on a connected session with its arguments."""
 
-_OF_GROUP: Callable[[Any], str] = attrgetter("group_jid")
-"""The group an admin's command is about (its ``group_jid`` argument)."""
-
-
-def _served(operation: Operation[A], *, admin_of: Callable[[A], str] | None = None) -> OnRunning[A]:
-    """A handler running ``operation`` on a connected session and, with ``admin_of``, the
-    device an admin of the group it names."""
-
-    async def handler(_host: Host, command: Command[A], owned: OwnedDevice) -> Reply[Any]:
-        if refused := refuse_unless_connected(command, owned):
-            return refused
-        session = owned.session
-        if admin_of is not None:
-            await _as_admin(session, admin_of(command.args))
-        result = await operation(session, command.args)
-        return ok(command, session_snapshot(session), result)
-
-    handler.__doc__ = operation.__doc__
-    return handler
-
-
-def _group_command(
-    contract: Contract[A, Any], *, admin_of: Callable[[A], str] | None = None
-) -> Callable[[Operation[A]], Operation[A]]:
-    """Register ``operation`` as the handler of ``contract``'s command (see :func:`_served`)."""
-
-    def register(operation: Operation[A]) -> Operation[A]:
-        handles(contract)(_served(operation, admin_of=admin_of))
-        return operation
-
-    return register
+async def _as_group_admin(session: DeviceSession, args: Any) -> GroupInfo:
+    """The admin rule of a command on the group its ``group_jid`` names (:func:`_as_admin`)."""
+    return await _as_admin(session, args.group_jid)
 
 
 async def _as_admin(session: DeviceSession, group_jid: str) -> GroupInfo:
@@ -82,13 +50,13 @@ async def _as_admin(session: DeviceSession, group_jid: str) -> GroupInfo:
 # --- reading ----------------------------------------------------------------------------------
 
 
-@_group_command(contracts.LIST_GROUPS)
+@on_session(contracts.LIST_GROUPS)
 async def list_groups(session: DeviceSession, _args: NoArgs) -> bus.GroupList:
     """Every group and community the device is in."""
     return bus.GroupList(groups=await session.groups.joined_groups())
 
 
-@_group_command(contracts.GROUP_INFO)
+@on_session(contracts.GROUP_INFO)
 async def group_info(session: DeviceSession, args: bus.GroupRef) -> bus.OneGroup:
     """One group with its participants."""
     return bus.OneGroup(group=await session.groups.group_info(args.group_jid))
@@ -97,7 +65,7 @@ async def group_info(session: DeviceSession, args: bus.GroupRef) -> bus.OneGroup
 # --- creating and administering ---------------------------------------------------------------
 
 
-@_group_command(contracts.CREATE_GROUP)
+@on_session(contracts.CREATE_GROUP)
 async def create_group(session: DeviceSession, args: bus.CreateGroupArgs) -> bus.GroupCreated:
     """A new group or community with the device as its super admin (a link into a community
     is the network's to refuse: the device must be an admin there)."""
@@ -105,21 +73,21 @@ async def create_group(session: DeviceSession, args: bus.CreateGroupArgs) -> bus
     return await session.groups.create_group(args.name, args.participants, options)
 
 
-@_group_command(contracts.GROUP_PARTICIPANTS, admin_of=_OF_GROUP)
+@on_session(contracts.GROUP_PARTICIPANTS, before=_as_group_admin)
 async def change_participants(session: DeviceSession, args: bus.ParticipantsArgs) -> bus.MemberOutcomes:
     """Add, remove, promote or demote people, each with its own status."""
     results = await session.groups.change_participants(args.group_jid, args.action, args.participants)
     return bus.MemberOutcomes(participants=results)
 
 
-@_group_command(contracts.UPDATE_GROUP, admin_of=_OF_GROUP)
+@on_session(contracts.UPDATE_GROUP, before=_as_group_admin)
 async def update_group(session: DeviceSession, args: bus.UpdateGroupArgs) -> bus.OneGroup:
     """Change settings; answers the group as the network shows it afterwards."""
     await session.groups.update_group(args.group_jid, GroupSettings(**args.settings.model_dump()))
     return bus.OneGroup(group=await session.groups.group_info(args.group_jid))
 
 
-@_group_command(contracts.GROUP_PICTURE, admin_of=_OF_GROUP)
+@on_session(contracts.GROUP_PICTURE, before=_as_group_admin)
 async def set_picture(session: DeviceSession, args: bus.PictureArgs) -> bus.PictureSet:
     """Set the group's picture from base64 JPEG bytes."""
     jpeg = base64.b64decode(args.image_base64)
@@ -127,7 +95,7 @@ async def set_picture(session: DeviceSession, args: bus.PictureArgs) -> bus.Pict
     return bus.PictureSet(picture_id=str(await session.groups.set_group_picture(args.group_jid, jpeg)))
 
 
-@_group_command(contracts.GROUP_EPHEMERAL, admin_of=_OF_GROUP)
+@on_session(contracts.GROUP_EPHEMERAL, before=_as_group_admin)
 async def set_ephemeral(session: DeviceSession, args: bus.EphemeralArgs) -> bus.EphemeralSet:
     """Set the disappearing-message timer (the network refuses other values than its four)."""
     await session.groups.set_group_ephemeral(args.group_jid, args.duration_seconds)
@@ -145,8 +113,8 @@ async def _reset_invite(session: DeviceSession, args: bus.InviteArgs) -> bus.Inv
     return bus.InviteLink(invite_link=await session.groups.group_invite_link(args.group_jid, reset=True))
 
 
-_READ_INVITE = _served(_read_invite)
-_RESET_INVITE = _served(_reset_invite, admin_of=_OF_GROUP)
+_READ_INVITE = served(_read_invite)
+_RESET_INVITE = served(_reset_invite, before=_as_group_admin)
 
 
 @handles(contracts.GROUP_INVITE)
@@ -156,13 +124,13 @@ async def invite_link(host: Host, command: Command[bus.InviteArgs], owned: Owned
     return await serve(host, command, owned)
 
 
-@_group_command(contracts.JOIN_GROUP)
+@on_session(contracts.JOIN_GROUP)
 async def join_group(session: DeviceSession, args: bus.JoinArgs) -> bus.JoinOutcome:
     """Join by invite code (with the group and inviter for the code form)."""
     return await session.groups.join_group(GroupInvite(args.code, args.group_jid, args.inviter_jid))
 
 
-@_group_command(contracts.LEAVE_GROUP)
+@on_session(contracts.LEAVE_GROUP)
 async def leave_group(session: DeviceSession, args: bus.GroupRef) -> Done:
     """Leave a group (anyone may)."""
     await session.groups.leave_group(args.group_jid)
@@ -172,7 +140,7 @@ async def leave_group(session: DeviceSession, args: bus.GroupRef) -> Done:
 # --- communities ----------------------------------------------------------------------------
 
 
-@_group_command(contracts.LINK_GROUP)
+@on_session(contracts.LINK_GROUP)
 async def link_group(session: DeviceSession, args: bus.CommunityLinkArgs) -> Done:
     """Link a group into a community the device administers; a group belongs to one
     community at a time (checked here from the network's records, so both adapters say so)."""
@@ -187,7 +155,7 @@ async def link_group(session: DeviceSession, args: bus.CommunityLinkArgs) -> Don
     return Done()
 
 
-@_group_command(contracts.UNLINK_GROUP)
+@on_session(contracts.UNLINK_GROUP)
 async def unlink_group(session: DeviceSession, args: bus.CommunityLinkArgs) -> Done:
     """Remove a group from a community the device administers (``not_linked`` if it is not
     one of its groups, when the device can read the group)."""
@@ -216,13 +184,13 @@ async def _community(session: DeviceSession, community_jid: str) -> None:
 # --- join requests ----------------------------------------------------------------------------
 
 
-@_group_command(contracts.GROUP_REQUESTS, admin_of=_OF_GROUP)
+@on_session(contracts.GROUP_REQUESTS, before=_as_group_admin)
 async def group_requests(session: DeviceSession, args: bus.GroupRef) -> bus.JoinRequestList:
     """The join requests waiting for an admin."""
     return bus.JoinRequestList(requests=await session.groups.group_requests(args.group_jid))
 
 
-@_group_command(contracts.ANSWER_GROUP_REQUESTS, admin_of=_OF_GROUP)
+@on_session(contracts.ANSWER_GROUP_REQUESTS, before=_as_group_admin)
 async def answer_group_requests(session: DeviceSession, args: bus.PeopleArgs) -> bus.MemberOutcomes:
     """Approve or reject join requests, each with its own status."""
     results = await session.groups.answer_group_requests(args.group_jid, args.action, args.participants)

@@ -16,6 +16,7 @@ from gateway.bus.contracts import NoArgs
 from gateway.bus.contracts.profile import (
     PresenceSet,
     PresenceSubscribed,
+    Profile,
     ProfilePictureArgs,
     ProfilePictureSet,
     SetPresenceArgs,
@@ -25,51 +26,39 @@ from gateway.bus.contracts.profile import (
 from gateway.failures.kinds import ErrorKind
 from gateway.media import store
 from gateway.media.errors import MediaError
-from session_host.commands.registry import Host, failed, handles, ok, refuse_unless_connected
+from session_host.commands.registry import Host, failed, handles, ok, on_session, refuse_unless_connected
 from session_host.device_tenure import OwnedDevice, session_snapshot
+from session_host.network.port import DeviceSession
 
 
-@handles(contracts.SET_PRESENCE)
-async def set_presence(_host: Host, command: Command[SetPresenceArgs], owned: OwnedDevice) -> Reply[Any]:
+@on_session(contracts.SET_PRESENCE)
+async def set_presence(session: DeviceSession, args: SetPresenceArgs) -> PresenceSet:
     """Show the account online or offline."""
-    if refused := refuse_unless_connected(command, owned):
-        return refused
-    state = command.args.state
-    await owned.session.presence.send_presence(state == "available")
-    return ok(command, session_snapshot(owned.session), PresenceSet(state=state))
+    await session.presence.send_presence(args.state == "available")
+    return PresenceSet(state=args.state)
 
 
-@handles(contracts.SUBSCRIBE_PRESENCE)
-async def subscribe_presence(
-    _host: Host, command: Command[SubscribePresenceArgs], owned: OwnedDevice
-) -> Reply[Any]:
+@on_session(contracts.SUBSCRIBE_PRESENCE)
+async def subscribe_presence(session: DeviceSession, args: SubscribePresenceArgs) -> PresenceSubscribed:
     """Follow a person's presence; changes arrive as ``contact.presence``."""
-    if refused := refuse_unless_connected(command, owned):
-        return refused
-    jid = command.args.jid
-    await owned.session.presence.subscribe_presence(jid)
-    return ok(command, session_snapshot(owned.session), PresenceSubscribed(jid=jid))
+    await session.presence.subscribe_presence(args.jid)
+    return PresenceSubscribed(jid=args.jid)
 
 
-@handles(contracts.GET_PROFILE)
-async def get_profile(_host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Reply[Any]:
+@on_session(contracts.GET_PROFILE)
+async def get_profile(session: DeviceSession, _args: NoArgs) -> Profile:
     """The account's JID, push name, About text and picture URL."""
-    if refused := refuse_unless_connected(command, owned):
-        return refused
-    return ok(command, session_snapshot(owned.session), await owned.session.profile.get_profile())
+    return await session.profile.get_profile()
 
 
-@handles(contracts.UPDATE_PROFILE)
-async def update_profile(_host: Host, command: Command[UpdateProfileArgs], owned: OwnedDevice) -> Reply[Any]:
+@on_session(contracts.UPDATE_PROFILE)
+async def update_profile(session: DeviceSession, args: UpdateProfileArgs) -> Profile:
     """Change the push name, the About text or both; answers the profile read afterwards."""
-    if refused := refuse_unless_connected(command, owned):
-        return refused
-    session, args = owned.session, command.args
     if args.name is not None:
         await session.profile.set_name(args.name)
     if args.about is not None:
         await session.profile.set_about(args.about)
-    return ok(command, session_snapshot(session), await session.profile.get_profile())
+    return await session.profile.get_profile()
 
 
 @handles(contracts.SET_PROFILE_PICTURE)

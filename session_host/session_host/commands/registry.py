@@ -21,6 +21,9 @@ on a running session are answered from memory (``qr``, a ``connect`` that is a n
 with only the network call they need. A device another live host runs is not touched: the
 command is forwarded to that host's queue.
 
+A command that is one operation on a connected session is written as that operation,
+``async def op(session, args) -> Result``, registered with :func:`on_session`.
+
 What every handler shares is here too: replies (:func:`ok`, :func:`failed`), forwarding, and
 the steps of taking, ending or refusing a device (:class:`Host`), written once so a handler
 holds only what its command does.
@@ -40,7 +43,7 @@ from gateway.observability import logger
 from session_host import records
 from session_host.config import READY_WAIT_SECONDS
 from session_host.device_tenure import OwnedDevice, session_snapshot
-from session_host.network.port import NetworkError, SessionState
+from session_host.network.port import DeviceSession, NetworkError, SessionState
 from session_host.ownership import Ownership, RecordOnEnd
 
 NOT_LOGGED_IN = "the device is not logged in"
@@ -250,6 +253,42 @@ class CommandRegistry:
 REGISTRY = CommandRegistry()
 """The session host's handlers: the modules of this package register into it on import."""
 handles = REGISTRY.handles
+
+SessionOperation = Callable[[DeviceSession, A], Awaitable[CommandResult]]
+"""What a command does on a connected session with its arguments: the contract's result."""
+
+
+def served(
+    operation: SessionOperation[A], *, before: Callable[[DeviceSession, A], Awaitable[object]] | None = None
+) -> OnRunning[A]:
+    """The handler of a command that is one operation on the network: refused unless the
+    session is connected, then ``before`` (a check that refuses by raising, as the groups'
+    admin rule), then ``operation``, answered with the session's state."""
+
+    async def handler(_host: Host, command: Command[A], owned: OwnedDevice) -> Reply[Any]:
+        if refused := refuse_unless_connected(command, owned):
+            return refused
+        session = owned.session
+        if before is not None:
+            await before(session, command.args)
+        result = await operation(session, command.args)
+        return ok(command, session_snapshot(session), result)
+
+    handler.__doc__ = operation.__doc__
+    return handler
+
+
+def on_session(
+    contract: Contract[A, Any], *, before: Callable[[DeviceSession, A], Awaitable[object]] | None = None
+) -> Callable[[SessionOperation[A]], SessionOperation[A]]:
+    """Register the decorated operation as the handler of ``contract``'s command (see
+    :func:`served`)."""
+
+    def register(operation: SessionOperation[A]) -> SessionOperation[A]:
+        handles(contract)(served(operation, before=before))
+        return operation
+
+    return register
 
 
 class CommandExecutor:

@@ -26,8 +26,9 @@ from gateway.failures.kinds import ErrorKind
 from gateway.media import fetch, kinds, store
 from gateway.media.errors import MediaError
 from gateway.media.limits import FETCH_TIMEOUT_SECONDS
-from session_host.commands.registry import Host, failed, handles, ok, refuse_unless_connected
+from session_host.commands.registry import Host, failed, handles, ok, on_session, refuse_unless_connected
 from session_host.device_tenure import OwnedDevice, session_snapshot
+from session_host.network.port import DeviceSession
 from session_host.network.status_types import MediaStatus, StatusContent, StatusPrivacy, TextStatus
 
 _MEDIA_KINDS: dict[str, kinds.Kind] = {"image": "image", "video": "video"}
@@ -43,25 +44,17 @@ def _setting(privacy: StatusPrivacy) -> StatusPrivacySetting:
     return StatusPrivacySetting(type=privacy.type, list=list(privacy.list))
 
 
-@handles(contracts.GET_STATUS_PRIVACY)
-async def get_status_privacy(_host: Host, command: Command[NoArgs], owned: OwnedDevice) -> Reply[Any]:
+@on_session(contracts.GET_STATUS_PRIVACY)
+async def get_status_privacy(session: DeviceSession, _args: NoArgs) -> StatusPrivacySetting:
     """The story audience in force on the account."""
-    if refused := refuse_unless_connected(command, owned):
-        return refused
-    privacy = await owned.session.status.get_status_privacy()
-    return ok(command, session_snapshot(owned.session), _setting(privacy))
+    return _setting(await session.status.get_status_privacy())
 
 
-@handles(contracts.SET_STATUS_PRIVACY)
-async def set_status_privacy(
-    _host: Host, command: Command[StatusPrivacyArgs], owned: OwnedDevice
-) -> Reply[Any]:
+@on_session(contracts.SET_STATUS_PRIVACY)
+async def set_status_privacy(session: DeviceSession, args: StatusPrivacyArgs) -> StatusPrivacySetting:
     """Set the story audience; the answer is the setting now in force."""
-    if refused := refuse_unless_connected(command, owned):
-        return refused
-    wanted = StatusPrivacy(command.args.type, tuple(command.args.list))
-    privacy = await owned.session.status.set_status_privacy(wanted)
-    return ok(command, session_snapshot(owned.session), _setting(privacy))
+    wanted = StatusPrivacy(args.type, tuple(args.list))
+    return _setting(await session.status.set_status_privacy(wanted))
 
 
 @handles(contracts.PUBLISH_STATUS)
