@@ -18,7 +18,7 @@ def function_routers() -> list[APIRouter]:
     from messages_api.contact_routes import router as contacts
     from messages_api.media_routes import router as media
     from messages_api.outbox_routes import router as outbox  # planned sending (issue 25)
-    from messages_api.poll_routes import router as polls  # replies and polls (issue 24)
+    from messages_api.poll_routes import router as polls
     from messages_api.presence_routes import router as presence
     from messages_api.profile_routes import router as profile
     from messages_api.reaction_routes import router as reactions

@@ -90,7 +90,7 @@ DEVICE_HEADER_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/status/text", {"text": "not mine"}),
     ("POST", "/status/image", {"data_base64": JPEG_BASE64}),
     ("POST", "/status/video", {"url": "https://example.org/story.mp4"}),
-    # Presence and profile of the linked account (issue 24).
+    # Presence and profile of the linked account.
     ("PUT", "/presence", {"state": "available"}),
     ("GET", "/profile", None),
     ("PATCH", "/profile", {"about": "not mine"}),

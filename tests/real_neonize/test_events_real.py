@@ -183,7 +183,7 @@ def test_a_download_the_library_keeps_blocking_times_out_without_holding_other_d
     assert other["at"] < slow["at"]
 
 
-# --- replies and polls (issue 24) --------------------------------------------------------
+# --- replies and polls --------------------------------------------------------
 
 
 def test_a_reply_arrives_with_what_it_quotes(report: dict[str, Any]) -> None:

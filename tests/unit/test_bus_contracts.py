@@ -84,12 +84,12 @@ ARGS: dict[CommandName, CommandArgs] = {
     CommandName.PUBLISH_STATUS: st.PublishStatusArgs(
         kind="image", url="https://example.org/a.png", caption="x"
     ),
-    # Presence and profile of the linked account (issue 24).
+    # Presence and profile of the linked account.
     CommandName.SET_PRESENCE: p.SetPresenceArgs(state="available"),
     CommandName.SUBSCRIBE_PRESENCE: p.SubscribePresenceArgs(jid=PERSON),
     CommandName.UPDATE_PROFILE: p.UpdateProfileArgs(about="Answering 9-17"),
     CommandName.SET_PROFILE_PICTURE: p.ProfilePictureArgs(media_id="m1"),
-    # Contacts (h24-contacts).
+    # Contacts.
     CommandName.CHECK_CONTACTS: c.CheckNumbersArgs(phones=["15551234567", "15557654321"]),
     CommandName.GET_CONTACT: c.ContactRef(jid="207180606656001@lid"),
     CommandName.BLOCK_CONTACT: c.ContactRef(jid=PERSON),
@@ -135,13 +135,13 @@ RESULTS: dict[CommandName, CommandResult] = {
     CommandName.PUBLISH_STATUS: st.PublishedStatus(
         message_id="N1", chat_jid="status@broadcast", timestamp=1.5
     ),
-    # Presence and profile of the linked account (issue 24).
+    # Presence and profile of the linked account.
     CommandName.SET_PRESENCE: p.PresenceSet(state="unavailable"),
     CommandName.SUBSCRIBE_PRESENCE: p.PresenceSubscribed(jid=PERSON),
     CommandName.GET_PROFILE: p.Profile(jid=PERSON, name="Ana", about=None, picture_url=None),
     CommandName.UPDATE_PROFILE: p.Profile(jid=PERSON, name=None, about="Answering 9-17", picture_url=None),
     CommandName.SET_PROFILE_PICTURE: p.ProfilePictureSet(picture_id="1700000001"),
-    # Contacts (h24-contacts).
+    # Contacts.
     CommandName.CHECK_CONTACTS: c.NumberChecks(
         results=[
             c.NumberCheck(phone="15551234567", on_network=True, jid=PERSON, lid="1@lid"),

@@ -278,13 +278,13 @@ ROUTES: dict[tuple[str, str], CommandName] = {
     ("delete", "/groups/{jid}/community/link"): CommandName.UNLINK_GROUP,
     ("get", "/groups/{jid}/requests"): CommandName.GROUP_REQUESTS,
     ("post", "/groups/{jid}/requests"): CommandName.ANSWER_GROUP_REQUESTS,
-    # Presence and profile of the linked account (issue 24).
+    # Presence and profile of the linked account.
     ("put", "/presence"): CommandName.SET_PRESENCE,
     ("post", "/contacts/{jid}/presence/subscribe"): CommandName.SUBSCRIBE_PRESENCE,
     ("get", "/profile"): CommandName.GET_PROFILE,
     ("patch", "/profile"): CommandName.UPDATE_PROFILE,
     ("put", "/profile/picture"): CommandName.SET_PROFILE_PICTURE,
-    # Contacts (h24-contacts).
+    # Contacts.
     ("post", "/contacts/check"): CommandName.CHECK_CONTACTS,
     ("get", "/contacts/{jid}"): CommandName.GET_CONTACT,
     ("put", "/contacts/{jid}/block"): CommandName.BLOCK_CONTACT,

@@ -332,7 +332,7 @@ def test_a_template_takes_at_most_three_buttons() -> None:
         SendTemplateRequest.model_validate({"number": PHONE, "text": "x", "buttons": buttons})
 
 
-# --- replies and polls (issue 24) ------------------------------------------------------------
+# --- replies and polls ------------------------------------------------------------
 
 
 def test_a_poll_keeps_its_options_with_the_send_for_its_votes(bus: StandInBus, enqueued: list[Send]) -> None:

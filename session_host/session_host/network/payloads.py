@@ -371,7 +371,7 @@ def contact_presence(jid: str | None, *, available: bool, last_seen: float | Non
     )
 
 
-# --- contacts (h24-contacts) -------------------------------------------------------------
+# --- contacts --------------------------------------------------------------
 
 
 def blocklist_changed(

@@ -175,7 +175,6 @@ class SendOperations(Protocol):
     async def send_chat_presence(self, chat: str, presence: ChatPresence) -> None:
         """Show typing (composing) or stop showing it in a chat."""
 
-    # replies and polls (issue 24)
     async def send_poll(self, to: str, poll: Poll, *, quote: Quote | None = None) -> SentMessage:
         """Send a poll; ``INVALID`` for a bad one (:func:`..message_checks.check_poll`),
         otherwise as :meth:`send_text`. Votes on it arrive as ``poll.vote``."""

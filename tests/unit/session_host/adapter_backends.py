@@ -114,11 +114,10 @@ class Backend(Protocol):
     async def media_from(self, jid: str, kind: str, data: bytes, mimetype: str, caption: str) -> NetworkEvent:
         """Someone sends the device media; the ``message.received`` its session emits."""
 
-    # Contacts (h24-contacts).
+    # Contacts.
     def set_profile(self, jid: str, name: str | None, about: str | None) -> None:
         """The account of ``jid`` sets its push name and About text."""
 
-    # replies and polls (issue 24)
     def quotes_received(self, jid: str) -> list[dict[str, Any] | None]:
         """What each message the device sent to ``jid`` quotes: ``{message_id, from, content}``."""
 
@@ -214,7 +213,7 @@ class SimulatedBackend:
         self.network.send_from_account(_phone(jid), DEVICE_JID, None, media)
         return await self.next_event("message.received", len(self.events("message.received")) + 1)
 
-    # Contacts (h24-contacts).
+    # Contacts.
     def set_profile(self, jid: str, name: str | None, about: str | None) -> None:
         self.network.update_account(_phone(jid), {"name": name, "about": about})
 
@@ -300,7 +299,7 @@ class NeonizeBackend:
         self.network.client.send_message.side_effect = _recording(self._answers)
         self._downloads: dict[bytes, bytes] = {}  # media key -> bytes, as the media servers keep them
         self.network.client.download_any.side_effect = lambda message: self._downloads[_key(message)]
-        self.contacts = ScriptedContacts(self.network.client, self._accounts)  # h24-contacts
+        self.contacts = ScriptedContacts(self.network.client, self._accounts)
         self.network.client.build_reaction.side_effect = _reaction
         client = self.network.client
         client.edit_message.side_effect = lambda chat, message_id, new: client.send_message(
@@ -358,7 +357,7 @@ class NeonizeBackend:
         await deliver(self.network.client, _wire_event(jid, message))
         return await self.next_event("message.received", count)
 
-    # Contacts (h24-contacts).
+    # Contacts.
     def set_profile(self, jid: str, name: str | None, about: str | None) -> None:
         self.contacts.set_profile(jid, name, about)
 

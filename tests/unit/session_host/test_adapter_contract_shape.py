@@ -35,7 +35,7 @@ FAMILIES: dict[str, type[Any]] = {
     "messages": MessageOperations,
     "groups": GroupOperations,
     "status": StatusOperations,
-    # Presence and profile of the linked account (issue 24).
+    # Presence and profile of the linked account.
     "presence": PresenceOperations,
     "profile": ProfileOperations,
 }

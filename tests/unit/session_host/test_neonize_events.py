@@ -149,8 +149,8 @@ def test_library_errors_keep_their_message_and_get_a_kind(message: str, phone: b
 SPEC_CATALOG = {
     "message.received", "message.sent", "message.delivered", "message.read", "message.undecryptable",
     "message.edited", "message.delete_for_me", "mention.sent", "media.retry",
-    "poll.vote",  # replies and polls (issue 24)
-    "message.reaction",  # reactions and edits (issue 24)
+    "poll.vote",
+    "message.reaction",
     "device.connected", "device.disconnected", "device.logged_out", "connection.pair_error",
     "connection.stream_replaced", "connection.failure", "connection.temporary_ban",
     "connection.manual_reconnect", "connection.keepalive_timeout", "connection.keepalive_restored",

@@ -177,7 +177,7 @@ def test_the_dispatcher_fails_a_send_whose_url_does_not_fetch_and_tells_its_call
     assert rig.published == []
 
 
-# --- replies and polls (issue 24) --------------------------------------------------------
+# --- replies and polls --------------------------------------------------------
 
 
 def test_a_poll_goes_with_its_question_options_and_answers_rule() -> None:

@@ -29,7 +29,7 @@ class ErrorCode(StrEnum):
     MESSAGE_NOT_FOUND = "MESSAGE_NOT_FOUND"
     DELETE_FAILED = "DELETE_FAILED"
     DELETE_TIME_EXPIRED = "DELETE_TIME_EXPIRED"
-    # Reactions and edits (issue 24).
+    # Reactions and edits.
     EDIT_TIME_EXPIRED = "EDIT_TIME_EXPIRED"
 
     # Requests and the web layer.
@@ -74,9 +74,9 @@ class ErrorCode(StrEnum):
     PAIR_CODE_NOT_FOUND = "PAIR_CODE_NOT_FOUND"
     CALL_NOT_FOUND = "CALL_NOT_FOUND"  # also POST /calls/{call_id}/reject (the API)
 
-    # Contacts (h24-contacts).
+    # Contacts.
     CONTACT_NOT_FOUND = "CONTACT_NOT_FOUND"
 
-    # Planned sending: the outbox as a resource (h25-sends).
+    # Planned sending: the outbox as a resource.
     ALREADY_SENT = "ALREADY_SENT"  # DELETE /sends/{id} of a send that went out or is going out
     SEND_CANCELED = "SEND_CANCELED"  # a repeat's Idempotency-Key is bound to a canceled send

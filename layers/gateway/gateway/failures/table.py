@@ -111,9 +111,9 @@ class Family(StrEnum):
     # Reactions and edits.
     REACT_MESSAGE = "react_message"
     EDIT_MESSAGE = "edit_message"
-    # Presence and profile of the linked account (issue 24).
+    # Presence and profile of the linked account.
     PROFILE = "profile"  # the standard answers
-    # Contacts (h24-contacts).
+    # Contacts.
     CONTACTS = "contacts"  # number checks, the blocklist: the standard answers
     CONTACT = "contact"  # one account: 404 CONTACT_NOT_FOUND when the network has none
     # Calls.
@@ -374,7 +374,7 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
             {CommandName.SET_STATUS_PRIVACY},
             "the setting may or may not have changed: read it before retrying",
         ),
-        # Presence and profile of the linked account (issue 24).
+        # Presence and profile of the linked account.
         Family.PROFILE: _standard(
             {
                 CommandName.SET_PRESENCE,
@@ -384,7 +384,7 @@ TABLE: MappingProxyType[Family, FamilyTable] = MappingProxyType(
                 CommandName.SET_PROFILE_PICTURE,
             }
         ),
-        # Contacts (h24-contacts).
+        # Contacts.
         Family.CONTACTS: _standard({CommandName.CHECK_CONTACTS, CommandName.GET_BLOCKLIST}),
         Family.CONTACT: _standard(
             {CommandName.GET_CONTACT, CommandName.BLOCK_CONTACT, CommandName.UNBLOCK_CONTACT},

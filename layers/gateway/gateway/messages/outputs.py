@@ -55,7 +55,7 @@ class TextScheduledResponse(Succeeded):
     scheduled_for: Timestamp = Field(description="When it is expected to go out, as known now")
 
 
-# Reactions and edits (issue 24).
+# Reactions and edits.
 class ReactionResponse(Succeeded):
     message_id: str = Field(description="The id the request named (the gateway's or the network's)")
     chat_jid: str = Field(description="The chat's JID")
@@ -67,7 +67,7 @@ class EditMessageResponse(Succeeded):
     chat_jid: str = Field(description="The chat's JID")
 
 
-# The outbox as a resource (h25-sends).
+# The outbox as a resource.
 
 
 class SendView(OutputModel):

@@ -282,7 +282,7 @@ class SendPollRequest(SendOptions):
     )
 
 
-# Reactions and edits (issue 24).
+# Reactions and edits.
 MAX_EMOJI_CHARS = 32
 """An emoji with its modifiers and joiners is a few code points; longer is no reaction."""
 EMOJI_PATTERN = r"^(\S(.*\S)?)?$"

@@ -66,7 +66,6 @@ PRODUCED_EVENTS: frozenset[EventName] = frozenset(
         EventName.HISTORY_SYNC,
         EventName.OFFLINE_SYNC_PREVIEW,
         EventName.OFFLINE_SYNC_COMPLETED,
-        # replies and polls (issue 24)
         EventName.POLL_VOTE,
         # Reactions and edits.
         EventName.MESSAGE_REACTION,

@@ -245,7 +245,7 @@ def message_received(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
     )
 
 
-# --- polls (issue 24) -------------------------------------------------------------------
+# --- polls -------------------------------------------------------------------
 
 
 def is_poll_vote(ev: MessageEv) -> bool:

@@ -102,7 +102,6 @@ class NeonizeSending:
             "send chat presence", lambda client: client.send_chat_presence(target, state, media)
         )
 
-    # replies and polls (issue 24)
     async def send_poll(self, to: str, poll: Poll, *, quote: Quote | None = None) -> SentMessage:
         message_checks.check_poll(poll)
         count = VoteType.MULTIPLE if poll.multiple_answers else VoteType.SINGLE

@@ -36,9 +36,8 @@ PRODUCED_EVENTS: frozenset[EventName] = frozenset(
         EventName.GROUP_INFO,
         EventName.GROUP_JOINED,
         EventName.HISTORY_SYNC,
-        # Contacts (h24-contacts).
+        # Contacts.
         EventName.PRIVACY_BLOCKLIST,
-        # replies and polls (issue 24)
         EventName.POLL_VOTE,
         # Reactions and edits.
         EventName.MESSAGE_REACTION,

@@ -379,7 +379,7 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         network.inject_fault(body.operation, body.error, body.count, body.device_id)
         return {"success": True, **body.model_dump()}
 
-    # Contacts (h24-contacts).
+    # Contacts.
     @router.patch("/accounts/{phone}")
     def update_account(phone: PhoneInPath, body: AccountChangesIn) -> dict[str, Any]:
         """The account changes its name and/or About text, as devices read them (GET
@@ -389,7 +389,6 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
 
     router.include_router(group_routes(network))
 
-    # replies and polls (issue 24)
     @router.post("/accounts/{phone}/polls/{poll_id}/vote")
     def vote(phone: PhoneInPath, poll_id: MessageIdInPath, body: VoteIn) -> dict[str, Any]:
         """The account votes on a poll it received: its choice replaces its last one (an empty

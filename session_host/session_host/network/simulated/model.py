@@ -191,7 +191,7 @@ class Account:
     status_privacy: dict[str, Any] = field(default_factory=lambda: {"type": "contacts", "list": []})
     sent: list[dict[str, Any]] = field(default_factory=list)
     deleted_for_me: list[dict[str, Any]] = field(default_factory=list)  # app state of its devices
-    # The account's profile and presence as others see them (issue 24: presence and profile).
+    # The account's profile and presence as others see them.
     about: str | None = None
     picture: dict[str, Any] | None = None  # {picture_id, sha256, size, set_at}; bytes in World.media
     available: bool = False

@@ -77,7 +77,6 @@ class SimulatedSending:
         message_checks.check_template(template)
         return await self._send("send_template", to, bodies.template(template), quote=quote)
 
-    # replies and polls (issue 24)
     async def send_poll(self, to: str, poll: Poll, *, quote: Quote | None = None) -> SentMessage:
         """The recipients' inboxes show the poll, and its votes as they come."""
         self._link.connection()

@@ -266,7 +266,7 @@ class World:
             if self.push(link.device_key, received):
                 self.receipt("delivered", sender.jid, chat_jid, [message_id], by=recipient.jid)
 
-    # --- replies and polls (issue 24) --------------------------------------------------
+    # --- replies and polls --------------------------------------------------
 
     def replying(self, body: Body, author: Account, chat_jid: str, message_id: str) -> Body:
         """``body`` as a reply to ``message_id`` of ``author``'s chat ``chat_jid``: it quotes

@@ -61,13 +61,13 @@ class CommandName(StrEnum):
     # Reactions and edits.
     REACT_MESSAGE = "react_message"  # a reaction to a message of a chat, or its removal
     EDIT_MESSAGE = "edit_message"  # a new text for a text the device sent, within the window
-    # Presence and profile of the linked account (issue 24).
+    # Presence and profile of the linked account.
     SET_PRESENCE = "set_presence"
     SUBSCRIBE_PRESENCE = "subscribe_presence"
     GET_PROFILE = "get_profile"
     UPDATE_PROFILE = "update_profile"
     SET_PROFILE_PICTURE = "set_profile_picture"
-    # Contacts, LIDs and blocking (h24-contacts).
+    # Contacts, LIDs and blocking.
     CHECK_CONTACTS = "check_contacts"  # which phone numbers have an account
     GET_CONTACT = "get_contact"  # one account's profile, its phone JID and LID
     BLOCK_CONTACT = "block_contact"
@@ -129,7 +129,7 @@ PUBLISH_STATUS = Contract(CommandName.PUBLISH_STATUS, status.PublishStatusArgs, 
 # Reactions and edits.
 REACT_MESSAGE = Contract(CommandName.REACT_MESSAGE, messages.ReactArgs, messages.Reacted)
 EDIT_MESSAGE = Contract(CommandName.EDIT_MESSAGE, messages.EditMessageArgs, messages.EditedMessage)
-# Presence and profile of the linked account (issue 24).
+# Presence and profile of the linked account.
 SET_PRESENCE = Contract(CommandName.SET_PRESENCE, profile.SetPresenceArgs, profile.PresenceSet)
 SUBSCRIBE_PRESENCE = Contract(
     CommandName.SUBSCRIBE_PRESENCE, profile.SubscribePresenceArgs, profile.PresenceSubscribed
@@ -139,7 +139,7 @@ UPDATE_PROFILE = Contract(CommandName.UPDATE_PROFILE, profile.UpdateProfileArgs,
 SET_PROFILE_PICTURE = Contract(
     CommandName.SET_PROFILE_PICTURE, profile.ProfilePictureArgs, profile.ProfilePictureSet
 )
-# Contacts, LIDs and blocking (h24-contacts).
+# Contacts, LIDs and blocking.
 CHECK_CONTACTS = Contract(CommandName.CHECK_CONTACTS, contacts.CheckNumbersArgs, contacts.NumberChecks)
 GET_CONTACT = Contract(CommandName.GET_CONTACT, contacts.ContactRef, contacts.ContactInfo)
 BLOCK_CONTACT = Contract(CommandName.BLOCK_CONTACT, contacts.ContactRef, contacts.BlockState)
@@ -183,13 +183,13 @@ CONTRACTS: Mapping[CommandName, Contract[Any, Any]] = MappingProxyType(
             PUBLISH_STATUS,
             REACT_MESSAGE,
             EDIT_MESSAGE,
-            # Presence and profile of the linked account (issue 24).
+            # Presence and profile of the linked account.
             SET_PRESENCE,
             SUBSCRIBE_PRESENCE,
             GET_PROFILE,
             UPDATE_PROFILE,
             SET_PROFILE_PICTURE,
-            # Contacts (h24-contacts).
+            # Contacts.
             CHECK_CONTACTS,
             GET_CONTACT,
             BLOCK_CONTACT,
