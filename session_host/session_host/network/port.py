@@ -103,20 +103,46 @@ REAL_EDIT_WINDOW_SECONDS = 15 * 60.0
 """The real network lets a sender edit a text for 15 minutes."""
 
 
+class RateLimit(StrEnum):
+    """Which of the network's rate refusals a send met (``device.send_limited``'s ``reason``)."""
+
+    OVERLIMIT = "rate_overlimit"  # whatsmeow's 429: too many messages for now
+    REACHOUT_TIMELOCK = "reachout_timelock"  # 463: no new chats for a while
+
+
 class NetworkError(Exception):
     """A network operation failed. ``kind`` (:class:`gateway.failures.kinds.ErrorKind`) is
     stable; ``str(error)`` is for humans.
 
     ``code`` is set exactly for ``REFUSED``: a lowercase code of
     :data:`gateway.groups.codes.REFUSALS` (``not_group_admin``, ``group_not_found``, ...).
+    A ``RATE_LIMITED`` error may say which limit (``rate_limit``) and until when the network
+    refuses (``retry_at``, epoch seconds; None when it did not say).
     """
 
-    def __init__(self, kind: ErrorKind, message: str, *, code: str | None = None) -> None:
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        code: str | None = None,
+        rate_limit: RateLimit | None = None,
+        retry_at: float | None = None,
+    ) -> None:
         super().__init__(message)
         if (kind is ErrorKind.REFUSED) != (code is not None):
             raise ValueError("a refusal, and only a refusal, names its code")
+        if kind is not ErrorKind.RATE_LIMITED and (rate_limit is not None or retry_at is not None):
+            raise ValueError("only a rate refusal names a limit or a time to retry")
         self.kind = kind
         self.code = code
+        self.rate_limit = rate_limit
+        self.retry_at = retry_at
+
+    @classmethod
+    def rate_limited(cls, message: str, limit: RateLimit, retry_at: float | None = None) -> NetworkError:
+        """The network refused for rate: ``limit`` says which, ``retry_at`` until when."""
+        return cls(ErrorKind.RATE_LIMITED, message, rate_limit=limit, retry_at=retry_at)
 
     @classmethod
     def refused(cls, code: str, message: str) -> NetworkError:
