@@ -122,8 +122,8 @@ def read_template() -> Template:
 def periodic(devices: int, hosts: int) -> Bill:
     """A month of the session hosts' periodic AWS calls, from the intervals the code uses."""
     from gateway.bus.queues import HEARTBEAT_EVERY_SECONDS
+    from session_host.command_queue import MAX_WAIT_SECONDS
     from session_host.config import SEND_POLL_SECONDS, SWEEP_EVERY_SECONDS, HostSettings
-    from session_host.consumer import MAX_WAIT_SECONDS
 
     settings = HostSettings()
     per_host = MONTH_SECONDS

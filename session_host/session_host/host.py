@@ -24,6 +24,7 @@ from gateway.config import get_settings
 from gateway.observability import logger
 from session_host import liveness
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
+from session_host.command_queue import CommandDispatcher, QueueConsumer, move_to_queue, release_to_queue
 from session_host.commands import CommandExecutor
 from session_host.config import (
     AWS_THREADS,
@@ -35,9 +36,7 @@ from session_host.config import (
     STOP_GRACE_SECONDS,
     HostSettings,
 )
-from session_host.consumer import QueueConsumer, move_to_queue, release_to_queue
 from session_host.device_tenure import OwnedDevice
-from session_host.dispatch import CommandDispatcher
 from session_host.lease_keeper import LeaseKeeper
 from session_host.network.port import NetworkPort
 from session_host.ownership import Ownership, RecordOnEnd
