@@ -6,7 +6,7 @@ bounded buffer is full: a slow queue slows the sessions down instead of losing e
 Sender tasks take up to 10 envelopes at a time (waiting ``linger`` seconds for more after
 the first) and send them with SendMessageBatch.
 
-Sizes are counted as SQS counts them (:mod:`gateway.webhooks.claim_check`): UTF-8 bytes of
+Sizes are counted as SQS counts them (:mod:`gateway.webhooks.events_queue`): UTF-8 bytes of
 the body and of each attribute, at most 256 KiB a message and a request. An envelope too large
 for a message is stored in the media bucket first and travels as a claim check.
 
@@ -33,14 +33,13 @@ from botocore.exceptions import ClientError
 
 from gateway.observability import logger
 from gateway.retries import EVENT_PUBLISH, RetryPolicy
-from gateway.webhooks import claim_check
-from gateway.webhooks.claim_check import QueueMessage
-from gateway.webhooks.envelope import EventEnvelope
+from gateway.webhooks import events_queue
+from gateway.webhooks.events_queue import EventEnvelope, QueueMessage
 from session_host.aws_calls import AWS_ERRORS, AwsCalls
 from session_host.network.port import NetworkEvent
 
 MAX_BATCH_ENTRIES = 10
-MAX_BATCH_BYTES = claim_check.MAX_MESSAGE_BYTES
+MAX_BATCH_BYTES = events_queue.MAX_MESSAGE_BYTES
 """SQS's limit for a whole batch: the sum of its messages' sizes."""
 
 REFUSED_CODES = frozenset(
@@ -144,7 +143,7 @@ class EventPublisher:
         linger: float,
         buffer_size: int,
         senders: int,
-        store: Callable[[QueueMessage], None] = claim_check.store,
+        store: Callable[[QueueMessage], None] = events_queue.store,
         retry: RetryPolicy = EVENT_PUBLISH,
     ) -> None:
         self._sqs = sqs
@@ -168,7 +167,7 @@ class EventPublisher:
         ids = {"event_id": envelope.id, "event": envelope.event.value}
         device_id = envelope.device_id
         try:
-            message = claim_check.queue_message(body, tenant_id=tenant_id, device_id=device_id, **ids)
+            message = events_queue.queue_message(body, tenant_id=tenant_id, device_id=device_id, **ids)
         except ValueError as error:  # ids the gateway never issues: no key to store it under
             logger.error(
                 "event not published: no claim-check key for it",

@@ -40,7 +40,7 @@ def log_attempts(device_id: str, tenant_id: str, count: int) -> list[str]:
     from gateway.webhooks.delivery.incoming import IncomingEvent
     from gateway.webhooks.delivery.recorder import Attempted, write_log
     from gateway.webhooks.delivery.transport import AttemptResult
-    from gateway.webhooks.envelope import EventEnvelope
+    from gateway.webhooks.events_queue import EventEnvelope
 
     attempts = []
     now = time.time()

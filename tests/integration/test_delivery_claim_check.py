@@ -21,9 +21,9 @@ from gateway.bus.queues import sqs_client
 from gateway.config import get_settings
 from gateway.media.store import s3_client
 from gateway.models.webhooks import DeliveryModel, WebhookModel
-from gateway.webhooks import claim_check
+from gateway.webhooks import events_queue
 from gateway.webhooks.delivery.incoming import MalformedEvent, parse_record
-from gateway.webhooks.envelope import EventEnvelope
+from gateway.webhooks.events_queue import EventEnvelope
 from local_stack.delivery_worker import LambdaContext, lambda_record
 from local_stack.stack import LocalStack
 from session_host.aws_calls import AwsCalls
@@ -55,7 +55,7 @@ def setup(stack: LocalStack) -> Iterator[Setup]:
     sqs = sqs_client()
     queue_url = sqs.create_queue(
         QueueName=f"claim-it-{uuid.uuid4().hex[:12]}",
-        Attributes={"MaximumMessageSize": str(claim_check.MAX_MESSAGE_BYTES)},
+        Attributes={"MaximumMessageSize": str(events_queue.MAX_MESSAGE_BYTES)},
     )["QueueUrl"]
     arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     with loopback_receiver() as (port, script):
@@ -143,7 +143,7 @@ def test_a_large_envelope_is_queued_as_a_claim_check_delivered_whole_and_logged_
         answer = invoker.submit(handler, event, LambdaContext()).result()
 
     # Then the queue held a claim check for the large one, with the event's routing attributes
-    (claimed,) = [m for m in messages if claim_check.is_claim_check(m["Body"])]
+    (claimed,) = [m for m in messages if events_queue.is_claim_check(m["Body"])]
     assert len(claimed["Body"]) < 200
     assert claimed["MessageAttributes"]["tenant_id"]["StringValue"] == setup.tenant_id
     # And the receiver got both envelopes whole, nothing failed
@@ -154,10 +154,10 @@ def test_a_large_envelope_is_queued_as_a_claim_check_delivered_whole_and_logged_
     # use while the object is kept, and not once it is gone
     logged = DeliveryModel.get(setup.device_id, f"event#{large['id']}", consistent_read=True).envelope
     assert logged == claimed["Body"]
-    assert claim_check.still_kept(logged, setup.tenant_id)
+    assert events_queue.still_kept(logged, setup.tenant_id)
     key = f"events/{setup.tenant_id}/{setup.device_id}/{large['id']}"
     s3_client().delete_object(Bucket=get_settings().media_bucket, Key=key)
-    assert not claim_check.still_kept(logged, setup.tenant_id)
+    assert not events_queue.still_kept(logged, setup.tenant_id)
 
 
 def claim_record(setup: Setup, pointer: Any, tenant_id: str | None = None) -> SQSRecord:
@@ -183,7 +183,7 @@ def is_event(record: SQSRecord) -> bool:
 
 
 def pointer(bucket: str, key: str) -> list[Any]:
-    return [claim_check.POINTER_CLASS, {"s3BucketName": bucket, "s3Key": key}]
+    return [events_queue.POINTER_CLASS, {"s3BucketName": bucket, "s3Key": key}]
 
 
 def test_a_claim_check_naming_anything_but_its_own_event_is_not_an_event(setup: Setup) -> None:
@@ -193,21 +193,21 @@ def test_a_claim_check_naming_anything_but_its_own_event_is_not_an_event(setup: 
     theirs = envelope_of(setup, "theirs")
     ours = envelope_of(setup, "ours")
     for tenant, envelope in ((other_tenant, theirs), (setup.tenant_id, ours)):
-        key = claim_check.object_key(tenant, setup.device_id, envelope["id"])
+        key = events_queue.object_key(tenant, setup.device_id, envelope["id"])
         s3_client().put_object(Bucket=bucket, Key=key, Body=json.dumps(envelope).encode())
-    ours_key = claim_check.object_key(setup.tenant_id, setup.device_id, ours["id"])
-    moved = claim_check.object_key(setup.tenant_id, setup.device_id, uuid.uuid4().hex)
+    ours_key = events_queue.object_key(setup.tenant_id, setup.device_id, ours["id"])
+    moved = events_queue.object_key(setup.tenant_id, setup.device_id, uuid.uuid4().hex)
     s3_client().copy_object(Bucket=bucket, Key=moved, CopySource={"Bucket": bucket, "Key": ours_key})
 
     refused = {
         "another tenant's key": pointer(
-            bucket, claim_check.object_key(other_tenant, setup.device_id, theirs["id"])
+            bucket, events_queue.object_key(other_tenant, setup.device_id, theirs["id"])
         ),
         "a key outside the events": pointer(bucket, f"{setup.tenant_id}/{setup.device_id}/x"),
         "another bucket": pointer("someone-elses-bucket", ours_key),
         "an envelope under another event's key": pointer(bucket, moved),
         "an object that is gone": pointer(
-            bucket, claim_check.object_key(setup.tenant_id, setup.device_id, "0" * 32)
+            bucket, events_queue.object_key(setup.tenant_id, setup.device_id, "0" * 32)
         ),
         "a list that is no claim check": ["something", {"s3Key": ours_key}],
     }
@@ -230,6 +230,6 @@ def test_the_local_stack_limits_its_events_queue_and_expires_claim_checks_as_the
     rules = s3_client().get_bucket_lifecycle_configuration(Bucket=get_settings().media_bucket)["Rules"]
 
     # Then moto refuses what SQS would, and keeps the claim checks' own expiry
-    assert attributes["MaximumMessageSize"] == str(claim_check.MAX_MESSAGE_BYTES)
-    (events,) = [rule for rule in rules if rule["Filter"].get("Prefix") == claim_check.KEY_PREFIX]
+    assert attributes["MaximumMessageSize"] == str(events_queue.MAX_MESSAGE_BYTES)
+    (events,) = [rule for rule in rules if rule["Filter"].get("Prefix") == events_queue.KEY_PREFIX]
     assert events["Expiration"]["Days"] == 30

@@ -11,7 +11,7 @@ from gateway.webhooks.delivery.constants import RETENTION_SECONDS, EventStatus
 from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.recorder import Attempted, log_items
 from gateway.webhooks.delivery.transport import AttemptResult
-from gateway.webhooks.envelope import EventEnvelope
+from gateway.webhooks.events_queue import EventEnvelope
 
 ENVELOPE = EventEnvelope.model_validate(
     {"id": "e-1", "event": "message.received", "timestamp": 5, "device_id": "dev-1", "data": {"t": "grüße"}}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.webhooks import claim_check
+from gateway.webhooks import events_queue
 from gateway.webhooks.delivery.constants import RETENTION_SECONDS
 
 OBJECTS = {"Fn::Sub": "${MediaBucket.Arn}/*"}
@@ -100,7 +100,7 @@ def test_claimed_envelopes_expire_with_the_delivery_log_that_redelivers_them(
     rules = _bucket(template)["LifecycleConfiguration"]["Rules"]
 
     # When the rule of the claim checks' prefix is picked out
-    (rule,) = [r for r in rules if r.get("Prefix") == claim_check.KEY_PREFIX]
+    (rule,) = [r for r in rules if r.get("Prefix") == events_queue.KEY_PREFIX]
 
     # Then they expire as the delivery log does (and outlive the dead-letter queue's retention)
     assert rule["Status"] == "Enabled"
@@ -113,7 +113,7 @@ def test_claimed_envelopes_are_put_by_the_host_and_read_by_delivery_and_redelive
     template: dict[str, Any],
 ) -> None:
     # Given the statements that name the claim checks' prefix
-    prefix = {"Fn::Sub": "${MediaBucket.Arn}/" + claim_check.KEY_PREFIX + "*"}
+    prefix = {"Fn::Sub": "${MediaBucket.Arn}/" + events_queue.KEY_PREFIX + "*"}
     resources = template["Resources"]
     (host_policy,) = resources["SessionHostTaskRole"]["Properties"]["Policies"]
     every_object = {"Fn::Sub": "${MediaBucket.Arn}/*"}

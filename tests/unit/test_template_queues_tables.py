@@ -10,7 +10,7 @@ from typing import Any
 
 from template_steps import resources_of_type
 
-from gateway.webhooks.claim_check import MAX_MESSAGE_BYTES
+from gateway.webhooks.events_queue import MAX_MESSAGE_BYTES
 
 # Table -> (hash key, range key or None). The code's PynamoDB models rely on these.
 TABLE_KEYS = {

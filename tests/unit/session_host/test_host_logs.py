@@ -10,7 +10,7 @@ from typing import Any
 
 from log_capture import logged, said
 
-from gateway.webhooks.envelope import EventEnvelope
+from gateway.webhooks.events_queue import EventEnvelope
 from session_host.aws_calls import AwsCalls
 from session_host.publisher import EventPublisher
 

@@ -18,8 +18,7 @@ from tenacity import wait_fixed
 from gateway.config import get_settings
 from gateway.retries import EVENT_PUBLISH, RetryPolicy
 from gateway.webhooks.catalog import EventName
-from gateway.webhooks.claim_check import QueueMessage
-from gateway.webhooks.envelope import EventEnvelope
+from gateway.webhooks.events_queue import EventEnvelope, QueueMessage
 from session_host.aws_calls import AwsCalls
 from session_host.network.port import NetworkEvent
 from session_host.publisher import EventPublisher, envelope

@@ -15,7 +15,7 @@ from botocore.exceptions import ClientError
 from gateway.media.limits import URL_DOCUMENT_MAX_BYTES, URL_MAX_BYTES
 from gateway.media.store import StoredMedia
 from gateway.retries import SESSION_RECORD_WRITE
-from gateway.webhooks.envelope import EventEnvelope
+from gateway.webhooks.events_queue import EventEnvelope
 from session_host.aws_calls import AwsCalls
 from session_host.device_tenure import OwnedDevice
 from session_host.network import payloads

@@ -5,7 +5,7 @@ Keyed by the device, each deleted at once by its owner module: the webhook confi
 and delivery log (``webhooks.store``), the sends (``messages.outbox``: the outbox is also
 the record of what the device sent, message text included, kept up to 90 days otherwise),
 the media sent and received (``media.store``, kept 30 days otherwise), the envelopes too
-large for a queue message (``webhooks.claim_check``, 30 days otherwise), the lease
+large for a queue message (``webhooks.events_queue``, 30 days otherwise), the lease
 (``leases``: a dead host's is never cleared by the TTL) and the ``Idempotency-Key`` records
 (``web.idempotency``, 24 h otherwise). The session's own files (credentials, the network
 library's store) are deleted by the session host when it stops the session for the
@@ -22,7 +22,7 @@ from gateway.media import store as media_store
 from gateway.messages import outbox
 from gateway.observability import logger
 from gateway.web import idempotency
-from gateway.webhooks import claim_check
+from gateway.webhooks import events_queue
 from gateway.webhooks import store as webhook_store
 
 
@@ -34,7 +34,7 @@ def erase_device_data(tenant_id: str, device_id: str, *, idempotency_records: bo
     webhook_store.delete_delivery_log(device_id)
     sends = outbox.delete_device_sends(tenant_id, device_id)
     media = media_store.delete_all(tenant_id, device_id)
-    envelopes = claim_check.delete_all(tenant_id, device_id)
+    envelopes = events_queue.delete_all(tenant_id, device_id)
     leases.forget(device_id)
     records = idempotency.forget(tenant_id, device_id) if idempotency_records else 0
     logger.info(
@@ -55,7 +55,7 @@ def sweep_late_writes(tenant_id: str, device_id: str) -> None:
     what a request already past its device check may have written meanwhile: a send, or the
     media it stored first (and an event the session host published as it stopped)."""
     sends = outbox.delete_device_sends(tenant_id, device_id)
-    media = media_store.delete_all(tenant_id, device_id) + claim_check.delete_all(tenant_id, device_id)
+    media = media_store.delete_all(tenant_id, device_id) + events_queue.delete_all(tenant_id, device_id)
     if sends or media:
         logger.warning(
             "writes of a deleted device swept",
@@ -66,6 +66,6 @@ def sweep_late_writes(tenant_id: str, device_id: str) -> None:
 def erase_tenant_data(tenant_id: str) -> None:
     """Sweep what is keyed by the tenant's prefix: its media (stored envelopes included) and
     its idempotency records."""
-    media = media_store.delete_all(tenant_id) + claim_check.delete_all(tenant_id)
+    media = media_store.delete_all(tenant_id) + events_queue.delete_all(tenant_id)
     records = idempotency.forget(tenant_id)
     logger.info("tenant data swept", extra={"tenant_id": tenant_id, "media": media, "keys": records})

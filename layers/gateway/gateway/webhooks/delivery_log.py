@@ -19,7 +19,7 @@ from gateway.failures.codes import ErrorCode
 from gateway.models import DeviceModel
 from gateway.observability import logger
 from gateway.pagination import Page, PageRequest
-from gateway.webhooks import claim_check, store
+from gateway.webhooks import events_queue, store
 from gateway.webhooks.catalog import expand
 from gateway.webhooks.delivery.constants import AttemptStatus
 from gateway.webhooks.service import webhook_not_configured
@@ -44,7 +44,7 @@ def redeliver(device: DeviceModel, event_id: str) -> dict[str, Any]:
     )
     if logged is None or not logged.envelope:
         raise not_found(ErrorCode.EVENT_NOT_FOUND, "no event with this id in the device's delivery log")
-    if not claim_check.still_kept(logged.envelope, device.tenant_id):
+    if not events_queue.still_kept(logged.envelope, device.tenant_id):
         raise not_found(
             ErrorCode.EVENT_NOT_FOUND, "the event's envelope is no longer kept (30 days after it happened)"
         )
@@ -61,8 +61,8 @@ def redeliver(device: DeviceModel, event_id: str) -> dict[str, Any]:
     sqs_client().send_message(
         QueueUrl=get_settings().events_queue_url,
         MessageBody=logged.envelope,
-        MessageAttributes=claim_check.event_attributes(device.tenant_id, logged.event)
-        | claim_check.REDELIVERY_ATTRIBUTES,
+        MessageAttributes=events_queue.event_attributes(device.tenant_id, logged.event)
+        | events_queue.REDELIVERY_ATTRIBUTES,
     )
     logger.info(
         "event queued for redelivery",

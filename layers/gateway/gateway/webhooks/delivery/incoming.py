@@ -1,7 +1,7 @@
 """An event as it arrives from the events queue: the envelope, its tenant, its attempt number.
 
 A record carries the envelope, or the claim check of one too large for a queue message
-(:mod:`gateway.webhooks.claim_check`): that envelope is read whole from the media bucket.
+(:mod:`gateway.webhooks.events_queue`): that envelope is read whole from the media bucket.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from typing import Any
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from pydantic import ValidationError
 
-from gateway.webhooks import claim_check
+from gateway.webhooks import events_queue
 from gateway.webhooks.delivery.constants import (
     ATTRIBUTE_PRIOR_ATTEMPTS,
     ATTRIBUTE_REDELIVERY,
     ATTRIBUTE_TENANT,
 )
-from gateway.webhooks.envelope import EventEnvelope
+from gateway.webhooks.events_queue import EventEnvelope
 
 
 class MalformedEvent(ValueError):
@@ -56,7 +56,7 @@ class IncomingEvent:
 
 def holds_claim_check(record: SQSRecord) -> bool:
     """Whether the record's body is a claim check, so that parsing it reads S3."""
-    return claim_check.is_claim_check(record.body)
+    return events_queue.is_claim_check(record.body)
 
 
 def parse_record(record: SQSRecord) -> IncomingEvent:
@@ -68,10 +68,10 @@ def parse_record(record: SQSRecord) -> IncomingEvent:
         raise MalformedEvent(f"message attribute {ATTRIBUTE_TENANT} is missing")
     body = _json(record.body)
     try:
-        key = claim_check.claimed_key(body, tenant.string_value)
+        key = events_queue.claimed_key(body, tenant.string_value)
         if key is not None:
-            body = _json(claim_check.fetch(key))
-    except claim_check.ClaimError as error:
+            body = _json(events_queue.fetch(key))
+    except events_queue.ClaimError as error:
         raise MalformedEvent(str(error)) from error
     try:
         envelope = EventEnvelope.model_validate(body)
@@ -115,6 +115,6 @@ def _json(body: str) -> Any:
 def _key_of(tenant_id: str, envelope: EventEnvelope) -> str | None:
     """Where the envelope would be kept were it claimed (None for ids no key is made of)."""
     try:
-        return claim_check.object_key(tenant_id, envelope.device_id, envelope.id)
+        return events_queue.object_key(tenant_id, envelope.device_id, envelope.id)
     except ValueError:
         return None

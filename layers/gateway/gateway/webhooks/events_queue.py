@@ -1,5 +1,10 @@
-"""Events-queue messages measured as SQS measures them, and envelopes too large for one kept in
-the media bucket (the claim-check pattern).
+"""What travels on the events queue: the event envelope, and its message, measured as SQS
+measures it, with a claim check for an envelope too large for one.
+
+The envelope (:class:`EventEnvelope`) is what the session host publishes, what the delivery
+function reads back (from the message or from a claim check), and what a receiver gets (with
+``signature`` added at delivery when a secret is set): one model for both sides, so the fields
+and their types are written once.
 
 SQS takes at most 256 KiB per message and per SendMessageBatch request, counting the UTF-8
 bytes of each body plus, for each message attribute, its name, data type and value. An
@@ -19,18 +24,48 @@ with the delivery log (template.yaml, ``ExpireQueuedEvents``).
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from botocore.config import Config
 from botocore.exceptions import ClientError
+from pydantic import BaseModel, ConfigDict, Field
 
 from gateway import aws
 from gateway.config import get_settings
 from gateway.media import store as media_store
 from gateway.media.store import is_missing, media_key
+from gateway.webhooks.catalog import EventName
 from gateway.webhooks.delivery.constants import ATTRIBUTE_EVENT, ATTRIBUTE_REDELIVERY, ATTRIBUTE_TENANT
+
+
+class EventEnvelope(BaseModel):
+    """One event of one device; ``id`` stays the same on every delivery attempt."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(min_length=1)
+    event: EventName
+    timestamp: int = Field(description="When it happened: epoch seconds")
+    device_id: str = Field(min_length=1)
+    data: dict[str, Any] = Field(description="The event's payload, as docs/events.md gives it")
+
+    @classmethod
+    def new(
+        cls, event: EventName, data: Mapping[str, Any], occurred_at: float, device_id: str
+    ) -> EventEnvelope:
+        """The envelope of an event that just happened, with a new id."""
+        return cls(
+            id=uuid.uuid4().hex, event=event, timestamp=int(occurred_at), device_id=device_id, data=dict(data)
+        )
+
+    def fields(self) -> dict[str, Any]:
+        """The envelope as JSON values (what is signed, sent and logged)."""
+        return self.model_dump(mode="json")
+
 
 MAX_MESSAGE_BYTES = 256 * 1024
 """SQS's limit for one message and for a whole SendMessageBatch request (the events queue's
