@@ -6,7 +6,7 @@ log-forwarding thread; the host configures logging first
 
 Modules: ``adapter`` (:class:`NeonizePort`), ``session`` (:class:`NeonizeSession`: the
 lifecycle, threading model), ``link`` (the state its collaborators share and the gated call
-of every operation), ``handlers`` (what the Go side reports) and ``relay`` (events to the
+of every operation), ``handlers`` (what the Go side reports, and its events' way to the
 loop); one per operation family of the port: ``send_ops``, ``message_ops``, ``group_ops``,
 ``status_ops``; ``media`` (media messages built and received, downloads in ``downloads``),
 ``mapping`` (which neonize event becomes which catalog event), ``events``, ``content``,

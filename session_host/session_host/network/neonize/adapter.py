@@ -2,8 +2,8 @@
 
 A session is a set of collaborators sharing one :class:`~.link.DeviceLink` (the device's
 state and the gated call every operation goes through): its lifecycle (:mod:`.session`),
-the handlers of what the Go side reports (:mod:`.handlers`) with the relay of their events to
-the loop (:mod:`.relay`), and one object per operation family of the port (``send_ops``,
+the handlers of what the Go side reports, with the relay of their events to the loop
+(:mod:`.handlers`), and one object per operation family of the port (``send_ops``,
 ``message_ops``, ``group_ops``, ``status_ops``). What neonize cannot do is refused from one
 table (:data:`.catalog.UNSUPPORTED_OPERATIONS`).
 

@@ -3,7 +3,7 @@
 Threading: each session runs neonize's blocking ``connect()`` on its own daemon thread
 (:class:`~.clients.ClientRunner`); neonize reports QR codes and events on that run, one at a
 time, to the session's :class:`~.handlers.NetworkHandlers`, which pass each event to the loop
-through the :class:`~.relay.EventRelay`. Every other library call (send, presence, receipts,
+through the :class:`~.handlers.EventRelay`. Every other library call (send, presence, receipts,
 pair code, logout) runs on a thread of its own with a deadline
 (:func:`~.clients.call_with_deadline`), through the process-wide gate (``locks.py``).
 
@@ -39,12 +39,11 @@ from .clients import ClientRegistry, ClientRunner, call_with_deadline
 from .contact_ops import NeonizeContacts
 from .errors import library_error
 from .group_ops import NeonizeGroups
-from .handlers import NetworkHandlers
+from .handlers import EventRelay, NetworkHandlers
 from .link import DeviceLink
 from .locks import GoCallGate
 from .message_ops import NeonizeMessages
 from .profile_ops import NeonizePresence, NeonizeProfile
-from .relay import EventRelay
 from .send_ops import NeonizeSending
 from .status_ops import NeonizeStatus
 from .store import DeviceStore
