@@ -26,7 +26,7 @@ from neonize.utils.jid import build_jid
 from recording_sink import RecordingSink
 
 from gateway.failures.kinds import ErrorKind
-from session_host.network.port import ChatPresence, NetworkError, SentMessage
+from session_host.network.port import ChatPresence, NetworkError, RateLimit, SentMessage
 
 
 def test_send_text_sends_a_conversation_message_and_returns_the_network_answer(tmp_path: Path) -> None:
@@ -139,6 +139,41 @@ def test_library_exceptions_become_network_errors_with_the_library_message(
             # Then the error is typed and carries the library's message
             assert raised.value.kind is kind
             assert library_message in str(raised.value)
+            await session.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("library_message", "limit"),
+    [
+        # whatsmeow's ErrServerReturnedError with the code of the message's acknowledgement
+        ("server returned error 463", RateLimit.REACHOUT_TIMELOCK),
+        ("server returned error 429", RateLimit.OVERLIMIT),
+        # a query on the way (the recipient's devices) throttled: ErrIQRateOverLimit
+        ("failed to get device list: info query returned status 429: rate-overlimit", RateLimit.OVERLIMIT),
+        # those digits elsewhere are no refusal
+        ("failed to get user info for 15554290463@s.whatsapp.net to fill LID cache: timed out", None),
+        ("server returned error 500", None),
+    ],
+)
+def test_a_send_refused_for_rate_names_the_limit_and_no_time(
+    tmp_path: Path, library_message: str, limit: RateLimit | None
+) -> None:
+    fake = FakeNetwork()
+
+    async def scenario() -> None:
+        with patched_client(fake):
+            # Given a connected device whose send whatsmeow reports refused that way
+            session, _ = await connected(tmp_path, fake)
+            fake.client.send_message.side_effect = SendMessageError(library_message)
+            # When it sends
+            with pytest.raises(NetworkError) as raised:
+                await session.sending.send_text("5511999998888", "hello")
+            # Then a rate refusal names its limit and no time (whatsmeow reads only the code)
+            assert raised.value.rate_limit is limit
+            assert (raised.value.kind is ErrorKind.RATE_LIMITED) == (limit is not None)
+            assert raised.value.retry_at is None
             await session.close()
 
     run(scenario())
