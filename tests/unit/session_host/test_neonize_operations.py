@@ -116,15 +116,31 @@ def test_operations_on_a_session_not_connected_raise_without_touching_the_client
 
 
 @pytest.mark.parametrize(
-    ("library_message", "kind"),
+    ("library_message", "kind", "limit"),
     [
-        ("failed to send message: websocket not connected", ErrorKind.NETWORK),
-        ("server returned error 429: rate-overlimit", ErrorKind.RATE_LIMITED),
-        ("info query timed out", ErrorKind.TIMEOUT),
+        ("failed to send message: websocket not connected", ErrorKind.NETWORK, None),
+        ("server returned error 429: rate-overlimit", ErrorKind.RATE_LIMITED, RateLimit.OVERLIMIT),
+        ("info query timed out", ErrorKind.TIMEOUT, None),
+        # whatsmeow's ErrServerReturnedError with the code of the message's acknowledgement
+        ("server returned error 463", ErrorKind.RATE_LIMITED, RateLimit.REACHOUT_TIMELOCK),
+        ("server returned error 429", ErrorKind.RATE_LIMITED, RateLimit.OVERLIMIT),
+        ("server returned error 500", ErrorKind.NETWORK, None),
+        # a query on the way (the recipient's devices) throttled: ErrIQRateOverLimit
+        (
+            "failed to get device list: info query returned status 429: rate-overlimit",
+            ErrorKind.RATE_LIMITED,
+            RateLimit.OVERLIMIT,
+        ),
+        # those digits elsewhere are no refusal
+        (
+            "failed to get user info for 15554290463@s.whatsapp.net: websocket not connected",
+            ErrorKind.NETWORK,
+            None,
+        ),
     ],
 )
 def test_library_exceptions_become_network_errors_with_the_library_message(
-    tmp_path: Path, library_message: str, kind: ErrorKind
+    tmp_path: Path, library_message: str, kind: ErrorKind, limit: RateLimit | None
 ) -> None:
     fake = FakeNetwork()
 
@@ -136,44 +152,11 @@ def test_library_exceptions_become_network_errors_with_the_library_message(
             # When it sends
             with pytest.raises(NetworkError) as raised:
                 await session.sending.send_text("5511999998888", "hello")
-            # Then the error is typed and carries the library's message
+            # Then the error is typed and carries the library's message; a rate refusal names
+            # its limit and no time (whatsmeow reads only the code)
             assert raised.value.kind is kind
+            assert (raised.value.rate_limit, raised.value.retry_at) == (limit, None)
             assert library_message in str(raised.value)
-            await session.close()
-
-    run(scenario())
-
-
-@pytest.mark.parametrize(
-    ("library_message", "limit"),
-    [
-        # whatsmeow's ErrServerReturnedError with the code of the message's acknowledgement
-        ("server returned error 463", RateLimit.REACHOUT_TIMELOCK),
-        ("server returned error 429", RateLimit.OVERLIMIT),
-        # a query on the way (the recipient's devices) throttled: ErrIQRateOverLimit
-        ("failed to get device list: info query returned status 429: rate-overlimit", RateLimit.OVERLIMIT),
-        # those digits elsewhere are no refusal
-        ("failed to get user info for 15554290463@s.whatsapp.net to fill LID cache: timed out", None),
-        ("server returned error 500", None),
-    ],
-)
-def test_a_send_refused_for_rate_names_the_limit_and_no_time(
-    tmp_path: Path, library_message: str, limit: RateLimit | None
-) -> None:
-    fake = FakeNetwork()
-
-    async def scenario() -> None:
-        with patched_client(fake):
-            # Given a connected device whose send whatsmeow reports refused that way
-            session, _ = await connected(tmp_path, fake)
-            fake.client.send_message.side_effect = SendMessageError(library_message)
-            # When it sends
-            with pytest.raises(NetworkError) as raised:
-                await session.sending.send_text("5511999998888", "hello")
-            # Then a rate refusal names its limit and no time (whatsmeow reads only the code)
-            assert raised.value.rate_limit is limit
-            assert (raised.value.kind is ErrorKind.RATE_LIMITED) == (limit is not None)
-            assert raised.value.retry_at is None
             await session.close()
 
     run(scenario())
