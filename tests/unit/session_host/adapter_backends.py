@@ -31,6 +31,7 @@ from fakes_neonize_contacts import ScriptedContacts
 from fakes_neonize_network import ScriptedNetwork
 from fakes_simulated import fast_network, paired
 from neonize.builder import build_edit, build_revoke
+from neonize.exc import SendMessageError
 from neonize.proto.Neonize_pb2 import (
     JID,
     BasicCallMeta,
@@ -61,7 +62,7 @@ from gateway import jids
 from session_host.network.media_types import MediaKind, OutgoingMedia
 from session_host.network.neonize.jids import jid_str
 from session_host.network.neonize.media import media_message, media_part
-from session_host.network.port import DeviceSession, NetworkEvent
+from session_host.network.port import DeviceSession, NetworkEvent, RateLimit
 from session_host.network.simulated.groups import Groups
 from session_host.network.simulated.network_groups import GROUP_OPTIONS, group_view
 from session_host.network.vcards import from_vcard
@@ -153,6 +154,11 @@ class Backend(Protocol):
 
     def edits_got(self, jid: str) -> list[tuple[str, str]]:
         """The edits ``jid`` got from the device: (message id, new text)."""
+
+    # Rate refusals.
+    def refuse_next_send(self, operation: str, limit: RateLimit) -> None:
+        """The network refuses the device's next send (port method ``operation``) for rate,
+        naming ``limit`` and no time."""
 
 
 class SimulatedBackend:
@@ -261,6 +267,9 @@ class SimulatedBackend:
     def edits_got(self, jid: str) -> list[tuple[str, str]]:
         inbox = self.network.inbox(_phone(jid))["messages"]
         return [(m["message_id"], m["text"]) for m in inbox if m["from"] == DEVICE_JID and m.get("edited")]
+
+    def refuse_next_send(self, operation: str, limit: RateLimit) -> None:
+        self.network.inject_fault(operation, _RATE_FAULTS[limit])
 
 
 class NeonizeBackend:
@@ -463,6 +472,24 @@ class NeonizeBackend:
         sent = [c.args[1] for c in calls if jid_str(c.args[0]) == jid]
         edits = [m.editedMessage.message.protocolMessage for m in sent if m.HasField("editedMessage")]
         return [(edit.key.ID, edit.editedMessage.conversation) for edit in edits]
+
+    def refuse_next_send(self, operation: str, limit: RateLimit) -> None:
+        """As whatsmeow reports the code of the message's acknowledgement (every send of the
+        adapter is one ``send_message``)."""
+        send_message = self.network.client.send_message
+        answer = send_message.side_effect
+
+        def refused(*_: Any, **__: Any) -> SendResponse:
+            send_message.side_effect = answer
+            raise SendMessageError(f"server returned error {_ACK_CODES[limit]}")
+
+        send_message.side_effect = refused
+
+
+_RATE_FAULTS = {RateLimit.OVERLIMIT: "rate_limited", RateLimit.REACHOUT_TIMELOCK: "reachout_timelock"}
+"""The simulator's fault for each rate refusal (``POST /_simulator/faults``)."""
+_ACK_CODES = {RateLimit.OVERLIMIT: 429, RateLimit.REACHOUT_TIMELOCK: 463}
+"""The error code the network puts in a refused message's acknowledgement."""
 
 
 def _sent(to: Any, message: Any, *_: Any, **__: Any) -> SendResponse:

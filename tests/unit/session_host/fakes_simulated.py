@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Coroutine
+import time
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,10 +32,14 @@ def fast_network(
     qr_lifetimes: tuple[float, ...] = (0.3, 0.1, 0.1),
     reconnect_delay: float = 0.05,
     timeout_fault_delay: float = 0.05,
+    clock: Callable[[], float] = time.time,
 ) -> SimulatedNetwork:
-    """A network with test-sized timings."""
+    """A network with test-sized timings (and a clock of the test's, for its rate refusals)."""
     return SimulatedNetwork(
-        qr_lifetimes=qr_lifetimes, reconnect_delay=reconnect_delay, timeout_fault_delay=timeout_fault_delay
+        qr_lifetimes=qr_lifetimes,
+        reconnect_delay=reconnect_delay,
+        timeout_fault_delay=timeout_fault_delay,
+        clock=clock,
     )
 
 

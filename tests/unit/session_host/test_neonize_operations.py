@@ -26,7 +26,7 @@ from neonize.utils.jid import build_jid
 from recording_sink import RecordingSink
 
 from gateway.failures.kinds import ErrorKind
-from session_host.network.port import ChatPresence, NetworkError, SentMessage
+from session_host.network.port import ChatPresence, NetworkError, RateLimit, SentMessage
 
 
 def test_send_text_sends_a_conversation_message_and_returns_the_network_answer(tmp_path: Path) -> None:
@@ -116,15 +116,31 @@ def test_operations_on_a_session_not_connected_raise_without_touching_the_client
 
 
 @pytest.mark.parametrize(
-    ("library_message", "kind"),
+    ("library_message", "kind", "limit"),
     [
-        ("failed to send message: websocket not connected", ErrorKind.NETWORK),
-        ("server returned error 429: rate-overlimit", ErrorKind.RATE_LIMITED),
-        ("info query timed out", ErrorKind.TIMEOUT),
+        ("failed to send message: websocket not connected", ErrorKind.NETWORK, None),
+        ("server returned error 429: rate-overlimit", ErrorKind.RATE_LIMITED, RateLimit.OVERLIMIT),
+        ("info query timed out", ErrorKind.TIMEOUT, None),
+        # whatsmeow's ErrServerReturnedError with the code of the message's acknowledgement
+        ("server returned error 463", ErrorKind.RATE_LIMITED, RateLimit.REACHOUT_TIMELOCK),
+        ("server returned error 429", ErrorKind.RATE_LIMITED, RateLimit.OVERLIMIT),
+        ("server returned error 500", ErrorKind.NETWORK, None),
+        # a query on the way (the recipient's devices) throttled: ErrIQRateOverLimit
+        (
+            "failed to get device list: info query returned status 429: rate-overlimit",
+            ErrorKind.RATE_LIMITED,
+            RateLimit.OVERLIMIT,
+        ),
+        # those digits elsewhere are no refusal
+        (
+            "failed to get user info for 15554290463@s.whatsapp.net: websocket not connected",
+            ErrorKind.NETWORK,
+            None,
+        ),
     ],
 )
 def test_library_exceptions_become_network_errors_with_the_library_message(
-    tmp_path: Path, library_message: str, kind: ErrorKind
+    tmp_path: Path, library_message: str, kind: ErrorKind, limit: RateLimit | None
 ) -> None:
     fake = FakeNetwork()
 
@@ -136,8 +152,10 @@ def test_library_exceptions_become_network_errors_with_the_library_message(
             # When it sends
             with pytest.raises(NetworkError) as raised:
                 await session.sending.send_text("5511999998888", "hello")
-            # Then the error is typed and carries the library's message
+            # Then the error is typed and carries the library's message; a rate refusal names
+            # its limit and no time (whatsmeow reads only the code)
             assert raised.value.kind is kind
+            assert (raised.value.rate_limit, raised.value.retry_at) == (limit, None)
             assert library_message in str(raised.value)
             await session.close()
 

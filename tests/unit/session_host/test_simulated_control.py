@@ -66,6 +66,9 @@ def test_every_route_needs_the_master_token(client: TestClient) -> None:
         ("POST", "/_simulator/devices/dev-1/drop", None),
         ("POST", "/_simulator/devices/dev-1/unlink", None),
         ("POST", "/_simulator/faults", {"operation": "send_text", "error": "network"}),
+        ("PUT", "/_simulator/devices/dev-1/new_chat_cap", {"limit": 1, "lock_seconds": 60}),
+        ("GET", "/_simulator/devices/dev-1/new_chat_cap", None),
+        ("DELETE", "/_simulator/devices/dev-1/new_chat_cap", None),
     ]
     for method, path, body in calls:
         response = client.request(method, path, json=body)
@@ -242,6 +245,7 @@ def test_drop_and_faults(
         "operation": "send_text",
         "error": "rate_limited",
         "count": 1,
+        "retry_after_seconds": None,
     }
     network.create_account(CONTACT)
     with pytest.raises(NetworkError) as failed:

@@ -234,14 +234,20 @@ def test_faults_validate_and_count_down_per_device() -> None:
     network.inject_fault("send_text", "rate_limited")
 
     # Then calls consume them in order, each only where it applies
-    assert network.take_fault("send_text", "dev-2") is ErrorKind.RATE_LIMITED
+    assert kind_taken(network, "send_text", "dev-2") is ErrorKind.RATE_LIMITED
     assert network.take_fault("send_text", "dev-2") is None
     assert network.take_fault("mark_read", "dev-1") is None
-    assert network.take_fault("send_text", "dev-1") is ErrorKind.TIMEOUT
+    assert kind_taken(network, "send_text", "dev-1") is ErrorKind.TIMEOUT
     assert network.pending_faults() == [
-        {"operation": "send_text", "error": "timeout", "count": 1, "device_id": "dev-1"}
+        {
+            "operation": "send_text",
+            "error": "timeout",
+            "count": 1,
+            "device_id": "dev-1",
+            "retry_after_seconds": None,
+        }
     ]
-    assert network.take_fault("send_text", "dev-1") is ErrorKind.TIMEOUT
+    assert kind_taken(network, "send_text", "dev-1") is ErrorKind.TIMEOUT
     assert network.take_fault("send_text", "dev-1") is None
 
 
@@ -321,3 +327,9 @@ def test_concurrent_traffic_from_many_threads_is_consistent() -> None:
     for phone in phones:
         mine = [m["content"] for m in received if m["from"].startswith(phone)]
         assert mine == [f"{phone} {n}" for n in range(50)]
+
+
+def kind_taken(network: SimulatedNetwork, operation: str, device_id: str) -> object:
+    """The kind of the fault a call of ``operation`` consumed (None: no fault took it)."""
+    fault = network.take_fault(operation, device_id)
+    return fault.kind if fault is not None else None

@@ -7,6 +7,14 @@ group invite link has been revoked", ...) and otherwise reports the raw answer a
 returned status <code>: <text>`` (401 ``not-authorized``, 403 ``forbidden``, 404
 ``item-not-found``, 406 ``not-acceptable``, 409 ``conflict``, 410 ``gone``, 429
 ``rate-overlimit``).
+
+A send refused for rate is a ``RATE_LIMITED`` error naming its limit (:func:`_rate_limit`): the
+network's acknowledgement of a message carries an error code, which whatsmeow reports as
+``server returned error <code>`` (``ErrServerReturnedError``): 463 is the reachout timelock (no
+new chats for a while), 429 the rate overlimit; a 429 can also come from a query whatsmeow
+makes on the way (``info query returned status 429: rate-overlimit``, e.g. fetching the
+recipient's devices). Neither says until when: whatsmeow reads only the code (``retry_at`` is
+None; ``docs/neonize.md``).
 """
 
 from __future__ import annotations
@@ -16,9 +24,10 @@ import re
 from gateway.failures.kinds import ErrorKind
 from gateway.groups.codes import OperationCode
 
-from ..port import NetworkError
+from ..port import NetworkError, RateLimit
 
-_RATE_LIMITED = ("rate-overlimit", "429")
+_OVERLIMIT = re.compile(r"rate-overlimit|(?:server returned error|returned status) 429\b")
+_REACHOUT_TIMELOCK = re.compile(r"(?:server returned error|returned status) 463\b")
 _TIMEOUT = ("timed out", "deadline exceeded", "timeout")
 _INVALID_PHONE = ("phone number",)
 
@@ -42,20 +51,33 @@ def library_error(operation: str, exc: BaseException, *, phone: bool = False) ->
     """A :class:`NetworkError` for an exception raised by neonize during ``operation``.
 
     The kind is ``NETWORK`` unless the message says the network throttled the call
-    (``RATE_LIMITED``), gave no answer in time (``TIMEOUT``) or, for pair codes, refused the
-    phone number (``INVALID``).
+    (``RATE_LIMITED``, naming which limit: :func:`_rate_limit`), gave no answer in time
+    (``TIMEOUT``) or, for pair codes, refused the phone number (``INVALID``).
     """
     text = str(exc) or type(exc).__name__
     lowered = text.lower()
-    if any(marker in lowered for marker in _RATE_LIMITED):
-        kind = ErrorKind.RATE_LIMITED
-    elif any(marker in lowered for marker in _TIMEOUT):
+    limit = _rate_limit(lowered)
+    if limit is not None:
+        return NetworkError.rate_limited(f"{operation} failed: {text}", limit)
+    if any(marker in lowered for marker in _TIMEOUT):
         kind = ErrorKind.TIMEOUT
     elif phone and any(marker in lowered for marker in _INVALID_PHONE):
         kind = ErrorKind.INVALID
     else:
         kind = ErrorKind.NETWORK
     return NetworkError(kind, f"{operation} failed: {text}")
+
+
+def _rate_limit(text: str) -> RateLimit | None:
+    """Which rate refusal whatsmeow's error text reports, if any: 463 in a message's
+    acknowledgement is the reachout timelock; 429 (an acknowledgement's or a query's,
+    ``rate-overlimit``) the overlimit. The codes are read only where whatsmeow writes them, so
+    a phone number or an id with those digits is no refusal."""
+    if _REACHOUT_TIMELOCK.search(text):
+        return RateLimit.REACHOUT_TIMELOCK
+    if _OVERLIMIT.search(text):
+        return RateLimit.OVERLIMIT
+    return None
 
 
 def group_error(operation: str, exc: BaseException, *, joining: bool = False) -> NetworkError:

@@ -34,6 +34,9 @@ Target = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 T = TypeVar("T")
 
+MAX_RETRY_AFTER_SECONDS = 30 * 86400
+"""The longest wait a simulated rate refusal names (the real reachout timelock lasts days)."""
+
 # What the control API answers, for all of its routes at once (ControlError in .network).
 CONTROL_ERRORS_PARTS = (
     MASTER,
@@ -193,22 +196,34 @@ class EndCallIn(BaseModel):
 class FaultIn(BaseModel):
     device_id: str | None = Field(default=None, description="only this device; every device when absent")
     operation: str = Field(description="a session operation: " + ", ".join(sorted(OPERATIONS)))
-    error: Literal["network", "timeout", "rate_limited", "refused", "hang", "ack_lost"] = Field(
+    error: Literal[
+        "network", "timeout", "rate_limited", "refused", "hang", "ack_lost", "reachout_timelock"
+    ] = Field(
         description="how the operations fail; `refused` (the dial fails at once) and `hang` (the dial "
-        "is never answered) apply to `connect` only, which also covers a dropped session's own reconnect; "
-        "`ack_lost` (the network takes the message, its answer never comes: a timeout) to the send "
-        "operations only"
+        "is never answered) apply to `connect` only, which also covers a dropped session's own "
+        "reconnect; `ack_lost` (the network takes the message, its answer never comes: a timeout) and "
+        "`reachout_timelock` (the network's 463: no new chats for a while) to the send operations "
+        "only; `rate_limited` is the network's 429 (rate overlimit)"
     )
     count: int = Field(default=1, ge=1, le=10_000)
+    retry_after_seconds: float | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_RETRY_AFTER_SECONDS,
+        description="with `rate_limited` or `reachout_timelock`: the network says to retry that long after "
+        "it refuses (the error's retry_at); absent: it does not say",
+    )
 
     @model_validator(mode="after")
     def _faults_on_their_operations(self) -> FaultIn:
         if self.error in ("refused", "hang") and self.operation != "connect":
             raise ValueError(f"{self.error} applies to the connect operation only")
-        if self.error == "ack_lost" and self.operation not in SEND_OPERATIONS:
+        if self.error in ("ack_lost", "reachout_timelock") and self.operation not in SEND_OPERATIONS:
             raise ValueError(
-                f"ack_lost applies to the send operations only: {', '.join(sorted(SEND_OPERATIONS))}"
+                f"{self.error} applies to the send operations only: {', '.join(sorted(SEND_OPERATIONS))}"
             )
+        if self.retry_after_seconds is not None and self.error not in ("rate_limited", "reachout_timelock"):
+            raise ValueError("retry_after_seconds goes with rate_limited or reachout_timelock only")
         return self
 
     @field_validator("operation")
@@ -217,6 +232,13 @@ class FaultIn(BaseModel):
         if value not in OPERATIONS:
             raise ValueError(f"must be one of {', '.join(sorted(OPERATIONS))}")
         return value
+
+
+class NewChatCapIn(BaseModel):
+    limit: int = Field(ge=0, le=10_000, description="new chats the device may still start (0: none)")
+    lock_seconds: int = Field(
+        ge=1, le=MAX_RETRY_AFTER_SECONDS, description="how long the next new chat locks every new chat"
+    )
 
 
 class VoteIn(BaseModel):
@@ -376,8 +398,26 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
     @router.post("/faults")
     def inject_fault(body: FaultIn) -> dict[str, Any]:
         """The next ``count`` operations of that name (of that device, or any) fail that way."""
-        network.inject_fault(body.operation, body.error, body.count, body.device_id)
+        network.inject_fault(body.operation, body.error, body.count, body.device_id, body.retry_after_seconds)
         return {"success": True, **body.model_dump()}
+
+    @router.put("/devices/{device_id}/new_chat_cap")
+    def set_new_chat_cap(device_id: DeviceIdInPath, body: NewChatCapIn) -> dict[str, Any]:
+        """From now on the network refuses the device's sends to new chats (people its account
+        never wrote to or heard from) beyond ``limit``: the next one locks every new chat for
+        ``lock_seconds`` (463 reachout timelock, ``RATE_LIMITED``); known chats keep working."""
+        return {"success": True, **_call(network.set_new_chat_cap, device_id, body.limit, body.lock_seconds)}
+
+    @router.get("/devices/{device_id}/new_chat_cap")
+    def new_chat_cap(device_id: DeviceIdInPath) -> dict[str, Any]:
+        """The device's new-chat cap: new chats started, and the end of a lock in force (null
+        when no cap is set)."""
+        return {"success": True, **_call(network.new_chat_cap, device_id)}
+
+    @router.delete("/devices/{device_id}/new_chat_cap")
+    def lift_new_chat_cap(device_id: DeviceIdInPath) -> dict[str, Any]:
+        """The network no longer caps the device's new chats (a lock in force ends)."""
+        return {"success": True, **_call(network.lift_new_chat_cap, device_id)}
 
     # Contacts.
     @router.patch("/accounts/{phone}")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind
 
-from ..port import REAL_EDIT_WINDOW_SECONDS, REAL_REVOKE_WINDOW_SECONDS, NetworkError
+from ..port import REAL_EDIT_WINDOW_SECONDS, REAL_REVOKE_WINDOW_SECONDS, NetworkError, RateLimit
 from .group_records import GroupChange, GroupError
 from .model import (
     DIAL_OPERATION,
@@ -32,12 +33,13 @@ from .model import (
     Deliver,
     DialFault,
     Fault,
-    FaultKind,
     new_connection_id,
     new_pair_code,
     new_qr_code,
+    rate_limit_of,
 )
 from .persistence import read_json, write_json
+from .reachout import NewChatCap
 from .world import World
 
 REAL_QR_LIFETIMES = (60.0, 20.0, 20.0, 20.0, 20.0, 20.0)
@@ -89,6 +91,9 @@ class NetworkCore:
     edit_window:
         How long after sending a text its sender may edit it (seconds); None reads
         ``SIMULATOR_EDIT_WINDOW_SECONDS`` (default 15 minutes, as the real network).
+    clock:
+        The network's time (epoch seconds) for when its rate refusals end: a fault's
+        ``retry_after`` and the new-chat caps' locks (:mod:`.reachout`).
     """
 
     def __init__(
@@ -100,6 +105,7 @@ class NetworkCore:
         timeout_fault_delay: float = 2.0,
         revoke_window: float | None = None,
         edit_window: float | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         if not qr_lifetimes:
             raise ValueError("qr_lifetimes needs at least one lifetime")
@@ -110,7 +116,9 @@ class NetworkCore:
         self.edit_window = edit_window_from_env() if edit_window is None else edit_window
         self._lock = threading.Lock()
         self._world = World()
+        self.clock = clock
         self._faults: list[Fault] = []
+        self._caps: dict[str, NewChatCap] = {}  # by device id (not saved, as faults are not)
         self._max_conns: dict[str, int] = {}
         self._dialed_through: dict[str, str | None] = {}  # each device's last connection's proxy
         self._state_path = Path(state_path) if state_path is not None else None
@@ -125,8 +133,17 @@ class NetworkCore:
 
     # --- faults -----------------------------------------------------------------------
 
-    def inject_fault(self, operation: str, error: str, count: int = 1, device_id: str | None = None) -> None:
-        """The next ``count`` calls of ``operation`` (of ``device_id``, or any device) fail."""
+    def inject_fault(
+        self,
+        operation: str,
+        error: str,
+        count: int = 1,
+        device_id: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        """The next ``count`` calls of ``operation`` (of ``device_id``, or any device) fail;
+        a rate refusal says to wait ``retry_after`` seconds from when it fails (None: it
+        does not say)."""
         if operation not in OPERATIONS:
             raise ValueError(f"unknown operation {operation!r}; one of {sorted(OPERATIONS)}")
         if error not in FAULT_KINDS:
@@ -137,17 +154,21 @@ class NetworkCore:
             raise ValueError(f"{error!r} applies to the {DIAL_OPERATION!r} operation only")
         if isinstance(FAULT_KINDS[error], AnswerFault) and operation not in SEND_OPERATIONS:
             raise ValueError(f"{error!r} applies to the send operations only: {sorted(SEND_OPERATIONS)}")
+        if isinstance(FAULT_KINDS[error], RateLimit) and operation not in SEND_OPERATIONS:
+            raise ValueError(f"{error!r} applies to the send operations only: {sorted(SEND_OPERATIONS)}")
+        if retry_after is not None and (rate_limit_of(FAULT_KINDS[error]) is None or retry_after < 0):
+            raise ValueError("retry_after is a rate refusal's wait, in seconds (0 or more)")
         with self._lock:
-            self._faults.append(Fault(operation, FAULT_KINDS[error], count, device_id))
+            self._faults.append(Fault(operation, FAULT_KINDS[error], count, device_id, retry_after))
 
-    def take_fault(self, operation: str, device_id: str) -> FaultKind | None:
+    def take_fault(self, operation: str, device_id: str) -> Fault | None:
         """Consume one pending fault for this call, if any; the session then fails the call."""
         with self._lock:
             for fault in self._faults:
                 if fault.matches(operation, device_id):
                     fault.remaining -= 1
                     self._faults = [f for f in self._faults if f.remaining > 0]
-                    return fault.kind
+                    return fault
         return None
 
     def pending_faults(self) -> list[dict[str, Any]]:
@@ -158,9 +179,57 @@ class NetworkCore:
                     "error": str(f.kind),
                     "count": f.remaining,
                     "device_id": f.device_id,
+                    "retry_after_seconds": f.retry_after,
                 }
                 for f in self._faults
             ]
+
+    # --- the new-chat cap (:mod:`.reachout`) -------------------------------------------
+
+    def set_new_chat_cap(self, device_id: str, limit: int, lock_seconds: float) -> dict[str, Any]:
+        """Cap the device's new chats from now on (replacing a cap it had); its view."""
+        with self._lock:
+            self._known_device(device_id)
+            self._caps[device_id] = NewChatCap(limit, lock_seconds)
+            return self._cap_view(device_id)
+
+    def lift_new_chat_cap(self, device_id: str) -> dict[str, Any]:
+        """The device's new chats are no longer capped (also when they were not)."""
+        with self._lock:
+            self._known_device(device_id)
+            self._caps.pop(device_id, None)
+            return self._cap_view(device_id)
+
+    def new_chat_cap(self, device_id: str) -> dict[str, Any]:
+        with self._lock:
+            self._known_device(device_id)
+            return self._cap_view(device_id)
+
+    def _known_device(self, device_id: str) -> None:
+        """404 ``DEVICE_NOT_FOUND`` for a device the network never saw (never connected, no link)."""
+        linked = any(link.device_id == device_id for link in self._world.links.values())
+        if not linked and device_id not in self._dialed_through:
+            raise ControlError(404, ErrorCode.DEVICE_NOT_FOUND, f"the network never saw device {device_id}")
+
+    def _cap_view(self, device_id: str) -> dict[str, Any]:
+        cap = self._caps.get(device_id)
+        return {"device_id": device_id, "new_chat_cap": cap.view(self.clock()) if cap else None}
+
+    def reach_out(self, turn: DeviceTurn, chat_jid: str) -> None:
+        """A connected device's send to the one-to-one chat ``chat_jid``, in its turn: refused
+        for rate (463 reachout timelock, until the lock ends) when the chat is new to its
+        account and the device's cap (if any) admits no more new chats."""
+        cap = self._caps.get(turn.conn.device_id)
+        if cap is None or turn.world.knows_chat(turn.account, chat_jid):
+            return
+        locked_until = cap.admit(chat_jid, self.clock())
+        if locked_until is not None:
+            raise NetworkError.rate_limited(
+                f"the network refuses new chats of device {turn.conn.device_id} for now "
+                "(reachout timelock, simulated new-chat cap)",
+                RateLimit.REACHOUT_TIMELOCK,
+                locked_until,
+            )
 
     # --- connections (called by sessions) ---------------------------------------------
 

@@ -15,9 +15,9 @@ from typing import NoReturn
 
 from gateway.failures.kinds import ErrorKind
 
-from ..port import NetworkError, SessionState
+from ..port import NetworkError, RateLimit, SessionState
 from .core import NetworkCore
-from .model import AnswerFault, DialFault
+from .model import AnswerFault, DialFault, rate_limit_of
 
 
 class DeviceLink:
@@ -39,10 +39,17 @@ class DeviceLink:
     async def fault(self, operation: str) -> bool:
         """Apply a fault pending for this call: raise its error (nothing reaches the network),
         or, for a lost answer (only ever queued for sends), return True: the caller carries
-        the operation out, then fails it with :meth:`ack_lost`."""
-        kind = self.network.take_fault(operation, self.device_id)
-        if kind is None:
+        the operation out, then fails it with :meth:`ack_lost`. A rate refusal names its limit,
+        and until when when the fault says (``retry_after_seconds``: from now)."""
+        fault = self.network.take_fault(operation, self.device_id)
+        if fault is None:
             return False
+        kind = fault.kind
+        limit = rate_limit_of(kind)
+        if limit is not None:
+            retry_at = None if fault.retry_after is None else self.network.clock() + fault.retry_after
+            raise NetworkError.rate_limited(f"simulated {kind.value} fault on {operation}", limit, retry_at)
+        assert not isinstance(kind, RateLimit)  # every rate fault was raised just above
         if kind is AnswerFault.LOST:
             return True
         if isinstance(kind, DialFault):  # only ever queued for connect (checked on injection)

@@ -22,7 +22,7 @@ from gateway.failures.kinds import ErrorKind
 
 from ..call_types import CallOperations
 from ..contact_types import ContactOperations
-from ..port import DeviceSession, MessageOperations, NetworkError, SendOperations
+from ..port import DeviceSession, MessageOperations, NetworkError, RateLimit, SendOperations
 from ..profile_types import PresenceOperations, ProfileOperations
 from ..status_types import StatusOperations
 
@@ -46,7 +46,7 @@ class AnswerFault(StrEnum):
     LOST = "ack_lost"
 
 
-FaultKind = ErrorKind | DialFault | AnswerFault
+FaultKind = ErrorKind | DialFault | AnswerFault | RateLimit
 
 FAULT_KINDS: dict[str, FaultKind] = {
     "network": ErrorKind.NETWORK,
@@ -55,7 +55,18 @@ FAULT_KINDS: dict[str, FaultKind] = {
     "refused": DialFault.REFUSED,
     "hang": DialFault.HANG,
     "ack_lost": AnswerFault.LOST,
+    "reachout_timelock": RateLimit.REACHOUT_TIMELOCK,  # sends only: 463, no new chats for a while
 }
+
+
+def rate_limit_of(kind: FaultKind) -> RateLimit | None:
+    """The rate refusal a fault plays, if it is one: ``rate_limited`` is the network's 429
+    overlimit, ``reachout_timelock`` its 463."""
+    if isinstance(kind, RateLimit):
+        return kind
+    return RateLimit.OVERLIMIT if kind is ErrorKind.RATE_LIMITED else None
+
+
 DIAL_OPERATION = "connect"
 """The only operation the :class:`DialFault` kinds apply to (also a drop's reconnect)."""
 SEND_OPERATIONS = frozenset(
@@ -268,10 +279,14 @@ class Call:
 
 @dataclass
 class Fault:
+    """Pending failures of an operation; a rate refusal's ``retry_after`` (seconds) is how
+    long after it fails the network says to wait (None: the network does not say)."""
+
     operation: str
     kind: FaultKind
     remaining: int
     device_id: str | None = None
+    retry_after: float | None = None
 
     def matches(self, operation: str, device_id: str) -> bool:
         return (

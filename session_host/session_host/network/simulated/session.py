@@ -170,9 +170,10 @@ class SimulatedSession:
 
     def _dial_failed(self) -> bool:
         """Whether a fault takes this connection attempt (it is then reported, or left hanging)."""
-        fault = self._network.take_fault(DIAL_OPERATION, self._device_id)
-        if fault is None:
+        taken = self._network.take_fault(DIAL_OPERATION, self._device_id)
+        if taken is None:
             return False
+        fault = taken.kind
         if fault is DialFault.HANG:
             self._dialing = True
             return True

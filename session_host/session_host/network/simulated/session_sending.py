@@ -97,7 +97,8 @@ class SimulatedSending:
         The answer names the chat's JID (phone digits name a user JID) and the time as the
         account's record keeps it (a revoke's window counts from it). A group refuses as the
         network does: ``group_not_found`` when the account is not in it, ``not_group_admin``
-        when it is an announce group and the account no admin.
+        when it is an announce group and the account no admin. A new one-to-one chat may meet
+        the device's new-chat cap (``RATE_LIMITED``, reachout timelock: :mod:`.reachout`).
         """
         lost = await self._link.fault(operation)
         with self._network.device(self._link.connection()) as turn:
@@ -109,6 +110,7 @@ class SimulatedSending:
                 chat_jid = to
             else:
                 recipient = turn.world.recipient(to)
+                self._network.reach_out(turn, recipient.jid)
                 exclude = turn.conn.device_key
                 turn.world.post(turn.account, recipient, message_id, body, exclude=exclude, mentions=mentions)
                 chat_jid = recipient.jid

@@ -79,6 +79,12 @@ class World:
         found.discard(account.jid)
         return sorted(jid for jid in found if self.account_of_jid(jid) is not None)
 
+    def knows_chat(self, account: Account, chat_jid: str) -> bool:
+        """Whether the account already has the chat: it wrote there or heard from there."""
+        return any(entry["to"] == chat_jid for entry in account.sent) or any(
+            m.get("chat", m["from"]) == chat_jid for m in account.inbox
+        )
+
     def person(self, jid: str) -> str | None:
         """The user JID of the account a participant JID (user JID or LID) names, or None."""
         address = jids.parse_participant(jid)
