@@ -23,7 +23,7 @@ from neonize.exc import SendMessageError
 from neonize.proto.Neonize_pb2 import SendMessageReturnFunction
 
 from gateway.failures.kinds import ErrorKind
-from session_host.network.neonize.errors import library_error
+from session_host.network.neonize.link import library_error
 from session_host.network.port import RateLimit
 
 

@@ -13,8 +13,8 @@ from neonize.proto.Neonize_pb2 import JID, ChatPresence, ConnectFailureReason, L
 
 from gateway.failures.kinds import ErrorKind
 from session_host.network.neonize import PRODUCED_EVENTS, UNAVAILABLE_EVENTS, events
-from session_host.network.neonize.errors import library_error
 from session_host.network.neonize.jids import full_jid_str, iso_from_millis, jid_str, parse_jid
+from session_host.network.neonize.link import library_error
 from session_host.network.payloads import iso_utc
 from session_host.network.port import NetworkError
 

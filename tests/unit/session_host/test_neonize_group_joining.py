@@ -47,7 +47,7 @@ from session_host.network.group_types import (
     PendingJoinRequest,
     RequestAction,
 )
-from session_host.network.neonize.errors import group_error
+from session_host.network.neonize.link import group_error
 from session_host.network.port import NetworkError
 
 # --- invites and joining --------------------------------------------------------------------

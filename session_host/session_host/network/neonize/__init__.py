@@ -13,7 +13,7 @@ loop); one per operation family of the port: ``send_ops``, ``message_ops``, ``gr
 ``groups``, ``calls``, ``privacy``, ``newsletters`` and ``history`` (payloads), ``catalog``
 (which events exist here, which operations do not), ``clients`` (client lifetime and the
 connect thread), ``locks`` (the process-wide gate), ``store`` (files per device),
-``timings``, ``jids``, ``group_convert`` and ``errors`` (conversions).
+``timings``, ``jids`` and ``group_convert`` (conversions).
 """
 
 from .adapter import NeonizePort

@@ -1,7 +1,7 @@
 """The group and community operations of a neonize session (its ``groups``: ``GroupOperations``).
 
 Every library call goes through :meth:`.link.DeviceLink.call` (state checked inside the gate,
-exceptions mapped by :func:`.errors.group_error`). What neonize 0.5.2 cannot do is answered
+exceptions mapped by :func:`.link.group_error`). What neonize 0.5.2 cannot do is answered
 ``UNSUPPORTED`` (:func:`.catalog.unsupported`) before anything reaches the network: its Go
 binary exports no call to set a group's join-approval mode or member-add mode, nor to approve
 or reject join requests.
@@ -58,9 +58,8 @@ from ..group_types import (
 from ..port import NetworkError
 from . import group_convert
 from .catalog import unsupported
-from .errors import group_error
 from .jids import jid_str, parse_jid
-from .link import DeviceLink
+from .link import DeviceLink, group_error
 
 _NANOSECONDS = 1_000_000_000
 _JPEG_MAGIC = b"\xff\xd8\xff"

@@ -37,10 +37,9 @@ from ..port import EventSink, NetworkError, NetworkEvent, SessionState
 from .call_ops import NeonizeCalls
 from .clients import ClientRegistry, ClientRunner, call_with_deadline
 from .contact_ops import NeonizeContacts
-from .errors import library_error
 from .group_ops import NeonizeGroups
 from .handlers import EventRelay, NetworkHandlers
-from .link import DeviceLink
+from .link import DeviceLink, library_error
 from .locks import GoCallGate
 from .message_ops import NeonizeMessages
 from .profile_ops import NeonizePresence, NeonizeProfile
