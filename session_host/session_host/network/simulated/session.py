@@ -26,8 +26,7 @@ from ..port import (
     SessionState,
 )
 from . import events
-from .core import NetworkCore
-from .link import DeviceLink
+from .core import DeviceLink, NetworkCore
 from .model import DIAL_OPERATION, Deliver, DialFault
 from .persistence import delete_credentials, load_credentials, save_credentials
 from .pump import EventPump

@@ -12,8 +12,7 @@ from gateway import jids
 from gateway.failures.kinds import ErrorKind
 
 from ..port import NetworkError
-from .core import NetworkCore
-from .link import DeviceLink
+from .core import DeviceLink, NetworkCore
 
 
 class SimulatedCalls:

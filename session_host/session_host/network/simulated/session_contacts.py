@@ -25,8 +25,7 @@ from gateway.failures.kinds import ErrorKind
 from .. import contact_checks, payloads
 from ..contact_types import ContactInfo, NumberCheck
 from ..port import NetworkError
-from .core import DeviceTurn, NetworkCore
-from .link import DeviceLink
+from .core import DeviceLink, DeviceTurn, NetworkCore
 from .model import Account
 
 

@@ -34,9 +34,8 @@ from ..group_types import (
     PendingJoinRequest,
     RequestAction,
 )
-from .core import DeviceTurn, NetworkCore
+from .core import DeviceLink, DeviceTurn, NetworkCore
 from .group_records import Group, GroupChange, PersonResult, Role
-from .link import DeviceLink
 
 
 class SimulatedGroups:

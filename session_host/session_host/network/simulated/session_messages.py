@@ -28,9 +28,8 @@ from gateway.failures.kinds import ErrorKind
 from .. import message_checks
 from ..port import MessageRef, NetworkError
 from . import events, message_changes
-from .core import NetworkCore
+from .core import DeviceLink, NetworkCore
 from .group_records import GroupError
-from .link import DeviceLink
 from .model import Account, account_phone
 
 REVOKED_CONTENT = ("caption", "media", "location", "contact", "buttons")

@@ -22,9 +22,8 @@ import time
 
 from .. import profile_checks
 from ..profile_types import Profile
-from .core import NetworkCore
+from .core import DeviceLink, NetworkCore
 from .group_records import new_id
-from .link import DeviceLink
 
 
 class SimulatedPresence:

@@ -21,8 +21,7 @@ from ..port import ChatPresence, NetworkError, SentMessage
 from ..reply_types import Poll, Quote
 from . import bodies
 from .bodies import Body
-from .core import NetworkCore
-from .link import DeviceLink
+from .core import DeviceLink, NetworkCore
 from .model import new_message_id
 
 

@@ -30,8 +30,7 @@ from ..payloads import iso_utc
 from ..port import SentMessage
 from ..status_types import MediaStatus, PrivacyType, StatusContent, StatusPrivacy, TextStatus
 from . import events
-from .core import NetworkCore
-from .link import DeviceLink
+from .core import DeviceLink, NetworkCore
 from .model import Account, new_message_id
 from .world import World
 
