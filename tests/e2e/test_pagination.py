@@ -37,10 +37,9 @@ def log_attempts(device_id: str, tenant_id: str, count: int) -> list[str]:
     writes them, one millisecond apart; their event ids, oldest first."""
     from gateway.webhooks.catalog import EventName
     from gateway.webhooks.delivery.constants import EventStatus
-    from gateway.webhooks.delivery.incoming import IncomingEvent
     from gateway.webhooks.delivery.recorder import Attempted, write_log
     from gateway.webhooks.delivery.transport import AttemptResult
-    from gateway.webhooks.events_queue import EventEnvelope
+    from gateway.webhooks.events_queue import EventEnvelope, IncomingEvent
 
     attempts = []
     now = time.time()

@@ -22,8 +22,7 @@ from gateway.config import get_settings
 from gateway.media.store import s3_client
 from gateway.models.webhooks import DeliveryModel, WebhookModel
 from gateway.webhooks import events_queue
-from gateway.webhooks.delivery.incoming import MalformedEvent, parse_record
-from gateway.webhooks.events_queue import EventEnvelope
+from gateway.webhooks.events_queue import EventEnvelope, MalformedEvent, parse_record
 from local_stack.delivery_worker import LambdaContext, lambda_record
 from local_stack.stack import LocalStack
 from session_host.aws_calls import AwsCalls

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from lambda_invoke import DELIVERY_SAMPLE, EVENT_FUNCTIONS, PLACEHOLDERS, invoke
 
 from gateway.bus import queues
-from gateway.webhooks.delivery.incoming import parse_record
+from gateway.webhooks.events_queue import parse_record
 from local_stack.delivery_worker import lambda_record
 from local_stack.sample_events import EVENTS_DIR, load_event
 from local_stack.stack import LocalStack

@@ -8,10 +8,9 @@ import pytest
 
 from gateway.models.webhooks import DeliveryModel
 from gateway.webhooks.delivery.constants import RETENTION_SECONDS, EventStatus
-from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.recorder import Attempted, log_items
 from gateway.webhooks.delivery.transport import AttemptResult
-from gateway.webhooks.events_queue import EventEnvelope
+from gateway.webhooks.events_queue import EventEnvelope, IncomingEvent
 
 ENVELOPE = EventEnvelope.model_validate(
     {"id": "e-1", "event": "message.received", "timestamp": 5, "device_id": "dev-1", "data": {"t": "grüße"}}

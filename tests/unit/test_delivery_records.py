@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from gateway.webhooks.delivery.incoming import MalformedEvent, parse_record
+from gateway.webhooks.events_queue import MalformedEvent, parse_record
 from local_stack.delivery_worker import lambda_record
 
 QUEUE_ARN = "arn:aws:sqs:eu-west-1:123456789012:gateway-EventsQueue-abc"

@@ -18,8 +18,7 @@ from standardwebhooks import Webhook
 from gateway.models.webhooks import WebhookModel
 from gateway.webhooks.delivery import batch, service
 from gateway.webhooks.delivery.batch import Target, target_of
-from gateway.webhooks.delivery.incoming import IncomingEvent
-from gateway.webhooks.events_queue import EventEnvelope
+from gateway.webhooks.events_queue import EventEnvelope, IncomingEvent
 from gateway.webhooks.signing import body_bytes, signed_envelope
 
 TENANT, DEVICE = "t-1", "dev-1"

@@ -16,8 +16,10 @@ itself is not used (docs/session-host.md, "Large events and refused events"): am
 reasons, the delivery function reads records Lambda already received, which it cannot do.
 
 The session host's publisher makes the messages (:func:`queue_message`) and stores the claimed
-envelopes (:func:`store`); the delivery function reads them back (:func:`claimed_key`,
-:func:`fetch`); redelivery checks one is still there (:func:`still_kept`). The objects expire
+envelopes (:func:`store`); the delivery function reads each record back as an
+:class:`IncomingEvent` (:func:`parse_record`: the envelope, from the record or its claim
+check, its tenant and its attempt number); redelivery checks one is still kept
+(:func:`still_kept`). The objects expire
 with the delivery log (template.yaml, ``ExpireQueuedEvents``).
 """
 
@@ -30,16 +32,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from botocore.config import Config
 from botocore.exceptions import ClientError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gateway import aws
 from gateway.config import get_settings
 from gateway.media import store as media_store
 from gateway.media.store import is_missing, media_key
 from gateway.webhooks.catalog import EventName
-from gateway.webhooks.delivery.constants import ATTRIBUTE_EVENT, ATTRIBUTE_REDELIVERY, ATTRIBUTE_TENANT
+from gateway.webhooks.delivery.constants import (
+    ATTRIBUTE_EVENT,
+    ATTRIBUTE_PRIOR_ATTEMPTS,
+    ATTRIBUTE_REDELIVERY,
+    ATTRIBUTE_TENANT,
+)
 
 
 class EventEnvelope(BaseModel):
@@ -225,3 +233,104 @@ def delete_all(tenant_id: str, device_id: str | None = None) -> int:
     """Delete the stored envelopes of the device (of the whole tenant when ``device_id`` is
     None): deletion that deletes does not wait for their expiry."""
     return media_store.delete_all(tenant_id, device_id, under=KEY_PREFIX)
+
+
+# --- a record as the delivery function receives it -------------------------------------
+
+
+class MalformedEvent(ValueError):
+    """The record is not an envelope the session host (or redelivery) publishes."""
+
+
+@dataclass(frozen=True)
+class IncomingEvent:
+    """One record of a batch. ``attempt`` is SQS's receive count of this message: 1 on the
+    first delivery, n after n - 1 failed attempts (a redelivery is a new message: 1 again),
+    plus the attempts made before the event moved to the slow lane's queue.
+    ``claim_check`` is the record's body when it held one: what the log keeps for redelivery."""
+
+    envelope: EventEnvelope
+    tenant_id: str
+    attempt: int
+    redelivery: bool
+    receipt_handle: str
+    queue_url: str
+    claim_check: str | None = None
+
+    @property
+    def event_id(self) -> str:
+        return self.envelope.id
+
+    @property
+    def event(self) -> str:
+        return self.envelope.event.value
+
+    @property
+    def device_id(self) -> str:
+        return self.envelope.device_id
+
+
+def holds_claim_check(record: SQSRecord) -> bool:
+    """Whether the record's body is a claim check, so that parsing it reads S3."""
+    return is_claim_check(record.body)
+
+
+def parse_record(record: SQSRecord) -> IncomingEvent:
+    """The event of an SQS record; raises :class:`MalformedEvent` when it is not one. A claim
+    check's envelope is read from the bucket (an S3 failure raises as it is: the record comes
+    back later)."""
+    tenant = record.message_attributes[ATTRIBUTE_TENANT]
+    if tenant is None or not tenant.string_value:
+        raise MalformedEvent(f"message attribute {ATTRIBUTE_TENANT} is missing")
+    body = _json(record.body)
+    try:
+        key = claimed_key(body, tenant.string_value)
+        if key is not None:
+            body = _json(fetch(key))
+    except ClaimError as error:
+        raise MalformedEvent(str(error)) from error
+    try:
+        envelope = EventEnvelope.model_validate(body)
+    except ValidationError as error:
+        raise MalformedEvent(f"body is not an event envelope: {error}") from None
+    if key is not None and key != _key_of(tenant.string_value, envelope):
+        raise MalformedEvent("the claimed envelope is not the one its key names")
+    redelivery = record.message_attributes[ATTRIBUTE_REDELIVERY]
+    return IncomingEvent(
+        envelope=envelope,
+        tenant_id=tenant.string_value,
+        attempt=int(record.attributes.approximate_receive_count) + _prior_attempts(record),
+        redelivery=redelivery is not None and redelivery.string_value == "true",
+        receipt_handle=record.receipt_handle,
+        queue_url=record.queue_url,
+        claim_check=None if key is None else record.body,
+    )
+
+
+def _prior_attempts(record: SQSRecord) -> int:
+    """The attempts made before the event moved to the slow lane (0 for any other record)."""
+    prior = record.message_attributes[ATTRIBUTE_PRIOR_ATTEMPTS]
+    if prior is None or prior.string_value is None:
+        return 0
+    try:
+        count = int(prior.string_value)
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise MalformedEvent(f"message attribute {ATTRIBUTE_PRIOR_ATTEMPTS} is not a count")
+    return count
+
+
+def _json(body: str) -> Any:
+    try:
+        return json.loads(body)
+    except (TypeError, ValueError) as error:
+        raise MalformedEvent(f"body is not JSON: {error}") from error
+
+
+def _key_of(tenant_id: str, envelope: EventEnvelope) -> str | None:
+    """Where the envelope would be kept were it claimed (None for ids no key is made of)."""
+    try:
+        return object_key(tenant_id, envelope.device_id, envelope.id)
+    except ValueError:
+        return None

@@ -22,7 +22,7 @@ from gateway.observability import logger, metrics
 from gateway.webhooks import pending, store
 from gateway.webhooks.catalog import EventName, expand
 from gateway.webhooks.delivery.constants import RESERVED_HEADERS, USER_AGENT
-from gateway.webhooks.delivery.incoming import IncomingEvent
+from gateway.webhooks.events_queue import IncomingEvent
 from gateway.webhooks.signing import Signer
 
 PENDING_WEBHOOK_EVENT = EventName.DEVICE_CONNECTED

@@ -51,9 +51,9 @@ from gateway.webhooks.delivery.constants import (
     VISIBILITY_BATCH,
     EventStatus,
 )
-from gateway.webhooks.delivery.incoming import IncomingEvent, MalformedEvent, holds_claim_check, parse_record
 from gateway.webhooks.delivery.recorder import Attempted, GroupCommit
 from gateway.webhooks.delivery.transport import NotStarted
+from gateway.webhooks.events_queue import IncomingEvent, MalformedEvent, holds_claim_check, parse_record
 
 T = TypeVar("T")
 

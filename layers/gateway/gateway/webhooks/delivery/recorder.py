@@ -35,8 +35,8 @@ from gateway.webhooks.delivery.constants import (
     AttemptStatus,
     EventStatus,
 )
-from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.transport import AttemptResult
+from gateway.webhooks.events_queue import IncomingEvent
 from gateway.webhooks.store import ATTEMPT_PREFIX, EVENT_PREFIX
 
 MAX_ATTEMPT_IN_KEY = 99

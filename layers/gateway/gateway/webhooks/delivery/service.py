@@ -29,9 +29,9 @@ from gateway.webhooks.delivery.constants import (
     STANDARD_TIMESTAMP,
     EventStatus,
 )
-from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.recorder import Attempted
 from gateway.webhooks.delivery.transport import AttemptResult, transport_for
+from gateway.webhooks.events_queue import IncomingEvent
 from gateway.webhooks.signing import body_bytes, signed_envelope
 
 UNSUBSCRIBED_METRIC = "WebhookEventsUnsubscribed"

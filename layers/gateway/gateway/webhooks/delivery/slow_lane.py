@@ -31,8 +31,8 @@ from gateway.webhooks.delivery.constants import (
     SLOW_ATTEMPT_SECONDS,
     SLOW_MARK_SECONDS,
 )
-from gateway.webhooks.delivery.incoming import IncomingEvent
 from gateway.webhooks.delivery.transport import AttemptResult
+from gateway.webhooks.events_queue import IncomingEvent
 
 MOVED_METRIC = "WebhookEventsToSlowLane"
 
