@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+import random
 import time
 from collections.abc import Sequence
 from types import SimpleNamespace
@@ -32,7 +33,7 @@ from session_host.network.port import (
 )
 from session_host.network.reply_types import Quote
 from session_host.ownership import Ownership
-from session_host.sending.sender import DeviceSender
+from session_host.sending.sender import DeviceSender, Draw
 
 TENANT, DEVICE = "t1", "d1"
 CHAT = "15550001111@s.whatsapp.net"
@@ -245,14 +246,14 @@ class RecordingSession:
 class Rig:
     """A device's dispatcher over the fakes; ``published`` collects its events."""
 
-    def __init__(self, epoch: int = 1) -> None:
+    def __init__(self, epoch: int = 1, draw: Draw = random.uniform) -> None:
         self.owned = OwnedDevice(TENANT, DEVICE, Lease(DEVICE, TENANT, "host-a", None, epoch, "tenure-a"))
         self.session = RecordingSession(self.owned)
         self.owned.session = self.session  # type: ignore[assignment]
         self.store = FakeOutbox()
         self.published: list[NetworkEvent] = []
         self.sender = DeviceSender(
-            self.owned, self.store, self._publish, in_flight=set(), dispatching=set(), poll_seconds=5
+            self.owned, self.store, self._publish, in_flight=set(), dispatching=set(), poll_seconds=5, draw=draw
         )
         self._task: asyncio.Task[None] | None = None
 
