@@ -7,8 +7,8 @@ from pydantic import ValidationError
 
 from gateway import clock
 from gateway.bus import DeviceSnapshot
-from gateway.devices.sending_policy import utc_day
 from gateway.devices.schemas import CreateDeviceRequest, PairPhoneRequest
+from gateway.devices.sending_policy import utc_day
 from gateway.devices.store import new_device
 from gateway.devices.views import device_summary, device_view
 

@@ -38,7 +38,9 @@ def test_days_are_utc_days_and_the_next_one_starts_at_midnight() -> None:
     ("days_since_pairing", "share"),
     [(0, 0.1), (1, 0.1 + 0.9 / 14), (7, 0.55), (13, 0.1 + 0.9 * 13 / 14), (14, 1.0), (40, 1.0)],
 )
-def test_warm_up_ramps_linearly_from_ten_percent_by_whole_utc_days(days_since_pairing: int, share: float) -> None:
+def test_warm_up_ramps_linearly_from_ten_percent_by_whole_utc_days(
+    days_since_pairing: int, share: float
+) -> None:
     # Given a device paired at 23:00 UTC, with a 14-day warm-up
     paired = at("2026-12-01T23:00:00")
     # When its share is asked that many days later, at 23:30
@@ -87,7 +89,9 @@ def test_the_new_chat_limit_holds_only_sends_to_new_chats() -> None:
 
 def test_warm_up_lowers_the_limits_of_the_day() -> None:
     # Given a device paired today with a 10-day warm-up: 10 % of 30 = 3 a day
-    policy = SendingPolicy(daily_send_limit=30, warmup_days=10, paired_at=LATE - 3600, usage=Usage("2026-12-01", 3))
+    policy = SendingPolicy(
+        daily_send_limit=30, warmup_days=10, paired_at=LATE - 3600, usage=Usage("2026-12-01", 3)
+    )
     # Then its fourth message of the day waits, and today's limits say why
     assert policy.limits(LATE) == (3, None)
     assert policy.hold(LATE, new_chat=False) == MIDNIGHT
@@ -112,7 +116,9 @@ def test_a_pause_holds_new_chats_until_its_end_and_nothing_else() -> None:
 
 
 def test_a_pause_past_midnight_and_a_spent_new_chat_limit_wait_for_the_later() -> None:
-    policy = SendingPolicy(new_chat_daily_limit=1, paused_until=MIDNIGHT + 3600, usage=Usage("2026-12-01", 1, 1))
+    policy = SendingPolicy(
+        new_chat_daily_limit=1, paused_until=MIDNIGHT + 3600, usage=Usage("2026-12-01", 1, 1)
+    )
     assert policy.hold(LATE, new_chat=True) == MIDNIGHT + 3600
 
 

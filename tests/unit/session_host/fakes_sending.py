@@ -253,7 +253,13 @@ class Rig:
         self.store = FakeOutbox()
         self.published: list[NetworkEvent] = []
         self.sender = DeviceSender(
-            self.owned, self.store, self._publish, in_flight=set(), dispatching=set(), poll_seconds=5, draw=draw
+            self.owned,
+            self.store,
+            self._publish,
+            in_flight=set(),
+            dispatching=set(),
+            poll_seconds=5,
+            draw=draw,
         )
         self._task: asyncio.Task[None] | None = None
 
