@@ -241,11 +241,12 @@ class DeviceSender:
         """The send to go next and from when the policy lets it: the first in order, unless
         the policy holds it; then the first it lets go (or, all held, the first let go). Each
         held send's waiting caller is answered ``scheduled`` for when it may go."""
-        ordered = sorted(self._queued.values(), key=lambda send: send.order)
         now = clock.now()
         self._due = {}
         if not self.policy.holds_any(now):
-            return ordered[0], ordered[0].not_before
+            head = min(self._queued.values(), key=lambda send: send.order)
+            return head, head.not_before
+        ordered = sorted(self._queued.values(), key=lambda send: send.order)
         best: tuple[float, Send] | None = None
         for send in ordered:
             ready = send.not_before
