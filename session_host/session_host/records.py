@@ -201,8 +201,9 @@ def event_changes(event: NetworkEvent) -> dict[str, Any] | None:
         }
     if event.name == EventName.QR_GENERATED:
         return {"status": SessionState.PAIRING.value, "is_connected": False, "is_logged_in": False}
-    if event.name == EventName.PAIR_SUCCESS:
-        return {"is_logged_in": True} | ({"messaging_jid": jid} if jid else {})
+    if event.name == EventName.PAIR_SUCCESS:  # the sending policy's warm-up counts from here
+        paired = {"is_logged_in": True, "paired_at": iso_utc(event.occurred_at)}
+        return paired | ({"messaging_jid": jid} if jid else {})
     if event.name == EventName.CONNECTION_PAIR_ERROR:
         return {"status": SessionState.NOT_READY.value, "is_connected": False}
     return None

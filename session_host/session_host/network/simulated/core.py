@@ -18,13 +18,13 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from gateway import clock as stack_clock
 from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind
 
@@ -102,7 +102,9 @@ class NetworkCore:
         ``SIMULATOR_EDIT_WINDOW_SECONDS`` (default 15 minutes, as the real network).
     clock:
         The network's time (epoch seconds) for when its rate refusals end: a fault's
-        ``retry_after`` and the new-chat caps' locks (:mod:`.reachout`).
+        ``retry_after`` and the new-chat caps' locks (:mod:`.reachout`). By default the
+        stack's clock (:mod:`gateway.clock`), which ``PUT /_simulator/clock`` moves, so a
+        refusal's end and the pause the dispatcher keeps for it read the same time.
     """
 
     def __init__(
@@ -114,7 +116,7 @@ class NetworkCore:
         timeout_fault_delay: float = 2.0,
         revoke_window: float | None = None,
         edit_window: float | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = stack_clock.now,
     ) -> None:
         if not qr_lifetimes:
             raise ValueError("qr_lifetimes needs at least one lifetime")
