@@ -35,6 +35,9 @@ class OwnedDevice:
     active: bool = True
     ending: bool = False
     recent_sends: RecentSends = field(default_factory=RecentSends)  # for receipts' gateway ids
+    # Chats the device wrote to or heard from, as recorded (``gateway.devices.known_chats``)
+    # by this tenure or found there: each is looked up or written once per tenure at most.
+    known_chats: set[str] = field(default_factory=set)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def notify(self) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gateway import jids
+from gateway.devices import known_chats
 from gateway.observability import logger
 from gateway.retries import SESSION_RECORD_WRITE
 from gateway.webhooks.catalog import EventName
@@ -65,6 +67,7 @@ class Sinks:
             changes = records.event_changes(event)
             if changes:
                 await self._write(owned, event, changes)
+            await self._heard(owned, event)
             # Media bytes go to S3, never on the events queue.
             event = await self._media.without_bytes(event, owned.tenant_id, owned.device_id)
             event = await self._polls.named(event, owned.tenant_id, owned.device_id)
@@ -78,6 +81,24 @@ class Sinks:
                 self._on_session_end(owned)
 
         return sink
+
+    async def _heard(self, owned: OwnedDevice, event: NetworkEvent) -> None:
+        """A message in a chat makes the chat known to the sending policy (no longer a new
+        chat): recorded once per tenure (best effort: a chat not recorded stays new)."""
+        chat = event.data.get("chat_jid")
+        if event.name != EventName.MESSAGE_RECEIVED or not isinstance(chat, str) or chat in owned.known_chats:
+            return
+        if chat == jids.STATUS_BROADCAST_JID:  # stories: no chat to write to
+            return
+        try:
+            await self._aws(known_chats.remember, owned.tenant_id, owned.device_id, chat)
+        except AWS_ERRORS as error:
+            logger.warning(
+                "a chat heard from was not recorded",
+                extra={"device_id": owned.device_id, "error": str(error)},
+            )
+            return
+        owned.known_chats.add(chat)
 
     async def _write(self, owned: OwnedDevice, event: NetworkEvent, changes: dict[str, object]) -> None:
         try:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from gateway import clock
 from gateway.bus import DeviceSnapshot
 from gateway.devices.schemas import CreateDeviceRequest, PairPhoneRequest
+from gateway.devices.sending_policy import utc_day
 from gateway.devices.store import new_device
 from gateway.devices.views import device_summary, device_view
 
@@ -33,6 +35,18 @@ def test_view_shows_the_documented_fields_and_never_the_routing_ones() -> None:
         "min_send_interval_seconds": 0,
         "reject_calls": False,
         "reject_calls_message": None,
+        "daily_send_limit": None,
+        "new_chat_daily_limit": None,
+        "warmup_days": 0,
+        "send_jitter_seconds": 0,
+        "sending_paused_until": None,
+        "usage_today": {
+            "day": utc_day(clock.now()),
+            "sent": 0,
+            "new_chats": 0,
+            "daily_limit": None,
+            "new_chat_limit": None,
+        },
         "proxy_url": None,
         "last_error": None,
         "reconnect_at": None,

@@ -64,7 +64,7 @@ def test_a_send_is_enqueued_then_asked_of_the_host_for_the_hold(
     # When a text is sent with pacing fields
     answer = sending.send_text(device(), request(delay=5, typingDuration=2), hold_seconds=HOLD)
     # Then it was written for the chat's JID, and SEND_TEXT carries it whole (with the
-    # device's send spacing) with the hold as deadline
+    # device's send spacing and sending policy) with the hold as deadline
     (send,) = enqueued
     assert (send.chat_jid, send.text, send.delay_seconds, send.typing_seconds) == (JID, "hello", 5, 2)
     assert bus.sent == [
@@ -77,6 +77,7 @@ def test_a_send_is_enqueued_then_asked_of_the_host_for_the_hold(
                 "send_key": send.send_key,
                 "send": {key: value for key, value in dataclasses.asdict(send).items() if value is not None},
                 "min_send_interval_seconds": 0,
+                "sending_policy": {"warmup_days": 0, "send_jitter_seconds": 0},
             },
             "timeout": HOLD,
         }

@@ -18,6 +18,7 @@ def test_the_erasure_policy_deletes_only_what_is_keyed_by_a_device(template: dic
     grants = {str(statement["Resource"]): _actions(statement) for statement in document["Statement"]}
     assert grants == {
         str({"Fn::GetAtt": ["SendsTable", "Arn"]}): {"dynamodb:Query", "dynamodb:BatchWriteItem"},
+        str({"Fn::GetAtt": ["ChatsTable", "Arn"]}): {"dynamodb:Query", "dynamodb:BatchWriteItem"},
         str({"Fn::GetAtt": ["LeasesTable", "Arn"]}): {"dynamodb:DeleteItem"},
         str({"Fn::GetAtt": ["IdempotencyTable", "Arn"]}): {"dynamodb:Scan", "dynamodb:BatchWriteItem"},
         str({"Fn::GetAtt": ["MediaBucket", "Arn"]}): {"s3:ListBucket"},

@@ -30,6 +30,7 @@ COMMAND_BUS: Grants = {
 }
 DATA_ERASURE: Grants = {
     "SendsTable": _ddb("Query", "BatchWriteItem"),
+    "ChatsTable": _ddb("Query", "BatchWriteItem"),
     "LeasesTable": _ddb("DeleteItem"),
     "IdempotencyTable": _ddb("Scan", "BatchWriteItem"),
     "MediaBucket": {"s3:ListBucket"},
@@ -117,6 +118,7 @@ EXPECTED: dict[str, Grants] = {
         ),
         "SendsTable": _ddb("GetItem", "PutItem", "UpdateItem", "Query"),
         "SendsTable/index/*": _ddb("Query"),
+        "ChatsTable": _ddb("GetItem", "PutItem"),  # the sending policy's known chats
         "CommandQueue": {
             "sqs:ReceiveMessage",
             "sqs:DeleteMessage",

@@ -23,6 +23,7 @@ TABLE_KEYS = {
     "DeliveriesTable": ("device_id", "delivery_key"),
     "LeasesTable": ("device_id", None),
     "SendsTable": ("device_key", "send_key"),
+    "ChatsTable": ("device_key", "chat_jid"),
     "IdempotencyTable": ("id", None),
 }
 
@@ -50,6 +51,7 @@ RESOURCE_VARIABLES = {
     "DELIVERIES_TABLE": "DeliveriesTable",
     "LEASES_TABLE": "LeasesTable",
     "SENDS_TABLE": "SendsTable",
+    "CHATS_TABLE": "ChatsTable",
     "IDEMPOTENCY_TABLE": "IdempotencyTable",
     "COMMAND_QUEUE_URL": "CommandQueue",
     "EVENTS_QUEUE_URL": "EventsQueue",

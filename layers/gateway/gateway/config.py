@@ -35,6 +35,7 @@ class Settings(BaseModel):
     leases_table: str = Field(default="gateway-leases", alias="LEASES_TABLE")
     sends_table: str = Field(default="gateway-sends", alias="SENDS_TABLE")
     idempotency_table: str = Field(default="gateway-idempotency", alias="IDEMPOTENCY_TABLE")
+    chats_table: str = Field(default="gateway-chats", alias="CHATS_TABLE")
 
     command_queue_url: str = Field(default="", alias="COMMAND_QUEUE_URL")
     events_queue_url: str = Field(default="", alias="EVENTS_QUEUE_URL")

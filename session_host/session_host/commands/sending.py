@@ -6,8 +6,10 @@ handler hands it to the device's dispatcher and returns a :class:`~.registry.Lat
 device's lock is let go at once (the dispatcher and other commands of the device go on
 meanwhile) and the reply waits for the dispatch, up to the command's deadline. A send that
 has not gone out by then is answered ``scheduled``: it stays in the outbox and goes out
-later, whichever host runs the device. A planned send (``send_at``), due after the
-command's deadline, is handed over and answered ``scheduled`` at once.
+later, whichever host runs the device; so is, at once, a send the sending policy or a pause
+of the device holds (for when it may go). The command's sending policy applies from it on.
+A planned send (``send_at``), due after the command's deadline, is handed over and answered
+``scheduled`` at once.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 import time
 from typing import Any
 
+from gateway import clock
 from gateway.bus import Command, DeviceSnapshot, Reply, contracts
 from gateway.bus.contracts.messages import SendOutcome, SendTextArgs
 from gateway.failures.kinds import ErrorKind
@@ -34,7 +37,7 @@ def sent_result(send: Send, network_message_id: str | None, sent_at: float | Non
         status="sent",
         message_id=send.message_id,
         chat_jid=send.chat_jid,
-        sent_at=iso_utc(sent_at or time.time()),
+        sent_at=iso_utc(sent_at or clock.now()),
         network_message_id=network_message_id,
     )
 
@@ -93,8 +96,12 @@ async def send_text(host: Host, command: Command[SendTextArgs], owned: OwnedDevi
     interval = command.args.min_send_interval_seconds
     if interval is not None:
         sender.interval = interval
+    if command.args.sending_policy is not None:
+        sender.apply(command.args.sending_policy)
     sender.offer(found)
-    if found.not_before > command.deadline:  # planned (send_at): nobody waits for its dispatch
+    # Planned (send_at) beyond the command's deadline: nobody waits for its dispatch. (The
+    # send's times are the policy clock's, the deadline the real one's.)
+    if found.not_before - clock.now() > command.deadline - time.time():
         return ok(command, device, scheduled_result(found, found.not_before))
     key = found.send_key
     return Later(_await_dispatch(command, owned, sender, found), replied=lambda: sender.replied(key))
@@ -109,9 +116,11 @@ async def _await_dispatch(
         outcome: Dispatched = await asyncio.wait_for(asyncio.shield(future), max(0.0, remaining))
     except TimeoutError:
         sender.unwatch(send.send_key, future)
-        scheduled = scheduled_result(send, max(sender.scheduled_for(send), time.time()))
+        scheduled = scheduled_result(send, max(sender.scheduled_for(send), clock.now()))
         return ok(command, session_snapshot(owned.session), scheduled)
     device = session_snapshot(owned.session)
+    if outcome.scheduled_for is not None:  # held by the sending policy or a pause
+        return ok(command, device, scheduled_result(send, outcome.scheduled_for))
     if outcome.error is not None:
         return failed(command, outcome.error_kind or ErrorKind.NETWORK, outcome.error, device)
     return ok(command, device, sent_result(send, outcome.network_message_id, outcome.sent_at))

@@ -140,6 +140,14 @@ def connection_failure(device_id: str, reason: str, message: str, *, permanent: 
     )
 
 
+def send_limited(device_id: str, *, reason: str, until: float) -> NetworkEvent:
+    """The network refused a send for rate (``reason``: ``rate_overlimit`` or
+    ``reachout_timelock``): the device's sends to new chats wait until ``until``."""
+    return _event(
+        EventName.DEVICE_SEND_LIMITED, {"device_id": device_id, "reason": reason, "until": iso_utc(until)}
+    )
+
+
 def manual_reconnect(device_id: str) -> NetworkEvent:
     """POST /devices/{id}/reconnect: the next attempt starts now, its backoff reset."""
     return _event(EventName.CONNECTION_MANUAL_RECONNECT, {"device_id": device_id})

@@ -19,6 +19,25 @@ send (:meth:`DeviceSender.offer`) and the device's interval. The outbox is read 
 of a tenure and every poll, for sends whose command never reached this host (a host that
 died after its 202, a command that expired on the queue).
 
+The sending policy (:mod:`gateway.devices.sending_policy`, read with the interval and
+brought by each ``SEND_TEXT``): a send over a day's limit, or to a new chat while new chats
+are capped or paused, is held for the earliest moment the policy allows (its waiting caller
+is answered ``scheduled`` for then at once), and sends the policy lets go are dispatched
+meanwhile in their order. ``send_jitter_seconds`` adds a random 0..jitter to the interval of
+each gap. Each send that goes out is counted on the device's record, and its chat recorded
+as known, in the task that marks it (after its caller's answer). Whether a chat is new is
+looked up only while a new-chat rule applies, once per chat and tenure. With no policy
+and no pause, nothing of this is read before a dispatch.
+
+A send the network refuses for rate (``RATE_LIMITED``) is not failed: the device's new-chat
+sends pause until the network's ``retry_at`` (or :data:`DEFAULT_PAUSE_SECONDS`), shown on its
+record (``sending_paused_until``) and announced (``device.send_limited``); the send goes back
+to the outbox, due at the end of the pause, and its waiting caller is answered
+``scheduled`` for then. Sends to known chats go on.
+
+"Now" is :mod:`gateway.clock` (the simulated stack moves it: the dispatchers look again
+when it does).
+
 The crash window: a send found ``sending`` that no dispatch of this host is making was
 interrupted between its claim and its mark (a host died there). It is marked ``failed``
 (:data:`INTERRUPTED`) and never resent: at-most-once, because the network may already have
@@ -29,15 +48,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tenacity import RetryCallState
 
+from gateway import clock
+from gateway.devices.sending_policy import DEFAULT_PAUSE_SECONDS, SendingPolicy, Usage, utc_day
 from gateway.failures.kinds import ErrorKind
-from gateway.messages.sends import Send, SendState
+from gateway.messages.sends import STATUS, Send, SendState
 from gateway.observability import logger
 from gateway.retries import SENT_MARK, WORKER_STEP, failed_with
 from session_host.aws_calls import AWS_ERRORS
@@ -48,6 +70,7 @@ from session_host.network.port import (
     ChatPresence,
     NetworkError,
     NetworkEvent,
+    RateLimit,
     SentMessage,
     SessionState,
 )
@@ -62,6 +85,8 @@ INTERRUPTED_KIND = ErrorKind.TIMEOUT
 """The error kind of an interrupted send: like a network that did not answer, its outcome is
 unknown (the API keeps its ``Idempotency-Key`` bound to it, so it is never sent twice)."""
 Publish = Callable[[NetworkEvent], Awaitable[None]]
+Draw = Callable[[float, float], float]
+"""A random number between two bounds (``random.uniform``): the jitter of each gap."""
 REPLY_WAIT_SECONDS = 1.0
 """How long the mark and the events of a send wait for its caller's reply to leave."""
 INDEX_LAG_SECONDS = 60.0
@@ -71,13 +96,15 @@ it yet (the index is eventually consistent); a finished one then fails its claim
 
 @dataclass(frozen=True)
 class Dispatched:
-    """How a send ended: sent (``network_message_id``, ``sent_at``) or failed (``error``)."""
+    """How a send ended: sent (``network_message_id``, ``sent_at``) or failed (``error``);
+    or, with ``scheduled_for``, held by the sending policy or a pause until then."""
 
     send: Send
     network_message_id: str | None = None
     sent_at: float | None = None
     error: str | None = None
     error_kind: ErrorKind | None = None
+    scheduled_for: float | None = None
 
 
 class DeviceSender:
@@ -97,6 +124,7 @@ class DeviceSender:
         in_flight: set[str],
         dispatching: set[asyncio.Task[None]],
         poll_seconds: float = SEND_POLL_SECONDS,
+        draw: Draw = random.uniform,
     ) -> None:
         self.owned = owned
         self._store = store
@@ -113,6 +141,10 @@ class DeviceSender:
         self._queued: dict[str, Send] = {}  # the queued sends known here, by send_key
         self._read_at: float | None = None  # when the outbox was last read (monotonic)
         self.interval: float | None = None  # min_send_interval_seconds, as last learnt
+        self.policy = SendingPolicy()  # the sending policy and where it stands, as last learnt
+        self._draw = draw
+        self._jitter: float | None = None  # the jitter drawn for the gap before the next dispatch
+        self._new_chats: set[str] = set()  # chats looked up and not known (yet)
         self.current: asyncio.Task[None] | None = None  # the dispatch under way, if any
 
     # --- what commands use --------------------------------------------------------------
@@ -148,9 +180,12 @@ class DeviceSender:
 
     def scheduled_for(self, send: Send) -> float:
         """When the send is expected to go out, as far as this dispatcher knows now."""
-        return max(send.not_before, self._due.get(send.send_key, 0.0)) + (
-            0.0 if send.disable_presence else send.typing_seconds
-        )
+        return _with_typing(send, max(send.not_before, self._due.get(send.send_key, 0.0)))
+
+    def apply(self, settings: Any) -> None:
+        """The policy's settings a command brought (``SendingSettings``): from the next dispatch."""
+        self.policy = self.policy.with_settings(settings)
+        self.wake()
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -181,15 +216,14 @@ class DeviceSender:
             self._due = {}
             await self._sleep(self._poll - (time.monotonic() - (self._read_at or 0.0)))
             return
-        head = min(self._queued.values(), key=lambda send: send.order)
-        due = head.not_before
-        interval = self.interval or 0.0
-        if interval > 0 and self._last_dispatch is None:  # a new tenure: the last owner's dispatch
+        head, due = await self._next()
+        gap = self._gap()
+        if gap > 0 and self._last_dispatch is None:  # a new tenure: the last owner's dispatch
             self._last_dispatch = await self._store.last_sent_at(owned.tenant_id, owned.device_id)
         if self._last_dispatch is not None:
-            due = max(due, self._last_dispatch + interval)
-        self._due = {head.send_key: due}
-        if (wait := due - time.time()) > 0:
+            due = max(due, self._last_dispatch + gap)
+        self._due[head.send_key] = due
+        if (wait := due - clock.now()) > 0:
             await self._sleep(min(wait, self._poll))
             return
         session = owned.session
@@ -203,12 +237,69 @@ class DeviceSender:
         task.add_done_callback(self._dispatching.discard)
         await asyncio.shield(task)
 
+    async def _next(self) -> tuple[Send, float]:
+        """The send to go next and from when the policy lets it: the first in order, unless
+        the policy holds it; then the first it lets go (or, all held, the first let go). Each
+        held send's waiting caller is answered ``scheduled`` for when it may go."""
+        ordered = sorted(self._queued.values(), key=lambda send: send.order)
+        now = clock.now()
+        self._due = {}
+        if not self.policy.holds_any(now):
+            return ordered[0], ordered[0].not_before
+        best: tuple[float, Send] | None = None
+        for send in ordered:
+            ready = send.not_before
+            held = await self._held_until(send, now)
+            if held is not None and held > ready:
+                ready = self._due[send.send_key] = held
+                self._resolve(Dispatched(send, scheduled_for=_with_typing(send, held)))
+            if best is None or ready < best[0]:
+                best = (ready, send)
+            if ready == send.not_before:  # not held: no later send can be ready before it
+                break
+        assert best is not None
+        return best[1], best[0]
+
+    async def _held_until(self, send: Send, now: float) -> float | None:
+        """Until when the policy holds ``send`` (None: it may go); a status publish is no
+        message to a chat and is never held."""
+        if send.kind == STATUS:
+            return None
+        new_chat = self.policy.watches_new_chats(now) and await self._is_new(send.chat_jid)
+        return self.policy.hold(now, new_chat=new_chat)
+
+    async def _is_new(self, chat_jid: str) -> bool:
+        """Whether the device never wrote to or heard from the chat (one lookup per tenure)."""
+        if chat_jid in self.owned.known_chats:
+            return False
+        if chat_jid not in self._new_chats:
+            owned = self.owned
+            if await self._store.chat_known(owned.tenant_id, owned.device_id, chat_jid):
+                owned.known_chats.add(chat_jid)
+                return False
+            self._new_chats.add(chat_jid)
+        return chat_jid not in self.owned.known_chats  # heard from meanwhile
+
+    def _gap(self) -> float:
+        """The least time between the last dispatch and the next: the interval, and the jitter
+        drawn for this gap."""
+        if self._jitter is None:
+            top = self.policy.send_jitter_seconds
+            self._jitter = self._draw(0.0, float(top)) if top > 0 else 0.0
+        return (self.interval or 0.0) + self._jitter
+
+    def _dispatched(self) -> float:
+        """A dispatch was made now: the next gap counts from it, with a jitter of its own."""
+        self._last_dispatch = clock.now()
+        self._jitter = None
+        return self._last_dispatch
+
     async def _read_outbox(self) -> None:
         """Read the device's unfinished sends (and its interval): at the start of the tenure
         and every poll, for sends whose command never reached this host. A send that is
         ``sending`` and not this host's was interrupted."""
         owned = self.owned
-        started = time.time()
+        started = clock.now()
         found: dict[str, Send] = {}
         for send in await self._store.unfinished(owned.tenant_id, owned.device_id):
             if send.state is SendState.QUEUED:
@@ -222,7 +313,13 @@ class DeviceSender:
             if key not in found and send.requested_at > started - INDEX_LAG_SECONDS
         }
         self._queued = found | recent
-        self.interval = await self._store.min_interval(owned.tenant_id, owned.device_id)
+        self.interval, policy = await self._store.sending_policy(owned.tenant_id, owned.device_id)
+        mine = self.policy
+        self.policy = replace(
+            policy,
+            paused_until=max(policy.paused_until or 0.0, mine.paused_until or 0.0) or None,
+            usage=policy.usage.merged(mine.usage),  # counts of sends still being recorded
+        )
         self._read_at = time.monotonic()
 
     async def _sleep(self, seconds: float) -> None:
@@ -265,28 +362,111 @@ class DeviceSender:
                     if recorded:  # it goes when the device is back, in its turn
                         self._queued.setdefault(send.send_key, send)
                     return
-                self._last_dispatch = time.time()
+                self._dispatched()
+                if error.kind is ErrorKind.RATE_LIMITED:
+                    recorded = await self._rate_limited(send, epoch, error)
+                    return
                 message = f"{error.code or error.kind}: {error}"
                 recorded = await self._store.mark_failed(send, message, kind=error.kind, epoch=epoch)
                 logger.warning("send refused by the network", extra=self._about(message))
                 self._resolve(Dispatched(send, error=message, error_kind=error.kind))
                 return
-            self._last_dispatch = time.time()
+            dispatched = self._dispatched()
             # Before anything awaits: the network's receipt may follow at once.
             self.owned.recent_sends.add(sent.message_id, send.message_id)
-            sent_at = sent.timestamp or self._last_dispatch
+            new_chat = self._count(send, dispatched)
+            sent_at = sent.timestamp or dispatched
             # The caller learns it first; the record and the events follow in a task of their
             # own, so the device's next send does not wait for them either.
             answered = self._resolve(Dispatched(send, sent.message_id, sent_at))
-            recording = self._track(self._record_sent(send, epoch, sent, sent_at, mentioned, answered))
+            recording = self._track(
+                self._record_sent(
+                    send, epoch, sent, sent_at, mentioned, answered, (utc_day(dispatched), new_chat)
+                )
+            )
         finally:
             if recording is None and recorded:  # else "ours" here: never marked interrupted
                 self._in_flight.discard(key)
 
+    async def _rate_limited(self, send: Send, epoch: int, error: NetworkError) -> bool:
+        """The network refused the send for rate: new-chat sends pause (see the module), the
+        send goes back to the outbox for the end of the pause; True once it is there."""
+        until = await self._pause(error)
+        recorded = await self._store.requeue(send, epoch, not_before=until)
+        if recorded:
+            self._queued[send.send_key] = replace(send, not_before=until)
+        self._resolve(Dispatched(send, scheduled_for=_with_typing(send, until)))
+        return recorded
+
+    async def _pause(self, error: NetworkError) -> float:
+        """Pause the device's new-chat sends until the network's time (or an hour), on its
+        record, and announce it; until when they pause."""
+        now = clock.now()
+        until = max(error.retry_at if error.retry_at is not None else now + DEFAULT_PAUSE_SECONDS, now)
+        until = max(until, self.policy.paused_until or 0.0)
+        self.policy = replace(self.policy, paused_until=until)
+        owned = self.owned
+        reason = error.rate_limit or RateLimit.OVERLIMIT
+        logger.warning(
+            "sends to new chats paused: the network refused a send for rate",
+            extra=self._about(f"{reason}: {error}") | {"until": payloads.iso_utc(until)},
+        )
+        try:
+            await self._store.pause_new_chats(owned.tenant_id, owned.device_id, until)
+        except AWS_ERRORS as failure:
+            logger.error("the pause of new-chat sends was not recorded", extra=self._about(str(failure)))
+        await self._publish(payloads.send_limited(owned.device_id, reason=reason.value, until=until))
+        return until
+
+    def _count(self, send: Send, at: float) -> bool | None:
+        """Count a send that went out in today's usage (in memory, at once: the next send's
+        limits see it); whether its chat was new, when known now (else its record says)."""
+        if send.kind == STATUS:
+            return False
+        chat = send.chat_jid
+        new_chat: bool | None = None
+        if chat in self.owned.known_chats:
+            new_chat = False
+        elif chat in self._new_chats:
+            new_chat = True
+            self._new_chats.discard(chat)
+        self.policy = replace(
+            self.policy, usage=self.policy.usage.on(utc_day(at)).counted(new_chat=bool(new_chat))
+        )
+        return new_chat
+
+    async def _record_usage(self, send: Send, day: str, new_chat: bool | None) -> None:
+        """Record the send's chat as known and count it on the device's record (best effort:
+        a count lost to an outage only shows less)."""
+        if send.kind == STATUS:
+            return
+        owned = self.owned
+        chat = send.chat_jid
+        try:
+            if new_chat is not False:
+                created = await self._store.remember_chat(owned.tenant_id, owned.device_id, chat)
+                if new_chat is None and created:  # a new chat, learnt now
+                    usage = self.policy.usage
+                    if usage.day == day:
+                        self.policy = replace(self.policy, usage=Usage(day, usage.sent, usage.new_chats + 1))
+                new_chat = bool(new_chat) or created
+                owned.known_chats.add(chat)
+            await self._store.count_send(owned.tenant_id, owned.device_id, day, new_chat=new_chat)
+        except AWS_ERRORS as error:
+            logger.warning("a send was not counted in the device's usage", extra=self._about(str(error)))
+
     async def _record_sent(
-        self, send: Send, epoch: int, sent: SentMessage, sent_at: float, mentioned: list[str], answered: bool
+        self,
+        send: Send,
+        epoch: int,
+        sent: SentMessage,
+        sent_at: float,
+        mentioned: list[str],
+        answered: bool,
+        usage: tuple[str, bool | None],
     ) -> None:
-        """Mark the send ``sent`` and publish its events, once its caller's reply has left."""
+        """Mark the send ``sent``, publish its events and count it, once its caller's reply
+        has left."""
         recorded = False
         try:
             if answered:
@@ -294,6 +474,7 @@ class DeviceSender:
             marking = asyncio.ensure_future(self._mark_sent(send, epoch, sent.message_id, sent_at))
             try:
                 await self._publish_sent(send, sent.message_id, sent_at, mentioned)
+                await self._record_usage(send, *usage)
             finally:
                 recorded = await marking
         finally:
@@ -361,7 +542,7 @@ class DeviceSender:
             if not future.done():
                 future.set_result(outcome)
                 told = True
-        if told:
+        if told and outcome.scheduled_for is None:  # answered for good: its bookkeeping follows
             self._replies[outcome.send.send_key] = asyncio.Event()
         return told
 
@@ -400,6 +581,20 @@ class Senders:
         self._running: dict[str, tuple[DeviceSender, asyncio.Task[None]]] = {}
         self._in_flight: set[str] = set()
         self._dispatching: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._clock_listener = clock.ClockListener(self._clock_moved)
+        clock.CLOCK.subscribe(self._clock_listener)
+
+    def _clock_moved(self) -> None:
+        """The clock moved (the simulated stack): every dispatcher looks at its sends again."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # closed meanwhile
+                loop.call_soon_threadsafe(self._wake_all)
+
+    def _wake_all(self) -> None:
+        for sender, _ in self._running.values():
+            sender.wake()
 
     def start(self, owned: OwnedDevice) -> None:
         async def publish(event: NetworkEvent) -> None:
@@ -414,7 +609,8 @@ class Senders:
             poll_seconds=self._poll,
         )
         self.stop(owned.device_id)
-        self._running[owned.device_id] = (sender, asyncio.get_running_loop().create_task(sender.run()))
+        self._loop = asyncio.get_running_loop()
+        self._running[owned.device_id] = (sender, self._loop.create_task(sender.run()))
 
     def stop(self, device_id: str, owned: OwnedDevice | None = None) -> None:
         """Cancel the device's dispatcher (only ``owned``'s, when given); a dispatch under
@@ -445,3 +641,8 @@ class Senders:
         """Let the dispatches under way record their outcome (a clean stop)."""
         while self._dispatching:
             await asyncio.gather(*list(self._dispatching), return_exceptions=True)
+
+
+def _with_typing(send: Send, at: float) -> float:
+    """When a send due ``at`` goes out: after its typing indicator."""
+    return at + (0.0 if send.disable_presence else send.typing_seconds)

@@ -5,28 +5,31 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from pynamodb.exceptions import DoesNotExist
-
+from gateway.devices import known_chats
+from gateway.devices.sending_policy import SendingPolicy
 from gateway.failures.kinds import ErrorKind
 from gateway.media import store as media_store
 from gateway.media.kinds import CheckedMedia, Kind
 from gateway.messages import outbox
 from gateway.messages.sends import Send
-from gateway.models import DeviceModel
 from session_host.aws_calls import AwsCalls
-from session_host.sending import network_calls
+from session_host.sending import network_calls, policy_records
 
 
 class OutboxStore(Protocol):
     async def unfinished(self, tenant_id: str, device_id: str) -> list[Send]: ...
     async def get(self, tenant_id: str, device_id: str, send_key: str) -> Send | None: ...
     async def claim(self, send: Send, epoch: int) -> bool: ...
-    async def requeue(self, send: Send, epoch: int) -> bool: ...
+    async def requeue(self, send: Send, epoch: int, not_before: float | None = None) -> bool: ...
     async def mark_sent(self, send: Send, epoch: int, network_message_id: str, sent_at: float) -> bool: ...
     async def mark_failed(
         self, send: Send, error: str, *, kind: ErrorKind, epoch: int | None = None
     ) -> bool: ...
-    async def min_interval(self, tenant_id: str, device_id: str) -> float: ...
+    async def sending_policy(self, tenant_id: str, device_id: str) -> tuple[float, SendingPolicy]: ...
+    async def count_send(self, tenant_id: str, device_id: str, day: str, *, new_chat: bool) -> bool: ...
+    async def pause_new_chats(self, tenant_id: str, device_id: str, until: float) -> bool: ...
+    async def chat_known(self, tenant_id: str, device_id: str, chat_jid: str) -> bool: ...
+    async def remember_chat(self, tenant_id: str, device_id: str, chat_jid: str) -> bool: ...
     async def last_sent_at(self, tenant_id: str, device_id: str) -> float | None: ...
     async def find(self, tenant_id: str, device_id: str, message_id: str) -> Send | None: ...
     async def mark_revoked(self, send: Send, at: float) -> bool: ...
@@ -52,8 +55,8 @@ class HostOutbox:
     async def claim(self, send: Send, epoch: int) -> bool:
         return await self._aws(outbox.claim, send, epoch)
 
-    async def requeue(self, send: Send, epoch: int) -> bool:
-        return await self._aws(outbox.requeue, send, epoch)
+    async def requeue(self, send: Send, epoch: int, not_before: float | None = None) -> bool:
+        return await self._aws(outbox.requeue, send, epoch, not_before)
 
     async def mark_sent(self, send: Send, epoch: int, network_message_id: str, sent_at: float) -> bool:
         return await self._aws(outbox.mark_sent, send, epoch, network_message_id, sent_at)
@@ -84,14 +87,20 @@ class HostOutbox:
         when ``status``)."""
         return await self._aws(network_calls.fetch_checked, kind, url, declared, status=status)
 
-    async def min_interval(self, tenant_id: str, device_id: str) -> float:
-        """The device's ``min_send_interval_seconds`` (0 when unset or the record is gone)."""
-        return await self._aws(_min_interval, tenant_id, device_id)
+    async def sending_policy(self, tenant_id: str, device_id: str) -> tuple[float, SendingPolicy]:
+        """The device's ``min_send_interval_seconds`` (0 when unset or the record is gone) and
+        its sending policy, in one read."""
+        return await self._aws(policy_records.read, tenant_id, device_id)
 
+    async def count_send(self, tenant_id: str, device_id: str, day: str, *, new_chat: bool) -> bool:
+        return await self._aws(policy_records.count_send, tenant_id, device_id, day, new_chat=new_chat)
 
-def _min_interval(tenant_id: str, device_id: str) -> float:
-    try:
-        record = DeviceModel.get(tenant_id, device_id, attributes_to_get=["min_send_interval_seconds"])
-    except DoesNotExist:
-        return 0.0
-    return float(record.min_send_interval_seconds or 0)
+    async def pause_new_chats(self, tenant_id: str, device_id: str, until: float) -> bool:
+        return await self._aws(policy_records.pause_new_chats, tenant_id, device_id, until)
+
+    async def chat_known(self, tenant_id: str, device_id: str, chat_jid: str) -> bool:
+        return await self._aws(known_chats.is_known, tenant_id, device_id, chat_jid)
+
+    async def remember_chat(self, tenant_id: str, device_id: str, chat_jid: str) -> bool:
+        """Record the chat as known; True when it was new."""
+        return await self._aws(known_chats.remember, tenant_id, device_id, chat_jid)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+import random
 import time
 from collections.abc import Sequence
 from types import SimpleNamespace
@@ -13,6 +14,7 @@ from typing import Any, cast
 import bus_wire
 
 from gateway.bus import CommandName, Reply
+from gateway.devices.sending_policy import SendingPolicy
 from gateway.failures.kinds import ErrorKind
 from gateway.leases import Lease
 from gateway.media import kinds
@@ -31,7 +33,7 @@ from session_host.network.port import (
 )
 from session_host.network.reply_types import Quote
 from session_host.ownership import Ownership
-from session_host.sending.sender import DeviceSender
+from session_host.sending.sender import DeviceSender, Draw
 
 TENANT, DEVICE = "t1", "d1"
 CHAT = "15550001111@s.whatsapp.net"
@@ -48,6 +50,11 @@ class FakeOutbox:
         self.hidden: set[str] = set()  # send keys the (lagging) index does not show yet
         self.media: dict[str, bytes] = {}  # media_id -> bytes, as the API stored them
         self.urls: dict[str, bytes] = {}  # url -> what fetching it gives
+        self.policy = SendingPolicy()  # the device record's sending policy
+        self.chats: set[str] = set()  # the chats known to the device (the known-chats table)
+        self.lookups: list[str] = []  # each chat looked up, in order
+        self.counted: list[tuple[str, bool]] = []  # each send counted: (day, new chat)
+        self.paused_until: float | None = None  # the pause as the record shows it
         self._clock = itertools.count()
 
     def add(
@@ -94,8 +101,9 @@ class FakeOutbox:
     async def claim(self, send: Send, epoch: int) -> bool:
         return self._move(send, SendState.QUEUED, None, state=SendState.SENDING, sending_epoch=epoch)
 
-    async def requeue(self, send: Send, epoch: int) -> bool:
-        return self._move(send, SendState.SENDING, epoch, state=SendState.QUEUED, sending_epoch=None)
+    async def requeue(self, send: Send, epoch: int, not_before: float | None = None) -> bool:
+        due = {} if not_before is None else {"not_before": not_before}
+        return self._move(send, SendState.SENDING, epoch, state=SendState.QUEUED, sending_epoch=None, **due)
 
     async def mark_sent(self, send: Send, epoch: int, network_message_id: str, sent_at: float) -> bool:
         return self._move(
@@ -124,8 +132,25 @@ class FakeOutbox:
             raise MediaNotFetched("the server of url answered HTTP 404")
         return kinds.check(kind, self.urls[url], "url", declared=declared, status=status)
 
-    async def min_interval(self, _tenant: str, _device: str) -> float:
-        return self.interval
+    async def sending_policy(self, _tenant: str, _device: str) -> tuple[float, SendingPolicy]:
+        return self.interval, self.policy
+
+    async def count_send(self, _tenant: str, _device: str, day: str, *, new_chat: bool) -> bool:
+        self.counted.append((day, new_chat))
+        return True
+
+    async def pause_new_chats(self, _tenant: str, _device: str, until: float) -> bool:
+        self.paused_until = until
+        return True
+
+    async def chat_known(self, _tenant: str, _device: str, chat_jid: str) -> bool:
+        self.lookups.append(chat_jid)
+        return chat_jid in self.chats
+
+    async def remember_chat(self, _tenant: str, _device: str, chat_jid: str) -> bool:
+        new = chat_jid not in self.chats
+        self.chats.add(chat_jid)
+        return new
 
     async def last_sent_at(self, _tenant: str, _device: str) -> float | None:
         return self.last_sent
@@ -221,14 +246,20 @@ class RecordingSession:
 class Rig:
     """A device's dispatcher over the fakes; ``published`` collects its events."""
 
-    def __init__(self, epoch: int = 1) -> None:
+    def __init__(self, epoch: int = 1, draw: Draw = random.uniform) -> None:
         self.owned = OwnedDevice(TENANT, DEVICE, Lease(DEVICE, TENANT, "host-a", None, epoch, "tenure-a"))
         self.session = RecordingSession(self.owned)
         self.owned.session = self.session  # type: ignore[assignment]
         self.store = FakeOutbox()
         self.published: list[NetworkEvent] = []
         self.sender = DeviceSender(
-            self.owned, self.store, self._publish, in_flight=set(), dispatching=set(), poll_seconds=5
+            self.owned,
+            self.store,
+            self._publish,
+            in_flight=set(),
+            dispatching=set(),
+            poll_seconds=5,
+            draw=draw,
         )
         self._task: asyncio.Task[None] | None = None
 

@@ -155,6 +155,7 @@ SPEC_CATALOG = {
     "connection.stream_replaced", "connection.failure", "connection.temporary_ban",
     "connection.manual_reconnect", "connection.keepalive_timeout", "connection.keepalive_restored",
     "qr.generated", "pair.success", "pair.passkey_request", "pair.passkey_confirmation", "pair.passkey_error",
+    "device.send_limited",
     "contact.presence", "contact.changed", "contact.pushname", "contact.about", "contact.picture",
     "chat.presence", "chat.mark_as_read", "chat.pin", "chat.mute", "chat.archive", "chat.delete",
     "chat.clear",

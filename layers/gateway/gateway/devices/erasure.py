@@ -4,7 +4,8 @@ conditions": deletion that deletes).
 Keyed by the device, each deleted at once by its owner module: the webhook configuration
 and delivery log (``webhooks.store``), the sends (``messages.outbox``: the outbox is also
 the record of what the device sent, message text included, kept up to 90 days otherwise),
-the media sent and received (``media.store``, kept 30 days otherwise), the envelopes too
+the chats it wrote to or heard from (``devices.known_chats``), the media sent and received
+(``media.store``, kept 30 days otherwise), the envelopes too
 large for a queue message (``webhooks.claim_check``, 30 days otherwise), the lease
 (``leases``: a dead host's is never cleared by the TTL) and the ``Idempotency-Key`` records
 (``web.idempotency``, 24 h otherwise). The session's own files (credentials, the network
@@ -18,6 +19,7 @@ for all its devices (:func:`erase_tenant_data`), after the devices' records are 
 from __future__ import annotations
 
 from gateway import leases
+from gateway.devices import known_chats
 from gateway.media import store as media_store
 from gateway.messages import outbox
 from gateway.observability import logger
@@ -33,6 +35,7 @@ def erase_device_data(tenant_id: str, device_id: str, *, idempotency_records: bo
     webhook_store.delete_config(tenant_id, device_id)
     webhook_store.delete_delivery_log(device_id)
     sends = outbox.delete_device_sends(tenant_id, device_id)
+    chats = known_chats.delete_device_chats(tenant_id, device_id)
     media = media_store.delete_all(tenant_id, device_id)
     envelopes = claim_check.delete_all(tenant_id, device_id)
     leases.forget(device_id)
@@ -43,6 +46,7 @@ def erase_device_data(tenant_id: str, device_id: str, *, idempotency_records: bo
             "tenant_id": tenant_id,
             "device_id": device_id,
             "sends": sends,
+            "chats": chats,
             "media": media,
             "envelopes": envelopes,
             "keys": records,

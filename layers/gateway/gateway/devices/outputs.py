@@ -36,6 +36,20 @@ class LastError(OutputModel):
     at: Timestamp
 
 
+class UsageToday(OutputModel):
+    """What the device sent today (UTC) and today's limits after warm-up."""
+
+    day: str = Field(description="The UTC day, `YYYY-MM-DD`", examples=["2026-12-01"])
+    sent: int = Field(description="Messages sent today")
+    new_chats: int = Field(
+        description="Of them, messages to chats the device had never written to or heard from"
+    )
+    daily_limit: int | None = Field(description="Today's `daily_send_limit` after warm-up; null: no limit")
+    new_chat_limit: int | None = Field(
+        description="Today's `new_chat_daily_limit` after warm-up; null: no limit"
+    )
+
+
 class Device(OutputModel):
     id: Uuid
     tenant_id: Uuid
@@ -52,6 +66,24 @@ class Device(OutputModel):
     reject_calls_message: str | None = Field(
         description="The text a rejected caller gets from the device; null: none"
     )
+    daily_send_limit: int | None = Field(
+        description="At most this many messages a UTC day, after warm-up (docs/sending-policy.md); "
+        "null: no limit"
+    )
+    new_chat_daily_limit: int | None = Field(
+        description="At most this many messages a UTC day to new chats, after warm-up; null: no limit"
+    )
+    warmup_days: int = Field(
+        description="The limits ramp from 10 % to 100 % over this many days from pairing"
+    )
+    send_jitter_seconds: int = Field(
+        description="A random 0 to this many seconds added to `min_send_interval_seconds` between sends"
+    )
+    sending_paused_until: Timestamp | None = Field(
+        description="Until when sends to new chats wait, after the network refused a send for rate; "
+        "null: not paused"
+    )
+    usage_today: UsageToday
     proxy_url: str | None = Field(
         description="The proxy the device's network connection goes through (its password shown as "
         "`***`); null: none",

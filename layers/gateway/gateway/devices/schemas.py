@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 
 from gateway.devices.proxies import MAX_PROXY_URL_LENGTH, PROXY_RULE, PROXY_URL_PATTERN
+from gateway.devices.sending_policy import MAX_JITTER_SECONDS, MAX_LIMIT, MAX_WARMUP_DAYS
 from gateway.jids import PHONE_RULE, PhoneNumber
 from gateway.messages.schemas import MAX_TEXT_CHARS
 from gateway.web.deferred import DeferredModel
@@ -15,6 +16,9 @@ from gateway.web.fields import JsonInteger, NonBlank, omittable
 DeviceName = Annotated[NonBlank, StringConstraints(max_length=100)]
 MAX_SEND_INTERVAL_SECONDS = 600
 SendInterval = Annotated[JsonInteger, Field(ge=0, le=MAX_SEND_INTERVAL_SECONDS)]
+SendLimit = Annotated[JsonInteger, Field(ge=1, le=MAX_LIMIT)]
+WarmupDays = Annotated[JsonInteger, Field(ge=0, le=MAX_WARMUP_DAYS)]
+JitterSeconds = Annotated[JsonInteger, Field(ge=0, le=MAX_JITTER_SECONDS)]
 RejectCallsMessage = Annotated[NonBlank, StringConstraints(max_length=MAX_TEXT_CHARS)]
 """A text as the device sends it (``/send/text``'s limit), trimmed."""
 
@@ -64,4 +68,29 @@ class UpdateDeviceRequest(DeferredModel):
         description=f"The proxy the device's network connection goes through from its next connect: "
         f"{PROXY_RULE}; null: none. Shown with its password as `***`",
         examples=["socks5://user:secret@proxy.example.com:1080"],
+    )
+    # The sending policy (docs/sending-policy.md).
+    daily_send_limit: SendLimit | None = Field(
+        default=None,
+        description="At most this many messages a UTC day (after warm-up); a send over it is "
+        "scheduled for the next day, never refused. null: no limit",
+        examples=[300],
+    )
+    new_chat_daily_limit: SendLimit | None = Field(
+        default=None,
+        description="At most this many messages a UTC day (after warm-up) to chats the device never "
+        "wrote to or heard from; sends to known chats go on. null: no limit",
+        examples=[30],
+    )
+    warmup_days: WarmupDays | None = omittable(
+        {"minimum": 0, "maximum": MAX_WARMUP_DAYS},
+        description="The limits ramp linearly from 10 % on the day of pairing to 100 % this many days "
+        "later (0: no warm-up)",
+        examples=[14],
+    )
+    send_jitter_seconds: JitterSeconds | None = omittable(
+        {"minimum": 0, "maximum": MAX_JITTER_SECONDS},
+        description="A random 0 to this many seconds added to `min_send_interval_seconds` between "
+        "consecutive sends (0: none)",
+        examples=[10],
     )

@@ -52,7 +52,7 @@ def list_devices(caller: Principal, request: PageRequest) -> Page[dict[str, Any]
 
 SETTINGS = tuple(UpdateDeviceRequest.model_fields)
 """The fields of PATCH /devices/{id}, each the device record's attribute of the same name."""
-CLEARABLE = frozenset({"reject_calls_message", "proxy_url"})
+CLEARABLE = frozenset({"reject_calls_message", "proxy_url", "daily_send_limit", "new_chat_daily_limit"})
 """Settings a null removes; a null of the others means left out."""
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from gateway import clock
 from gateway.bus import DeviceSnapshot
 from gateway.devices.proxies import redacted
+from gateway.devices.sending_policy import SendingPolicy
 from gateway.models import DeviceModel
 
 SUMMARY_FIELDS = ("id", "name", "status", "is_connected", "is_logged_in", "messaging_jid")
@@ -17,6 +19,8 @@ SUMMARY_FIELDS = ("id", "name", "status", "is_connected", "is_logged_in", "messa
 def device_view(device: DeviceModel, snapshot: DeviceSnapshot | None = None) -> dict[str, Any]:
     """The device as the API shows it; ``snapshot`` (the session host's answer to a command)
     is newer than the record, so its session fields win."""
+    policy = SendingPolicy.of(device)
+    now = clock.now()
     view: dict[str, Any] = {
         "id": device.device_id,
         "tenant_id": device.tenant_id,
@@ -29,6 +33,12 @@ def device_view(device: DeviceModel, snapshot: DeviceSnapshot | None = None) -> 
         "min_send_interval_seconds": int(device.min_send_interval_seconds or 0),
         "reject_calls": bool(device.reject_calls),
         "reject_calls_message": device.reject_calls_message,
+        "daily_send_limit": policy.daily_send_limit,
+        "new_chat_daily_limit": policy.new_chat_daily_limit,
+        "warmup_days": policy.warmup_days,
+        "send_jitter_seconds": policy.send_jitter_seconds,
+        "sending_paused_until": device.sending_paused_until if policy.paused(now) else None,
+        "usage_today": policy.usage_today(now),
         "proxy_url": redacted(device.proxy_url),
         "last_error": _last_error(device),
         "reconnect_at": device.reconnect_at,

@@ -28,6 +28,7 @@ from typing import Any
 from pynamodb.exceptions import DoesNotExist, PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
+from gateway import clock
 from gateway.failures.kinds import ErrorKind
 from gateway.messages.sends import TEXT, UNFINISHED, Send, SendState
 from gateway.models import SendModel
@@ -77,7 +78,7 @@ def new_send(
     """A new ``queued`` send, not stored yet (see :func:`store`); due ``delay_seconds`` after
     its request, or after ``send_at`` when it is planned (the pacing applies then)."""
     message_id = message_id or new_message_id()
-    requested_at = time.time() if requested_at is None else requested_at
+    requested_at = clock.now() if requested_at is None else requested_at
     return Send(
         tenant_id=tenant_id,
         device_id=device_id,
@@ -153,11 +154,13 @@ def claim(send: Send, epoch: int) -> bool:
     return True
 
 
-def requeue(send: Send, epoch: int) -> bool:
-    """``sending`` → ``queued``: the network certainly did not get it (not connected)."""
+def requeue(send: Send, epoch: int, not_before: float | None = None) -> bool:
+    """``sending`` → ``queued``: the network certainly did not get it (not connected, or
+    refused it for rate); due again at ``not_before`` when given (the end of a pause)."""
+    due = [] if not_before is None else [SendModel.not_before.set(not_before)]
     return _update(
         send,
-        [SendModel.state.set(SendState.QUEUED.value), SendModel.sending_epoch.remove()],
+        [SendModel.state.set(SendState.QUEUED.value), SendModel.sending_epoch.remove(), *due],
         _sending_at(epoch),
     )
 

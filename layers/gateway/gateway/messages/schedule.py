@@ -8,10 +8,10 @@ at once, exactly as without ``send_at`` (:func:`due_at` answers None).
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Any
 
+from gateway import clock
 from gateway.errors import validation_error
 from gateway.web.fields import omittable
 
@@ -44,7 +44,7 @@ def due_at(send_at: str | None, now: float | None = None) -> float | None:
         raise validation_error("send_at", "not an ISO 8601 date and time", send_at) from None
     if due is None:
         raise validation_error("send_at", "give a timezone (Z or +hh:mm)", send_at)
-    now = time.time() if now is None else now
+    now = clock.now() if now is None else now
     if due - now > MAX_AHEAD_SECONDS:
         raise validation_error("send_at", "at most 30 days ahead", send_at)
     return due if due > now else None

@@ -29,15 +29,16 @@ the send: the key stays bound to it, and a repeat answers its state now (:func:`
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import Future
 from functools import cache
 from typing import Any, Protocol
 
+from gateway import clock
 from gateway.bus import BusTimeout, CommandName, Reply, contracts, get_bus
-from gateway.bus.contracts.messages import SendOutcome, SendTextArgs
+from gateway.bus.contracts.messages import SendingSettings, SendOutcome, SendTextArgs
 from gateway.context_pool import ContextThreadPool
 from gateway.devices.access import require_session
+from gateway.devices.sending_policy import settings_of
 from gateway.errors import ApiError, internal_error
 from gateway.failures import table
 from gateway.failures.codes import ErrorCode
@@ -136,7 +137,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
     except BusTimeout:
         _durable(stored, device, send)  # a 202 promises a durable send
         logger.info("send held to the limit without an answer", extra=_about(device, send))
-        return _scheduled(send, iso_utc(max(send.not_before, time.time())))
+        return _scheduled(send, iso_utc(max(send.not_before, clock.now())))
     except Exception as error:  # the command may have left, and the outbox write may land
         logger.exception("send command not confirmed", extra=_about(device, send))
         raise Unclear(internal_error(), _bound(send)) from error
@@ -194,14 +195,18 @@ def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | No
         error = _failed(device, send, reply, {"number": send.chat_jid})
         message = f"{error.message}. This {HEADER} is bound to this failed send: use a new key to send again."
         raise ApiError(error.status, error.code, message, validation=error.validation)
-    return _scheduled(send, iso_utc(max(send.not_before, time.time())))
+    return _scheduled(send, iso_utc(max(send.not_before, clock.now())))
 
 
 def _command(device: DeviceModel, send: Send, interval: int, timeout: float) -> dict[str, Any]:
     """The ``SEND_TEXT`` of ``send`` for the device's host: it carries the send whole, and
-    the device's interval."""
+    the device's interval and sending policy (so a change applies from the next send)."""
+    settings = SendingSettings(**settings_of(device))
+    args = SendTextArgs(
+        send_key=send.send_key, send=send, min_send_interval_seconds=interval, sending_policy=settings
+    )
     return {
-        "args": SendTextArgs(send_key=send.send_key, send=send, min_send_interval_seconds=interval),
+        "args": args,
         "tenant_id": device.tenant_id,
         "device_id": device.device_id,
         "host_queue_url": device.host_queue_url,

@@ -5,6 +5,7 @@ the models at a local moto server, so the same code runs locally and on AWS.
 """
 
 from gateway.models.accounts import TenantModel, TokenModel, UniqueKeyModel, UserModel
+from gateway.models.chats import KnownChatModel
 from gateway.models.devices import DeviceModel
 from gateway.models.leases import HostTenureModel, LeaseModel
 from gateway.models.sends import SendModel
@@ -14,6 +15,7 @@ __all__ = [
     "DeliveryModel",
     "DeviceModel",
     "HostTenureModel",
+    "KnownChatModel",
     "LeaseModel",
     "SendModel",
     "TenantModel",

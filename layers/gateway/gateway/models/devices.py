@@ -77,6 +77,19 @@ class DeviceModel(GatewayModel):
     last_error_message = UnicodeAttribute(null=True)
     last_error_at = UnicodeAttribute(null=True)
     reconnect_at = UnicodeAttribute(null=True)
+    # The sending policy (set by the API; ``gateway.devices.sending_policy``, absent: off).
+    daily_send_limit = NumberAttribute(null=True)
+    new_chat_daily_limit = NumberAttribute(null=True)
+    warmup_days = NumberAttribute(null=True)
+    send_jitter_seconds = NumberAttribute(null=True)
+    # Where the policy stands, written by the session host: when the device last paired (the
+    # warm-up counts from it), until when its new-chat sends pause after the network's rate
+    # refusal, and what it sent on ``usage_day`` (UTC, YYYY-MM-DD).
+    paired_at = UnicodeAttribute(null=True)
+    sending_paused_until = UnicodeAttribute(null=True)
+    usage_day = UnicodeAttribute(null=True)
+    usage_sent = NumberAttribute(null=True)
+    usage_new_chats = NumberAttribute(null=True)
     created_at = UnicodeAttribute()
     updated_at = UnicodeAttribute()
 

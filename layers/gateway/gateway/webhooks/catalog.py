@@ -41,6 +41,8 @@ class EventName(StrEnum):
     PAIR_PASSKEY_REQUEST = "pair.passkey_request"
     PAIR_PASSKEY_CONFIRMATION = "pair.passkey_confirmation"
     PAIR_PASSKEY_ERROR = "pair.passkey_error"
+    # Sending policy: the network refused a send for rate; new-chat sends pause.
+    DEVICE_SEND_LIMITED = "device.send_limited"
     # Contacts and chats
     CONTACT_PRESENCE = "contact.presence"
     CONTACT_CHANGED = "contact.changed"

@@ -87,6 +87,8 @@ UNAVAILABLE_EVENTS: Mapping[EventName, str] = MappingProxyType(
         # A rejection the device makes (POST /calls/{id}/reject, reject_calls) is emitted by the
         # session host; one made on the phone is not forwarded by neonize (no event code).
         EventName.CALL_REJECT: _GATEWAY,
+        # The session host's send dispatcher announces a rate refusal it met (sending policy).
+        EventName.DEVICE_SEND_LIMITED: _GATEWAY,
         EventName.MEDIA_RETRY: _NOT_FORWARDED,
         EventName.PAIR_PASSKEY_REQUEST: _NOT_FORWARDED,
         EventName.PAIR_PASSKEY_CONFIRMATION: _NOT_FORWARDED,

@@ -13,12 +13,14 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends
 from fastapi import Path as PathParam
-from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
+from pydantic import AwareDatetime, BaseModel, Field, StringConstraints, field_validator, model_validator
 
+from gateway import clock
 from gateway.errors import ApiError
 from gateway.failures.codes import ErrorCode
 from gateway.groups.codes import OperationCode
 from gateway.jids import PHONE_PATTERN, PhoneNumber
+from gateway.timestamps import iso_utc
 from gateway.web.error_docs import MASTER, WITH_BODY, answers, operation, standard
 
 from ..media_types import MediaKind, OutgoingMedia, QuickReply
@@ -33,6 +35,8 @@ MessageIdInPath = Annotated[str, PathParam(min_length=1, max_length=128)]
 Target = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
 T = TypeVar("T")
+MAX_CLOCK_MOVE_SECONDS = 400 * 24 * 3600.0
+"""The furthest one PUT /_simulator/clock moves the clock by ``advance_seconds``."""
 
 # What the control API answers, for all of its routes at once (ControlError in .network).
 CONTROL_ERRORS_PARTS = (
@@ -219,6 +223,29 @@ class FaultIn(BaseModel):
         return value
 
 
+class ClockIn(BaseModel):
+    """Set the clock to ``now``, or move it by ``advance_seconds`` (exactly one of them)."""
+
+    now: AwareDatetime | None = Field(default=None, description="the new time (ISO 8601 with a timezone)")
+    advance_seconds: float | None = Field(
+        default=None,
+        ge=-MAX_CLOCK_MOVE_SECONDS,
+        le=MAX_CLOCK_MOVE_SECONDS,
+        description="move it by this much",
+    )
+
+    @model_validator(mode="after")
+    def _one_of(self) -> ClockIn:
+        if (self.now is None) == (self.advance_seconds is None):
+            raise ValueError("give exactly one of now and advance_seconds")
+        return self
+
+
+class ClockOut(BaseModel):
+    success: bool = True
+    now: str = Field(description="the simulated stack's time now, ISO 8601 UTC")
+
+
 class VoteIn(BaseModel):
     chat: Target = Field(
         description="where the poll is: its author's user JID or phone digits, or a group JID"
@@ -388,6 +415,24 @@ def control_router(network: SimulatedNetwork, master: Callable[..., Any]) -> API
         return {"success": True, **_call(network.update_account, phone, changes)}
 
     router.include_router(group_routes(network))
+
+    # The sending policy's clock (gateway.clock): settable only here, in the simulated stack.
+    clock.CLOCK.allow_setting()
+
+    @router.get("/clock")
+    def get_clock() -> ClockOut:
+        """The clock of the sending policy (UTC days, warm-up, pauses) and of the send
+        dispatchers' due times."""
+        return ClockOut(now=iso_utc(clock.now()))
+
+    @router.put("/clock")
+    def set_clock(body: ClockIn) -> ClockOut:
+        """Set or move that clock (it runs on from there); the dispatchers look again at once."""
+        if body.now is not None:
+            clock.CLOCK.set(body.now.timestamp())
+        else:
+            clock.CLOCK.advance(body.advance_seconds or 0.0)
+        return ClockOut(now=iso_utc(clock.now()))
 
     @router.post("/accounts/{phone}/polls/{poll_id}/vote")
     def vote(phone: PhoneInPath, poll_id: MessageIdInPath, body: VoteIn) -> dict[str, Any]:

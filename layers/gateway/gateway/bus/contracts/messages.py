@@ -19,13 +19,24 @@ class MarkReadArgs(CommandArgs):
     message_ids: list[Text] = Field(min_length=1)
 
 
+class SendingSettings(CommandArgs):
+    """A device's sending policy as the API read it with a send
+    (``gateway.devices.sending_policy``): it applies from that send on."""
+
+    daily_send_limit: StrictInt | None = None
+    new_chat_daily_limit: StrictInt | None = None
+    warmup_days: StrictInt = 0
+    send_jitter_seconds: StrictInt = 0
+
+
 class SendTextArgs(CommandArgs):
     """A send of the outbox, by its key; the API carries it whole (``send``) so the host
-    needs no read to start it, and the device's interval between sends."""
+    needs no read to start it, and the device's interval between sends and sending policy."""
 
     send_key: Text
     send: Send | None = None
     min_send_interval_seconds: float | None = None
+    sending_policy: SendingSettings | None = None
 
     def carried(self, tenant_id: str, device_id: str) -> Send | None:
         """The send carried, if it is this device's and the one named; else None (the host
