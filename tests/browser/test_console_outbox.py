@@ -52,6 +52,12 @@ def cell(sends: Locator, message_id: str, column: int) -> Locator:
     return row(sends, message_id).get_by_role("cell").nth(column)
 
 
+def right_edge(locator: Locator) -> float:
+    box = locator.bounding_box()
+    assert box is not None
+    return float(box["x"] + box["width"])
+
+
 STATE, SCHEDULED_FOR, NETWORK_ID = 3, 4, 6
 
 
@@ -119,6 +125,14 @@ def test_the_outbox_lists_sends_cancels_a_planned_one_and_shows_a_cancel_that_lo
     late = send_text(api, token, device_id, {"number": ana["phone"], "text": "late", "send_at": at(1)}, 202)
     outbox.get_by_role("button", name="Refresh sends").click()
     expect(cell(sends, late["message_id"], STATE)).to_have_text("scheduled")
+
+    # (And every control of the panel, a Cancel among them, is named and within reach at
+    # 360 px and wide, where the test goes on)
+    assert_usable(outbox, 360)
+    assert_usable(outbox, 1280)
+    # and at 1280 px the whole table, its Cancel included, is seen without scrolling it sideways
+    cancel = outbox.get_by_role("button", name=f"Cancel send {late['message_id']}")
+    assert right_edge(cancel) <= right_edge(sends)
     wait_until(
         lambda: shown_send(api, token, device_id, late["message_id"])["state"] == "sent",
         15,
@@ -132,7 +146,3 @@ def test_the_outbox_lists_sends_cancels_a_planned_one_and_shows_a_cancel_that_lo
     expect(alert).to_contain_text(late["message_id"])
     expect(cell(sends, late["message_id"], STATE)).to_have_text("sent")
     assert len(received(api, ana["phone"], "late")) == 1
-
-    # And every control of the panel is named and within reach, wide and at 360 px
-    assert_usable(outbox, 1280)
-    assert_usable(outbox, 360)
