@@ -1,9 +1,11 @@
 """The console's Sending policy panel: a device's limits, warm-up and jitter saved and read back
 through the API, what it sent today kept current as it sends, a value out of range refused
-with the API's error and nothing saved, and a limit cleared."""
+with the API's error and nothing saved, a limit cleared, and the pause the network's rate
+refusal brings."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -94,6 +96,19 @@ def test_the_sending_policy_is_saved_its_usage_shown_and_a_value_out_of_range_re
     device = read_device(api, token, device_id)
     assert [device[name] for name in POLICY] == [None, 20, 0, 3]
     expect(usage).to_have_text(["1 (no limit)", "1 of 20", "not paused"])
+
+    # When the network refuses a send to a new chat for rate
+    ben = simulator(api, "POST", "/accounts", phone=new_phone(), name="Ben")
+    simulator(api, "POST", "/faults", device_id=device_id, operation="send_text", error="rate_limited")
+    body = {"number": ben["phone"], "text": "hello Ben", "disablePresence": True}
+    held = api.request("POST", "/send/text", token, json=body, headers={"X-Device-Id": device_id})
+    assert held.status_code == 202, held.text
+
+    # Then the panel shows the device's sends to new chats paused, until when the API says
+    paused_until = read_device(api, token, device_id)["sending_paused_until"]
+    assert paused_until is not None
+    expect(usage.last).to_have_text(re.compile("^paused by the network until "))
+    expect(usage.last.locator("time")).to_have_attribute("datetime", paused_until)
 
     # And every control of the panel is named and within reach, wide and at 360 px
     assert_usable(section, 1280)
