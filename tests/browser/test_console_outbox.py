@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from console_panels_steps import assert_usable, open_device, panel
-from e2e.device_flows import create_device, new_phone, pair_by_qr, simulator
+from console_panels_steps import assert_usable, connected_device, open_device, panel
+from e2e.device_flows import new_phone, simulator
 from playwright.sync_api import Locator, expect
 from waiting import wait_until
 
@@ -64,10 +64,7 @@ STATE, SCHEDULED_FOR, NETWORK_ID = 3, 4, 6
 def test_the_outbox_lists_sends_cancels_a_planned_one_and_shows_a_cancel_that_lost(console, api) -> None:
     console.expect_refusals(409)  # the cancel that lost the race
     # Given a connected device, a contact, and the device's outbox open in the console
-    tenant = api.register()
-    token = tenant.admin_token
-    device_id = create_device(api, token, "outbox phone")
-    pair_by_qr(api, token, device_id, new_phone())
+    token, device_id = connected_device(api, "outbox phone")
     ana = simulator(api, "POST", "/accounts", phone=new_phone(), name="Ana")
     page = open_device(console, token, "outbox phone")
     outbox = panel(page, "Outbox")

@@ -9,8 +9,8 @@ import re
 from typing import Any
 
 import pytest
-from console_panels_steps import assert_usable, open_device
-from e2e.device_flows import create_device, new_phone, pair_by_qr, simulator
+from console_panels_steps import assert_usable, connected_device, open_device
+from e2e.device_flows import new_phone, simulator
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -28,10 +28,7 @@ def read_device(api: Any, token: str, device_id: str) -> dict[str, Any]:
 def test_the_sending_policy_is_saved_its_usage_shown_and_a_value_out_of_range_refused(console, api) -> None:
     console.expect_refusals(400)  # the limit out of range
     # Given a connected device with no policy (every field off), opened in the console
-    tenant = api.register()
-    token = tenant.admin_token
-    device_id = create_device(api, token, "policy phone")
-    pair_by_qr(api, token, device_id, new_phone())
+    token, device_id = connected_device(api, "policy phone")
     ana = simulator(api, "POST", "/accounts", phone=new_phone(), name="Ana")
     page = open_device(console, token, "policy phone")
     section = page.get_by_role("region", name="Sending policy")

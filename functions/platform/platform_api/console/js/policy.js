@@ -6,17 +6,13 @@
 // value out of range gets the API's own VALIDATION_ERROR, naming the field, and nothing is
 // saved. An empty limit is no limit (null); an empty warm-up or jitter is 0 (none).
 
-import { api } from "./api.js";
-import { fact, onSubmit, timeText } from "./panel_kit.js";
-import { el, field, showError, showResult } from "./ui.js";
+import { deviceForm, fact, timeText } from "./panel_kit.js";
+import { el, field } from "./ui.js";
 
 const LIMITS = ["daily_send_limit", "new_chat_daily_limit"];
-const COUNTS = ["warmup_days", "send_jitter_seconds"];
+const FIELDS = [...LIMITS, "warmup_days", "send_jitter_seconds"];
 
 export function renderPolicy(device) {
-  let current = device;
-  let edited = false; // the user changed a field: the device's polling no longer refills them
-
   const number = (min, max, placeholder) =>
     el("input", { type: "number", min, max, step: 1, inputmode: "numeric", placeholder });
   const inputs = {
@@ -36,48 +32,37 @@ export function renderPolicy(device) {
     field("Random extra seconds between sends (0 to 60)", inputs.send_jitter_seconds),
     el("div", { class: "actions" }, el("button", { type: "submit" }, "Save sending policy")),
   );
-  form.addEventListener("input", () => {
-    edited = true;
+  const update = deviceForm(device, form, feedback, {
+    nothing: "Nothing to save: the policy is as shown.",
+    summary,
+    // Only what differs from the device as last read is sent (a partial update).
+    changes(current) {
+      const body = {};
+      for (const name of FIELDS) {
+        const typed = inputs[name].value.trim();
+        const value = typed === "" ? (LIMITS.includes(name) ? null : 0) : Number(typed);
+        if (value !== current[name]) body[name] = value;
+      }
+      return body;
+    },
+    show(next) {
+      const today = next.usage_today;
+      usage.replaceChildren(
+        ...fact(`Sent today (${today.day}, UTC)`, used(today.sent, today.daily_limit)),
+        ...fact("Of them to new chats", used(today.new_chats, today.new_chat_limit)),
+        ...fact(
+          "Sends to new chats",
+          next.sending_paused_until
+            ? el("span", {}, "paused by the network until ", timeText(next.sending_paused_until))
+            : "not paused",
+        ),
+      );
+    },
+    fill(next) {
+      for (const name of FIELDS) inputs[name].value = next[name] ?? "";
+    },
   });
-  onSubmit(form, async () => {
-    const body = changes();
-    if (!Object.keys(body).length) return showResult(feedback, "Nothing to save: the policy is as shown.");
-    const answer = await api("PATCH", `/devices/${current.id}`, { body });
-    if (!answer.ok) return showError(feedback, answer);
-    edited = false;
-    update(answer.body.device);
-    showResult(feedback, `Saved: ${summary(answer.body.device)}.`);
-  });
 
-  // Only what differs from the device as last read is sent (a partial update).
-  function changes() {
-    const body = {};
-    for (const name of [...LIMITS, ...COUNTS]) {
-      const typed = inputs[name].value.trim();
-      const value = typed === "" ? (LIMITS.includes(name) ? null : 0) : Number(typed);
-      if (value !== current[name]) body[name] = value;
-    }
-    return body;
-  }
-
-  function update(next) {
-    current = next;
-    const today = next.usage_today;
-    usage.replaceChildren(
-      ...fact(`Sent today (${today.day}, UTC)`, used(today.sent, today.daily_limit)),
-      ...fact("Of them to new chats", used(today.new_chats, today.new_chat_limit)),
-      ...fact(
-        "Sends to new chats",
-        next.sending_paused_until
-          ? el("span", {}, "paused by the network until ", timeText(next.sending_paused_until))
-          : "not paused",
-      ),
-    );
-    if (edited) return;
-    for (const name of [...LIMITS, ...COUNTS]) inputs[name].value = next[name] ?? "";
-  }
-
-  update(device);
   return {
     node: el(
       "section",
