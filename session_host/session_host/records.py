@@ -25,7 +25,6 @@ from typing import Any, NamedTuple
 from pynamodb.exceptions import DoesNotExist, UpdateError
 from pynamodb.expressions.condition import Condition
 
-from gateway import clock
 from gateway.bus import DeviceSnapshot
 from gateway.models import DeviceModel
 from gateway.models.devices import RESTORE_SHARDS, restore_shard
@@ -203,7 +202,7 @@ def event_changes(event: NetworkEvent) -> dict[str, Any] | None:
     if event.name == EventName.QR_GENERATED:
         return {"status": SessionState.PAIRING.value, "is_connected": False, "is_logged_in": False}
     if event.name == EventName.PAIR_SUCCESS:  # the sending policy's warm-up counts from here
-        paired = {"is_logged_in": True, "paired_at": iso_utc(clock.now())}
+        paired = {"is_logged_in": True, "paired_at": iso_utc(event.occurred_at)}
         return paired | ({"messaging_jid": jid} if jid else {})
     if event.name == EventName.CONNECTION_PAIR_ERROR:
         return {"status": SessionState.NOT_READY.value, "is_connected": False}

@@ -46,6 +46,15 @@ def connected_device(api: Any, token: str, phone: str | None = None) -> Phone:
     return Phone(phone, device["messaging_jid"], token, device_id)
 
 
+def watched_device(api: Any, events: Any) -> Phone:
+    """A connected device, the only one of a new tenant, whose webhook collects its events."""
+    tenant = api.register()
+    device = connected_device(api, tenant.admin_token)
+    assert device.device_id is not None
+    events.subscribe(api, tenant.admin_token, device.device_id)
+    return device
+
+
 def contact(api: Any, name: str = "Ana") -> Phone:
     """A simulated account of the network that is no gateway device."""
     phone = new_phone()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from device_flows import simulator
-from group_flows import Phone, connected_device, contact
+from group_flows import Phone, contact, watched_device
 from waiting import wait_until
 
 pytestmark = pytest.mark.e2e
@@ -22,11 +22,7 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture
 def device(api: Any, events: Any) -> Phone:
     """A connected device, the only one of a new tenant, whose webhook collects its events."""
-    tenant = api.register()
-    device = connected_device(api, tenant.admin_token)
-    assert device.device_id is not None
-    events.subscribe(api, tenant.admin_token, device.device_id)
-    return device
+    return watched_device(api, events)
 
 
 def at(seconds_ahead: float) -> str:

@@ -64,7 +64,11 @@ JID = "15550001111@s.whatsapp.net"
             {"qr_code": "2@x"},
             {"status": "pairing", "is_connected": False, "is_logged_in": False},
         ),
-        ("pair.success", {"messaging_jid": JID}, {"is_logged_in": True, "messaging_jid": JID}),
+        (
+            "pair.success",
+            {"messaging_jid": JID},
+            {"is_logged_in": True, "messaging_jid": JID, "paired_at": "2001-09-09T01:46:40.000Z"},
+        ),
         ("connection.pair_error", {"reason": "qr_timeout"}, {"status": "not_ready", "is_connected": False}),
         ("message.received", {"message_id": "m1"}, None),
     ],

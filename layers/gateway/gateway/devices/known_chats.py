@@ -13,6 +13,7 @@ from pynamodb.exceptions import DoesNotExist, PutError
 from gateway import clock
 from gateway.messages.outbox import device_key
 from gateway.models import KnownChatModel
+from gateway.models.base import delete_partition
 
 
 def is_known(tenant_id: str, device_id: str, chat_jid: str) -> bool:
@@ -38,10 +39,4 @@ def remember(tenant_id: str, device_id: str, chat_jid: str) -> bool:
 
 def delete_device_chats(tenant_id: str, device_id: str) -> int:
     """Forget every chat of the device (it is being deleted); how many there were."""
-    items = list(
-        KnownChatModel.query(device_key(tenant_id, device_id), attributes_to_get=["device_key", "chat_jid"])
-    )
-    with KnownChatModel.batch_write() as batch:
-        for item in items:
-            batch.delete(item)
-    return len(items)
+    return delete_partition(KnownChatModel, device_key(tenant_id, device_id))

@@ -32,6 +32,7 @@ from gateway import clock
 from gateway.failures.kinds import ErrorKind
 from gateway.messages.sends import TEXT, UNFINISHED, Send, SendState
 from gateway.models import SendModel
+from gateway.models.base import delete_partition
 from gateway.pagination import Listing, Page, PageRequest, read_page
 
 KEEP_FINISHED_SECONDS = 7 * 24 * 3600
@@ -261,14 +262,8 @@ def gateway_ids(tenant_id: str, device_id: str, network_message_ids: list[str]) 
 
 def delete_device_sends(tenant_id: str, device_id: str) -> int:
     """Delete every send of the device, finished or not (its device is being deleted); how
-    many there were. One Query of keys and BatchWriteItem calls of 25."""
-    items = list(
-        SendModel.query(device_key(tenant_id, device_id), attributes_to_get=["device_key", "send_key"])
-    )
-    with SendModel.batch_write() as batch:
-        for item in items:
-            batch.delete(item)
-    return len(items)
+    many there were."""
+    return delete_partition(SendModel, device_key(tenant_id, device_id))
 
 
 def mark_revoked(send: Send, at: float) -> bool:

@@ -69,6 +69,17 @@ def key_attributes(model: type[Model]) -> tuple[Attribute[Any], Attribute[Any] |
     return hash_key, next((attribute for attribute in attributes if attribute.is_range_key), None)
 
 
+def delete_partition(model: type[Model], hash_key: str) -> int:
+    """Delete every item of one partition (a device's sends, its known chats): one Query of
+    the keys, then BatchWriteItem calls of 25; how many there were."""
+    keys = [attribute.attr_name for attribute in key_attributes(model) if attribute is not None]
+    items = list(model.query(hash_key, attributes_to_get=keys))
+    with model.batch_write() as batch:
+        for item in items:
+            batch.delete(item)
+    return len(items)
+
+
 class TenantGone(Exception):
     """A write counted on a tenant that was deleted meanwhile: nothing can be added to it."""
 
