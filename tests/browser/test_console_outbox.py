@@ -1,7 +1,7 @@
 """The console's Outbox panel on the simulated network: a send gone out with its network id,
 planned sends listed as they are planned, one canceled from the console (it never reaches the
-contact) while the other goes out at its time, the state filter, and a cancel that lost the
-race to the dispatcher shown as the API answers it (409 ALREADY_SENT)."""
+contact) while the other goes out at its time, the state filter, a cancel that lost the race
+to the dispatcher shown as the API answers it (409 ALREADY_SENT), and sends paged."""
 
 from __future__ import annotations
 
@@ -143,3 +143,42 @@ def test_the_outbox_lists_sends_cancels_a_planned_one_and_shows_a_cancel_that_lo
     expect(alert).to_contain_text(late["message_id"])
     expect(cell(sends, late["message_id"], STATE)).to_have_text("sent")
     assert len(received(api, ana["phone"], "late")) == 1
+
+
+def test_the_outbox_shows_the_newest_fifty_sends_and_older_ones_on_demand(console, api) -> None:
+    # Given a device with 52 sends planned an hour ahead, and one of them canceled
+    token, device_id = connected_device(api, "busy outbox")
+    ana = simulator(api, "POST", "/accounts", phone=new_phone(), name="Ana")
+    send_at = at(3600)
+    planned = [
+        send_text(
+            api, token, device_id, {"number": ana["phone"], "text": f"order {n}", "send_at": send_at}, 202
+        )
+        for n in range(52)
+    ]
+    oldest, canceled = planned[0]["message_id"], planned[-1]["message_id"]
+    response = api.request("DELETE", f"/sends/{canceled}", token, headers={"X-Device-Id": device_id})
+    assert response.status_code == 200, response.text
+
+    # When the user opens the outbox
+    page = open_device(console, token, "busy outbox")
+    outbox = panel(page, "Outbox")
+    sends = outbox.get_by_role("region", name="Sends")
+    rows = sends.locator("tbody").get_by_role("row")
+
+    # Then it shows the newest 50, the canceled one first, and the oldest only on demand
+    expect(rows).to_have_count(50)
+    expect(rows.first).to_contain_text(canceled)
+    expect(cell(sends, canceled, STATE)).to_have_text("canceled")
+    expect(row(sends, oldest)).to_have_count(0)
+    outbox.get_by_role("button", name="Load older sends").click()
+    expect(rows).to_have_count(52)
+    expect(cell(sends, oldest, STATE)).to_have_text("scheduled")
+    expect(outbox.get_by_role("button", name="Load older sends")).to_be_hidden()
+
+    # When the user shows the scheduled sends only, then the canceled one is not among them
+    outbox.get_by_label("Show sends").select_option("scheduled")
+    expect(rows).to_have_count(50)
+    expect(row(sends, canceled)).to_have_count(0)
+    outbox.get_by_role("button", name="Load older sends").click()
+    expect(rows).to_have_count(51)
