@@ -22,6 +22,7 @@ export function renderPolicy(device) {
     send_jitter_seconds: number(0, 60, "0"),
   };
   const usage = el("dl", { class: "facts", "aria-label": "Sending today" });
+  let shownKey = "";
   const feedback = el("div", { class: "feedback", "aria-live": "polite" });
   const form = el(
     "form",
@@ -47,6 +48,9 @@ export function renderPolicy(device) {
     },
     show(next) {
       const today = next.usage_today;
+      const key = JSON.stringify([today, next.sending_paused_until]);
+      if (key === shownKey) return; // redrawn only when it changed, not on every poll
+      shownKey = key;
       usage.replaceChildren(
         ...fact(`Sent today (${today.day}, UTC)`, used(today.sent, today.daily_limit)),
         ...fact("Of them to new chats", used(today.new_chats, today.new_chat_limit)),
