@@ -2,7 +2,8 @@
 
 Starts a local stack of its own (simulated network) and a webhook receiver on loopback, makes
 a tenant with a paired device (a webhook with deliveries, a group with a join request, calls
-rejected through a proxy, a profile, a blocked contact), a device waiting to pair and a new
+rejected through a proxy, a sending policy, sends planned and canceled, a profile, a blocked
+contact), a device waiting to pair and a new
 one, and photographs each main screen in Debian's chromium at 1280 px and 360 px wide, as the
 browser tests drive it. The PNGs are reduced to a small palette so the repository stays light.
 """
@@ -15,6 +16,7 @@ import io
 import re
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,7 @@ class Gateway:
         self.call("POST", "/_simulator/accounts", self.master, {"phone": CONTACT, "name": "Ana"})
         self.panels(token, front, hooks_url)
         self.people(token, front)
+        self.sending(token, front)
         warehouse = self.call("POST", "/devices", token, {"name": "Warehouse"})["device"]["id"]
         self.call("POST", f"/devices/{warehouse}/connect", token)
         self.wait_for(token, warehouse, "pairing")
@@ -114,6 +117,32 @@ class Gateway:
         self.call("PATCH", "/profile", token, profile, device=device)
         self.call("PUT", "/profile/picture", token, {"image_base64": logo()}, device=device)
 
+    def sending(self, token: str, device: str) -> None:
+        """What the Sending policy and Outbox panels show: limits with a warm-up, two sends
+        planned for tomorrow morning (one canceled) and one gone out."""
+        policy = {
+            "daily_send_limit": 200,
+            "new_chat_daily_limit": 20,
+            "warmup_days": 14,
+            "send_jitter_seconds": 5,
+        }
+        self.call("PATCH", f"/devices/{device}", token, policy)
+        self.call(
+            "POST", "/send/text", token, {"number": CONTACT, "text": "Thanks, on its way"}, device=device
+        )
+        morning = (datetime.now(UTC) + timedelta(days=1)).replace(hour=9, minute=0, second=0, microsecond=0)
+        _, reminder = (
+            self.call(
+                "POST",
+                "/send/text",
+                token,
+                {"number": CONTACT, "text": text, "send_at": morning.isoformat()},
+                device=device,
+            )["message_id"]
+            for text in ("Your order is ready for pickup", "Reminder: pickup until 6 pm")
+        )
+        self.call("DELETE", f"/sends/{reminder}", token, device=device)
+
 
 def logo() -> str:
     """A small JPEG for the device's profile picture, in base64."""
@@ -158,6 +187,14 @@ def photograph(page: Page, url: str, token: str, master: str, width: int, out: P
     save(page, out / f"send-{width}.png")
     scroll_to(page.get_by_role("heading", name="Settings", exact=True))
     save(page, out / f"settings-{width}.png")
+    scroll_to(page.get_by_role("heading", name="Sending policy"))
+    save(page, out / f"policy-{width}.png")
+
+    page.get_by_role("button", name="Show outbox").click()
+    expect(page.get_by_role("cell", name="canceled", exact=True)).to_be_visible()
+    scroll_to(page.get_by_role("heading", name="Outbox", exact=True))
+    save(page, out / f"outbox-{width}.png")
+    page.get_by_role("button", name="Hide outbox").click()
 
     page.get_by_label("Master token").fill(master)
     page.get_by_role("button", name="Use master token").click()

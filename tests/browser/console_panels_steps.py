@@ -1,11 +1,21 @@
-"""Steps the Webhooks and Groups panel tests share: sign in, open a device, open a panel."""
+"""Steps the device panel tests share: a connected device, sign in, open a device, open a panel."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from e2e.device_flows import create_device, new_phone, pair_by_qr
 from playwright.sync_api import Locator, Page, expect
+
+
+def connected_device(api: Any, name: str) -> tuple[str, str]:
+    """A new tenant's device called ``name``, paired as a new phone and connected: the
+    tenant's admin token and the device's id."""
+    token: str = api.register().admin_token
+    device_id = create_device(api, token, name)
+    pair_by_qr(api, token, device_id, new_phone())
+    return token, device_id
 
 
 def open_device(console: Any, token: str, name: str) -> Page:

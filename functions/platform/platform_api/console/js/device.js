@@ -1,11 +1,15 @@
 // The view of one device: its status, the session commands, pairing (QR image and pair code),
-// its settings (send spacing, calls, proxy), a test message, the Webhooks, Groups, Contacts
-// and Profile panels and, on the local stack, the simulator. `update(device)` is called on every poll with the device as the API has it.
+// its settings (send spacing, calls, proxy), its sending policy (limits, warm-up, jitter, what
+// it sent today), a test message, the Outbox, Webhooks, Groups, Contacts and Profile panels
+// and, on the local stack, the simulator. `update(device)` is called on every poll with the
+// device as the API has it.
 
 import { api } from "./api.js";
 import { render as renderContacts } from "./contacts.js";
 import { render as renderGroups } from "./groups.js";
+import { render as renderOutbox } from "./outbox.js";
 import { renderPairing } from "./pairing.js";
+import { renderPolicy } from "./policy.js";
 import { render as renderProfile } from "./profile.js";
 import { renderSend } from "./send.js";
 import { renderSettings } from "./settings.js";
@@ -74,8 +78,11 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
   });
 
   const settings = renderSettings(device);
+  const policy = renderPolicy(device);
   const pairing = renderPairing(device);
   const simulator = renderSimulator(device, refresh);
+  const outbox = el("section", { class: "panel", "aria-label": "Outbox" });
+  renderOutbox(outbox, { device, api, showError });
   const webhooks = el("section", { class: "panel", "aria-label": "Webhooks" });
   const groups = el("section", { class: "panel", "aria-label": "Groups" });
   renderWebhooks(webhooks, { device, api, showError });
@@ -110,6 +117,8 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
     pairing.node,
     renderSend(device),
     settings.node,
+    policy.node,
+    outbox,
     simulator.node,
     webhooks,
     groups,
@@ -125,6 +134,7 @@ export function renderDevice(container, device, { onDeleted, refresh, pause, res
     status.className = `badge ${next.status}`;
     setText(jid, next.messaging_jid || "not paired");
     settings.update(next);
+    policy.update(next);
     pairing.update(next);
     simulator.update(next);
   }

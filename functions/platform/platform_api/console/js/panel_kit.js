@@ -1,7 +1,9 @@
-// What the device's panels (Webhooks, Groups, Contacts, Profile) share: calls on behalf of the panel's device, a live
-// feedback area, and times in the reader's own words.
+// What the device's panels (Settings, Sending policy, Outbox, Webhooks, Groups, Contacts,
+// Profile) share: calls on behalf of the panel's device, a live feedback area, times in the
+// reader's own words, forms that save the device's fields.
 
-import { el, pollMs } from "./ui.js";
+import { api } from "./api.js";
+import { el, pollMs, showError, showResult } from "./ui.js";
 
 // The API through the panel's device: device-scoped routes name it by the X-Device-Id
 // header (docs/devices.md), so a user with several devices acts on the one shown.
@@ -61,6 +63,38 @@ export function onSubmit(form, action) {
       button.disabled = false;
     }
   });
+}
+
+// A form of the device's own fields (PATCH /devices/{id}, a partial update): only what
+// `changes(device)` finds different from the device as last read is sent, "Nothing to save"
+// (`nothing`) when nothing is, and the answer is summed up ("Saved: " + `summary(device)`).
+// The device's polling calls the returned update(device): `show` redraws what is read-only,
+// and `fill` the fields, unless the user is editing them (then they are left alone until
+// saved). Both are called once at the start.
+export function deviceForm(device, form, feedback, { changes, show, fill, summary, nothing }) {
+  let current = device;
+  let edited = false;
+  form.addEventListener("input", () => {
+    edited = true;
+  });
+  onSubmit(form, async () => {
+    const body = changes(current);
+    if (!Object.keys(body).length) return showResult(feedback, nothing);
+    const answer = await api("PATCH", `/devices/${current.id}`, { body });
+    if (!answer.ok) return showError(feedback, answer);
+    edited = false;
+    update(answer.body.device);
+    showResult(feedback, `Saved: ${summary(answer.body.device)}.`);
+  });
+
+  function update(next) {
+    current = next;
+    show(next);
+    if (!edited) fill(next);
+  }
+
+  update(device);
+  return update;
 }
 
 // One term of a <dl class="facts">: its name and its value, or `missing` when it has none.

@@ -6,14 +6,10 @@
 // always empty and is emptied again once saved, so a typed password never stays in the page.
 // Left empty, the stored proxy is kept.
 
-import { api } from "./api.js";
-import { onSubmit } from "./panel_kit.js";
-import { el, field, showError, showResult } from "./ui.js";
+import { deviceForm } from "./panel_kit.js";
+import { el, field } from "./ui.js";
 
 export function renderSettings(device) {
-  let current = device;
-  let edited = false; // the user changed a field: the device's polling no longer refills them
-
   const interval = el("input", {
     type: "number",
     min: 0,
@@ -48,46 +44,35 @@ export function renderSettings(device) {
     el("label", { class: "check" }, removeProxy, "Remove the proxy"),
     el("div", { class: "actions" }, el("button", { type: "submit" }, "Save settings")),
   );
-  form.addEventListener("input", () => {
-    edited = true;
+  const update = deviceForm(device, form, feedback, {
+    nothing: "Nothing to save: the settings are as shown.",
+    summary,
+    // Only what differs from the device as last read is sent (a partial update).
+    changes(current) {
+      const body = {};
+      const seconds = interval.value === "" ? null : Number(interval.value);
+      if (seconds !== current.min_send_interval_seconds) body.min_send_interval_seconds = seconds;
+      if (rejectCalls.checked !== current.reject_calls) body.reject_calls = rejectCalls.checked;
+      const message = rejectMessage.value.trim() || null;
+      if (message !== current.reject_calls_message) body.reject_calls_message = message;
+      if (removeProxy.checked) body.proxy_url = null;
+      else if (proxy.value.trim()) body.proxy_url = proxy.value.trim();
+      return body;
+    },
+    show(next) {
+      proxyShown.textContent = next.proxy_url
+        ? `Proxy: ${next.proxy_url}`
+        : "No proxy: the connection goes out directly.";
+    },
+    fill(next) {
+      interval.value = next.min_send_interval_seconds;
+      rejectCalls.checked = next.reject_calls;
+      rejectMessage.value = next.reject_calls_message ?? "";
+      proxy.value = ""; // also once saved: a typed password does not stay in the page
+      removeProxy.checked = false;
+    },
   });
-  onSubmit(form, async () => {
-    const body = changes();
-    if (!Object.keys(body).length) return showResult(feedback, "Nothing to save: the settings are as shown.");
-    const answer = await api("PATCH", `/devices/${current.id}`, { body });
-    if (!answer.ok) return showError(feedback, answer);
-    proxy.value = "";
-    removeProxy.checked = false;
-    edited = false;
-    update(answer.body.device);
-    showResult(feedback, `Saved: ${summary(answer.body.device)}.`);
-  });
 
-  // Only what differs from the device as last read is sent (a partial update).
-  function changes() {
-    const body = {};
-    const seconds = interval.value === "" ? null : Number(interval.value);
-    if (seconds !== current.min_send_interval_seconds) body.min_send_interval_seconds = seconds;
-    if (rejectCalls.checked !== current.reject_calls) body.reject_calls = rejectCalls.checked;
-    const message = rejectMessage.value.trim() || null;
-    if (message !== current.reject_calls_message) body.reject_calls_message = message;
-    if (removeProxy.checked) body.proxy_url = null;
-    else if (proxy.value.trim()) body.proxy_url = proxy.value.trim();
-    return body;
-  }
-
-  function update(next) {
-    current = next;
-    proxyShown.textContent = next.proxy_url
-      ? `Proxy: ${next.proxy_url}`
-      : "No proxy: the connection goes out directly.";
-    if (edited) return;
-    interval.value = next.min_send_interval_seconds;
-    rejectCalls.checked = next.reject_calls;
-    rejectMessage.value = next.reject_calls_message ?? "";
-  }
-
-  update(device);
   return {
     node: el(
       "section",
