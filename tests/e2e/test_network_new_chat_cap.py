@@ -2,10 +2,9 @@
 (``PUT /_simulator/devices/{device_id}/new_chat_cap``): beyond its limit the network refuses the
 device's sends to new chats (463 reachout timelock), while chats the device has keep working.
 
-What the gateway then does with the refused send (answer it, or keep it for the end of the
-pause) is the sending policy's; these tests read what holds either way: the new chat never
-gets the message while the cap is in force, the known chat does, and the refused send is not
-``sent``."""
+The new chat never gets the message while the cap is in force, the known chat does, and the
+gateway keeps the refused send for the end of the lock (the pause itself is proven in
+test_sending_policy.py)."""
 
 from __future__ import annotations
 
@@ -57,7 +56,9 @@ def test_the_cap_refuses_a_new_chat_beyond_its_limit_and_not_a_known_one(api: An
     assert locked["new_chats"] == 1
     assert locked["locked_until"] is not None
     assert "second new chat" not in texts_at(api, second)
-    assert device.ok(api, "GET", f"/sends/{refused_id}")["state"] != "sent"
+    refused = device.ok(api, "GET", f"/sends/{refused_id}")
+    assert refused["state"] == "scheduled"
+    assert refused["scheduled_for"] == locked["locked_until"]
 
     # When the cap is lifted, then the network no longer caps the device
     lifted = simulator(api, "DELETE", f"/devices/{device.device_id}/new_chat_cap")

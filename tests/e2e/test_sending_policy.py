@@ -267,3 +267,63 @@ def test_a_rate_refusal_pauses_new_chats_and_the_refused_send_goes_after_the_pau
     )
     assert (len(received(api, new, "to new")), len(received(api, other, "to other"))) == (1, 1)
     assert shown(api, device)["sending_paused_until"] is None
+
+
+def test_a_reachout_timelock_pauses_new_chats_until_the_time_the_network_gives(
+    api: Any, device: Phone, events: Any
+) -> None:
+    # Given a device that already wrote to a contact
+    known, new = contact(api, "Known"), contact(api, "New")
+    send(api, device, known, "hello", 200)
+    # When the network refuses its next send with a reachout timelock ending in 10 minutes
+    simulator(
+        api,
+        "POST",
+        "/faults",
+        device_id=device.device_id,
+        operation="send_text",
+        error="reachout_timelock",
+        retry_after_seconds=600,
+    )
+    asked_at = stack_now(api)
+    refused = send(api, device, new, "to new", 202)
+    # Then the send waits for the end the network gave, not the default hour
+    until = parse(refused["scheduled_for"])
+    assert timedelta(minutes=9) < until - asked_at <= timedelta(minutes=10, seconds=5)
+    assert parse(shown(api, device)["sending_paused_until"]) == until
+    (limited,) = events.wait_for(device.device_id, "device.send_limited")
+    assert limited["data"] == {
+        "device_id": device.device_id,
+        "reason": "reachout_timelock",
+        "until": refused["scheduled_for"],
+    }
+    # And when the clock passes that end, the new chat gets it, once
+    set_clock(api, until + timedelta(seconds=1))
+    wait_until(lambda: received(api, new, "to new"), 15, what="the send after the timelock")
+    assert len(received(api, new, "to new")) == 1
+
+
+def test_the_networks_own_new_chat_cap_pauses_new_chats_and_known_chats_go_on(
+    api: Any, device: Phone, events: Any
+) -> None:
+    # Given a device that heard from one person, and a network that lets it start one new chat,
+    # then locks new chats for 15 minutes
+    known, first, second = contact(api, "Known"), contact(api, "First"), contact(api, "Second")
+    simulator(api, "POST", f"/accounts/{known.phone}/messages", to=device.jid, text="hi there")
+    events.wait_for(device.device_id, "message.received")  # the host knows the chat before it publishes
+    simulator(api, "PUT", f"/devices/{device.device_id}/new_chat_cap", limit=1, lock_seconds=900)
+    # When it starts one new chat, then a second
+    send(api, device, first, "first new", 200)
+    refused = send(api, device, second, "second new", 202)
+    # Then the second waits for the end of the network's lock, which the device shows
+    cap = simulator(api, "GET", f"/devices/{device.device_id}/new_chat_cap")["new_chat_cap"]
+    assert parse(refused["scheduled_for"]) == parse(cap["locked_until"])
+    assert parse(shown(api, device)["sending_paused_until"]) == parse(cap["locked_until"])
+    # And the chat it heard from still gets its answer at once
+    send(api, device, known, "answer", 200)
+    assert received(api, known, "answer") != []
+    assert received(api, second, "second new") == []
+    # When the lock ends, the second new chat gets its message, once
+    set_clock(api, parse(cap["locked_until"]) + timedelta(seconds=1))
+    wait_until(lambda: received(api, second, "second new"), 15, what="the send after the lock")
+    assert len(received(api, second, "second new")) == 1
