@@ -1,19 +1,28 @@
-"""The outbox as a device's dispatcher sees it, and the media its sends carry: awaitable
-calls, swappable in unit tests."""
+"""The outbox as a device's dispatcher sees it, the device record's sending fields (the
+interval and the policy in one read, the day's usage, the pause), its known chats, and the media
+its sends carry: awaitable calls, swappable in unit tests. The blocking calls they make
+(PynamoDB, S3) run on the host's AWS threads."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
+from pynamodb.exceptions import DoesNotExist, UpdateError
+from pynamodb.expressions.condition import Condition
+from pynamodb.expressions.update import Action
+
 from gateway.devices import known_chats
-from gateway.devices.sending_policy import SendingPolicy
+from gateway.devices.sending_policy import POLICY_SETTINGS, SendingPolicy
 from gateway.failures.kinds import ErrorKind
 from gateway.media import store as media_store
 from gateway.media.kinds import CheckedMedia, Kind
 from gateway.messages import outbox
 from gateway.messages.sends import Send
+from gateway.models import DeviceModel
+from gateway.timestamps import iso_utc
 from session_host.aws_calls import AwsCalls
-from session_host.sending import network_calls, policy_records
+from session_host.sending import network_calls
 
 
 class OutboxStore(Protocol):
@@ -90,13 +99,13 @@ class HostOutbox:
     async def sending_policy(self, tenant_id: str, device_id: str) -> tuple[float, SendingPolicy]:
         """The device's ``min_send_interval_seconds`` (0 when unset or the record is gone) and
         its sending policy, in one read."""
-        return await self._aws(policy_records.read, tenant_id, device_id)
+        return await self._aws(_read_policy, tenant_id, device_id)
 
     async def count_send(self, tenant_id: str, device_id: str, day: str, *, new_chat: bool) -> bool:
-        return await self._aws(policy_records.count_send, tenant_id, device_id, day, new_chat=new_chat)
+        return await self._aws(_count_send, tenant_id, device_id, day, new_chat=new_chat)
 
     async def pause_new_chats(self, tenant_id: str, device_id: str, until: float) -> bool:
-        return await self._aws(policy_records.pause_new_chats, tenant_id, device_id, until)
+        return await self._aws(_pause_new_chats, tenant_id, device_id, until)
 
     async def chat_known(self, tenant_id: str, device_id: str, chat_jid: str) -> bool:
         return await self._aws(known_chats.is_known, tenant_id, device_id, chat_jid)
@@ -104,3 +113,65 @@ class HostOutbox:
     async def remember_chat(self, tenant_id: str, device_id: str, chat_jid: str) -> bool:
         """Record the chat as known; True when it was new."""
         return await self._aws(known_chats.remember, tenant_id, device_id, chat_jid)
+
+
+# --- the device record's sending fields (blocking) -------------------------------------
+
+POLICY_ATTRIBUTES = [
+    "min_send_interval_seconds",
+    *POLICY_SETTINGS,
+    "paired_at",
+    "created_at",
+    "sending_paused_until",
+    "usage_day",
+    "usage_sent",
+    "usage_new_chats",
+]
+
+
+def _read_policy(tenant_id: str, device_id: str) -> tuple[float, SendingPolicy]:
+    """The device's ``min_send_interval_seconds`` and sending policy (0 and none when the
+    record is gone)."""
+    try:
+        record = DeviceModel.get(
+            tenant_id, device_id, consistent_read=True, attributes_to_get=POLICY_ATTRIBUTES
+        )
+    except DoesNotExist:
+        return 0.0, SendingPolicy()
+    return float(record.min_send_interval_seconds or 0), SendingPolicy.of(record)
+
+
+def _count_send(tenant_id: str, device_id: str, day: str, *, new_chat: bool) -> bool:
+    """Count one message sent on ``day`` (UTC) on the record (one to a new chat when
+    ``new_chat``): added to the day's counts, or starting them when the record's are of an
+    earlier day. False when the device is gone (or the record is of a later day)."""
+    record = DeviceModel(tenant_id, device_id)
+    added = int(new_chat)
+    same_day = DeviceModel.usage_day == day
+    other_day = DeviceModel.usage_day.does_not_exist() | (DeviceModel.usage_day != day)
+    add = [DeviceModel.usage_sent.add(1), DeviceModel.usage_new_chats.add(added)]
+    first = [
+        DeviceModel.usage_day.set(day),
+        DeviceModel.usage_sent.set(1),
+        DeviceModel.usage_new_chats.set(added),
+    ]
+    # Twice at most: a count of the same send's day may start the day between the two tries.
+    return any(_update(record, add, same_day) or _update(record, first, other_day) for _ in range(2))
+
+
+def _pause_new_chats(tenant_id: str, device_id: str, until: float) -> bool:
+    """Show the pause of the device's new-chat sends (``sending_paused_until``)."""
+    return _update(
+        DeviceModel(tenant_id, device_id), [DeviceModel.sending_paused_until.set(iso_utc(until))], None
+    )
+
+
+def _update(record: DeviceModel, actions: Sequence[Action], condition: Condition | None) -> bool:
+    exists = DeviceModel.device_id.exists()
+    try:
+        record.update(actions=list(actions), condition=exists if condition is None else exists & condition)
+    except UpdateError as error:
+        if error.cause_response_code == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
