@@ -237,7 +237,7 @@ def test_events_lists_the_catalog_and_the_aliases(api, role):
     # Then every catalog event is there, plus message and message.ack
     assert response.status_code == 200, response.text
     assert response.json() == {"success": True, "events": list(SUBSCRIBABLE)}
-    assert len(CATALOG) == 64  # the specification's 62, and message.reaction and poll.vote
+    assert len(CATALOG) == 65  # the specification's 62, message.reaction, poll.vote and device.send_limited
     assert set(response.json()["events"]) == {*CATALOG, "message", "message.ack"}
 
 

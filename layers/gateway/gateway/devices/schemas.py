@@ -16,7 +16,11 @@ from gateway.web.fields import JsonInteger, NonBlank, omittable
 DeviceName = Annotated[NonBlank, StringConstraints(max_length=100)]
 MAX_SEND_INTERVAL_SECONDS = 600
 SendInterval = Annotated[JsonInteger, Field(ge=0, le=MAX_SEND_INTERVAL_SECONDS)]
-SendLimit = Annotated[JsonInteger, Field(ge=1, le=MAX_LIMIT)]
+SendLimit = Annotated[
+    JsonInteger, Field(ge=1, le=MAX_LIMIT, json_schema_extra={"minimum": 1, "maximum": MAX_LIMIT})
+]
+"""A daily limit; nullable where it is used, so the bounds go into the integer's own schema (the
+document would otherwise not state them: the validator before the integer hides ``ge``/``le``)."""
 WarmupDays = Annotated[JsonInteger, Field(ge=0, le=MAX_WARMUP_DAYS)]
 JitterSeconds = Annotated[JsonInteger, Field(ge=0, le=MAX_JITTER_SECONDS)]
 RejectCallsMessage = Annotated[NonBlank, StringConstraints(max_length=MAX_TEXT_CHARS)]
