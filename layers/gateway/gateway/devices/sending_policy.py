@@ -130,7 +130,7 @@ class SendingPolicy:
         return self.paused_until is not None and self.paused_until > now
 
     def watches_new_chats(self, now: float) -> bool:
-        """Whether whether a chat is new matters now (a new-chat limit, or a pause)."""
+        """Whether it matters now that a chat is new (a new-chat limit, or a pause)."""
         return self.new_chat_daily_limit is not None or self.paused(now)
 
     def holds_any(self, now: float) -> bool:

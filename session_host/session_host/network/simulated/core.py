@@ -163,9 +163,7 @@ class NetworkCore:
             raise ValueError("count must be at least 1")
         if isinstance(FAULT_KINDS[error], DialFault) and operation != DIAL_OPERATION:
             raise ValueError(f"{error!r} applies to the {DIAL_OPERATION!r} operation only")
-        if isinstance(FAULT_KINDS[error], AnswerFault) and operation not in SEND_OPERATIONS:
-            raise ValueError(f"{error!r} applies to the send operations only: {sorted(SEND_OPERATIONS)}")
-        if isinstance(FAULT_KINDS[error], RateLimit) and operation not in SEND_OPERATIONS:
+        if isinstance(FAULT_KINDS[error], AnswerFault | RateLimit) and operation not in SEND_OPERATIONS:
             raise ValueError(f"{error!r} applies to the send operations only: {sorted(SEND_OPERATIONS)}")
         if retry_after is not None and (rate_limit_of(FAULT_KINDS[error]) is None or retry_after < 0):
             raise ValueError("retry_after is a rate refusal's wait, in seconds (0 or more)")
