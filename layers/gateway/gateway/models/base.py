@@ -70,8 +70,9 @@ def key_attributes(model: type[Model]) -> tuple[Attribute[Any], Attribute[Any] |
 
 
 def delete_partition(model: type[Model], hash_key: str) -> int:
-    """Delete every item of one partition (a device's sends, its known chats): one Query of
-    the keys, then BatchWriteItem calls of 25; how many there were."""
+    """Delete every item of one partition (a device's sends, known chats or delivery log, a
+    tenant's webhook configurations): one Query of the keys, then BatchWriteItem calls of
+    25; how many there were."""
     keys = [attribute.attr_name for attribute in key_attributes(model) if attribute is not None]
     items = list(model.query(hash_key, attributes_to_get=keys))
     with model.batch_write() as batch:

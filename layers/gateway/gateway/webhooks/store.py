@@ -17,6 +17,7 @@ from pynamodb.exceptions import DeleteError, DoesNotExist, PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
 from gateway.models import DeliveryModel, DeviceModel, UserModel, WebhookModel
+from gateway.models.base import delete_partition
 from gateway.pagination import Listing, Page, PageRequest, read_page
 
 EVENT_PREFIX = "event#"
@@ -119,19 +120,12 @@ def _update_config(tenant_id: str, device_id: str, actions: list[Any], condition
 
 def delete_tenant_configs(tenant_id: str) -> int:
     """Delete every configuration of the tenant; how many there were."""
-    configs = list(WebhookModel.query(tenant_id, attributes_to_get=["tenant_id", "device_id"]))
-    with WebhookModel.batch_write() as batch:
-        for config in configs:
-            batch.delete(config)
-    return len(configs)
+    return delete_partition(WebhookModel, tenant_id)
 
 
 def delete_delivery_log(device_id: str) -> None:
     """Delete the device's delivery log: its events and their attempts."""
-    items = DeliveryModel.query(device_id, attributes_to_get=["device_id", "delivery_key"])
-    with DeliveryModel.batch_write() as batch:
-        for item in items:
-            batch.delete(item)
+    delete_partition(DeliveryModel, device_id)
 
 
 def get_logged_event(tenant_id: str, device_id: str, event_id: str) -> DeliveryModel | None:
