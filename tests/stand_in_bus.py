@@ -33,6 +33,10 @@ class StandInBus:
         assert self.answer is not None, "the test gave the bus no answer"
         return received(contract, self.answer)
 
+    def tell(self, contract: Contract[Any, Any], args: CommandArgs | None = None, **kwargs: Any) -> None:
+        """A command sent without a wait for its reply (:meth:`CommandBus.tell`): recorded."""
+        self.sent.append({"name": contract.name, "args": wire_args(contract, args), **kwargs})
+
     def result(self, result: dict[str, Any]) -> None:
         """The next requests succeed with ``result`` (the host's JSON)."""
         self.answer = Reply(command_id="c", ok=True, result=result)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import uuid
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,6 +19,7 @@ from gateway.devices import commands
 from gateway.errors import ApiError, OperationError
 from gateway.failures.kinds import ErrorKind
 from gateway.media.limits import INLINE_MAX_BYTES, STATUS_VIDEO_MAX_BYTES
+from gateway.messages import sending
 from gateway.models import DeviceModel
 from gateway.status import service
 from gateway.status.schemas import STORY_FONTS, MediaStatusRequest, StatusPrivacyRequest, TextStatusRequest
@@ -272,3 +274,17 @@ def test_a_failed_publish_is_unclear_unless_nothing_can_have_gone_out(
     # Then its answer; unclear (the story may be out) unless refused or never started
     assert (raised.value.status, raised.value.code) == (status, code)
     assert isinstance(raised.value, Unclear) is unclear
+
+
+def test_a_planned_story_tells_the_host_the_devices_send_spacing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a device whose sends go out at least 5 s apart
+    phone = device()
+    phone.min_send_interval_seconds = 5
+    told = install(monkeypatch, sending)
+    monkeypatch.setattr(sending.outbox, "store", lambda _send: None)
+    # When it plans a story for tomorrow
+    tomorrow = datetime.now(UTC) + timedelta(days=1)
+    answer = service.publish_text(phone, TextStatusRequest(text="hi", send_at=tomorrow.isoformat()))
+    # Then it is scheduled, and its command carries the spacing (a 0 would clear the host's)
+    assert answer.body["status"] == "scheduled"
+    assert told.args()["min_send_interval_seconds"] == 5

@@ -128,12 +128,11 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
         reply_to=request.reply_to,
         send_at=due,
     )
-    interval = int(device.min_send_interval_seconds or 0)
     if due is not None:
-        return planned(device, send, hold_seconds, interval)
+        return planned(device, send, hold_seconds)
     stored = _writer().submit(outbox.store, send)
     try:
-        reply = get_bus().request(contracts.SEND_TEXT, **_command(device, send, interval, hold_seconds))
+        reply = get_bus().request(contracts.SEND_TEXT, **_command(device, send, hold_seconds))
     except BusTimeout:
         _durable(stored, device, send)  # a 202 promises a durable send
         logger.info("send held to the limit without an answer", extra=_about(device, send))
@@ -156,7 +155,7 @@ def send(device: DeviceModel, request: Addressed, message: Message, *, hold_seco
     return _answer(device, send, reply.result)
 
 
-def planned(device: DeviceModel, send: Send, hold_seconds: float, interval: int = 0) -> StoredResponse:
+def planned(device: DeviceModel, send: Send, hold_seconds: float) -> StoredResponse:
     """A send with ``send_at``: stored first (the 202 promises it), then its host told
     without waiting, so it is offered to the device's dispatcher ahead of its time. A command
     that does not leave costs nothing but timeliness: the host's poll of the outbox finds it."""
@@ -166,7 +165,7 @@ def planned(device: DeviceModel, send: Send, hold_seconds: float, interval: int 
         logger.exception("outbox write of a planned send failed", extra=_about(device, send))
         raise Unclear(internal_error(), _bound(send)) from error
     try:
-        get_bus().tell(contracts.SEND_TEXT, **_command(device, send, interval, hold_seconds))
+        get_bus().tell(contracts.SEND_TEXT, **_command(device, send, hold_seconds))
     except Exception:
         logger.exception("planned send stored, its host not told", extra=_about(device, send))
     logger.info("send planned", extra=_about(device, send))
@@ -198,12 +197,14 @@ def state_now(device: DeviceModel, bound: dict[str, Any]) -> StoredResponse | No
     return _scheduled(send, iso_utc(max(send.not_before, clock.now())))
 
 
-def _command(device: DeviceModel, send: Send, interval: int, timeout: float) -> dict[str, Any]:
+def _command(device: DeviceModel, send: Send, timeout: float) -> dict[str, Any]:
     """The ``SEND_TEXT`` of ``send`` for the device's host: it carries the send whole, and
     the device's interval and sending policy (so a change applies from the next send)."""
-    settings = SendingSettings(**settings_of(device))
     args = SendTextArgs(
-        send_key=send.send_key, send=send, min_send_interval_seconds=interval, sending_policy=settings
+        send_key=send.send_key,
+        send=send,
+        min_send_interval_seconds=int(device.min_send_interval_seconds or 0),
+        sending_policy=SendingSettings(**settings_of(device)),
     )
     return {
         "args": args,
