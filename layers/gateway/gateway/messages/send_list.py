@@ -16,23 +16,15 @@ from gateway.errors import ApiError
 from gateway.failures.codes import ErrorCode
 from gateway.messages import outbox
 from gateway.messages.outputs import SendView
-from gateway.messages.sends import Send, SendState, ShownState, shown_state
+from gateway.messages.sends import Send, SendState, ShownState, shown_state, stored_state
 from gateway.models import DeviceModel
 from gateway.pagination import Page, PageRequest
 from gateway.timestamps import iso_utc
 
-STATE_FILTERS: dict[ShownState, tuple[SendState, ...]] = {
-    "scheduled": (SendState.QUEUED,),
-    "sending": (SendState.SENDING,),
-    "sent": (SendState.SENT,),
-    "failed": (SendState.FAILED,),
-    "canceled": (SendState.CANCELED,),
-}
-
 
 def list_sends(device: DeviceModel, paging: PageRequest, state: ShownState | None) -> Page[SendView]:
     """A page of the device's sends, newest first, of one state when ``state`` names one."""
-    states = STATE_FILTERS[state] if state is not None else ()
+    states = (stored_state(state),) if state is not None else ()
     return outbox.page(device.tenant_id, device.device_id, paging, states).map(view)
 
 

@@ -37,6 +37,11 @@ def shown_state(state: SendState) -> ShownState:
     return _SHOWN[state]
 
 
+def stored_state(shown: ShownState) -> SendState:
+    """The stored state GET /sends shows as ``shown`` (its ``state`` filter)."""
+    return _STORED[shown]
+
+
 _SHOWN: dict[SendState, ShownState] = {
     SendState.QUEUED: "scheduled",
     SendState.SENDING: "sending",
@@ -44,6 +49,7 @@ _SHOWN: dict[SendState, ShownState] = {
     SendState.FAILED: "failed",
     SendState.CANCELED: "canceled",
 }
+_STORED = {shown: state for state, shown in _SHOWN.items()}
 
 
 @dataclass(frozen=True)
@@ -91,13 +97,9 @@ class Send:
         return not (for_everyone and self.revoked_at is not None)
 
     def shown_in(self, chat_jid: str) -> bool:
-        """Sent in ``chat_jid`` and still there for everyone (not deleted, not deleted for me)."""
-        return (
-            self.state is SendState.SENT
-            and self.chat_jid == chat_jid
-            and self.revoked_at is None
-            and self.deleted_for_me_at is None
-        )
+        """Sent in ``chat_jid`` and still there for everyone (not deleted, not deleted for me):
+        what may still be deleted for everyone."""
+        return self.deletable(chat_jid, for_everyone=True)
 
     def editable(self, chat_jid: str) -> bool:
         """Whether PATCH /messages/{message_id} may name it: a text :meth:`shown_in` the chat
