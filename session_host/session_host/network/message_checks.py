@@ -8,11 +8,12 @@ from __future__ import annotations
 import math
 
 from gateway import jids
+from gateway.bus.contracts.messages import MAX_POLL_OPTIONS
 from gateway.failures.kinds import ErrorKind
 
 from .media_types import MEDIA_RULES, ContactCard, Location, MediaKind, OutgoingMedia, Template
 from .port import MessageRef, NetworkError
-from .reply_types import MAX_POLL_OPTIONS, Poll
+from .reply_types import Poll
 
 MAX_BUTTONS = 3
 

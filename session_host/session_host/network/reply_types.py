@@ -18,7 +18,6 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-MAX_POLL_OPTIONS = 12
 UNKNOWN_OPTION_PREFIX = "sha256:"
 """How ``poll.vote`` names an option of a poll whose texts the gateway does not know."""
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-DAY_SECONDS = 24 * 3600
 WARMUP_START_SHARE = 0.1
 """The share of the limits a device in warm-up has on the day it paired."""
 DEFAULT_PAUSE_SECONDS = 3600.0

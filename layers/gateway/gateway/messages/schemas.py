@@ -14,7 +14,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 
-from gateway.bus.contracts.messages import MAX_SYNC_COUNT
+from gateway.bus.contracts.messages import MAX_POLL_OPTIONS, MAX_SYNC_COUNT
 from gateway.jids import CHAT_PATTERN, GROUP_JID_PATTERN, PARTICIPANT_PATTERN, PHONE_RULE
 from gateway.messages.schedule import send_at_field
 from gateway.web.deferred import DeferredModel
@@ -258,7 +258,6 @@ class SendTemplateRequest(SendOptions):
     )
 
 
-MAX_POLL_OPTIONS = 12
 MAX_POLL_TEXT_CHARS = 255
 PollText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_POLL_TEXT_CHARS, pattern=NOT_BLANK)]
 

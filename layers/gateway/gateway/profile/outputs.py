@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
+from gateway.bus.contracts.profile import PresenceState
 from gateway.web.outputs import OutputModel, Succeeded
 
 
 class PresenceResponse(Succeeded):
-    state: Literal["available", "unavailable"] = Field(description="The presence the account now shows")
+    state: PresenceState = Field(description="The presence the account now shows")
 
 
 class PresenceSubscribedResponse(Succeeded):

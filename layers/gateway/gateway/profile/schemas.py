@@ -3,12 +3,12 @@ route; a field that fails its shape is 400 ``VALIDATION_ERROR``."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import ConfigDict, Field, StringConstraints, model_validator
 from pydantic.config import JsonDict
 
-from gateway.bus.contracts.profile import MAX_ABOUT_CHARS, MAX_NAME_CHARS
+from gateway.bus.contracts.profile import MAX_ABOUT_CHARS, MAX_NAME_CHARS, PresenceState
 from gateway.groups.schemas import JPEG_BASE64_PATTERN
 from gateway.media.limits import INLINE_MAX_BYTES, MB
 from gateway.web.deferred import DeferredModel
@@ -16,7 +16,7 @@ from gateway.web.fields import NonBlank, omittable
 
 
 class PresenceRequest(DeferredModel):
-    state: Literal["available", "unavailable"] = Field(
+    state: PresenceState = Field(
         description="`available`: the account shows as online to those who follow its presence (and "
         "the real network sends it other people's presence only then); `unavailable`: offline"
     )

@@ -16,6 +16,8 @@ from fastapi import Path as PathParam
 from pydantic import AwareDatetime, BaseModel, Field, StringConstraints, field_validator, model_validator
 
 from gateway import clock
+from gateway.bus.contracts.messages import MAX_POLL_OPTIONS
+from gateway.bus.contracts.profile import MAX_ABOUT_CHARS
 from gateway.errors import ApiError
 from gateway.failures.codes import ErrorCode
 from gateway.groups.codes import OperationCode
@@ -137,10 +139,6 @@ class ReadIn(BaseModel):
 
 class NameIn(BaseModel):
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-
-
-MAX_ABOUT_CHARS = 139
-"""The network's About text limit."""
 
 
 class AccountChangesIn(BaseModel):
@@ -272,9 +270,9 @@ class VoteIn(BaseModel):
     chat: Target = Field(
         description="where the poll is: its author's user JID or phone digits, or a group JID"
     )
-    options: Annotated[list[Annotated[str, StringConstraints(min_length=1)]], Field(max_length=12)] = Field(
-        description="the texts of the options chosen; empty takes the vote back"
-    )
+    options: Annotated[
+        list[Annotated[str, StringConstraints(min_length=1)]], Field(max_length=MAX_POLL_OPTIONS)
+    ] = Field(description="the texts of the options chosen; empty takes the vote back")
 
 
 def _call(action: Callable[..., T], *args: Any) -> T:

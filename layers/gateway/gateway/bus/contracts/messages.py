@@ -11,6 +11,8 @@ from gateway.messages.sends import Send
 
 MAX_SYNC_COUNT = 50
 """The most messages one history request asks the phone for (POST /chat/history's limit too)."""
+MAX_POLL_OPTIONS = 12
+"""The most options a poll has (POST /send/poll's limit, and the session host's check)."""
 
 
 class MarkReadArgs(CommandArgs):
