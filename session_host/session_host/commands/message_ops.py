@@ -31,10 +31,10 @@ from gateway.bus.contracts.messages import (
     SyncHistoryArgs,
 )
 from gateway.failures.kinds import ErrorKind
-from session_host.commands.registry import Host, failed, handles, ok, refuse_unless_connected
+from session_host.commands.registry import Host, failed, handles, ok, on_session, refuse_unless_connected
 from session_host.device_tenure import OwnedDevice, session_snapshot
 from session_host.network import payloads
-from session_host.network.port import MessageRef
+from session_host.network.port import DeviceSession, MessageRef
 
 
 @handles(contracts.DELETE_MESSAGE)
@@ -79,35 +79,28 @@ async def delete_message(host: Host, command: Command[DeleteMessageArgs], owned:
     return ok(command, session_snapshot(session), result)
 
 
-@handles(contracts.SYNC_HISTORY)
-async def sync_history(_host: Host, command: Command[SyncHistoryArgs], owned: OwnedDevice) -> Reply[Any]:
+@on_session(contracts.SYNC_HISTORY)
+async def sync_history(session: DeviceSession, args: SyncHistoryArgs) -> HistoryRequested:
     """Ask the account's phone for the chat's latest ``count`` messages; the answer comes
     later as ``history.sync`` (``on_demand``).
 
     The request names no message, so the port's ``oldest`` is an anchor at the time of the
     request with an id no message has: the phone answers with what came before now.
     """
-    chat, count = command.args.chat_jid, command.args.count
-    if refused := refuse_unless_connected(command, owned):
-        return refused
     # Networks keep milliseconds: an anchor one millisecond on counts what was sent just now.
     now = time.time() + 0.001
-    anchor = MessageRef(chat=chat, message_id=uuid.uuid4().hex.upper(), from_me=True, timestamp=now)
-    await owned.session.messages.request_history_sync(chat, count, anchor)
-    return ok(command, session_snapshot(owned.session), HistoryRequested(chat_jid=chat, count=count))
+    anchor = MessageRef(chat=args.chat_jid, message_id=uuid.uuid4().hex.upper(), from_me=True, timestamp=now)
+    await session.messages.request_history_sync(args.chat_jid, args.count, anchor)
+    return HistoryRequested(chat_jid=args.chat_jid, count=args.count)
 
 
-@handles(contracts.REACT_MESSAGE)
-async def react_message(_host: Host, command: Command[ReactArgs], owned: OwnedDevice) -> Reply[Any]:
+@on_session(contracts.REACT_MESSAGE)
+async def react_message(session: DeviceSession, args: ReactArgs) -> Reacted:
     """React to a message of a chat, or remove the account's reaction (an empty emoji)."""
-    args = command.args
-    if refused := refuse_unless_connected(command, owned):
-        return refused
-    await owned.session.messages.react(
+    await session.messages.react(
         args.chat_jid, args.message_id, args.emoji, from_me=args.from_me, sender=args.sender_jid
     )
-    result = Reacted(message_id=args.message_id, chat_jid=args.chat_jid, emoji=args.emoji)
-    return ok(command, session_snapshot(owned.session), result)
+    return Reacted(message_id=args.message_id, chat_jid=args.chat_jid, emoji=args.emoji)
 
 
 @handles(contracts.EDIT_MESSAGE)
