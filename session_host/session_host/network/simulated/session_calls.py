@@ -8,9 +8,9 @@ call stops ringing and the caller's phone shows it rejected (:meth:`~.world.Worl
 
 from __future__ import annotations
 
-from gateway import jids
 from gateway.failures.kinds import ErrorKind
 
+from ..contact_checks import check_person
 from ..port import NetworkError
 from .core import DeviceLink, NetworkCore
 
@@ -24,8 +24,7 @@ class SimulatedCalls:
 
     async def reject_call(self, caller: str, call_id: str) -> None:
         self._link.connection()
-        if jids.parse_participant(caller) is None:
-            raise NetworkError(ErrorKind.INVALID, f"not a person: {caller!r}")
+        check_person(caller)
         if not call_id:
             raise NetworkError(ErrorKind.INVALID, "no call id")
         await self._link.fault("reject_call")
