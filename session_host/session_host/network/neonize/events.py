@@ -34,6 +34,7 @@ from neonize.proto.Neonize_pb2 import (
     IdentityChange,
     KeepAliveTimeout,
     LoggedOut,
+    MessageSource,
     OfflineSyncCompleted,
     OfflineSyncPreview,
     PairStatus,
@@ -65,6 +66,12 @@ class EventContext:
 
     device_id: str
     own_jid: str | None = None
+
+
+def author(ctx: EventContext, source: MessageSource) -> str | None:
+    """Who wrote a message (or reacted, edited, voted): the device's own account for what it
+    sent itself, from this or another of its devices; else the sender, by phone JID."""
+    return ctx.own_jid if source.IsFromMe and ctx.own_jid else sender_of(source)
 
 
 def _event(name: EventName, data: dict[str, Any]) -> NetworkEvent:
@@ -154,7 +161,7 @@ def message(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
         described = describe_message(content)
         text = described.content if described is not None else ""
     source = ev.Info.MessageSource
-    sender = ctx.own_jid if source.IsFromMe and ctx.own_jid else sender_of(source)
+    sender = author(ctx, source)
     return payloads.message_edited(
         message_id=original_id,
         chat_jid=chat_of(source),
@@ -170,7 +177,7 @@ def reaction(ctx: EventContext, ev: MessageEv) -> NetworkEvent:
     reaction's own id); an empty text is a reaction removed."""
     reacted = ev.Message.reactionMessage
     source = ev.Info.MessageSource
-    sender = ctx.own_jid if source.IsFromMe and ctx.own_jid else sender_of(source)
+    sender = author(ctx, source)
     return payloads.message_reaction(
         message_id=reacted.key.ID,
         chat_jid=chat_of(source),
@@ -225,9 +232,7 @@ def message_received(ctx: EventContext, ev: MessageEv) -> NetworkEvent | None:
     info = ev.Info
     source = info.MessageSource
     chat = chat_of(source)
-    sender = sender_of(source)
-    if source.IsFromMe and ctx.own_jid:
-        sender = ctx.own_jid
+    sender = author(ctx, source)
     recipient = chat if source.IsGroup or source.IsFromMe else (ctx.own_jid or chat)
     return payloads.message_received(
         message_id=info.ID,
@@ -259,7 +264,7 @@ def poll_vote(
     """``poll.vote`` of a decrypted vote: ``selected`` the hashes of the options chosen,
     named by their texts from the poll's ``options`` when known (``sha256:<hex>`` otherwise)."""
     source = ev.Info.MessageSource
-    voter = ctx.own_jid if source.IsFromMe and ctx.own_jid else sender_of(source)
+    voter = author(ctx, source)
     return payloads.poll_vote(
         message_id=ev.Message.pollUpdateMessage.pollCreationMessageKey.ID,
         chat_jid=chat_of(source),
