@@ -229,7 +229,7 @@ class NetworkHandlers:
                 self._link.call_offered(ev.basicCallMeta)
             event = mapper(self._link.context(), ev)
             if event is not None and event.name == EventName.MESSAGE_RECEIVED and isinstance(ev, MessageEv):
-                self._link.recent.received(dict(event.data))  # what a reply to it will quote
+                self._link.recent.received(event.data)  # what a reply to it will quote
                 event = with_media(self._link, event, ev.Message)  # waits: the device's order holds
             self._relay.emit(event)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,7 @@ class Recent:
         self._messages: OrderedDict[str, Known] = OrderedDict()
         self._polls: OrderedDict[str, tuple[str, ...]] = OrderedDict()
 
-    def received(self, data: dict[str, Any]) -> None:
+    def received(self, data: Mapping[str, Any]) -> None:
         """Remember a ``message.received`` payload (and a poll's options)."""
         known = Known(data.get("chat_jid"), data.get("from"), data.get("content") or "")
         self._put(self._messages, data["message_id"], known)
