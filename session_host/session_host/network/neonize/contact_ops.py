@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from neonize.client import NewClient
-from neonize.proto.Neonize_pb2 import JID, IsOnWhatsAppResponse, UserInfo
+from neonize.proto.Neonize_pb2 import JID, GetProfilePictureParams, IsOnWhatsAppResponse, UserInfo
 from neonize.proto.Neonize_pb2 import ContactInfo as StoredContact  # whatsmeow's store entry
 from neonize.utils.enum import BlocklistAction
 
@@ -171,7 +171,7 @@ def _contact(client: NewClient, address: jids.Address) -> ContactInfo:
         lid=jid_str(lid),
         name=name or _saved_name(client.contact.get_contact(phone or target)),
         about=info.Status or None,
-        picture_url=_picture_url(client, target),
+        picture_url=picture_url(client, target),
         is_business=business,
     )
 
@@ -183,10 +183,11 @@ def _saved_name(contact: StoredContact) -> str | None:
     return contact.FullName or contact.FirstName or contact.PushName or contact.BusinessName or None
 
 
-def _picture_url(client: NewClient, jid: JID) -> str | None:
-    """The URL of the account's picture; None when it has none or hides it from the device."""
+def picture_url(client: NewClient, jid: JID) -> str | None:
+    """The URL of the account's picture (the device's own too); None when it has none or
+    hides it from the device (the full picture, not its preview)."""
     try:
-        picture = client.get_profile_picture(jid)
+        picture = client.get_profile_picture(jid, GetProfilePictureParams(Preview=False))
     except Exception as exc:
         if any(marker in str(exc) for marker in NO_PICTURE_ERRORS):
             return None

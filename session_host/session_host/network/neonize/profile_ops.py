@@ -23,16 +23,13 @@ What neonize 0.5.2 can do here (read from its source and its Go library):
 from __future__ import annotations
 
 from neonize.client import NewClient
-from neonize.proto.Neonize_pb2 import JID, GetProfilePictureParams
 from neonize.utils.enum import Presence
 
 from .. import profile_checks
 from ..profile_types import Profile
+from .contact_ops import picture_url
 from .jids import jid_str, parse_jid
 from .link import DeviceLink
-
-NO_PICTURE = "does not have a profile picture"
-"""whatsmeow's ``ErrProfilePictureNotSet``: the account has no picture."""
 
 
 class NeonizePresence:
@@ -78,14 +75,3 @@ class NeonizeProfile:
     async def set_picture(self, jpeg: bytes) -> str:
         data = bytes(profile_checks.check_picture(jpeg))  # bytes, never a str: a path or URL to neonize
         return await self._link.call("set profile picture", lambda client: client.set_profile_photo(data))
-
-
-def picture_url(client: NewClient, account: JID) -> str | None:
-    """The URL of the account's picture; None when it has none."""
-    try:
-        picture = client.get_profile_picture(account, GetProfilePictureParams(Preview=False))
-    except Exception as exc:
-        if NO_PICTURE in str(exc):
-            return None
-        raise
-    return picture.URL or None
