@@ -72,11 +72,14 @@ PUBLISHED: dict[int | str, dict[str, Any]] = {
     },
 }
 
+PUBLISH_RESPONSES = {**PUBLISHED, **answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS)}
+"""What each story publish answers."""
+
 
 @router.post(
     "/status/text",
     response_model=None,
-    responses={**PUBLISHED, **answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS)},
+    responses=PUBLISH_RESPONSES,
 )
 def publish_text_status(
     body: TextStatusRequest,
@@ -90,7 +93,7 @@ def publish_text_status(
 @router.post(
     "/status/image",
     response_model=None,
-    responses={**PUBLISHED, **answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS)},
+    responses=PUBLISH_RESPONSES,
 )
 def publish_image_status(
     body: MediaStatusRequest,
@@ -106,7 +109,7 @@ def publish_image_status(
 @router.post(
     "/status/video",
     response_model=None,
-    responses={**PUBLISHED, **answers(AUTHENTICATED, WITH_BODY, ACTING_DEVICE_ERRORS, PUBLISH_ERRORS)},
+    responses=PUBLISH_RESPONSES,
 )
 def publish_video_status(
     body: MediaStatusRequest,
