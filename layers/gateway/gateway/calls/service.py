@@ -15,9 +15,7 @@ from gateway.bus.contracts.calls import RejectCallArgs
 from gateway.calls.schemas import RejectCallRequest
 from gateway.devices import commands
 from gateway.devices.access import require_session
-from gateway.errors import validation_error
-from gateway.jids import parse_participant
-from gateway.messages.receipts import require_fields
+from gateway.messages.receipts import participant_of, require_fields
 from gateway.models import DeviceModel
 from gateway.observability import logger
 
@@ -26,10 +24,8 @@ def reject_call(device: DeviceModel, call_id: str, request: RejectCallRequest) -
     """Decline the call ``call_id`` (checked by the route) from ``request.caller``; the
     caller sees it rejected."""
     require_fields(**{"from": (request.caller or "").strip()})
-    caller = parse_participant(request.caller)
-    if caller is None:
-        raise validation_error("from", "must be a user JID, a phone number or a LID", request.caller)
+    caller = participant_of("from", request.caller)
     require_session(device)
-    commands.execute(device, contracts.REJECT_CALL, RejectCallArgs(call_id=call_id, caller=caller.jid))
+    commands.execute(device, contracts.REJECT_CALL, RejectCallArgs(call_id=call_id, caller=caller))
     logger.info("call rejected", extra={"device_id": device.device_id, "call_id": call_id, "by": "api"})
     return {"call_id": call_id}

@@ -68,7 +68,12 @@ def sender_of(chat: Address, value: str | None) -> str:
         if chat.is_group:
             raise validation_error("sender_jid", "required for a group chat: the participant who sent them")
         return chat.jid
-    sender = parse_participant(value)
-    if sender is None:
-        raise validation_error("sender_jid", "must be a user JID, a phone number or a LID", value)
-    return sender.jid
+    return participant_of("sender_jid", value)
+
+
+def participant_of(field: str, value: str | None) -> str:
+    """The user JID or LID a person field names (phone digits become a user JID); 400 otherwise."""
+    person = parse_participant(value)
+    if person is None:
+        raise validation_error(field, "must be a user JID, a phone number or a LID", value)
+    return person.jid
