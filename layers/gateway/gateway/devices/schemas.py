@@ -11,7 +11,7 @@ from gateway.devices.sending_policy import MAX_JITTER_SECONDS, MAX_LIMIT, MAX_WA
 from gateway.jids import PHONE_RULE, PhoneNumber
 from gateway.messages.schemas import MAX_TEXT_CHARS
 from gateway.web.deferred import DeferredModel
-from gateway.web.fields import JsonInteger, NonBlank, omittable
+from gateway.web.fields import JsonInteger, NonBlank, omittable, some_property
 
 DeviceName = Annotated[NonBlank, StringConstraints(max_length=100)]
 MAX_SEND_INTERVAL_SECONDS = 600
@@ -44,11 +44,7 @@ class UpdateDeviceRequest(DeferredModel):
     attribute of the same name; a field left out keeps its value, and at least one must be
     given (the schema says so). A new setting is one more optional field here."""
 
-    model_config = ConfigDict(
-        json_schema_extra=lambda schema: schema.update(
-            anyOf=[{"required": [name]} for name in schema.get("properties", {})]
-        )
-    )
+    model_config = ConfigDict(json_schema_extra=some_property)
 
     name: DeviceName | None = omittable(description="1 to 100 characters", examples=["Sales phone"])
     min_send_interval_seconds: SendInterval | None = omittable(

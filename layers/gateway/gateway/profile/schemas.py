@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import ConfigDict, Field, StringConstraints, model_validator
-from pydantic.config import JsonDict
 
 from gateway.bus.contracts.profile import MAX_ABOUT_CHARS, MAX_NAME_CHARS, PresenceState
 from gateway.groups.schemas import JPEG_BASE64_PATTERN
 from gateway.media.limits import INLINE_MAX_BYTES, MB
 from gateway.web.deferred import DeferredModel
-from gateway.web.fields import NonBlank, omittable
+from gateway.web.fields import NonBlank, omittable, some_property
 
 
 class PresenceRequest(DeferredModel):
@@ -22,14 +21,10 @@ class PresenceRequest(DeferredModel):
     )
 
 
-def _some_field(schema: JsonDict) -> None:
-    schema["anyOf"] = [{"required": ["name"]}, {"required": ["about"]}]
-
-
 class ProfileUpdateRequest(DeferredModel):
     """The fields to change, at least one; those left out stay as they are."""
 
-    model_config = ConfigDict(json_schema_extra=_some_field)
+    model_config = ConfigDict(json_schema_extra=some_property)
 
     name: Annotated[NonBlank, StringConstraints(max_length=MAX_NAME_CHARS)] | None = omittable(
         description=f"The push name contacts see on the account's messages, 1 to {MAX_NAME_CHARS} "

@@ -73,6 +73,12 @@ def omittable(schema: dict[str, Any] | None = None, **field: Any) -> Any:
     return Field(default=None, json_schema_extra=shape, **field)
 
 
+def some_property(schema: dict[str, Any]) -> None:
+    """``json_schema_extra`` of a partial update: at least one of its properties is required
+    (the route refuses an empty body, and the document says so)."""
+    schema["anyOf"] = [{"required": [name]} for name in schema.get("properties", {})]
+
+
 def any_case(word: str) -> str:
     """A pattern matching ``word`` in any case: JSON Schema patterns have no ``(?i)``."""
     return "".join(f"[{char.upper()}{char.lower()}]" if char.isalpha() else _literal(char) for char in word)
