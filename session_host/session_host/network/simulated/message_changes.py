@@ -1,5 +1,6 @@
-"""The simulated network's rules for what changes a message already in a chat: reactions and
-edits, by a gateway's device or by a phone. Called with the network's lock held.
+"""The simulated network's rules for what changes a message already in a chat: reactions,
+edits and poll votes, by a gateway's device or by a phone (votes: by a phone). Called with the
+network's lock held.
 
 A reaction names a message its account has in the chat (one it sent, or one it received
 there from ``author``); an edit names a text its account sent there, within the network's
@@ -16,12 +17,14 @@ import time
 from typing import Any
 
 from gateway import jids
+from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind
 
 from .. import payloads
 from ..payloads import iso_utc
 from ..port import NetworkError, NetworkEvent
-from .model import Account
+from . import events
+from .model import Account, ControlError
 from .world import World
 
 
@@ -109,6 +112,53 @@ def edit(
             if message["message_id"] == message_id and message["from"] == editor.jid:
                 message.update({"text": text, "edited": True, "edited_at": iso_utc(now)})
         _tell(world, recipient, event)
+
+
+def vote(world: World, voter: Account, chat_jid: str, poll_id: str, options: list[str]) -> list[str]:
+    """``voter`` votes on the poll ``poll_id`` it received in ``chat_jid``: its choice
+    replaces its last one (none: the vote is taken back). Every copy of the poll shows the
+    votes; the other people of the chat get ``poll.vote`` on their devices (the poll's
+    author included). Returns the options chosen, in the poll's order.
+
+    Raises
+    ------
+    ControlError
+        404 ``MESSAGE_NOT_FOUND`` when the voter has no such poll in that chat; 400
+        ``VALIDATION_ERROR`` for an option the poll does not have, or several on a poll
+        that takes one.
+    """
+    poll = next(
+        (
+            m
+            for m in voter.inbox
+            if m["message_id"] == poll_id and m.get("chat", m["from"]) == chat_jid and m["type"] == "poll"
+        ),
+        None,
+    )
+    if poll is None:
+        raise ControlError(404, ErrorCode.MESSAGE_NOT_FOUND, f"no poll {poll_id} in the chat {chat_jid}")
+    shown = poll["poll"]
+    unknown = [option for option in options if option not in shown["options"]]
+    if unknown:
+        raise ControlError(400, ErrorCode.VALIDATION_ERROR, f"the poll has no option {unknown[0]!r}")
+    if len(set(options)) > 1 and not shown["multiple_answers"]:
+        raise ControlError(400, ErrorCode.VALIDATION_ERROR, "this poll takes one option")
+    chosen = [option for option in shown["options"] if option in options]
+    told = _others(world, voter, chat_jid)
+    for account in [voter, *told]:
+        _record_vote(account, poll_id, voter.jid, chosen)
+    event = events.poll_vote(poll_id, _as_others_see_it(voter, chat_jid), voter.jid, chosen, time.time())
+    for account in told:
+        _tell(world, account, event)
+    return chosen
+
+
+def _record_vote(account: Account, poll_id: str, voter: str, chosen: list[str]) -> None:
+    """The account's copies of the poll (received, or its own send) show the new vote."""
+    for entry in [*account.inbox, *account.sent]:
+        if entry["message_id"] == poll_id and entry.get("type") == "poll":
+            shown = entry.get("poll") or {}
+            entry["poll"] = {**shown, "votes": {**shown.get("votes", {}), voter: chosen}}
 
 
 def _message(account: Account, chat_jid: str, message_id: str, author: str | None) -> dict[str, Any] | None:

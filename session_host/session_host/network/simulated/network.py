@@ -267,10 +267,10 @@ class SimulatedNetwork(NetworkCore):
 
     def vote(self, phone: str, poll_id: str, chat: str, options: list[str]) -> list[str]:
         """The phone votes on a poll it received in ``chat`` (the author's user JID or phone
-        digits, or the group's JID): :meth:`.world.World.vote`."""
+        digits, or the group's JID): :func:`.message_changes.vote`."""
         with self._lock:
             voter = self._account(phone)
-            chosen = self._world.vote(voter, self._chat(chat), poll_id, options)
+            chosen = message_changes.vote(self._world, voter, self._chat(chat), poll_id, options)
             self._save()
             return chosen
 

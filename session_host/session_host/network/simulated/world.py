@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gateway import jids
-from gateway.failures.codes import ErrorCode
 from gateway.failures.kinds import ErrorKind
 from gateway.webhooks.catalog import EventName
 
@@ -26,7 +25,7 @@ from . import events
 from .bodies import Body
 from .group_records import GroupChange, GroupError
 from .groups import Groups
-from .model import Account, Call, Connection, ControlError, Link, account_phone
+from .model import Account, Call, Connection, Link, account_phone
 
 logger = logging.getLogger(__name__)
 
@@ -293,62 +292,6 @@ class World:
         if got is not None:
             return replace(body, quoted=quoted_message(message_id, got["from"], _shown(got)))
         return replace(body, quoted=quoted_message(message_id, None, None))
-
-    def vote(self, voter: Account, chat_jid: str, poll_id: str, options: list[str]) -> list[str]:
-        """``voter`` votes on the poll ``poll_id`` it received in ``chat_jid``: its choice
-        replaces its last one (none: the vote is taken back). Every copy of the poll shows the
-        votes; the other people of the chat get ``poll.vote`` on their devices (the poll's
-        author included). Returns the options chosen, in the poll's order.
-
-        Raises
-        ------
-        ControlError
-            404 ``MESSAGE_NOT_FOUND`` when the voter has no such poll in that chat; 400
-            ``VALIDATION_ERROR`` for an option the poll does not have, or several on a poll
-            that takes one.
-        """
-        poll = next(
-            (
-                m
-                for m in voter.inbox
-                if m["message_id"] == poll_id and m.get("chat", m["from"]) == chat_jid and m["type"] == "poll"
-            ),
-            None,
-        )
-        if poll is None:
-            raise ControlError(404, ErrorCode.MESSAGE_NOT_FOUND, f"no poll {poll_id} in the chat {chat_jid}")
-        shown = poll["poll"]
-        unknown = [option for option in options if option not in shown["options"]]
-        if unknown:
-            raise ControlError(400, ErrorCode.VALIDATION_ERROR, f"the poll has no option {unknown[0]!r}")
-        if len(set(options)) > 1 and not shown["multiple_answers"]:
-            raise ControlError(400, ErrorCode.VALIDATION_ERROR, "this poll takes one option")
-        chosen = [option for option in shown["options"] if option in options]
-        author = self.account_of_jid(poll["from"])
-        is_group = jids.is_group_jid(chat_jid)
-        if is_group:
-            people = (self.person(jid) for jid in self.groups.get(chat_jid).participants)
-            members = (self.account_of_jid(jid) for jid in people if jid is not None)
-            told = [account for account in members if account is not None and account is not voter]
-        else:
-            told = [author] if author is not None else []
-        for account in [voter, *told]:
-            self._record_vote(account, poll_id, voter.jid, chosen)
-        at = time.time()
-        for account in told:
-            chat = chat_jid if is_group else voter.jid  # the chat as each of them sees it
-            event = events.poll_vote(poll_id, chat, voter.jid, chosen, at)
-            for link in self.links_of(account.jid):
-                self.push(link.device_key, event)
-        return chosen
-
-    @staticmethod
-    def _record_vote(account: Account, poll_id: str, voter: str, chosen: list[str]) -> None:
-        """The account's copies of the poll (received, or its own send) show the new vote."""
-        for entry in [*account.inbox, *account.sent]:
-            if entry["message_id"] == poll_id and entry.get("type") == "poll":
-                shown = entry.get("poll") or {}
-                entry["poll"] = {**shown, "votes": {**shown.get("votes", {}), voter: chosen}}
 
     def receipt(
         self,
