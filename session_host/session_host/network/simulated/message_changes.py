@@ -82,18 +82,8 @@ def edit(
 ) -> None:
     """``editor`` gives a text it sent in ``chat_jid`` the new ``text``: ``NOT_FOUND`` when it
     sent no such text there (or revoked it), ``EXPIRED`` past ``window`` seconds from sending."""
-    sent = next(
-        (
-            entry
-            for entry in editor.sent
-            if entry["message_id"] == message_id
-            and entry["to"] == chat_jid
-            and entry.get("type", "text") == "text"
-            and not entry.get("revoked")
-        ),
-        None,
-    )
-    if sent is None:
+    sent = editor.sent_message(chat_jid, message_id)
+    if sent is None or sent.get("type", "text") != "text":
         raise NetworkError(ErrorKind.NOT_FOUND, f"{editor.jid} sent no text {message_id} to {chat_jid}")
     now = time.time()
     if now - float(sent.get("timestamp") or 0.0) > window:
@@ -164,10 +154,8 @@ def _record_vote(account: Account, poll_id: str, voter: str, chosen: list[str]) 
 def _message(account: Account, chat_jid: str, message_id: str, author: str | None) -> dict[str, Any] | None:
     """The account's message of the chat: sent by it (``author`` its own JID or None), or
     received there from ``author`` (or anyone, when None)."""
-    if author in (None, account.jid):
-        for entry in account.sent:
-            if entry["message_id"] == message_id and entry["to"] == chat_jid and not entry.get("revoked"):
-                return entry
+    if author in (None, account.jid) and (sent := account.sent_message(chat_jid, message_id)) is not None:
+        return sent
     for message in account.inbox:
         if (
             message["message_id"] == message_id

@@ -215,6 +215,17 @@ class Account:
     def jid(self) -> str:
         return jids.user_jid(self.phone)
 
+    def sent_message(self, chat_jid: str, message_id: str) -> dict[str, Any] | None:
+        """What the account sent to ``chat_jid`` as ``message_id``, unless it revoked it."""
+        return next(
+            (
+                entry
+                for entry in self.sent
+                if entry["message_id"] == message_id and entry["to"] == chat_jid and not entry.get("revoked")
+            ),
+            None,
+        )
+
     @property
     def push_name(self) -> str:
         return self.name or self.phone

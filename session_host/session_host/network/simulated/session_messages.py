@@ -84,16 +84,7 @@ class SimulatedMessages:
         with self._network.device(self._link.connection()) as turn:
             account = turn.account
             chat_jid = turn.world.chat_of(chat)
-            sent = next(
-                (
-                    entry
-                    for entry in account.sent
-                    if entry["message_id"] == message_id
-                    and entry["to"] == chat_jid
-                    and not entry.get("revoked")
-                ),
-                None,
-            )
+            sent = account.sent_message(chat_jid, message_id)
             if sent is None:
                 raise NetworkError(
                     ErrorKind.NOT_FOUND, f"{account.jid} sent no message {message_id} to {chat_jid}"
