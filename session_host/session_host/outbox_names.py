@@ -19,9 +19,9 @@ when the outbox cannot be read (logged: the vote is still published).
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import replace
 
+from gateway.latest import LatestMap
 from gateway.messages import outbox
 from gateway.messages.send_kinds import POLL
 from gateway.observability import logger
@@ -35,20 +35,11 @@ RECENT_SENDS = 1000
 """How many of a tenure's latest sends it remembers (a few dozen bytes each)."""
 
 
-class RecentSends:
+class RecentSends(LatestMap[str, str]):
     """A tenure's latest sends: the network's id → the gateway's, oldest forgotten first."""
 
     def __init__(self, capacity: int = RECENT_SENDS) -> None:
-        self._ids: OrderedDict[str, str] = OrderedDict()
-        self._capacity = capacity
-
-    def add(self, network_message_id: str, gateway_message_id: str) -> None:
-        self._ids[network_message_id] = gateway_message_id
-        while len(self._ids) > self._capacity:
-            self._ids.popitem(last=False)
-
-    def get(self, network_message_id: str) -> str | None:
-        return self._ids.get(network_message_id)
+        super().__init__(capacity)
 
 
 async def with_gateway_ids(

@@ -374,7 +374,7 @@ class DeviceSender:
                 return
             dispatched = self._dispatched()
             # Before anything awaits: the network's receipt may follow at once.
-            self.owned.recent_sends.add(sent.message_id, send.message_id)
+            self.owned.recent_sends.put(sent.message_id, send.message_id)
             new_chat = self._count(send, dispatched)
             sent_at = sent.timestamp or dispatched
             # The caller learns it first; the record and the events follow in a task of their

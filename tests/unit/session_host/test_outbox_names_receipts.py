@@ -46,7 +46,7 @@ def filled(event: NetworkEvent, recent: RecentSends, aws: FakeOutbox) -> Network
 def test_recent_sends_are_named_without_reading_the_outbox_and_older_ones_from_it() -> None:
     # Given a send of this tenure, one the outbox knows, and one sent from the phone
     recent = RecentSends()
-    recent.add("3EB0NEW", "G-NEW")
+    recent.put("3EB0NEW", "G-NEW")
     aws = FakeOutbox({"3EB0OLD": "G-OLD"})
     # When a read receipt names all three
     event = filled(receipt("3EB0OLD", "3EB0NEW", "3EB0PHONE"), recent, aws)
@@ -60,7 +60,7 @@ def test_an_outbox_that_cannot_be_read_never_holds_the_receipt_back() -> None:
     # Given an outbox that fails
     aws = FakeOutbox({}, fails=True)
     recent = RecentSends()
-    recent.add("3EB0NEW", "G-NEW")
+    recent.put("3EB0NEW", "G-NEW")
     # When a receipt names a recent send and an older one
     event = filled(receipt("3EB0NEW", "3EB0OLD"), recent, aws)
     # Then it goes out with what the memory knew
@@ -71,7 +71,7 @@ def test_other_events_pass_unchanged_and_the_memory_is_bounded() -> None:
     # Given a memory of two sends, three sent
     recent = RecentSends(capacity=2)
     for index in range(3):
-        recent.add(f"N{index}", f"G{index}")
+        recent.put(f"N{index}", f"G{index}")
     # Then the oldest is forgotten
     assert (recent.get("N0"), recent.get("N1"), recent.get("N2")) == (None, "G1", "G2")
     # And an event that is no receipt is not touched

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -45,6 +44,7 @@ from neonize.proto.Neonize_pb2 import JID, BasicCallMeta
 
 from gateway.failures.kinds import ErrorKind
 from gateway.groups.codes import OperationCode
+from gateway.latest import LatestMap
 
 from .. import payloads
 from ..port import NetworkError, NetworkEvent, RateLimit, SessionState
@@ -182,19 +182,15 @@ class DeviceLink:
         self.qr_count = 0
         self.qr_seq = 0
         self.recent = Recent()  # what quotes and poll votes need: messages and polls seen lately
-        self.offered_calls: OrderedDict[str, JID] = OrderedDict()  # call id -> caller as offered
+        self.offered_calls: LatestMap[str, JID] = LatestMap(MAX_OFFERED_CALLS)  # call id -> caller
 
     def call_offered(self, meta: BasicCallMeta) -> None:
         """Keep the caller of an offer as the network named it (a LID, often): whatsmeow's
         ``RejectCall`` wants that JID, while ``call.offer`` shows the phone JID."""
-        with self.mutex:
-            self.offered_calls[meta.callID] = getattr(meta, "from")  # a Python keyword
-            while len(self.offered_calls) > MAX_OFFERED_CALLS:
-                self.offered_calls.popitem(last=False)
+        self.offered_calls.put(meta.callID, getattr(meta, "from"))  # a Python keyword
 
     def offered_caller(self, call_id: str) -> JID | None:
-        with self.mutex:
-            return self.offered_calls.get(call_id)
+        return self.offered_calls.get(call_id)
 
     def own_jid(self) -> str | None:
         with self.mutex:

@@ -19,8 +19,6 @@ on another poll names them ``sha256:<hex>`` for the session host to map from the
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +26,7 @@ from typing import Any
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import ContextInfo, ExtendedTextMessage, Message
 
 from gateway import jids
+from gateway.latest import LatestMap
 
 from .. import payloads
 from ..reply_types import Quote
@@ -50,36 +49,25 @@ class Recent:
     """What one session remembers for quotes and votes; bounded, safe across threads."""
 
     def __init__(self, kept: int = KEPT) -> None:
-        self._kept = kept
-        self._lock = threading.Lock()
-        self._messages: OrderedDict[str, Known] = OrderedDict()
-        self._polls: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self._messages: LatestMap[str, Known] = LatestMap(kept)
+        self._polls: LatestMap[str, tuple[str, ...]] = LatestMap(kept)
 
     def received(self, data: Mapping[str, Any]) -> None:
         """Remember a ``message.received`` payload (and a poll's options)."""
         known = Known(data.get("chat_jid"), data.get("from"), data.get("content") or "")
-        self._put(self._messages, data["message_id"], known)
+        self._messages.put(data["message_id"], known)
         poll = data.get("poll")
         if isinstance(poll, dict):
             self.poll_sent(data["message_id"], poll.get("options") or ())
 
     def poll_sent(self, message_id: str, options: Any) -> None:
-        self._put(self._polls, message_id, tuple(str(option) for option in options))
+        self._polls.put(message_id, tuple(str(option) for option in options))
 
     def message(self, message_id: str) -> Known | None:
-        with self._lock:
-            return self._messages.get(message_id)
+        return self._messages.get(message_id)
 
     def poll_options(self, message_id: str) -> tuple[str, ...] | None:
-        with self._lock:
-            return self._polls.get(message_id)
-
-    def _put(self, table: OrderedDict[str, Any], key: str, value: Any) -> None:
-        with self._lock:
-            table[key] = value
-            table.move_to_end(key)
-            while len(table) > self._kept:
-                table.popitem(last=False)
+        return self._polls.get(message_id)
 
 
 def quote_context(quote: Quote, chat: str, own_jid: str | None, recent: Recent) -> ContextInfo:
