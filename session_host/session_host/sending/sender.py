@@ -19,21 +19,19 @@ send (:meth:`DeviceSender.offer`) and the device's interval. The outbox is read 
 of a tenure and every poll, for sends whose command never reached this host (a host that
 died after its 202, a command that expired on the queue).
 
-The sending policy (:mod:`gateway.devices.sending_policy`, read with the interval and
-brought by each ``SEND_TEXT``): a send over a day's limit, or to a new chat while new chats
-are capped or paused, is held for the earliest moment the policy allows (its waiting caller
-is answered ``scheduled`` for then at once), and sends the policy lets go are dispatched
-meanwhile in their order. ``send_jitter_seconds`` adds a random 0..jitter to the interval of
-each gap. Each send that goes out is counted on the device's record, and its chat recorded
-as known, in the task that marks it (after its caller's answer). Whether a chat is new is
-looked up only while a new-chat rule applies, once per chat and tenure. With no policy
-and no pause, nothing of this is read before a dispatch.
+The sending policy (read with the interval and brought by each ``SEND_TEXT``; the tenure's
+view of it is :class:`~.policy.TenurePolicy`): a send over a day's limit, or to a new chat
+while new chats are capped or paused, is held for the earliest moment the policy allows (its
+waiting caller is answered ``scheduled`` for then at once), and sends the policy lets go are
+dispatched meanwhile in their order. ``send_jitter_seconds`` adds a random 0..jitter to the
+interval of each gap. Each send that goes out is counted, and its chat recorded as known, in
+the task that marks it (after its caller's answer). With no policy and no pause, nothing of
+this is read before a dispatch.
 
 A send the network refuses for rate (``RATE_LIMITED``) is not failed: the device's new-chat
-sends pause until the network's ``retry_at`` (or :data:`DEFAULT_PAUSE_SECONDS`), shown on its
-record (``sending_paused_until``) and announced (``device.send_limited``); the send goes back
-to the outbox, due at the end of the pause, and its waiting caller is answered
-``scheduled`` for then. Sends to known chats go on.
+sends pause (:meth:`~.policy.TenurePolicy.pause`); the send goes back to the outbox, due at
+the end of the pause, and its waiting caller is answered ``scheduled`` for then. Sends to
+known chats go on.
 
 "Now" is :mod:`gateway.clock` (the simulated stack moves it: the dispatchers look again
 when it does).
@@ -57,9 +55,9 @@ from typing import Any
 from tenacity import RetryCallState
 
 from gateway import clock
-from gateway.devices.sending_policy import DEFAULT_PAUSE_SECONDS, SendingPolicy, Usage, utc_day
+from gateway.devices.sending_policy import utc_day
 from gateway.failures.kinds import ErrorKind
-from gateway.messages.sends import STATUS, Send, SendState
+from gateway.messages.sends import Send, SendState
 from gateway.observability import logger
 from gateway.retries import SENT_MARK, WORKER_STEP, failed_with
 from session_host.aws_calls import AWS_ERRORS
@@ -70,11 +68,11 @@ from session_host.network.port import (
     ChatPresence,
     NetworkError,
     NetworkEvent,
-    RateLimit,
     SentMessage,
     SessionState,
 )
 from session_host.sending import network_calls
+from session_host.sending.policy import Publish, TenurePolicy
 from session_host.sending.store import OutboxStore
 
 INTERRUPTED = (
@@ -84,7 +82,6 @@ INTERRUPTED = (
 INTERRUPTED_KIND = ErrorKind.TIMEOUT
 """The error kind of an interrupted send: like a network that did not answer, its outcome is
 unknown (the API keeps its ``Idempotency-Key`` bound to it, so it is never sent twice)."""
-Publish = Callable[[NetworkEvent], Awaitable[None]]
 Draw = Callable[[float, float], float]
 """A random number between two bounds (``random.uniform``): the jitter of each gap."""
 REPLY_WAIT_SECONDS = 1.0
@@ -141,10 +138,9 @@ class DeviceSender:
         self._queued: dict[str, Send] = {}  # the queued sends known here, by send_key
         self._read_at: float | None = None  # when the outbox was last read (monotonic)
         self.interval: float | None = None  # min_send_interval_seconds, as last learnt
-        self.policy = SendingPolicy()  # the sending policy and where it stands, as last learnt
+        self.rules = TenurePolicy(owned, store, publish)  # the sending policy, as last learnt
         self._draw = draw
         self._jitter: float | None = None  # the jitter drawn for the gap before the next dispatch
-        self._new_chats: set[str] = set()  # chats looked up and not known (yet)
         self.current: asyncio.Task[None] | None = None  # the dispatch under way, if any
 
     # --- what commands use --------------------------------------------------------------
@@ -184,7 +180,7 @@ class DeviceSender:
 
     def apply(self, settings: Any) -> None:
         """The policy's settings a command brought (``SendingSettings``): from the next dispatch."""
-        self.policy = self.policy.with_settings(settings)
+        self.rules.apply(settings)
         self.wake()
 
     # --- the loop -----------------------------------------------------------------------
@@ -243,14 +239,14 @@ class DeviceSender:
         held send's waiting caller is answered ``scheduled`` for when it may go."""
         now = clock.now()
         self._due = {}
-        if not self.policy.holds_any(now):
+        if not self.rules.holds_any(now):
             head = min(self._queued.values(), key=lambda send: send.order)
             return head, head.not_before
         ordered = sorted(self._queued.values(), key=lambda send: send.order)
         best: tuple[float, Send] | None = None
         for send in ordered:
             ready = send.not_before
-            held = await self._held_until(send, now)
+            held = await self.rules.held_until(send, now)
             if held is not None and held > ready:
                 ready = self._due[send.send_key] = held
                 self._resolve(Dispatched(send, scheduled_for=_with_typing(send, held)))
@@ -261,31 +257,11 @@ class DeviceSender:
         assert best is not None
         return best[1], best[0]
 
-    async def _held_until(self, send: Send, now: float) -> float | None:
-        """Until when the policy holds ``send`` (None: it may go); a status publish is no
-        message to a chat and is never held."""
-        if send.kind == STATUS:
-            return None
-        new_chat = self.policy.watches_new_chats(now) and await self._is_new(send.chat_jid)
-        return self.policy.hold(now, new_chat=new_chat)
-
-    async def _is_new(self, chat_jid: str) -> bool:
-        """Whether the device never wrote to or heard from the chat (one lookup per tenure)."""
-        if chat_jid in self.owned.known_chats:
-            return False
-        if chat_jid not in self._new_chats:
-            owned = self.owned
-            if await self._store.chat_known(owned.tenant_id, owned.device_id, chat_jid):
-                owned.known_chats.add(chat_jid)
-                return False
-            self._new_chats.add(chat_jid)
-        return chat_jid not in self.owned.known_chats  # heard from meanwhile
-
     def _gap(self) -> float:
         """The least time between the last dispatch and the next: the interval, and the jitter
         drawn for this gap."""
         if self._jitter is None:
-            top = self.policy.send_jitter_seconds
+            top = self.rules.jitter_seconds
             self._jitter = self._draw(0.0, float(top)) if top > 0 else 0.0
         return (self.interval or 0.0) + self._jitter
 
@@ -315,12 +291,7 @@ class DeviceSender:
         }
         self._queued = found | recent
         self.interval, policy = await self._store.sending_policy(owned.tenant_id, owned.device_id)
-        mine = self.policy
-        self.policy = replace(
-            policy,
-            paused_until=max(policy.paused_until or 0.0, mine.paused_until or 0.0) or None,
-            usage=policy.usage.merged(mine.usage),  # counts of sends still being recorded
-        )
+        self.rules.learnt(policy)
         self._read_at = time.monotonic()
 
     async def _sleep(self, seconds: float) -> None:
@@ -375,7 +346,7 @@ class DeviceSender:
             dispatched = self._dispatched()
             # Before anything awaits: the network's receipt may follow at once.
             self.owned.recent_sends.put(sent.message_id, send.message_id)
-            new_chat = self._count(send, dispatched)
+            new_chat = self.rules.count(send, dispatched)
             sent_at = sent.timestamp or dispatched
             # The caller learns it first; the record and the events follow in a task of their
             # own, so the device's next send does not wait for them either.
@@ -392,69 +363,12 @@ class DeviceSender:
     async def _rate_limited(self, send: Send, epoch: int, error: NetworkError) -> bool:
         """The network refused the send for rate: new-chat sends pause (see the module), the
         send goes back to the outbox for the end of the pause; True once it is there."""
-        until = await self._pause(error)
+        until = await self.rules.pause(error)
         recorded = await self._store.requeue(send, epoch, not_before=until)
         if recorded:
             self._queued[send.send_key] = replace(send, not_before=until)
         self._resolve(Dispatched(send, scheduled_for=_with_typing(send, until)))
         return recorded
-
-    async def _pause(self, error: NetworkError) -> float:
-        """Pause the device's new-chat sends until the network's time (or an hour), on its
-        record, and announce it; until when they pause."""
-        now = clock.now()
-        until = max(error.retry_at if error.retry_at is not None else now + DEFAULT_PAUSE_SECONDS, now)
-        until = max(until, self.policy.paused_until or 0.0)
-        self.policy = replace(self.policy, paused_until=until)
-        owned = self.owned
-        reason = error.rate_limit or RateLimit.OVERLIMIT
-        logger.warning(
-            "sends to new chats paused: the network refused a send for rate",
-            extra=self._about(f"{reason}: {error}") | {"until": payloads.iso_utc(until)},
-        )
-        try:
-            await self._store.pause_new_chats(owned.tenant_id, owned.device_id, until)
-        except AWS_ERRORS as failure:
-            logger.error("the pause of new-chat sends was not recorded", extra=self._about(str(failure)))
-        await self._publish(payloads.send_limited(owned.device_id, reason=reason.value, until=until))
-        return until
-
-    def _count(self, send: Send, at: float) -> bool | None:
-        """Count a send that went out in today's usage (in memory, at once: the next send's
-        limits see it); whether its chat was new, when known now (else its record says)."""
-        if send.kind == STATUS:
-            return False
-        chat = send.chat_jid
-        new_chat: bool | None = None
-        if chat in self.owned.known_chats:
-            new_chat = False
-        elif chat in self._new_chats:
-            new_chat = True
-            self._new_chats.discard(chat)
-        self.policy = replace(
-            self.policy, usage=self.policy.usage.on(utc_day(at)).counted(new_chat=bool(new_chat))
-        )
-        return new_chat
-
-    async def _record_usage(self, send: Send, day: str, new_chat: bool | None) -> None:
-        """Record the send's chat as known and count it on the device's record (best effort:
-        a count lost to an outage only shows less)."""
-        if send.kind == STATUS:
-            return
-        owned = self.owned
-        chat = send.chat_jid
-        try:
-            if new_chat is not False:
-                created = await self._store.remember_chat(owned.tenant_id, owned.device_id, chat)
-                if new_chat is None and created:  # a new chat, learnt now
-                    usage = self.policy.usage
-                    if usage.day == day:
-                        self.policy = replace(self.policy, usage=Usage(day, usage.sent, usage.new_chats + 1))
-                new_chat = bool(new_chat) or created
-                owned.known_chats.add(chat)
-            await self._store.count_send(owned.tenant_id, owned.device_id, day, new_chat=new_chat)
-        except AWS_ERRORS as error:
-            logger.warning("a send was not counted in the device's usage", extra=self._about(str(error)))
 
     async def _record_sent(
         self,
@@ -475,7 +389,7 @@ class DeviceSender:
             marking = asyncio.ensure_future(self._mark_sent(send, epoch, sent.message_id, sent_at))
             try:
                 await self._publish_sent(send, sent.message_id, sent_at, mentioned)
-                await self._record_usage(send, *usage)
+                await self.rules.record(send, *usage)
             finally:
                 recorded = await marking
         finally:

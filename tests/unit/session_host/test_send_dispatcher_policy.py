@@ -70,7 +70,7 @@ def test_new_chats_over_their_limit_wait_while_known_chats_go_on() -> None:
     # And each chat was looked up once, each send counted (neither to a new chat)
     assert sorted(rig.store.lookups) == sorted([NEW, KNOWN])
     assert rig.store.counted == [(utc_day(clock.now()), False)] * 2
-    assert rig.sender.policy.usage == today(sent=3, new_chats=1)
+    assert rig.sender.rules.policy.usage == today(sent=3, new_chats=1)
 
 
 def test_without_a_policy_nothing_is_looked_up_and_a_first_send_to_a_chat_counts_as_new() -> None:
@@ -91,7 +91,7 @@ def test_without_a_policy_nothing_is_looked_up_and_a_first_send_to_a_chat_counts
     assert rig.store.lookups == []
     assert rig.store.chats == {NEW}
     assert [new for _, new in rig.store.counted] == [True, False]
-    assert rig.sender.policy.usage == today(sent=2, new_chats=1)
+    assert rig.sender.rules.policy.usage == today(sent=2, new_chats=1)
 
 
 def test_jitter_adds_a_drawn_time_between_zero_and_its_bound_to_the_interval() -> None:
@@ -183,4 +183,4 @@ def test_a_rate_refusal_that_names_no_time_pauses_for_an_hour() -> None:
 def test_a_policy_a_command_brings_applies_from_the_next_dispatch() -> None:
     rig = Rig()
     rig.sender.apply(replace(SendingPolicy(), daily_send_limit=5, send_jitter_seconds=3))
-    assert (rig.sender.policy.daily_send_limit, rig.sender.policy.send_jitter_seconds) == (5, 3)
+    assert (rig.sender.rules.policy.daily_send_limit, rig.sender.rules.policy.send_jitter_seconds) == (5, 3)
