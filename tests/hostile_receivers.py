@@ -67,6 +67,8 @@ def _listening(serve: Serve) -> Iterator[Listener]:
         yield listener
     finally:
         stop.set()
+        with contextlib.suppress(OSError):
+            server.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept(), which close() does not
         server.close()
         listener.close_all()
         thread.join(timeout=5)
@@ -120,7 +122,7 @@ def filtered(hosts: tuple[str, ...] = ("127.0.0.1",)) -> Iterator[int]:
             port = server.getsockname()[1]
             while True:  # Linux completes handshakes until the accept queue is full, then drops SYNs
                 filler = socket.socket()
-                filler.settimeout(0.3)
+                filler.settimeout(0.1)  # a connect on loopback completes at once, or never
                 fillers.append(filler)
                 try:
                     filler.connect((host, port))

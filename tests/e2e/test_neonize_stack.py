@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import requests
 from device_flows import create_device, subscribe
+from waiting import PROMPTLY
 from webhook_receiver import Receiver
 
 from local_stack.aws import free_port
@@ -152,10 +153,10 @@ def test_make_run_on_neonize_retries_honestly_and_stops_within_20_s(
         started = time.monotonic()
         disconnect = api.request("POST", f"/devices/{other}/disconnect", token)
         assert disconnect.status_code == 200, disconnect.text
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < PROMPTLY
         started = time.monotonic()
         assert api.request("GET", f"/devices/{other}", token).status_code == 200
-        assert time.monotonic() - started < 1.0
+        assert time.monotonic() - started < PROMPTLY
 
         # When the stack is told to stop while a session still dials
         stopping = time.monotonic()

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hostile_receivers import closed_port, filtered, hanging, trickling_tls
 from loopback_receiver import Script, loopback_receiver
+from waiting import PROMPTLY
 
 from gateway.webhooks.addresses import is_public_address
 from gateway.webhooks.delivery.transport import AttemptResult, Transport, transport_for
@@ -25,6 +26,10 @@ HEADERS = {
     "X-Webhook-Id": "e1",
     "User-Agent": "messaging-gateway-webhooks",
 }
+
+# How late an attempt with a 1 s timeout may be seen to end. Every receiver below would hold an
+# attempt without the one deadline for 8 s or more, so the bound still tells.
+CUT_BY_MS = (1 + PROMPTLY) * 1000
 
 
 def post(
@@ -83,11 +88,11 @@ def test_an_unasked_protocol_switch_is_a_failure(receiver: tuple[int, Script]) -
 
 def test_a_receiver_slower_than_the_timeout_is_a_failure(receiver: tuple[int, Script]) -> None:
     port, script = receiver
-    script.delays["/slow"] = 2.0
+    script.delays["/slow"] = 10.0
     result = post(Transport(None), f"http://127.0.0.1:{port}/slow", timeout=1)
     assert not result.ok
     assert result.error == "timed out after 1 s"
-    assert 950 <= result.duration_ms < 1500
+    assert 950 <= result.duration_ms < CUT_BY_MS
 
 
 @pytest.fixture
@@ -124,7 +129,7 @@ def trickling_answer() -> Iterator[int]:
 def test_the_timeout_bounds_an_answer_trickled_byte_by_byte(trickling_answer: int) -> None:
     result = post(Transport(None), f"http://127.0.0.1:{trickling_answer}/in", timeout=1)
     assert result.error == "timed out after 1 s"
-    assert result.duration_ms < 1500
+    assert result.duration_ms < CUT_BY_MS
 
 
 def test_the_timeout_bounds_a_tls_handshake_trickled_byte_by_byte() -> None:
@@ -135,7 +140,7 @@ def test_the_timeout_bounds_a_tls_handshake_trickled_byte_by_byte() -> None:
 
     # Then it is cut at 1 s, though the connection and each read made progress
     assert result.error == "timed out after 1 s"
-    assert result.duration_ms < 1500
+    assert result.duration_ms < CUT_BY_MS
     assert receiver.accepted == 1
 
 
@@ -143,14 +148,15 @@ def test_the_timeout_bounds_a_connection_that_never_completes() -> None:
     with filtered() as port:
         result = post(Transport(None), f"http://127.0.0.1:{port}/in", timeout=1)
     assert result.error == "timed out after 1 s"
-    assert result.duration_ms < 1500
+    assert result.duration_ms < CUT_BY_MS
 
 
 def test_the_timeout_bounds_a_name_with_several_addresses_that_never_connect(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Given a name with three addresses, none of which completes a connection
-    loopbacks = ("127.0.0.1", "127.0.0.2", "127.0.0.3")
+    # Given a name with eight addresses, none of which completes a connection (1 s for each
+    # would be 8 s)
+    loopbacks = tuple(f"127.0.0.{n}" for n in range(1, 9))
     real = socket.getaddrinfo
 
     def dead(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
@@ -164,20 +170,20 @@ def test_the_timeout_bounds_a_name_with_several_addresses_that_never_connect(
     with filtered(loopbacks) as port:
         result = post(Transport(None), f"http://dead.example:{port}/in", timeout=1)
     assert result.error == "timed out after 1 s"
-    assert result.duration_ms < 1500
+    assert result.duration_ms < CUT_BY_MS
 
 
 def test_the_timeout_bounds_name_resolution_and_one_lookup_serves_every_attempt(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Given a name whose resolver takes 3 s to answer
+    # Given a name whose resolver takes 8 s to answer
     real = socket.getaddrinfo
     lookups: list[str] = []
 
     def slow(host: Any, *args: Any, **kwargs: Any) -> Any:
         if host == "slow-dns.example":
             lookups.append(host)
-            time.sleep(3)
+            time.sleep(8)
         return real(host, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", slow)
@@ -186,11 +192,11 @@ def test_the_timeout_bounds_name_resolution_and_one_lookup_serves_every_attempt(
     transport = Transport(None)
     began = time.monotonic()
     attempts = [transport.post("http://slow-dns.example/in", BODY, HEADERS, 1) for _ in range(10)]
-    results = [attempt.result(timeout=5) for attempt in attempts]
+    results = [attempt.result(timeout=7) for attempt in attempts]
 
     # Then each is cut at 1 s, and the name was looked up once
     assert {result.error for result in results} == {"timed out after 1 s"}
-    assert time.monotonic() - began < 1.5
+    assert time.monotonic() - began < CUT_BY_MS / 1000
     assert lookups == ["slow-dns.example"]
 
 
@@ -289,7 +295,7 @@ def test_the_refusal_is_the_same_whether_an_internal_port_is_open_closed_filtere
 
         # When the deployment's transport is pointed at each
         results = {
-            state: post(deployed, f"http://127.0.0.1:{port}/in", timeout=2) for state, port in ports.items()
+            state: post(deployed, f"http://127.0.0.1:{port}/in", timeout=10) for state, port in ports.items()
         }
 
         # Then every answer is the same, at once, and no connection was made to any of them
@@ -297,7 +303,7 @@ def test_the_refusal_is_the_same_whether_an_internal_port_is_open_closed_filtere
             "refused: the receiver's address 127.0.0.1 is not public"
         }
         assert {result.status_code for result in results.values()} == {None}
-        assert max(result.duration_ms for result in results.values()) < 500
+        assert max(result.duration_ms for result in results.values()) < PROMPTLY * 1000
         assert script.received == []
         assert hung.accepted == 0
 

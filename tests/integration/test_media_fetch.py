@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from waiting import PROMPTLY
 
 from gateway.config import get_settings
 from gateway.media import fetch as fetch_module
@@ -130,17 +131,17 @@ def test_a_content_length_over_the_limit_is_refused_without_reading_the_body() -
     # Given a server that announces 10 MB but never sends them
     def announce_only(connection: socket.socket, stop: threading.Event) -> None:
         connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 10485760\r\n\r\n" + bytes(10))
-        stop.wait(10)
+        stop.wait(60)
 
     with http_server(announce_only) as port:
         began = time.monotonic()
 
         # When it is fetched with a 1 MB limit
         with pytest.raises(MediaTooLarge, match="larger than 1 MB"):
-            fetch(f"http://127.0.0.1:{port}/big", max_bytes=1024 * 1024, timeout=5)
+            fetch(f"http://127.0.0.1:{port}/big", max_bytes=1024 * 1024, timeout=30)
 
         # Then the refusal comes at once, not after waiting for the body
-        assert time.monotonic() - began < 2
+        assert time.monotonic() - began < PROMPTLY
 
 
 def test_a_chunked_body_over_the_limit_stops_being_read_early() -> None:
@@ -179,7 +180,7 @@ def test_the_timeout_bounds_the_whole_fetch_not_each_read() -> None:
             fetch(f"http://127.0.0.1:{port}/slow", max_bytes=1024, timeout=1)
 
         # Then the fetch is cut at 1 s
-        assert time.monotonic() - began < 1.8
+        assert time.monotonic() - began < 1 + PROMPTLY
 
 
 def test_an_http_error_is_not_fetched() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import neonize
 from neonize.utils.enum import BlocklistAction
 from session_support import SessionFactory, run, timed
+from waiting import PROMPTLY
 
 from gateway.failures.kinds import ErrorKind
 from local_stack.played_network import PlayedNetwork
@@ -47,7 +48,7 @@ def test_a_dialing_device_answers_every_contact_operation_not_connected_at_once(
             took, refused = await timed(call)
             # Then NOT_CONNECTED at once, and the process is still here to tell
             assert isinstance(refused, NetworkError), refused
-            assert (refused.kind, took < 0.5) == (ErrorKind.NOT_CONNECTED, True)
+            assert (refused.kind, took < PROMPTLY) == (ErrorKind.NOT_CONNECTED, True)
 
     run(scenario())
 

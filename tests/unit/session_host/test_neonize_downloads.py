@@ -7,6 +7,7 @@ import threading
 import time
 
 import pytest
+from waiting import PROMPTLY
 
 from session_host.network.neonize.downloads import DownloadTimeout, MediaDownloads
 
@@ -29,7 +30,7 @@ def test_a_download_past_its_deadline_times_out_and_its_worker_ends_on_its_own()
     ended = threading.Event()
 
     def stuck() -> bytes:
-        release.wait(10)
+        release.wait(30)
         ended.set()
         return b""
 
@@ -38,7 +39,7 @@ def test_a_download_past_its_deadline_times_out_and_its_worker_ends_on_its_own()
     with pytest.raises(DownloadTimeout):
         pool.fetch("d1", stuck, deadline=0.2)
     # Then the caller got its answer at the deadline, and the worker is a daemon still running
-    assert 0.2 <= time.monotonic() - started < 1.0
+    assert 0.2 <= time.monotonic() - started < PROMPTLY
     workers = [t for t in threading.enumerate() if t.name.startswith("neonize-media")]
     assert workers
     assert all(t.daemon for t in workers)
@@ -52,7 +53,7 @@ def test_one_device_with_a_stuck_download_holds_one_worker_not_the_pool() -> Non
     pool = MediaDownloads(workers=2)
     release = threading.Event()
     with pytest.raises(DownloadTimeout):
-        pool.fetch("stuck", lambda: release.wait(10) and b"", deadline=0.1)
+        pool.fetch("stuck", lambda: release.wait(30) and b"", deadline=0.1)
     calls: list[str] = []
 
     def again() -> bytes:
@@ -67,8 +68,8 @@ def test_one_device_with_a_stuck_download_holds_one_worker_not_the_pool() -> Non
         assert calls == []
         # And another device still downloads at once on the free worker
         started = time.monotonic()
-        assert pool.fetch("other", lambda: b"png", deadline=1.0) == b"png"
-        assert time.monotonic() - started < 0.2
+        assert pool.fetch("other", lambda: b"png", deadline=10.0) == b"png"
+        assert time.monotonic() - started < PROMPTLY
     finally:
         release.set()
 

@@ -34,6 +34,7 @@ from neonize.events import ConnectedEv, DisconnectedEv, KeepAliveRestoredEv, Pai
 from neonize.exc import NeonizeError
 from neonize.proto.waE2E.WAWebProtobufsE2E_pb2 import Message
 from recording_sink import RecordingSink
+from waiting import PROMPTLY
 
 from gateway.failures.kinds import ErrorKind
 from session_host.network.neonize.clients import ClientRegistry
@@ -195,7 +196,7 @@ def test_close_returns_at_once_while_the_dial_hangs_and_other_devices_go_on(tmp_
             # Then close() returned at once, and nothing calls into the library while it dials
             # (a twin the network answered, closed after it, is stopped at once on a thread of
             # its own: a stop of the hanging run would have been made by then too)
-            assert time.monotonic() - started < 0.2
+            assert time.monotonic() - started < PROMPTLY
             fake.on_connect = None
             twin = port.open_session("device-twin", data_dir=tmp_path, sink=RecordingSink())
             await twin.connect()
@@ -210,7 +211,7 @@ def test_close_returns_at_once_while_the_dial_hangs_and_other_devices_go_on(tmp_
             with pytest.raises(NetworkError) as raised:
                 await other.sending.send_text(PEER, "hi")
             assert raised.value.kind is ErrorKind.NOT_CONNECTED
-            assert time.monotonic() - started < 0.5
+            assert time.monotonic() - started < PROMPTLY
             # And once the dial is over, the run is stopped (the Go side forgets it), quietly
             dial_over.set()
             await eventually(lambda: client.stop.called)
@@ -245,7 +246,7 @@ def test_a_new_attempt_of_a_device_waits_for_its_previous_run_only(tmp_path: Pat
             # Then connect() returned at once, and the new run starts only after the old one
             # stopped (another device connecting after it dials at once: the new run of this
             # one would have dialed by then too)
-            assert time.monotonic() - started < 0.2
+            assert time.monotonic() - started < PROMPTLY
             other = port.open_session("device-b", data_dir=tmp_path, sink=RecordingSink())
             await other.connect()
             await eventually(lambda: len(fake.clients) == 2 and fake.client.connect_started.is_set())
@@ -274,14 +275,14 @@ def test_a_library_call_past_its_deadline_answers_timeout(tmp_path: Path) -> Non
             await session.connect()
             client = await wait_connect_started(fake)
             await deliver(client, ConnectedEv(status=True))
-            client.send_message.side_effect = lambda *_args: release.wait(5)
+            client.send_message.side_effect = lambda *_args: release.wait(30)
             # When the device sends
             started = time.monotonic()
             with pytest.raises(NetworkError) as raised:
                 await session.sending.send_text("5511999998888@s.whatsapp.net", "hi")
             # Then the caller gets TIMEOUT after the deadline, and the call finishes by itself
             assert raised.value.kind is ErrorKind.TIMEOUT
-            assert time.monotonic() - started < 1.0
+            assert time.monotonic() - started < PROMPTLY
             release.set()
             await session.close()
 
@@ -371,13 +372,13 @@ def test_the_gate_counts_every_ticket_for_its_lease_only() -> None:
     with gate.exclusive(0.05):
         waited = time.monotonic() - started
         # Then it waited only for the reader's lease
-        assert 0.03 < waited < 0.5
+        assert 0.03 < waited < PROMPTLY
         assert gate.held_exclusive
     # And an exclusive ticket never released stops counting after its lease too
     gate.acquire_exclusive(0.05)
     started = time.monotonic()
     gate.acquire_shared().release()
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < PROMPTLY
     assert not gate.held_exclusive
 
 
