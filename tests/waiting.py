@@ -16,7 +16,7 @@ T = TypeVar("T")
 PROMPTLY = 3.5
 """Seconds a step the code must take "at once" (or at its deadline) may be seen to take: on a
 loaded 2-core CI machine a thread can wait seconds for the CPU (a 1 s cut was once seen at
-2.7 s). A test that bounds a step by it makes the wrong behaviour take far longer, 10 s or more."""
+2.7 s). A test that bounds a step by it makes the wrong behaviour take far longer, 8 s or more."""
 
 
 def wait_until(
